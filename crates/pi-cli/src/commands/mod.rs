@@ -1,0 +1,10 @@
+//! One module per subcommand.
+
+pub(crate) mod call;
+pub(crate) mod run;
+pub(crate) mod tools;
+
+/// Exit code for a result with `isError: true`.
+pub(crate) const EXIT_TOOL_ERROR: u8 = 1;
+/// Exit code for input the program could not use (bad JSON, I/O failure).
+pub(crate) const EXIT_USAGE: u8 = 2;

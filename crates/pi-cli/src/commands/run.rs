@@ -1,0 +1,112 @@
+//! `pi-tool run`: JSONL tool calls on stdin, one JSONL result per input line on stdout.
+//!
+//! Calls run concurrently (up to `--concurrency` at once) but results are written in input
+//! order, each as soon as it and every result before it are ready. A line that is not a tool
+//! call still gets its one result line, with `isError: true`.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::Args;
+use futures::{StreamExt, stream};
+use pi_tool::{
+    CallContext, ToolCall, ToolRegistry, ToolResultMessage, execute_tool_call, failed_result,
+};
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+#[derive(Debug, Args)]
+pub(crate) struct RunArgs {
+    /// How many calls may run at the same time.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u16).range(1..))]
+    concurrency: u16,
+}
+
+pub(crate) async fn run(args: RunArgs, tools: ToolRegistry) -> anyhow::Result<ExitCode> {
+    let tools = Arc::new(tools);
+    let lines = BufReader::new(tokio::io::stdin()).split(b'\n');
+    // Stdin ends the stream on EOF; a read error ends it too, and is reported after the
+    // results of every line read so far have been written.
+    let read_error = Arc::new(std::sync::Mutex::new(None));
+    let read_error_slot = Arc::clone(&read_error);
+    let inputs = stream::unfold((lines, 0_usize), move |(mut lines, number)| {
+        let read_error_slot = Arc::clone(&read_error_slot);
+        async move {
+            match lines.next_segment().await {
+                Ok(Some(line)) => Some(((number + 1, line), (lines, number + 1))),
+                Ok(None) => None,
+                Err(error) => {
+                    if let Ok(mut slot) = read_error_slot.lock() {
+                        *slot = Some(error);
+                    }
+                    None
+                }
+            }
+        }
+    });
+    let results = inputs
+        .map(|(number, line)| {
+            let tools = Arc::clone(&tools);
+            async move { run_line(number, &line, tools).await }
+        })
+        .buffered(usize::from(args.concurrency));
+    let mut results = std::pin::pin!(results);
+
+    let mut stdout = tokio::io::stdout();
+    while let Some(result) = results.next().await {
+        let mut line = serde_json::to_vec(&result)?;
+        line.push(b'\n');
+        stdout.write_all(&line).await.context("writing to stdout")?;
+        stdout.flush().await.context("writing to stdout")?;
+    }
+    let pending = read_error.lock().ok().and_then(|mut slot| slot.take());
+    match pending {
+        Some(error) => Err(error).context("reading stdin"),
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// Runs one input line to its one result. Each call gets its own task so that calls run in
+/// parallel on the runtime's threads, not just concurrently on this one.
+async fn run_line(number: usize, line: &[u8], tools: Arc<ToolRegistry>) -> ToolResultMessage {
+    let call = match parse_line(number, line) {
+        Ok(call) => call,
+        Err(result) => return *result,
+    };
+    let task_call = call.clone();
+    let task =
+        tokio::spawn(
+            async move { execute_tool_call(&task_call, &tools, CallContext::default()).await },
+        );
+    match task.await {
+        Ok(result) => result,
+        // execute_tool_call contains panics, so this is the runtime shutting down.
+        Err(error) => failed_result(&call, &format!("the call did not finish: {error}")),
+    }
+}
+
+/// A tool call from one line, or the error result that line deserves.
+fn parse_line(number: usize, line: &[u8]) -> Result<ToolCall, Box<ToolResultMessage>> {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let generated_id = || format!("line-{number}");
+    let value: Value = serde_json::from_slice(line).map_err(|error| {
+        let call = ToolCall::new(generated_id(), "", Value::Null);
+        Box::new(failed_result(
+            &call,
+            &format!("line {number} is not valid JSON: {error}"),
+        ))
+    })?;
+    serde_json::from_value::<ToolCall>(value.clone()).map_err(|error| {
+        let text_field = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+        let call = ToolCall::new(
+            text_field("id").unwrap_or_else(generated_id),
+            text_field("name").unwrap_or_default(),
+            Value::Null,
+        );
+        Box::new(failed_result(
+            &call,
+            &format!("line {number} is not a tool call: {error}"),
+        ))
+    })
+}

@@ -1,0 +1,49 @@
+//! `pi-tool`: run Pi-style tool calls from the command line.
+//!
+//! `pi-tool tools` shows what a model would be shown, `pi-tool call` runs one call,
+//! `pi-tool run` runs a stream of calls (JSONL in, JSONL out, order kept).
+
+mod commands;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Run Pi-style tool calls over the built-in tools: lookup → parse → execute → paired result.
+#[derive(Debug, Parser)]
+#[command(name = "pi-tool", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the tool definitions (name, description, parameters) as a JSON array.
+    Tools,
+    /// Run one tool call and print its ToolResultMessage as one JSON line.
+    ///
+    /// Exits 0 on success, 1 when the result is an error, 2 when the arguments are not JSON.
+    Call(commands::call::CallArgs),
+    /// Read ToolCall objects from stdin, one per line, run them concurrently, and write one
+    /// ToolResultMessage line per input line, in input order.
+    Run(commands::run::RunArgs),
+}
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let tools = pi_tool::builtin::registry();
+    let outcome = match cli.command {
+        Command::Tools => commands::tools::run(&tools),
+        Command::Call(args) => commands::call::run(args, &tools).await,
+        Command::Run(args) => commands::run::run(args, tools).await,
+    };
+    match outcome {
+        Ok(code) => code,
+        Err(error) => {
+            eprintln!("pi-tool: {error:#}");
+            ExitCode::from(commands::EXIT_USAGE)
+        }
+    }
+}

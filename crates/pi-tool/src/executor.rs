@@ -1,0 +1,111 @@
+//! The executor: one call in, exactly one paired result out, whatever happens.
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use futures::FutureExt;
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL, failure_text};
+use crate::{
+    ProgressCallback, ToolCall, ToolContext, ToolOutput, ToolRegistry, ToolResultMessage,
+    now_millis, text,
+};
+
+/// What the caller hands to every tool it runs: the seed's `Omit<ToolContext, "callId">`.
+///
+/// There is no `call_id` here on purpose: the executor sets it from the call, last, so a caller
+/// cannot make a tool believe it is answering another call.
+#[derive(Clone, Debug, Default)]
+pub struct CallContext {
+    /// Cancellation for the call; a fresh, never-cancelled token when `None`.
+    pub signal: Option<CancellationToken>,
+    /// Receives the tool's progress reports.
+    pub report_progress: Option<ProgressCallback>,
+}
+
+/// Runs one tool call: lookup → parse → execute → result. Never fails, never panics.
+///
+/// - unknown tool: nothing is parsed or run; the result names the tool as requested;
+/// - invalid arguments: the tool never runs;
+/// - an `Err` from the tool, or a panic inside it: `Tool <name> failed: <message>`;
+/// - success: content and details kept, `is_error` kept when the tool set it, `false` otherwise.
+///
+/// ```
+/// use pi_tool::{CallContext, ToolCall, builtin, execute_tool_call};
+/// use serde_json::json;
+///
+/// # tokio_test(async {
+/// let tools = builtin::registry();
+/// let call = ToolCall::new("call-1", "echo", json!({"value": "Pi", "ignored": "drop me"}));
+/// let result = execute_tool_call(&call, &tools, CallContext::default()).await;
+/// assert_eq!(result.tool_call_id, "call-1");
+/// assert_eq!(result.text(), "Pi");
+/// assert_eq!(result.details, Some(json!({"source": "echo"})));
+/// assert!(!result.is_error);
+/// # });
+/// # fn tokio_test(f: impl std::future::Future<Output = ()>) { futures::executor::block_on(f) }
+/// ```
+pub async fn execute_tool_call(
+    call: &ToolCall,
+    registry: &ToolRegistry,
+    context: CallContext,
+) -> ToolResultMessage {
+    let Some(tool) = registry.get(&call.name) else {
+        return failed_result(call, UNKNOWN_TOOL);
+    };
+    let tool_context = ToolContext {
+        signal: context.signal.unwrap_or_default(),
+        report_progress: context.report_progress,
+        call_id: call.id.clone(),
+    };
+    // Parsing and the synchronous start of `execute` run user code too: contain panics there.
+    let running = match catch_unwind(AssertUnwindSafe(|| {
+        tool.parse_and_start(&call.arguments, tool_context)
+    })) {
+        Ok(Ok(running)) => running,
+        Ok(Err(invalid)) => return failed_result(call, &invalid.to_string()),
+        Err(panic) => return failed_result(call, &panic_message(panic.as_ref())),
+    };
+    match AssertUnwindSafe(running).catch_unwind().await {
+        Ok(Ok(output)) => success_result(call, output),
+        Ok(Err(error)) => failed_result(call, error.message()),
+        Err(panic) => failed_result(call, &panic_message(panic.as_ref())),
+    }
+}
+
+/// The paired failure for `call`: content `Tool <name> failed: <reason>`, details
+/// `{"error": reason}`, `isError: true`.
+pub fn failed_result(call: &ToolCall, reason: &str) -> ToolResultMessage {
+    ToolResultMessage {
+        tool_call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        content: vec![text(failure_text(&call.name, reason))],
+        details: Some(json!({ "error": reason })),
+        is_error: true,
+        timestamp: now_millis(),
+    }
+}
+
+fn success_result(call: &ToolCall, output: ToolOutput) -> ToolResultMessage {
+    ToolResultMessage {
+        tool_call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        content: output.content,
+        details: output.details,
+        is_error: output.is_error.unwrap_or(false),
+        timestamp: now_millis(),
+    }
+}
+
+/// The message of a panic, as `panic!` formatted it.
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(message) = payload.downcast_ref::<&str>() {
+        (*message).to_owned()
+    } else if let Some(message) = payload.downcast_ref::<String>() {
+        message.clone()
+    } else {
+        PANIC_WITHOUT_MESSAGE.to_owned()
+    }
+}

@@ -1,0 +1,111 @@
+//! Every text a model reads about a failed call is produced here, and only here.
+//!
+//! The seed pins the basic texts (`Tool echo failed: 必须是 string`, `未知工具`); this module
+//! keeps them exact and writes the rest in the same voice: which field, what was expected, what
+//! arrived, so that the model can fix its call in one go.
+
+use crate::schema::{Issue, Received, ValidationError};
+
+/// The reason given when the requested tool is not in the registry.
+pub const UNKNOWN_TOOL: &str = "未知工具";
+
+/// The text of a failed call: `Tool <name> failed: <reason>`; `Tool call failed: <reason>`
+/// when the call named no tool at all (a malformed call).
+///
+/// ```
+/// use pi_tool::model_text::failure_text;
+///
+/// assert_eq!(failure_text("echo", "exploded"), "Tool echo failed: exploded");
+/// assert_eq!(failure_text("", "not JSON"), "Tool call failed: not JSON");
+/// ```
+pub fn failure_text(tool_name: &str, reason: &str) -> String {
+    if tool_name.is_empty() {
+        format!("Tool call failed: {reason}")
+    } else {
+        format!("Tool {tool_name} failed: {reason}")
+    }
+}
+
+/// What a value must be: `必须是 <what>`, the seed's wording.
+pub fn must_be(what: &str) -> String {
+    format!("必须是 {what}")
+}
+
+/// The reason given when a tool panicked without a readable message.
+pub const PANIC_WITHOUT_MESSAGE: &str = "工具执行时崩溃 (panic)";
+
+/// Renders a validation error for the model.
+///
+/// One issue at a top-level field reads exactly as the seed writes it (`必须是 string`). Any
+/// other shape (the arguments themselves wrong, a nested field, several fields) names each
+/// place, what it must be and what arrived:
+///
+/// ```text
+/// 参数有 2 处错误：
+/// - value: 必须是 string，收到 number 1
+/// - limit: 必须是 integer 且 >= 1，但缺失
+/// ```
+pub fn validation_text(error: &ValidationError) -> String {
+    match error.issues() {
+        [only] if only.path().len() == 1 => only.message().to_owned(),
+        [only] => issue_line(only),
+        issues => {
+            let mut text = format!("参数有 {} 处错误：", issues.len());
+            for issue in issues {
+                text.push_str("\n- ");
+                text.push_str(&issue_line(issue));
+            }
+            text
+        }
+    }
+}
+
+fn issue_line(issue: &Issue) -> String {
+    let path = issue.path_string();
+    let place = if path.is_empty() {
+        String::new()
+    } else {
+        format!("{path}: ")
+    };
+    let arrived = match issue.received() {
+        Received::Missing => "但缺失".to_owned(),
+        Received::Value(description) => format!("收到 {description}"),
+    };
+    format!("{place}{}，{arrived}", issue.message())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::PathSegment;
+    use serde_json::json;
+
+    fn at(key: &str, issue: Issue) -> ValidationError {
+        ValidationError::single(issue).under(PathSegment::Key(key.into()))
+    }
+
+    #[test]
+    fn a_single_top_level_field_keeps_the_seed_text() {
+        let error = at("value", Issue::new(must_be("string"), Some(&json!(1))));
+        assert_eq!(validation_text(&error), "必须是 string");
+    }
+
+    #[test]
+    fn the_arguments_themselves_say_what_arrived() {
+        let error = ValidationError::single(Issue::new(must_be("object"), Some(&json!([1]))));
+        assert_eq!(
+            validation_text(&error),
+            "必须是 object，收到 array of 1 item"
+        );
+    }
+
+    #[test]
+    fn several_fields_are_listed_with_paths() {
+        let mut error = at("value", Issue::new(must_be("string"), Some(&json!(1))));
+        error.extend(at("limit", Issue::new("必须是 integer 且 >= 1", None)));
+        assert_eq!(
+            validation_text(&error),
+            "参数有 2 处错误：\n- value: 必须是 string，收到 number 1\n- limit: 必须是 integer 且 >= 1，但缺失"
+        );
+    }
+}

@@ -1,0 +1,93 @@
+//! The registry: the tools this run allows, by name, in registration order.
+
+use indexmap::IndexMap;
+use indexmap::map::Entry;
+
+use crate::{RegisteredTool, ToolDefinition};
+
+/// Why a tool could not be registered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RegistryError {
+    /// A tool with this name is already registered; the first one stays.
+    #[error("Tool 已存在：{name}")]
+    Duplicate {
+        /// The contested name.
+        name: String,
+    },
+}
+
+/// The tools one run may use. Each registry owns its own map: two registries never share tools,
+/// and nothing is global.
+///
+/// ```
+/// use pi_tool::{ToolRegistry, builtin};
+///
+/// let mut tools = ToolRegistry::new([builtin::echo()]).unwrap();
+/// assert_eq!(
+///     tools.register(builtin::echo()).unwrap_err().to_string(),
+///     "Tool 已存在：echo"
+/// );
+/// tools.register(builtin::uppercase()).unwrap();
+/// let names: Vec<_> = tools.list().map(|tool| tool.name()).collect();
+/// assert_eq!(names, ["echo", "uppercase"]);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct ToolRegistry {
+    tools: IndexMap<String, RegisteredTool>,
+}
+
+impl ToolRegistry {
+    /// A registry holding `tools`, registered one by one in order; fails on the first duplicate.
+    pub fn new<I>(tools: I) -> Result<Self, RegistryError>
+    where
+        I: IntoIterator,
+        I::Item: Into<RegisteredTool>,
+    {
+        let mut registry = Self::default();
+        for tool in tools {
+            registry.register(tool)?;
+        }
+        Ok(registry)
+    }
+
+    /// Adds a tool. A name already present is rejected and the existing tool kept: silently
+    /// replacing it would change what runs behind a definition the model has already seen.
+    pub fn register(&mut self, tool: impl Into<RegisteredTool>) -> Result<(), RegistryError> {
+        let tool = tool.into();
+        match self.tools.entry(tool.name().to_owned()) {
+            Entry::Occupied(existing) => Err(RegistryError::Duplicate {
+                name: existing.key().clone(),
+            }),
+            Entry::Vacant(slot) => {
+                slot.insert(tool);
+                Ok(())
+            }
+        }
+    }
+
+    /// The tool registered under exactly this name.
+    pub fn get(&self, name: &str) -> Option<&RegisteredTool> {
+        self.tools.get(name)
+    }
+
+    /// All tools, in registration order.
+    pub fn list(&self) -> impl ExactSizeIterator<Item = &RegisteredTool> {
+        self.tools.values()
+    }
+
+    /// What a provider is shown of every tool, in registration order.
+    pub fn definitions(&self) -> Vec<ToolDefinition> {
+        self.list().map(RegisteredTool::definition).collect()
+    }
+
+    /// How many tools there are.
+    pub fn len(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+}

@@ -1,0 +1,62 @@
+//! Schemas: one definition, two faces.
+//!
+//! A [`Schema`] gives the JSON Schema the model is shown and the parser that checks what the
+//! model actually sent. Both come from the same value, so they cannot drift apart.
+//!
+//! - [`Validator`]s check one value (a field) and carry their JSON Schema and whether they are
+//!   optional, like the seed's callable validators: [`string_value`], [`optional_string`],
+//!   [`optional_positive_integer`].
+//! - [`ObjectSchema`] walks the declared fields of an object, drops the rest, and builds a typed
+//!   Rust value. [`object_schema!`](crate::object_schema) declares the struct and its schema at
+//!   once.
+
+mod error;
+mod object;
+mod validator;
+
+pub use error::{Issue, PathSegment, Received, ValidationError};
+pub use object::{FieldSpec, ObjectFields, ObjectParams, ObjectSchema};
+pub use validator::{
+    Validator, optional, optional_positive_integer, optional_string, positive_integer, string_value,
+};
+
+use serde_json::Value;
+
+/// The seed's `Schema<T>`: `parse` turns untrusted JSON into a checked value, `json_schema`
+/// describes the same rules to the model.
+///
+/// `parse` never mutates its input and returns a new value.
+pub trait Schema: Send + Sync {
+    /// The typed value a successful parse produces.
+    type Output;
+
+    /// Checks `value` and returns a new, typed value, or every violation found.
+    fn parse(&self, value: &Value) -> Result<Self::Output, ValidationError>;
+
+    /// The JSON Schema shown to the model; `None` when this schema has none to show.
+    fn json_schema(&self) -> Option<&Value>;
+}
+
+impl<S: Schema + ?Sized> Schema for &S {
+    type Output = S::Output;
+
+    fn parse(&self, value: &Value) -> Result<Self::Output, ValidationError> {
+        (**self).parse(value)
+    }
+
+    fn json_schema(&self) -> Option<&Value> {
+        (**self).json_schema()
+    }
+}
+
+impl<S: Schema + ?Sized> Schema for std::sync::Arc<S> {
+    type Output = S::Output;
+
+    fn parse(&self, value: &Value) -> Result<Self::Output, ValidationError> {
+        (**self).parse(value)
+    }
+
+    fn json_schema(&self) -> Option<&Value> {
+        (**self).json_schema()
+    }
+}

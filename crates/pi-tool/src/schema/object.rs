@@ -1,0 +1,264 @@
+//! Object schemas: walk the declared fields, drop the rest, build a typed value.
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::{Issue, PathSegment, Schema, ValidationError, Validator};
+use crate::model_text::must_be;
+
+type ParseFieldsFn<T> = dyn Fn(&Map<String, Value>) -> Result<T, ValidationError> + Send + Sync;
+
+/// An object schema producing a `T`, the seed's `objectSchema(shape)`.
+///
+/// Its JSON Schema is exactly `{"type":"object","properties",…,"required":[non-optional fields
+/// in declaration order],"additionalProperties":false}`. Its parse rejects anything but an
+/// object, reads only the declared fields (undeclared ones never reach the tool), reports every
+/// bad field, and returns a new value.
+///
+/// Declare one with [`object_schema!`](crate::object_schema); build one by hand with
+/// [`ObjectSchema::new`] when the fields are only known at run time.
+pub struct ObjectSchema<T> {
+    json_schema: Value,
+    parse_fields: Arc<ParseFieldsFn<T>>,
+}
+
+impl<T> Clone for ObjectSchema<T> {
+    fn clone(&self) -> Self {
+        Self {
+            json_schema: self.json_schema.clone(),
+            parse_fields: Arc::clone(&self.parse_fields),
+        }
+    }
+}
+
+impl<T> std::fmt::Debug for ObjectSchema<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ObjectSchema")
+            .field("json_schema", &self.json_schema)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> ObjectSchema<T> {
+    /// A schema from its fields' descriptions (in declaration order) and a function that reads
+    /// them out of an object. `parse_fields` only ever sees JSON objects.
+    pub fn new(
+        fields: Vec<FieldSpec>,
+        parse_fields: impl Fn(&Map<String, Value>) -> Result<T, ValidationError> + Send + Sync + 'static,
+    ) -> Self {
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for field in fields {
+            if !field.optional {
+                required.push(Value::String(field.name.clone()));
+            }
+            properties.insert(field.name, field.json_schema);
+        }
+        Self {
+            json_schema: json!({
+                "type": "object",
+                "properties": properties,
+                "required": required,
+                "additionalProperties": false,
+            }),
+            parse_fields: Arc::new(parse_fields),
+        }
+    }
+}
+
+impl<T> Schema for ObjectSchema<T> {
+    type Output = T;
+
+    fn parse(&self, value: &Value) -> Result<T, ValidationError> {
+        match value {
+            Value::Object(object) => (self.parse_fields)(object),
+            other => Err(ValidationError::single(Issue::new(
+                must_be("object"),
+                Some(other),
+            ))),
+        }
+    }
+
+    fn json_schema(&self) -> Option<&Value> {
+        Some(&self.json_schema)
+    }
+}
+
+/// What an object schema shows of one field: its name, JSON Schema and optionality.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldSpec {
+    name: String,
+    json_schema: Value,
+    optional: bool,
+}
+
+impl FieldSpec {
+    /// Describes the field `name` checked by `validator`. Non-empty `docs` lines (doc comments)
+    /// become the field's `description`.
+    pub fn new<T>(name: impl Into<String>, validator: &Validator<T>, docs: &[&str]) -> Self {
+        let mut json_schema = validator
+            .json_schema()
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        let description = docs
+            .iter()
+            .map(|line| line.trim())
+            .collect::<Vec<_>>()
+            .join("\n")
+            .trim()
+            .to_owned();
+        if let (false, Value::Object(schema)) = (description.is_empty(), &mut json_schema) {
+            schema.insert("description".to_owned(), Value::String(description));
+        }
+        Self {
+            name: name.into(),
+            json_schema,
+            optional: validator.is_optional(),
+        }
+    }
+}
+
+/// Reads declared fields out of an object one by one and collects every failure.
+///
+/// Used by the code [`object_schema!`](crate::object_schema) generates; handy for hand-written
+/// [`ObjectSchema::new`] parsers too.
+#[derive(Debug)]
+pub struct ObjectFields<'a> {
+    object: &'a Map<String, Value>,
+    errors: Vec<Issue>,
+}
+
+impl<'a> ObjectFields<'a> {
+    /// Starts walking `object`.
+    pub fn new(object: &'a Map<String, Value>) -> Self {
+        Self {
+            object,
+            errors: Vec::new(),
+        }
+    }
+
+    /// Checks the field `name`; on failure records the issues (under `name`) and returns `None`.
+    pub fn field<T>(&mut self, name: &str, validator: &Validator<T>) -> Option<T> {
+        match validator.check(self.object.get(name)) {
+            Ok(value) => Some(value),
+            Err(error) => {
+                let error = error.under(PathSegment::Key(name.to_owned()));
+                self.errors.extend(error.issues().iter().cloned());
+                None
+            }
+        }
+    }
+
+    /// The collected failures. Call it only after a field returned `None`; if none did (a bug in
+    /// the caller), the error says so rather than panicking.
+    pub fn finish(self) -> ValidationError {
+        ValidationError::from_issues(self.errors).unwrap_or_else(|| {
+            ValidationError::single(Issue::new("object could not be read", None))
+        })
+    }
+}
+
+/// A type whose parameters schema was declared with [`object_schema!`](crate::object_schema).
+pub trait ObjectParams: Sized + Send + 'static {
+    /// The schema, built once and shared.
+    fn object_schema() -> &'static ObjectSchema<Self>;
+}
+
+/// Declares a parameters struct and its [`ObjectSchema`] in one place.
+///
+/// Each field names its Rust type and its validator; the compiler checks that they agree
+/// (`Validator<String>` for a `String` field). Doc comments on fields become their JSON Schema
+/// `description`; `as "jsonName"` sets the JSON key when it differs from the Rust name.
+///
+/// ```
+/// use pi_tool::{ObjectParams, Schema, object_schema, optional_positive_integer, optional_string, string_value};
+/// use serde_json::json;
+///
+/// object_schema! {
+///     /// The seed's request shape.
+///     #[derive(Debug, PartialEq)]
+///     pub struct Request {
+///         pub value: String = string_value(),
+///         pub label: Option<String> = optional_string(),
+///         pub limit: Option<u64> = optional_positive_integer(),
+///     }
+/// }
+///
+/// let schema = Request::object_schema();
+/// let parsed = schema
+///     .parse(&json!({"value": "Pi", "label": "answer", "limit": 2, "ignored": "drop me"}))
+///     .unwrap();
+/// assert_eq!(parsed, Request { value: "Pi".into(), label: Some("answer".into()), limit: Some(2) });
+/// assert_eq!(schema.json_schema().unwrap()["required"], json!(["value"]));
+/// ```
+#[macro_export]
+macro_rules! object_schema {
+    (
+        $(#[$attr:meta])*
+        $vis:vis struct $name:ident {
+            $(
+                $(#[doc = $doc:literal])*
+                $field_vis:vis $field:ident $(as $json:literal)? : $ty:ty = $validator:expr
+            ),* $(,)?
+        }
+    ) => {
+        $(#[$attr])*
+        $vis struct $name {
+            $(
+                $(#[doc = $doc])*
+                $field_vis $field: $ty,
+            )*
+        }
+
+        impl $crate::ObjectParams for $name {
+            fn object_schema() -> &'static $crate::ObjectSchema<Self> {
+                static SCHEMA: ::std::sync::OnceLock<$crate::ObjectSchema<$name>> =
+                    ::std::sync::OnceLock::new();
+                SCHEMA.get_or_init(|| {
+                    struct __PiToolValidators {
+                        $( $field: $crate::Validator<$ty>, )*
+                    }
+                    let validators = __PiToolValidators { $( $field: $validator, )* };
+                    let fields = ::std::vec![
+                        $(
+                            $crate::FieldSpec::new(
+                                $crate::__object_field_name!($field $(, $json)?),
+                                &validators.$field,
+                                &[$($doc),*],
+                            ),
+                        )*
+                    ];
+                    $crate::ObjectSchema::new(fields, move |object| {
+                        let mut walker = $crate::ObjectFields::new(object);
+                        $(
+                            let $field = walker.field(
+                                $crate::__object_field_name!($field $(, $json)?),
+                                &validators.$field,
+                            );
+                        )*
+                        #[allow(unreachable_patterns)]
+                        match ( $( $field, )* ) {
+                            ( $( ::std::option::Option::Some($field), )* ) => {
+                                ::std::result::Result::Ok($name { $( $field, )* })
+                            }
+                            _ => ::std::result::Result::Err(walker.finish()),
+                        }
+                    })
+                })
+            }
+        }
+    };
+}
+
+/// The JSON key of a field declared in [`object_schema!`](crate::object_schema).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __object_field_name {
+    ($field:ident) => {
+        ::std::stringify!($field)
+    };
+    ($field:ident, $json:literal) => {
+        $json
+    };
+}

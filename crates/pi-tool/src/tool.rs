@@ -1,0 +1,205 @@
+//! The tool contract: what a tool is given, what it returns, and how it fails.
+
+use std::fmt;
+use std::future::Future;
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::{Content, Schema, text};
+
+/// A tool the model may call: a name and description it is shown, a schema for its arguments,
+/// and the local code that runs.
+///
+/// Implement it for tools that carry state; use [`FnTool`](crate::FnTool) for quick ones. Both
+/// end up as the same [`RegisteredTool`](crate::RegisteredTool) in a registry.
+///
+/// ```
+/// use pi_tool::{ObjectParams, Schema, Tool, ToolContext, ToolError, ToolOutput, object_schema, string_value};
+///
+/// object_schema! {
+///     pub struct ShoutParams { pub value: String = string_value() }
+/// }
+///
+/// struct Shout { suffix: String }
+///
+/// impl Tool for Shout {
+///     type Params = ShoutParams;
+///     type Details = ();
+///     fn name(&self) -> &str { "shout" }
+///     fn description(&self) -> &str { "Shout one value" }
+///     fn schema(&self) -> &dyn Schema<Output = ShoutParams> { ShoutParams::object_schema() }
+///     async fn execute(&self, params: ShoutParams, _cx: ToolContext) -> Result<ToolOutput<()>, ToolError> {
+///         Ok(ToolOutput::text(format!("{}{}", params.value.to_uppercase(), self.suffix)))
+///     }
+/// }
+/// ```
+pub trait Tool: Send + Sync + 'static {
+    /// The checked parameters `execute` receives.
+    type Params: Send + 'static;
+    /// The program-facing details of a result; erased to JSON in the registry.
+    type Details: Serialize + Send + 'static;
+
+    /// The name the model calls the tool by.
+    fn name(&self) -> &str;
+
+    /// What the tool does, for the model.
+    fn description(&self) -> &str;
+
+    /// The schema that both describes and checks the arguments.
+    fn schema(&self) -> &dyn Schema<Output = Self::Params>;
+
+    /// Runs the tool on checked parameters. An `Err` is reported to the model exactly like a
+    /// thrown error in the seed (`Tool <name> failed: <message>`).
+    fn execute(
+        &self,
+        params: Self::Params,
+        context: ToolContext,
+    ) -> impl Future<Output = Result<ToolOutput<Self::Details>, ToolError>> + Send;
+}
+
+/// What a tool gets besides its parameters: who called it and how to cooperate.
+#[derive(Clone, Debug)]
+pub struct ToolContext {
+    /// The id of the call being executed; always the call's own id.
+    pub call_id: String,
+    /// Cancelled when the caller gives up on the call; a tool should watch it and stop.
+    pub signal: CancellationToken,
+    /// Where to send partial results while running, if the caller listens.
+    pub report_progress: Option<ProgressCallback>,
+}
+
+impl ToolContext {
+    /// Sends progress content to the caller; does nothing when nobody listens.
+    pub fn progress(&self, content: Vec<Content>) {
+        if let Some(callback) = &self.report_progress {
+            callback.call(content);
+        }
+    }
+}
+
+/// A callback receiving a tool's partial results (the seed's `reportProgress`).
+///
+/// Cheap to clone; clones are the same callback ([`ProgressCallback::ptr_eq`]).
+#[derive(Clone)]
+pub struct ProgressCallback(Arc<dyn Fn(Vec<Content>) + Send + Sync>);
+
+impl ProgressCallback {
+    /// Wraps a function.
+    pub fn new(callback: impl Fn(Vec<Content>) + Send + Sync + 'static) -> Self {
+        Self(Arc::new(callback))
+    }
+
+    /// Calls it.
+    pub fn call(&self, content: Vec<Content>) {
+        (self.0)(content);
+    }
+
+    /// Whether both are the very same callback.
+    pub fn ptr_eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl fmt::Debug for ProgressCallback {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ProgressCallback")
+    }
+}
+
+/// What a tool returns: content for the model, details for the program, and optionally an
+/// explicit `is_error` for a domain failure that still has something useful to say.
+///
+/// ```
+/// use pi_tool::{ToolOutput, text};
+///
+/// let output = ToolOutput::text("Pi").with_details(serde_json::json!({"source": "echo"}));
+/// assert_eq!(output.content, vec![text("Pi")]);
+/// assert_eq!(output.is_error, None);
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolOutput<D = Value> {
+    /// What the model reads.
+    pub content: Vec<Content>,
+    /// Structured data for the program.
+    pub details: Option<D>,
+    /// `Some(true)` marks a domain error; `None` means `false`.
+    pub is_error: Option<bool>,
+}
+
+impl<D> ToolOutput<D> {
+    /// An output with the given content and nothing else.
+    pub fn new(content: Vec<Content>) -> Self {
+        Self {
+            content,
+            details: None,
+            is_error: None,
+        }
+    }
+
+    /// An output holding one text block.
+    pub fn text(value: impl Into<String>) -> Self {
+        Self::new(vec![text(value)])
+    }
+
+    /// The same output with `details` set.
+    pub fn with_details(mut self, details: D) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// The same output with an explicit `is_error`.
+    pub fn with_is_error(mut self, is_error: bool) -> Self {
+        self.is_error = Some(is_error);
+        self
+    }
+}
+
+/// A tool's failure: its message is what the model reads after `Tool <name> failed: `.
+///
+/// Any `std::error::Error` converts into it, so `?` works inside `execute`:
+///
+/// ```
+/// use pi_tool::ToolError;
+///
+/// fn read() -> Result<String, ToolError> {
+///     Ok(std::fs::read_to_string("/definitely/not/here")?)
+/// }
+/// assert!(read().unwrap_err().message().contains("No such file"));
+/// assert_eq!(ToolError::new("exploded").message(), "exploded");
+/// ```
+///
+/// Like `anyhow::Error`, it does not itself implement `std::error::Error`: that is what lets
+/// every error type convert into it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolError {
+    message: String,
+}
+
+impl ToolError {
+    /// A failure with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+        }
+    }
+
+    /// The message the model will read.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl<E: std::error::Error> From<E> for ToolError {
+    fn from(error: E) -> Self {
+        Self::new(error.to_string())
+    }
+}
