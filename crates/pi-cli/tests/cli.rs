@@ -1,0 +1,149 @@
+//! The `pi-tool` binary end to end: tools, call, run.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+fn pi_tool() -> Command {
+    Command::cargo_bin("pi-tool").unwrap()
+}
+
+/// Parses one JSON line and drops its timestamp after checking it is a number.
+fn result_line(line: &str) -> Value {
+    let mut value: Value = serde_json::from_str(line).unwrap();
+    let timestamp = value.as_object_mut().unwrap().remove("timestamp").unwrap();
+    assert!(timestamp.as_u64().is_some());
+    value
+}
+
+#[test]
+fn call_prints_the_seeds_echo_result() {
+    let output = pi_tool()
+        .args(["call", "echo", r#"{"value":"Pi","ignored":"drop me"}"#])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert_eq!(stdout.lines().count(), 1, "one JSON line");
+    assert_eq!(
+        result_line(stdout.trim_end()),
+        json!({
+            "role": "toolResult",
+            "toolCallId": "call-1",
+            "toolName": "echo",
+            "content": [{"type": "text", "text": "Pi"}],
+            "details": {"source": "echo"},
+            "isError": false
+        })
+    );
+}
+
+#[test]
+fn call_with_an_error_result_exits_1_and_keeps_the_id() {
+    let output = pi_tool()
+        .args(["call", "echo", r#"{"value":1}"#, "--id", "abc"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let result = result_line(String::from_utf8(output.stdout).unwrap().trim_end());
+    assert_eq!(result["toolCallId"], "abc");
+    assert_eq!(
+        result["content"][0]["text"],
+        "Tool echo failed: 必须是 string"
+    );
+
+    let unknown = pi_tool().args(["call", "nope", "{}"]).output().unwrap();
+    assert_eq!(unknown.status.code(), Some(1));
+    let result = result_line(String::from_utf8(unknown.stdout).unwrap().trim_end());
+    assert_eq!(result["content"][0]["text"], "Tool nope failed: 未知工具");
+}
+
+#[test]
+fn call_with_arguments_that_are_not_json_exits_2_with_a_clear_error() {
+    let output = pi_tool().args(["call", "echo", "{value"]).output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("not valid JSON"), "{stderr}");
+}
+
+#[test]
+fn tools_prints_the_definitions() {
+    let output = pi_tool().arg("tools").output().unwrap();
+    assert!(output.status.success());
+    let definitions: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let names: Vec<&str> = definitions
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["echo", "uppercase"]);
+    assert_eq!(
+        definitions[0]["parameters"],
+        json!({"type": "object", "properties": {"value": {"type": "string"}},
+               "required": ["value"], "additionalProperties": false})
+    );
+}
+
+#[test]
+fn run_answers_every_line_in_input_order() {
+    let mut input = String::new();
+    for index in 0..200 {
+        let name = if index % 2 == 0 { "echo" } else { "uppercase" };
+        input.push_str(
+            &json!({"type": "toolCall", "id": format!("c{index}"), "name": name,
+                    "arguments": {"value": format!("v{index}")}})
+            .to_string(),
+        );
+        input.push('\n');
+    }
+    input.push_str("not json\n");
+    input.push_str("{\"id\":\"only-id\"}\n");
+    input.push('\n');
+    input.push_str(
+        "{\"type\":\"toolCall\",\"id\":\"last\",\"name\":\"echo\",\"arguments\":{\"value\":2}}\r\n",
+    );
+
+    let output = pi_tool().arg("run").write_stdin(input).output().unwrap();
+    assert!(output.status.success());
+    let lines: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(result_line)
+        .collect();
+    assert_eq!(lines.len(), 204, "one result per input line");
+    for (index, line) in lines.iter().take(200).enumerate() {
+        assert_eq!(line["toolCallId"], format!("c{index}"));
+        let expected = if index % 2 == 0 {
+            format!("v{index}")
+        } else {
+            format!("V{index}")
+        };
+        assert_eq!(line["content"][0]["text"], expected);
+        assert_eq!(line["isError"], false);
+    }
+    assert_eq!(lines[200]["toolCallId"], "line-201");
+    assert_eq!(lines[200]["isError"], true);
+    assert!(
+        lines[200]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("Tool call failed: line 201 is not valid JSON")
+    );
+    assert_eq!(lines[201]["toolCallId"], "only-id");
+    assert_eq!(lines[201]["isError"], true);
+    assert_eq!(lines[202]["toolCallId"], "line-203");
+    assert_eq!(lines[203]["toolCallId"], "last");
+    assert_eq!(
+        lines[203]["content"][0]["text"],
+        "Tool echo failed: 必须是 string"
+    );
+}
+
+#[test]
+fn run_on_empty_input_prints_nothing() {
+    let output = pi_tool().arg("run").write_stdin("").output().unwrap();
+    assert!(output.status.success());
+    assert!(output.stdout.is_empty());
+}

@@ -1,0 +1,225 @@
+//! What the seed leaves open: messages for non-object arguments and several bad fields, panics
+//! in every place user code runs, details that cannot be serialised, stateful tools.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use pi_tool::{
+    CallContext, FnTool, ObjectParams, ObjectSchema, RegisteredTool, Schema, Tool, ToolCall,
+    ToolContext, ToolError, ToolOutput, ToolRegistry, Validator, execute_tool_call, model_text,
+    object_schema, optional_positive_integer, optional_string, string_value,
+};
+use serde_json::{Value, json};
+
+object_schema! {
+    #[derive(Debug)]
+    pub struct RequestParams {
+        pub value: String = string_value(),
+        pub label: Option<String> = optional_string(),
+        pub limit: Option<u64> = optional_positive_integer(),
+    }
+}
+
+fn request_tool() -> RegisteredTool {
+    RegisteredTool::new(FnTool::new(
+        "request",
+        "Takes a request",
+        RequestParams::object_schema(),
+        |params: RequestParams, _cx| async move { Ok(ToolOutput::<Value>::text(params.value)) },
+    ))
+}
+
+async fn run(tools: &ToolRegistry, name: &str, arguments: Value) -> pi_tool::ToolResultMessage {
+    let call = ToolCall::new("call-9", name, arguments);
+    execute_tool_call(&call, tools, CallContext::default()).await
+}
+
+#[tokio::test]
+async fn arguments_that_are_not_an_object_say_what_arrived() {
+    let tools = ToolRegistry::new([request_tool()]).unwrap();
+    for (arguments, arrived) in [
+        (json!(null), "null"),
+        (json!([1, 2]), "array of 2 items"),
+        (json!("value"), "string \"value\""),
+        (json!(3), "number 3"),
+    ] {
+        let result = run(&tools, "request", arguments).await;
+        assert!(result.is_error);
+        assert_eq!(
+            result.text(),
+            format!("Tool request failed: 必须是 object，收到 {arrived}")
+        );
+    }
+}
+
+#[tokio::test]
+async fn every_bad_field_is_reported_with_what_arrived() {
+    let tools = ToolRegistry::new([request_tool()]).unwrap();
+    let result = run(
+        &tools,
+        "request",
+        json!({"label": 7, "limit": 0, "extra": true}),
+    )
+    .await;
+    assert!(result.is_error);
+    let reason = "参数有 3 处错误：\n\
+        - value: 必须是 string，但缺失\n\
+        - label: 必须是 string，收到 number 7\n\
+        - limit: 必须是 integer 且 >= 1，收到 number 0";
+    assert_eq!(result.text(), model_text::failure_text("request", reason));
+    assert_eq!(result.details, Some(json!({"error": reason})));
+}
+
+#[tokio::test]
+async fn a_panicking_validator_is_contained() {
+    let exploding: Validator<String> = Validator::new(None, |_| panic!("validator exploded"));
+    let schema = ObjectSchema::new(
+        vec![pi_tool::FieldSpec::new("value", &exploding, &[])],
+        move |object| {
+            let mut fields = pi_tool::ObjectFields::new(object);
+            fields
+                .field("value", &exploding)
+                .ok_or_else(|| fields.finish())
+        },
+    );
+    let tool = FnTool::new(
+        "fragile",
+        "Panics while parsing",
+        schema,
+        |value: String, _cx| async move { Ok(ToolOutput::<Value>::text(value)) },
+    );
+    let tools = ToolRegistry::new([tool]).unwrap();
+    let result = run(&tools, "fragile", json!({"value": "x"})).await;
+    assert!(result.is_error);
+    assert_eq!(result.text(), "Tool fragile failed: validator exploded");
+}
+
+/// A stateful tool whose `execute` panics before it even returns a future, and counts calls.
+struct Eager {
+    calls: AtomicUsize,
+}
+
+impl Tool for Eager {
+    type Params = RequestParams;
+    type Details = ();
+
+    fn name(&self) -> &str {
+        "eager"
+    }
+
+    fn description(&self) -> &str {
+        "Panics synchronously on label \"sync\", asynchronously with a non-string payload on \"any\""
+    }
+
+    fn schema(&self) -> &dyn Schema<Output = RequestParams> {
+        RequestParams::object_schema()
+    }
+
+    #[allow(clippy::manual_async_fn)]
+    fn execute(
+        &self,
+        params: RequestParams,
+        _context: ToolContext,
+    ) -> impl Future<Output = Result<ToolOutput<()>, ToolError>> + Send {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        if params.label.as_deref() == Some("sync") {
+            panic!("sync {}", params.value);
+        }
+        async move {
+            if params.label.as_deref() == Some("any") {
+                std::panic::panic_any(42_u8);
+            }
+            Ok(ToolOutput::text(params.value))
+        }
+    }
+}
+
+#[tokio::test]
+async fn panics_before_and_after_the_first_await_are_contained() {
+    let tools = ToolRegistry::new([Eager {
+        calls: AtomicUsize::new(0),
+    }])
+    .unwrap();
+    let sync = run(&tools, "eager", json!({"value": "now", "label": "sync"})).await;
+    assert_eq!(sync.text(), "Tool eager failed: sync now");
+    assert!(sync.is_error);
+
+    let any = run(&tools, "eager", json!({"value": "x", "label": "any"})).await;
+    assert_eq!(
+        any.text(),
+        model_text::failure_text("eager", model_text::PANIC_WITHOUT_MESSAGE)
+    );
+
+    let fine = run(&tools, "eager", json!({"value": "ok"})).await;
+    assert!(!fine.is_error);
+    assert_eq!(fine.text(), "ok");
+    assert_eq!(fine.details, None, "no details means no details field");
+    assert_eq!(fine.tool_call_id, "call-9");
+}
+
+#[tokio::test]
+async fn details_that_cannot_be_serialised_become_an_error_result() {
+    use std::collections::HashMap;
+    let tool = FnTool::new(
+        "odd",
+        "Returns details JSON cannot hold",
+        RequestParams::object_schema(),
+        |_params: RequestParams, _cx| async move {
+            let mut details = HashMap::new();
+            details.insert((1, 2), "tuple keys are not JSON object keys");
+            Ok(ToolOutput::text("fine").with_details(details))
+        },
+    );
+    let tools = ToolRegistry::new([tool]).unwrap();
+    let result = run(&tools, "odd", json!({"value": "x"})).await;
+    assert!(result.is_error);
+    assert!(
+        result
+            .text()
+            .starts_with("Tool odd failed: details could not be serialized"),
+        "{}",
+        result.text()
+    );
+}
+
+#[tokio::test]
+async fn without_a_caller_signal_the_tool_gets_a_live_token() {
+    let tool = FnTool::new(
+        "probe",
+        "Reports its token",
+        RequestParams::object_schema(),
+        |_params: RequestParams, cx: ToolContext| async move {
+            Ok(ToolOutput::<Value>::text(format!(
+                "{}:{}",
+                cx.call_id,
+                cx.signal.is_cancelled()
+            )))
+        },
+    );
+    let tools = ToolRegistry::new([tool]).unwrap();
+    let result = run(&tools, "probe", json!({"value": "x"})).await;
+    assert_eq!(result.text(), "call-9:false");
+}
+
+#[tokio::test]
+async fn an_explicit_is_error_false_and_image_content_are_kept() {
+    let tool = FnTool::new(
+        "picture",
+        "Returns an image",
+        RequestParams::object_schema(),
+        |_params: RequestParams, _cx| async move {
+            Ok(
+                ToolOutput::<Value>::new(vec![pi_tool::image("AAAA", "image/png")])
+                    .with_is_error(false),
+            )
+        },
+    );
+    let tools = ToolRegistry::new([tool]).unwrap();
+    let result = run(&tools, "picture", json!({"value": "x"})).await;
+    assert!(!result.is_error);
+    assert_eq!(
+        serde_json::to_value(&result.content).unwrap(),
+        json!([{"type": "image", "data": "AAAA", "mimeType": "image/png"}])
+    );
+}
