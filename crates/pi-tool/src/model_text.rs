@@ -31,6 +31,45 @@ pub fn must_be(what: &str) -> String {
     format!("必须是 {what}")
 }
 
+/// `必须 >= 1`, `必须 < 10`: a bound on a number.
+pub fn must_compare(operator: &str, limit: impl std::fmt::Display) -> String {
+    format!("必须 {operator} {limit}")
+}
+
+/// `长度必须 >= 3`: a bound on a string's length in characters.
+pub fn length_must_compare(operator: &str, limit: impl std::fmt::Display) -> String {
+    format!("长度必须 {operator} {limit}")
+}
+
+/// `项数必须 >= 1`: a bound on an array's length.
+pub fn items_must_compare(operator: &str, limit: impl std::fmt::Display) -> String {
+    format!("项数必须 {operator} {limit}")
+}
+
+/// `必须匹配 pattern ^a`.
+pub fn must_match(pattern: &str) -> String {
+    format!("必须匹配 pattern {pattern}")
+}
+
+/// `必须是以下之一："a", "b"`: an enum; `options` are JSON values.
+pub fn must_be_one_of<'a>(options: impl IntoIterator<Item = &'a serde_json::Value>) -> String {
+    let listed: Vec<String> = options.into_iter().map(ToString::to_string).collect();
+    format!("必须是以下之一：{}", listed.join(", "))
+}
+
+/// `必须等于 "x"`: a constant.
+pub fn must_equal(value: &serde_json::Value) -> String {
+    format!("必须等于 {value}")
+}
+
+/// A required field whose type is unknown is simply required.
+pub const REQUIRED: &str = "必须提供";
+
+/// The arguments (or a recursive schema) nest deeper than the limit.
+pub fn too_deep(limit: usize) -> String {
+    format!("嵌套不能超过 {limit} 层")
+}
+
 /// The reason given when a tool panicked without a readable message.
 pub const PANIC_WITHOUT_MESSAGE: &str = "工具执行时崩溃 (panic)";
 

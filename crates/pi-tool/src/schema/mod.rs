@@ -10,14 +10,20 @@
 //!   Rust value. [`object_schema!`](crate::object_schema) declares the struct and its schema at
 //!   once.
 
+mod composite;
 mod error;
 mod object;
+mod scalars;
+mod schema_error;
 mod validator;
 
+pub use composite::{array, nullable, object, optional, with_default};
 pub use error::{Issue, PathSegment, Received, ValidationError};
 pub use object::{FieldSpec, ObjectFields, ObjectParams, ObjectSchema};
+pub use scalars::{NumberBound, boolean, integer, number, string, string_enum};
+pub use schema_error::SchemaError;
 pub use validator::{
-    Validator, optional, optional_positive_integer, optional_string, positive_integer, string_value,
+    Validator, optional_positive_integer, optional_string, positive_integer, string_value,
 };
 
 use serde_json::Value;

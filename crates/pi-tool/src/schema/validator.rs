@@ -79,6 +79,79 @@ impl<T> Validator<T> {
     pub fn is_optional(&self) -> bool {
         self.optional
     }
+
+    /// Adds `"description": text` to the JSON Schema: the model reads it.
+    ///
+    /// ```
+    /// let path = pi_tool::string_value().describe("Path to the file");
+    /// assert_eq!(path.json_schema().unwrap()["description"], "Path to the file");
+    /// ```
+    #[must_use]
+    pub fn describe(self, text: impl Into<String>) -> Self {
+        self.with_keyword("description", Value::String(text.into()))
+    }
+
+    /// Sets one keyword of the JSON Schema (creating an object schema if there was none).
+    #[must_use]
+    pub fn with_keyword(mut self, keyword: &str, value: Value) -> Self {
+        let schema = self.json_schema.get_or_insert_with(|| json!({}));
+        if let Value::Object(map) = schema {
+            map.insert(keyword.to_owned(), value);
+        }
+        self
+    }
+
+    /// Marks the validator optional or required without changing its check.
+    pub(crate) fn with_optional(mut self, optional: bool) -> Self {
+        self.optional = optional;
+        self
+    }
+}
+
+impl<T: 'static> Validator<T> {
+    /// Adds a rule checked after this validator accepted a value, and the JSON Schema keyword
+    /// that tells the model about it. `rule` returns the violation's message, if any.
+    ///
+    /// ```
+    /// use pi_tool::string_value;
+    /// use serde_json::json;
+    ///
+    /// let even = pi_tool::integer().refine("multipleOf", json!(2), |n| (n % 2 != 0).then(|| "必须是偶数".to_owned()));
+    /// assert!(even.check(Some(&json!(4))).is_ok());
+    /// assert_eq!(even.check(Some(&json!(3))).unwrap_err().issues()[0].message(), "必须是偶数");
+    /// assert_eq!(even.json_schema().unwrap(), &json!({"type": "integer", "multipleOf": 2}));
+    /// ```
+    #[must_use]
+    pub fn refine(
+        self,
+        keyword: &str,
+        keyword_value: Value,
+        rule: impl Fn(&T) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        let inner = Arc::clone(&self.check);
+        let refined = Validator {
+            check: Arc::new(move |value: Option<&Value>| {
+                let accepted = inner(value)?;
+                match rule(&accepted) {
+                    None => Ok(accepted),
+                    Some(message) => Err(ValidationError::single(Issue::new(message, value))),
+                }
+            }),
+            json_schema: self.json_schema,
+            optional: self.optional,
+        };
+        refined.with_keyword(keyword, keyword_value)
+    }
+
+    /// Turns the checked value into another type; the JSON Schema is unchanged.
+    pub fn map<U>(self, convert: impl Fn(T) -> U + Send + Sync + 'static) -> Validator<U> {
+        let inner = self.check;
+        Validator {
+            check: Arc::new(move |value| inner(value).map(&convert)),
+            json_schema: self.json_schema,
+            optional: self.optional,
+        }
+    }
 }
 
 impl<T> Schema for Validator<T> {
@@ -90,21 +163,6 @@ impl<T> Schema for Validator<T> {
 
     fn json_schema(&self) -> Option<&Value> {
         self.json_schema.as_ref()
-    }
-}
-
-/// Accepts an absent field as `None`; a present one must pass `inner`.
-///
-/// The JSON Schema is `inner`'s: optionality shows in the object's `required` list.
-pub fn optional<T: 'static>(inner: Validator<T>) -> Validator<Option<T>> {
-    let check = Arc::clone(&inner.check);
-    Validator {
-        check: Arc::new(move |value| match value {
-            None => Ok(None),
-            Some(present) => check(Some(present)).map(Some),
-        }),
-        json_schema: inner.json_schema,
-        optional: true,
     }
 }
 
@@ -121,7 +179,7 @@ pub fn string_value() -> Validator<String> {
 
 /// A string or an absent field.
 pub fn optional_string() -> Validator<Option<String>> {
-    optional(string_value())
+    super::optional(string_value())
 }
 
 /// An integer >= 1: `{"type":"integer","minimum":1}`.
@@ -143,7 +201,7 @@ pub fn positive_integer() -> Validator<u64> {
 
 /// An integer >= 1 or an absent field.
 pub fn optional_positive_integer() -> Validator<Option<u64>> {
-    optional(positive_integer())
+    super::optional(positive_integer())
 }
 
 /// 2^64 as an f64: the first float above every `u64`.
