@@ -57,9 +57,9 @@ pub use message::{ToolCall, ToolDefinition, ToolResultMessage, now_millis};
 pub use registered::RegisteredTool;
 pub use registry::{RegistryError, ToolRegistry};
 pub use schema::{
-    FieldSpec, Issue, NumberBound, ObjectFields, ObjectParams, ObjectSchema, PathSegment, Received,
-    Schema, SchemaError, ValidationError, Validator, array, boolean, integer, nullable, number,
-    object, optional, optional_positive_integer, optional_string, positive_integer, string,
-    string_enum, string_value, with_default,
+    DynamicSchema, FieldSpec, Issue, NumberBound, ObjectFields, ObjectParams, ObjectSchema,
+    PathSegment, Received, Schema, SchemaError, ValidationError, Validator, array, boolean,
+    integer, nullable, number, object, optional, optional_positive_integer, optional_string,
+    positive_integer, string, string_enum, string_value, with_default,
 };
 pub use tool::{ProgressCallback, Tool, ToolContext, ToolError, ToolOutput};

@@ -45,6 +45,11 @@ impl Issue {
         }
     }
 
+    /// Places the violation at `path` (outermost segment first).
+    pub(crate) fn set_path(&mut self, path: Vec<PathSegment>) {
+        self.path = path;
+    }
+
     /// Where the violation is, outermost segment first; empty for the arguments themselves.
     pub fn path(&self) -> &[PathSegment] {
         &self.path

@@ -11,17 +11,23 @@
 //!   once.
 
 mod composite;
+mod dynamic;
 mod error;
+mod filter;
+mod jsonschema_issues;
 mod object;
 mod scalars;
 mod schema_error;
+mod typed;
 mod validator;
 
 pub use composite::{array, nullable, object, optional, with_default};
+pub use dynamic::DynamicSchema;
 pub use error::{Issue, PathSegment, Received, ValidationError};
 pub use object::{FieldSpec, ObjectFields, ObjectParams, ObjectSchema};
 pub use scalars::{NumberBound, boolean, integer, number, string, string_enum};
 pub use schema_error::SchemaError;
+pub use typed::TypedSchema;
 pub use validator::{
     Validator, optional_positive_integer, optional_string, positive_integer, string_value,
 };

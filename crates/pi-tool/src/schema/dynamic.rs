@@ -1,0 +1,170 @@
+//! Schemas known only at run time, as JSON Schema values (an MCP server's tools, a config file).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{Schema, SchemaError, ValidationError, filter, jsonschema_issues};
+
+/// A schema given as a JSON Schema value: arguments are filtered (undeclared properties dropped
+/// at every level where properties are declared), then validated against exactly that schema
+/// by the `jsonschema` crate. The tool receives the filtered JSON.
+///
+/// Draft 2020-12 is assumed unless the schema's `$schema` names another draft (draft-07 and
+/// others are detected). A schema that does not compile is refused here, so a tool built on it
+/// can never be registered.
+///
+/// ```
+/// use pi_tool::{DynamicSchema, Schema};
+/// use serde_json::json;
+///
+/// let schema = DynamicSchema::new(json!({
+///     "type": "object",
+///     "properties": {"limit": {"type": "integer", "minimum": 1}},
+///     "required": ["limit"]
+/// })).unwrap();
+/// assert_eq!(schema.parse(&json!({"limit": 3, "extra": true})).unwrap(), json!({"limit": 3}));
+/// assert_eq!(schema.parse(&json!({"limit": 0})).unwrap_err().to_string(), "必须 >= 1");
+/// assert!(DynamicSchema::new(json!({"type": 5})).is_err());
+/// ```
+#[derive(Clone)]
+pub struct DynamicSchema {
+    json_schema: Value,
+    validator: Arc<jsonschema::Validator>,
+}
+
+impl DynamicSchema {
+    /// Compiles `json_schema`; refuses one that is not a valid JSON Schema or refers to
+    /// anything outside itself.
+    pub fn new(json_schema: Value) -> Result<Self, SchemaError> {
+        let validator = jsonschema::validator_for(&json_schema).map_err(|error| {
+            SchemaError::InvalidJsonSchema {
+                location: error.instance_path().to_string(),
+                reason: error.masked().to_string(),
+            }
+        })?;
+        Ok(Self {
+            json_schema,
+            validator: Arc::new(validator),
+        })
+    }
+}
+
+impl std::fmt::Debug for DynamicSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynamicSchema")
+            .field("json_schema", &self.json_schema)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Schema for DynamicSchema {
+    type Output = Value;
+
+    fn parse(&self, value: &Value) -> Result<Value, ValidationError> {
+        let filtered = filter::drop_undeclared(&self.json_schema, value)?;
+        if self.validator.is_valid(&filtered) {
+            return Ok(filtered);
+        }
+        Err(
+            jsonschema_issues::collect(&self.validator, &self.json_schema, &filtered)
+                .unwrap_or_else(|| {
+                    ValidationError::single(super::Issue::new("参数无效", Some(&filtered)))
+                }),
+        )
+    }
+
+    fn json_schema(&self) -> Option<&Value> {
+        Some(&self.json_schema)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn edit_schema() -> DynamicSchema {
+        DynamicSchema::new(json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "edits": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "properties": {"oldText": {"type": "string"}, "newText": {"type": "string"}},
+                        "required": ["oldText", "newText"],
+                        "additionalProperties": false
+                    }
+                }
+            },
+            "required": ["path", "edits"],
+            "additionalProperties": false
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn reports_every_violation_with_its_path() {
+        let error = edit_schema()
+            .parse(&json!({"edits": [{"oldText": 1, "junk": 0}, "x"], "extra": 1}))
+            .unwrap_err();
+        let lines: Vec<String> = error
+            .issues()
+            .iter()
+            .map(|issue| format!("{} {}", issue.path_string(), issue.message()))
+            .collect();
+        let mut sorted = lines.clone();
+        sorted.sort();
+        assert_eq!(
+            sorted,
+            [
+                "edits[0].newText 必须是 string",
+                "edits[0].oldText 必须是 string",
+                "edits[1] 必须是 object",
+                "path 必须是 string",
+            ],
+            "{lines:?}"
+        );
+    }
+
+    #[test]
+    fn nested_single_issue_names_its_path() {
+        let error = edit_schema()
+            .parse(&json!({"path": "a", "edits": [{"oldText": "x", "newText": 2}]}))
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "edits[0].newText: 必须是 string，收到 number 2"
+        );
+    }
+
+    #[test]
+    fn draft_07_schemas_are_detected() {
+        let schema = DynamicSchema::new(json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"n": {"type": "number", "exclusiveMinimum": 0}},
+            "definitions": {"unused": {}}
+        }))
+        .unwrap();
+        assert!(schema.parse(&json!({"n": 1})).is_ok());
+        assert_eq!(
+            schema.parse(&json!({"n": 0})).unwrap_err().to_string(),
+            "必须 > 0"
+        );
+    }
+
+    #[test]
+    fn schemas_that_do_not_compile_are_refused() {
+        for bad in [
+            json!({"type": "strnig"}),
+            json!({"properties": {"a": {"minimum": "x"}}}),
+            json!({"$ref": "https://example.com/remote.json"}),
+        ] {
+            assert!(DynamicSchema::new(bad.clone()).is_err(), "{bad} compiled");
+        }
+    }
+}

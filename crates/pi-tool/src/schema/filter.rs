@@ -1,0 +1,222 @@
+//! Dropping undeclared properties, guided by a JSON Schema.
+//!
+//! The seed's rule is that a tool only ever sees the fields its schema declares. For a schema
+//! given as JSON (an MCP server's, a config file's), this walks the value alongside the schema
+//! and keeps, at every level where the schema declares `properties`, only those properties.
+//! Extras survive only where the schema explicitly allows them (`additionalProperties` true or
+//! a schema, or `patternProperties`). `$ref`s (local) and `allOf`/`anyOf`/`oneOf` branches are
+//! followed: a property declared by any branch is kept.
+
+use serde_json::{Map, Value};
+
+use super::{Issue, ValidationError};
+use crate::model_text::too_deep;
+
+/// How deep the filter follows a value; deeper input is rejected, not walked, so that a
+/// recursive schema cannot be driven into a stack overflow.
+pub(crate) const MAX_DEPTH: usize = 256;
+
+/// Returns a copy of `value` without the properties `schema` does not declare.
+pub(crate) fn drop_undeclared(root: &Value, value: &Value) -> Result<Value, ValidationError> {
+    Filter { root }.apply(root, value, 0)
+}
+
+struct Filter<'s> {
+    root: &'s Value,
+}
+
+/// What one schema node (with its `$ref` and composition branches) says about objects and
+/// arrays.
+#[derive(Default)]
+struct Shape<'s> {
+    properties: Vec<&'s Map<String, Value>>,
+    extras_allowed: bool,
+    declares_properties: bool,
+    items: Option<&'s Value>,
+    prefix_items: Vec<&'s Value>,
+}
+
+impl<'s> Filter<'s> {
+    fn apply(
+        &self,
+        schema: &'s Value,
+        value: &Value,
+        depth: usize,
+    ) -> Result<Value, ValidationError> {
+        if depth > MAX_DEPTH {
+            return Err(ValidationError::single(Issue::new(
+                too_deep(MAX_DEPTH),
+                None,
+            )));
+        }
+        match value {
+            Value::Object(object) => {
+                let mut shape = Shape::default();
+                self.collect(schema, &mut shape, 0);
+                if !shape.declares_properties {
+                    return Ok(value.clone());
+                }
+                let mut kept = Map::new();
+                for (key, field) in object {
+                    let declared = shape.properties.iter().find_map(|props| props.get(key));
+                    match declared {
+                        Some(field_schema) => {
+                            let filtered =
+                                self.apply(field_schema, field, depth + 1)
+                                    .map_err(|error| {
+                                        error.under(super::PathSegment::Key(key.clone()))
+                                    })?;
+                            kept.insert(key.clone(), filtered);
+                        }
+                        None if shape.extras_allowed => {
+                            kept.insert(key.clone(), field.clone());
+                        }
+                        None => {}
+                    }
+                }
+                Ok(Value::Object(kept))
+            }
+            Value::Array(elements) => {
+                let mut shape = Shape::default();
+                self.collect(schema, &mut shape, 0);
+                if shape.items.is_none() && shape.prefix_items.is_empty() {
+                    return Ok(value.clone());
+                }
+                let mut out = Vec::with_capacity(elements.len());
+                for (index, element) in elements.iter().enumerate() {
+                    let element_schema = shape.prefix_items.get(index).copied().or(shape.items);
+                    out.push(match element_schema {
+                        Some(element_schema) => self
+                            .apply(element_schema, element, depth + 1)
+                            .map_err(|error| error.under(super::PathSegment::Index(index)))?,
+                        None => element.clone(),
+                    });
+                }
+                Ok(Value::Array(out))
+            }
+            scalar => Ok(scalar.clone()),
+        }
+    }
+
+    /// Gathers what `schema` and everything it refers to declare. `hops` bounds `$ref` chains.
+    fn collect(&self, schema: &'s Value, shape: &mut Shape<'s>, hops: usize) {
+        let Value::Object(node) = schema else {
+            return;
+        };
+        if hops > 32 {
+            return;
+        }
+        if let Some(Value::Object(properties)) = node.get("properties") {
+            shape.properties.push(properties);
+            shape.declares_properties = true;
+        }
+        match node.get("additionalProperties") {
+            Some(Value::Bool(false)) | None => {}
+            Some(_) => shape.extras_allowed = true,
+        }
+        if node.contains_key("patternProperties") {
+            shape.extras_allowed = true;
+        }
+        match node.get("items") {
+            Some(items @ Value::Object(_)) => shape.items = shape.items.or(Some(items)),
+            // Draft-07 tuples: `items` as an array is 2020-12's `prefixItems`.
+            Some(Value::Array(tuple)) if shape.prefix_items.is_empty() => {
+                shape.prefix_items = tuple.iter().collect();
+            }
+            _ => {}
+        }
+        if let Some(Value::Array(tuple)) = node.get("prefixItems") {
+            if shape.prefix_items.is_empty() {
+                shape.prefix_items = tuple.iter().collect();
+            }
+        }
+        if let Some(Value::String(reference)) = node.get("$ref") {
+            if let Some(target) = resolve_ref(self.root, reference) {
+                self.collect(target, shape, hops + 1);
+            }
+        }
+        for keyword in ["allOf", "anyOf", "oneOf"] {
+            if let Some(Value::Array(branches)) = node.get(keyword) {
+                for branch in branches {
+                    self.collect(branch, shape, hops + 1);
+                }
+            }
+        }
+    }
+}
+
+/// Resolves a local `$ref` (`#`, `#/$defs/x`, `#/definitions/x`); remote ones resolve to
+/// nothing here (the validator has already refused them).
+pub(crate) fn resolve_ref<'s>(root: &'s Value, reference: &str) -> Option<&'s Value> {
+    let pointer = reference.strip_prefix('#')?;
+    if pointer.is_empty() {
+        return Some(root);
+    }
+    root.pointer(pointer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn drops_undeclared_properties_at_every_level() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string"},
+                "edits": {"type": "array", "items": {"$ref": "#/$defs/edit"}}
+            },
+            "$defs": {"edit": {"type": "object", "properties": {"oldText": {}, "newText": {}}}}
+        });
+        let value = json!({
+            "path": "a", "junk": 1,
+            "edits": [{"oldText": "x", "newText": "y", "extra": true}, 5]
+        });
+        let before = value.clone();
+        let filtered = drop_undeclared(&schema, &value).unwrap();
+        assert_eq!(
+            filtered,
+            json!({"path": "a", "edits": [{"oldText": "x", "newText": "y"}, 5]})
+        );
+        assert_eq!(value, before);
+    }
+
+    #[test]
+    fn keeps_extras_where_the_schema_allows_them() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"env": {"type": "object", "additionalProperties": {"type": "string"}}},
+            "additionalProperties": true
+        });
+        let value = json!({"env": {"A": "1"}, "other": 2});
+        assert_eq!(drop_undeclared(&schema, &value).unwrap(), value);
+    }
+
+    #[test]
+    fn composition_branches_declare_properties_too() {
+        let schema = json!({
+            "anyOf": [
+                {"type": "object", "properties": {"a": {}}},
+                {"type": "object", "properties": {"b": {}}}
+            ]
+        });
+        let value = json!({"a": 1, "b": 2, "c": 3});
+        assert_eq!(
+            drop_undeclared(&schema, &value).unwrap(),
+            json!({"a": 1, "b": 2})
+        );
+    }
+
+    #[test]
+    fn recursive_schemas_stop_at_the_depth_limit() {
+        let schema = json!({"type": "object", "properties": {"child": {"$ref": "#"}}});
+        let mut value = json!({});
+        for _ in 0..(MAX_DEPTH + 10) {
+            value = json!({"child": value});
+        }
+        let error = drop_undeclared(&schema, &value).unwrap_err();
+        assert!(error.issues()[0].message().contains("嵌套"));
+    }
+}
