@@ -125,15 +125,14 @@ impl<'s> Filter<'s> {
             }
             _ => {}
         }
-        if let Some(Value::Array(tuple)) = node.get("prefixItems") {
-            if shape.prefix_items.is_empty() {
-                shape.prefix_items = tuple.iter().collect();
-            }
+        if let (Some(Value::Array(tuple)), true) =
+            (node.get("prefixItems"), shape.prefix_items.is_empty())
+        {
+            shape.prefix_items = tuple.iter().collect();
         }
-        if let Some(Value::String(reference)) = node.get("$ref") {
-            if let Some(target) = resolve_ref(self.root, reference) {
-                self.collect(target, shape, hops + 1);
-            }
+        let reference = node.get("$ref").and_then(Value::as_str);
+        if let Some(target) = reference.and_then(|reference| resolve_ref(self.root, reference)) {
+            self.collect(target, shape, hops + 1);
         }
         for keyword in ["allOf", "anyOf", "oneOf"] {
             if let Some(Value::Array(branches)) = node.get(keyword) {
