@@ -58,8 +58,8 @@ pub use registered::RegisteredTool;
 pub use registry::{RegistryError, ToolRegistry};
 pub use schema::{
     DynamicSchema, FieldSpec, Issue, NumberBound, ObjectFields, ObjectParams, ObjectSchema,
-    PathSegment, Received, Schema, SchemaError, ValidationError, Validator, array, boolean,
-    integer, nullable, number, object, optional, optional_positive_integer, optional_string,
-    positive_integer, string, string_enum, string_value, with_default,
+    PathSegment, Received, Schema, SchemaError, TypedSchema, ValidationError, Validator, array,
+    boolean, integer, nullable, number, object, optional, optional_positive_integer,
+    optional_string, positive_integer, string, string_enum, string_value, with_default,
 };
 pub use tool::{ProgressCallback, Tool, ToolContext, ToolError, ToolOutput};
