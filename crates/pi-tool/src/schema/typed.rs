@@ -28,7 +28,7 @@ use super::{DynamicSchema, Issue, Schema, SchemaError, ValidationError};
 /// use serde_json::json;
 ///
 /// /// Read a file.
-/// #[derive(serde::Deserialize, schemars::JsonSchema)]
+/// #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]
 /// struct ReadParams {
 ///     /// Path to the file to read
 ///     path: String,
