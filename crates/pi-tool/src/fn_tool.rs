@@ -1,9 +1,12 @@
 //! Tools made from a closure: the quick way to write a stateless tool.
 
+use std::borrow::Cow;
 use std::future::Future;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use serde::Serialize;
+use serde_json::Value;
 
 use crate::{Schema, Tool, ToolContext, ToolError, ToolOutput};
 
@@ -26,8 +29,12 @@ pub struct FnTool<S, F, D> {
     description: String,
     schema: S,
     execute: F,
+    prepare: Option<PrepareFn>,
     details: PhantomData<fn() -> D>,
 }
+
+/// A repair step: `Some(new arguments)` to replace them, `None` to keep them.
+type PrepareFn = Arc<dyn Fn(&Value) -> Option<Value> + Send + Sync>;
 
 impl<S, F, Fut, D> FnTool<S, F, D>
 where
@@ -49,8 +56,30 @@ where
             description: description.into(),
             schema,
             execute,
+            prepare: None,
             details: PhantomData,
         }
+    }
+
+    /// Adds a repair step that runs before validation (see [`Tool::prepare_arguments`]):
+    /// return `Some` to replace the arguments, `None` to keep them.
+    #[must_use]
+    pub fn with_prepare_arguments(
+        mut self,
+        prepare: impl Fn(&Value) -> Option<Value> + Send + Sync + 'static,
+    ) -> Self {
+        self.prepare = Some(Arc::new(prepare));
+        self
+    }
+
+    /// Repairs arrays and objects the model sent JSON-encoded as strings, guided by this
+    /// tool's own JSON Schema (see [`repair_json_strings`](crate::schema::repair_json_strings)).
+    #[must_use]
+    pub fn with_json_string_repair(self) -> Self {
+        let schema = self.schema.json_schema().cloned().unwrap_or(Value::Null);
+        self.with_prepare_arguments(move |arguments| {
+            crate::schema::repair_json_strings(&schema, arguments)
+        })
     }
 }
 
@@ -84,6 +113,13 @@ where
 
     fn schema(&self) -> &dyn Schema<Output = S::Output> {
         &self.schema
+    }
+
+    fn prepare_arguments<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
+        match self.prepare.as_ref().and_then(|prepare| prepare(arguments)) {
+            Some(repaired) => Cow::Owned(repaired),
+            None => Cow::Borrowed(arguments),
+        }
     }
 
     fn execute(

@@ -41,6 +41,7 @@
 
 pub mod builtin;
 mod content;
+pub mod dialect;
 mod executor;
 mod fn_tool;
 mod message;
@@ -55,11 +56,12 @@ pub use executor::{CallContext, execute_tool_call, failed_result};
 pub use fn_tool::FnTool;
 pub use message::{ToolCall, ToolDefinition, ToolResultMessage, now_millis};
 pub use registered::RegisteredTool;
-pub use registry::{RegistryError, ToolRegistry};
+pub use registry::{RegistryError, ToolRegistry, UnsupportedSchema};
 pub use schema::{
     DynamicSchema, FieldSpec, Issue, NumberBound, ObjectFields, ObjectParams, ObjectSchema,
     PathSegment, Received, Schema, SchemaError, TypedSchema, ValidationError, Validator, array,
-    boolean, integer, nullable, number, object, optional, optional_positive_integer,
-    optional_string, positive_integer, string, string_enum, string_value, with_default,
+    boolean, integer, non_negative_integer, nullable, number, object, optional,
+    optional_positive_integer, optional_string, positive_integer, string, string_enum,
+    string_value, with_default,
 };
 pub use tool::{ProgressCallback, Tool, ToolContext, ToolError, ToolOutput};

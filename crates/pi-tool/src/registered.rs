@@ -40,7 +40,8 @@ impl<T: Tool> ErasedTool for T {
         arguments: &Value,
         context: ToolContext,
     ) -> Result<OutputFuture<'a>, ValidationError> {
-        let params = self.schema().parse(arguments)?;
+        let prepared = self.prepare_arguments(arguments);
+        let params = self.schema().parse(&prepared)?;
         let running = self.execute(params, context);
         Ok(Box::pin(async move { erase_details(running.await?) }))
     }

@@ -3,6 +3,7 @@
 use indexmap::IndexMap;
 use indexmap::map::Entry;
 
+use crate::dialect::{Dialect, DialectError};
 use crate::{RegisteredTool, ToolDefinition};
 
 /// Why a tool could not be registered.
@@ -15,6 +16,17 @@ pub enum RegistryError {
         /// The contested name.
         name: String,
     },
+}
+
+/// A registered tool whose schema a provider's dialect cannot express.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("tool {tool}: {source}")]
+pub struct UnsupportedSchema {
+    /// The tool's name.
+    pub tool: String,
+    /// What the dialect could not express, and where.
+    #[source]
+    pub source: DialectError,
 }
 
 /// The tools one run may use. Each registry owns its own map: two registries never share tools,
@@ -79,6 +91,36 @@ impl ToolRegistry {
     /// What a provider is shown of every tool, in registration order.
     pub fn definitions(&self) -> Vec<ToolDefinition> {
         self.list().map(RegisteredTool::definition).collect()
+    }
+
+    /// The definitions rendered for one provider's dialect, in registration order.
+    ///
+    /// Call it when the tools are set up for a provider: a schema the dialect cannot express is
+    /// reported here, naming the tool and the path, and never at request time.
+    ///
+    /// ```
+    /// use pi_tool::{builtin, dialect::Dialect};
+    ///
+    /// let gemini = builtin::registry().definitions_for(Dialect::Gemini).unwrap();
+    /// assert!(gemini[0].parameters.get("additionalProperties").is_none());
+    /// ```
+    pub fn definitions_for(
+        &self,
+        dialect: Dialect,
+    ) -> Result<Vec<ToolDefinition>, UnsupportedSchema> {
+        self.list()
+            .map(|tool| {
+                let mut definition = tool.definition();
+                definition.parameters =
+                    dialect
+                        .render(&definition.parameters)
+                        .map_err(|source| UnsupportedSchema {
+                            tool: definition.name.clone(),
+                            source,
+                        })?;
+                Ok(definition)
+            })
+            .collect()
     }
 
     /// How many tools there are.

@@ -1,5 +1,6 @@
 //! The tool contract: what a tool is given, what it returns, and how it fails.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -50,6 +51,13 @@ pub trait Tool: Send + Sync + 'static {
 
     /// The schema that both describes and checks the arguments.
     fn schema(&self) -> &dyn Schema<Output = Self::Params>;
+
+    /// Runs after lookup and before validation: a chance to repair what models commonly get
+    /// wrong (see [`repair_json_strings`](crate::schema::repair_json_strings)). Whatever it
+    /// returns is still validated. The default passes the arguments through untouched.
+    fn prepare_arguments<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
+        Cow::Borrowed(arguments)
+    }
 
     /// Runs the tool on checked parameters. An `Err` is reported to the model exactly like a
     /// thrown error in the seed (`Tool <name> failed: <message>`).

@@ -16,6 +16,7 @@ mod error;
 mod filter;
 mod jsonschema_issues;
 mod object;
+mod repair;
 mod scalars;
 mod schema_error;
 mod typed;
@@ -24,12 +25,15 @@ mod validator;
 pub use composite::{array, nullable, object, optional, with_default};
 pub use dynamic::DynamicSchema;
 pub use error::{Issue, PathSegment, Received, ValidationError};
+pub(crate) use filter::{MAX_DEPTH as MAX_FILTER_DEPTH, resolve_ref};
 pub use object::{FieldSpec, ObjectFields, ObjectParams, ObjectSchema};
+pub use repair::repair_json_strings;
 pub use scalars::{NumberBound, boolean, integer, number, string, string_enum};
 pub use schema_error::SchemaError;
 pub use typed::TypedSchema;
 pub use validator::{
-    Validator, optional_positive_integer, optional_string, positive_integer, string_value,
+    Validator, non_negative_integer, optional_positive_integer, optional_string, positive_integer,
+    string_value,
 };
 
 use serde_json::Value;

@@ -144,17 +144,39 @@ fn as_i64(value: &Value) -> Option<i64> {
 }
 
 /// Number types that take bounds: `i64`, `u64`, `f64`.
-pub trait NumberBound: Copy + PartialOrd + Display + Into<Value> + Send + Sync + 'static {}
+pub trait NumberBound: Copy + PartialOrd + Display + Send + Sync + 'static {
+    /// The bound as JSON Schema shows it: a whole `f64` is written as an integer (`0`, not
+    /// `0.0`), as a TypeScript or hand-written schema would.
+    fn to_json(self) -> Value;
+}
 
-impl NumberBound for i64 {}
-impl NumberBound for u64 {}
-impl NumberBound for f64 {}
+impl NumberBound for i64 {
+    fn to_json(self) -> Value {
+        self.into()
+    }
+}
+
+impl NumberBound for u64 {
+    fn to_json(self) -> Value {
+        self.into()
+    }
+}
+
+impl NumberBound for f64 {
+    fn to_json(self) -> Value {
+        if self.fract() == 0.0 && (-I64_LIMIT..I64_LIMIT).contains(&self) {
+            #[expect(clippy::cast_possible_truncation, reason = "whole and in range")]
+            return Value::from(self as i64);
+        }
+        self.into()
+    }
+}
 
 impl<T: NumberBound> Validator<T> {
     /// `>= limit`: `minimum`.
     #[must_use]
     pub fn minimum(self, limit: T) -> Self {
-        self.refine("minimum", limit.into(), move |n| {
+        self.refine("minimum", limit.to_json(), move |n| {
             (*n < limit).then(|| must_compare(">=", limit))
         })
     }
@@ -162,7 +184,7 @@ impl<T: NumberBound> Validator<T> {
     /// `<= limit`: `maximum`.
     #[must_use]
     pub fn maximum(self, limit: T) -> Self {
-        self.refine("maximum", limit.into(), move |n| {
+        self.refine("maximum", limit.to_json(), move |n| {
             (*n > limit).then(|| must_compare("<=", limit))
         })
     }
@@ -170,7 +192,7 @@ impl<T: NumberBound> Validator<T> {
     /// `> limit`: `exclusiveMinimum` (JSON Schema 2020-12 form, a number).
     #[must_use]
     pub fn exclusive_minimum(self, limit: T) -> Self {
-        self.refine("exclusiveMinimum", limit.into(), move |n| {
+        self.refine("exclusiveMinimum", limit.to_json(), move |n| {
             (*n <= limit).then(|| must_compare(">", limit))
         })
     }
@@ -178,7 +200,7 @@ impl<T: NumberBound> Validator<T> {
     /// `< limit`: `exclusiveMaximum`.
     #[must_use]
     pub fn exclusive_maximum(self, limit: T) -> Self {
-        self.refine("exclusiveMaximum", limit.into(), move |n| {
+        self.refine("exclusiveMaximum", limit.to_json(), move |n| {
             (*n >= limit).then(|| must_compare("<", limit))
         })
     }

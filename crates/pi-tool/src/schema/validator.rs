@@ -199,6 +199,20 @@ pub fn positive_integer() -> Validator<u64> {
     )
 }
 
+/// An integer >= 0: `{"type":"integer","minimum":0}`, as a `u64`.
+pub fn non_negative_integer() -> Validator<u64> {
+    Validator::new(
+        Some(json!({"type": "integer", "minimum": 0})),
+        |value| match value.and_then(as_whole_u64) {
+            Some(number) => Ok(number),
+            None => Err(ValidationError::single(Issue::new(
+                must_be("integer 且 >= 0"),
+                value,
+            ))),
+        },
+    )
+}
+
 /// An integer >= 1 or an absent field.
 pub fn optional_positive_integer() -> Validator<Option<u64>> {
     super::optional(positive_integer())
@@ -208,12 +222,17 @@ pub fn optional_positive_integer() -> Validator<Option<u64>> {
 const U64_LIMIT: f64 = 18_446_744_073_709_551_616.0;
 
 fn as_positive_integer(value: &Value) -> Option<u64> {
+    as_whole_u64(value).filter(|integer| *integer >= 1)
+}
+
+/// A JSON number that is a whole number in `u64`'s range (`2.0` included).
+fn as_whole_u64(value: &Value) -> Option<u64> {
     let number = value.as_number()?;
     if let Some(integer) = number.as_u64() {
-        return (integer >= 1).then_some(integer);
+        return Some(integer);
     }
     let float = number.as_f64()?;
-    let whole = float.fract() == 0.0 && (1.0..U64_LIMIT).contains(&float);
+    let whole = float.fract() == 0.0 && (0.0..U64_LIMIT).contains(&float);
     // The range check above makes the cast exact.
     #[expect(
         clippy::cast_possible_truncation,

@@ -1,0 +1,206 @@
+//! The parameters of Pi's seven coding tools, as Pi shows them to a model.
+//!
+//! Declared with [`object_schema!`]: the schemas are exactly Pi's (no `$defs`, no integer
+//! `format`s, no type arrays), so every provider dialect renders them cleanly, and parsing walks
+//! the arguments once without a JSON Schema engine on the hot path.
+
+#![allow(missing_docs)] // Field docs are the model-facing descriptions; each struct is documented.
+
+use pi_tool::{
+    ObjectParams, array, boolean, non_negative_integer, number, object, object_schema, optional,
+    positive_integer, string_value,
+};
+
+object_schema! {
+    /// `read`: a file's contents, optionally a window of lines.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct ReadParams {
+        /// Path to the file to read (relative or absolute)
+        pub path: String = string_value(),
+        /// Line number to start reading from (1-indexed)
+        pub offset: Option<u64> = optional(positive_integer()),
+        /// Maximum number of lines to read
+        pub limit: Option<u64> = optional(positive_integer()),
+    }
+}
+
+object_schema! {
+    /// `write`: create or overwrite a file.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct WriteParams {
+        /// Path to the file to write (relative or absolute)
+        pub path: String = string_value(),
+        /// Content to write to the file
+        pub content: String = string_value(),
+    }
+}
+
+object_schema! {
+    /// One replacement of an `edit`.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct EditOperation {
+        /// Exact text to find and replace (must match exactly)
+        pub old_text as "oldText": String = string_value(),
+        /// New text to replace the old text with
+        pub new_text as "newText": String = string_value(),
+    }
+}
+
+object_schema! {
+    /// `edit`: one or more exact-text replacements in one file.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct EditParams {
+        /// Path to the file to edit (relative or absolute)
+        pub path: String = string_value(),
+        /// Replacements to make; each oldText must occur exactly once in the original file
+        pub edits: Vec<EditOperation> = array(object::<EditOperation>()).min_items(1),
+    }
+}
+
+object_schema! {
+    /// `bash`: run a command.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct BashParams {
+        /// Bash command to execute
+        pub command: String = string_value(),
+        /// Timeout in seconds (optional)
+        pub timeout: Option<f64> = optional(number().exclusive_minimum(0.0)),
+    }
+}
+
+object_schema! {
+    /// `grep`: search file contents.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct GrepParams {
+        /// Search pattern (regex or literal string)
+        pub pattern: String = string_value(),
+        /// Directory or file to search (default: current directory)
+        pub path: Option<String> = optional(string_value()),
+        /// Filter files by glob pattern, e.g. '*.ts'
+        pub glob: Option<String> = optional(string_value()),
+        /// Case-insensitive search (default: false)
+        pub ignore_case as "ignoreCase": Option<bool> = optional(boolean()),
+        /// Treat pattern as literal string (default: false)
+        pub literal: Option<bool> = optional(boolean()),
+        /// Lines of context around each match
+        pub context: Option<u64> = optional(non_negative_integer()),
+        /// Maximum number of matches to return (default: 100)
+        pub limit: Option<u64> = optional(positive_integer()),
+    }
+}
+
+object_schema! {
+    /// `find`: files by glob pattern.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct FindParams {
+        /// Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'
+        pub pattern: String = string_value(),
+        /// Directory to search in (default: current directory)
+        pub path: Option<String> = optional(string_value()),
+        /// Maximum number of results (default: 1000)
+        pub limit: Option<u64> = optional(positive_integer()),
+    }
+}
+
+object_schema! {
+    /// `ls`: a directory's entries.
+    #[derive(Debug, Clone, PartialEq)]
+    pub struct LsParams {
+        /// Directory to list (default: current directory)
+        pub path: Option<String> = optional(string_value()),
+        /// Maximum number of entries to return (default: 500)
+        pub limit: Option<u64> = optional(positive_integer()),
+    }
+}
+
+/// One coding tool as a model is shown it, before it has an implementation.
+#[derive(Debug, Clone, Copy)]
+pub struct ToolSchema {
+    /// The tool's name.
+    pub name: &'static str,
+    /// What it does, for the model.
+    pub description: &'static str,
+    /// The JSON Schema of its parameters.
+    pub parameters: fn() -> &'static serde_json::Value,
+}
+
+fn shown<T: ObjectParams>() -> &'static serde_json::Value {
+    // An object schema always has a JSON Schema; `Null` only to avoid a panic path.
+    static NULL: serde_json::Value = serde_json::Value::Null;
+    pi_tool::Schema::json_schema(T::object_schema()).unwrap_or(&NULL)
+}
+
+/// The seven tools in Pi's order, with Pi's descriptions.
+pub const TOOL_SCHEMAS: [ToolSchema; 7] = [
+    ToolSchema {
+        name: "read",
+        description: "Read the contents of a file. Output is truncated; use offset/limit for large files.",
+        parameters: shown::<ReadParams>,
+    },
+    ToolSchema {
+        name: "write",
+        description: "Write content to a file. Creates the file if it does not exist, overwrites it if it does. Creates parent directories.",
+        parameters: shown::<WriteParams>,
+    },
+    ToolSchema {
+        name: "edit",
+        description: "Edit a file by replacing exact text. Each oldText must match exactly once, including whitespace.",
+        parameters: shown::<EditParams>,
+    },
+    ToolSchema {
+        name: "bash",
+        description: "Execute a bash command in the current working directory.",
+        parameters: shown::<BashParams>,
+    },
+    ToolSchema {
+        name: "grep",
+        description: "Search file contents for a pattern. Respects .gitignore.",
+        parameters: shown::<GrepParams>,
+    },
+    ToolSchema {
+        name: "find",
+        description: "Search for files by glob pattern. Respects .gitignore.",
+        parameters: shown::<FindParams>,
+    },
+    ToolSchema {
+        name: "ls",
+        description: "List directory contents, including dotfiles.",
+        parameters: shown::<LsParams>,
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_tool::Schema;
+    use serde_json::json;
+
+    #[test]
+    fn edit_parses_nested_operations_and_reports_paths() {
+        let schema = EditParams::object_schema();
+        let parsed = schema
+            .parse(&json!({"path": "a.rs", "edits": [{"oldText": "a", "newText": "b", "x": 1}]}))
+            .unwrap();
+        assert_eq!(parsed.edits[0].old_text, "a");
+        let error = schema
+            .parse(&json!({"path": "a.rs", "edits": [{"oldText": 1, "newText": "b"}, {}]}))
+            .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "参数有 3 处错误：\n\
+             - edits[0].oldText: 必须是 string，收到 number 1\n\
+             - edits[1].oldText: 必须是 string，但缺失\n\
+             - edits[1].newText: 必须是 string，但缺失"
+        );
+    }
+
+    #[test]
+    fn grep_uses_pi_camel_case_names() {
+        let parsed = GrepParams::object_schema()
+            .parse(&json!({"pattern": "x", "ignoreCase": true, "context": 0}))
+            .unwrap();
+        assert_eq!((parsed.ignore_case, parsed.context), (Some(true), Some(0)));
+        let shown = (TOOL_SCHEMAS[4].parameters)();
+        assert!(shown["properties"]["ignoreCase"].is_object());
+    }
+}
