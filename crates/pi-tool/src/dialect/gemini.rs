@@ -70,7 +70,8 @@ pub(super) fn render(schema: &mut Value) -> Result<(), DialectError> {
 
 struct Inliner<'s> {
     root: &'s Value,
-    stack: Vec<String>,
+    /// The references being expanded, each with the path of the `$ref` that started it.
+    stack: Vec<(String, String)>,
     budget: usize,
 }
 
@@ -88,10 +89,12 @@ impl Inliner<'_> {
             Value::Object(map) => {
                 if let Some(reference) = map.get("$ref").and_then(Value::as_str).map(str::to_owned)
                 {
-                    if self.stack.contains(&reference) {
+                    if let Some((_, started_at)) =
+                        self.stack.iter().find(|(open, _)| *open == reference)
+                    {
                         return Err(DialectError::new(
                             Dialect::Gemini,
-                            &pointer(path),
+                            started_at,
                             format!("recursive $ref {reference} cannot be inlined"),
                         ));
                     }
@@ -103,8 +106,15 @@ impl Inliner<'_> {
                                 format!("$ref {reference} does not resolve"),
                             )
                         })?;
-                    self.stack.push(reference);
-                    self.inline(&mut target, path)?;
+                    // Inside the target, report paths where the target is written.
+                    let mut target_path: Vec<String> = reference
+                        .trim_start_matches('#')
+                        .split('/')
+                        .skip(1)
+                        .map(str::to_owned)
+                        .collect();
+                    self.stack.push((reference, pointer(path)));
+                    self.inline(&mut target, &mut target_path)?;
                     self.stack.pop();
                     map.remove("$ref");
                     if let Value::Object(target) = target {
