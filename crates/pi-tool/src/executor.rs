@@ -4,10 +4,10 @@ use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use futures::FutureExt;
-use serde_json::json;
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL, failure_text};
+use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL, failure_text, invalid_json};
 use crate::{
     ProgressCallback, ToolCall, ToolContext, ToolOutput, ToolRegistry, ToolResultMessage,
     now_millis, text,
@@ -34,7 +34,7 @@ pub struct CallContext {
 ///
 /// ```
 /// use pi_tool::{CallContext, ToolCall, builtin, execute_tool_call};
-/// use serde_json::json;
+/// use serde_json::{Value, json};
 ///
 /// # tokio_test(async {
 /// let tools = builtin::registry();
@@ -73,6 +73,45 @@ pub async fn execute_tool_call(
         Ok(Err(error)) => failed_result(call, error.message()),
         Err(panic) => failed_result(call, &panic_message(panic.as_ref())),
     }
+}
+
+/// Runs a call whose arguments are still the raw JSON text a provider delivered.
+///
+/// Same order and guarantees as [`execute_tool_call`]: an unknown tool is reported before the
+/// text is looked at; text that is not JSON is a paired failure, not an error; empty text
+/// (what some providers stream for a call without arguments) means `{}`.
+///
+/// ```
+/// use pi_tool::{CallContext, builtin, execute_raw_tool_call};
+///
+/// let tools = builtin::registry();
+/// let run = |raw| futures::executor::block_on(
+///     execute_raw_tool_call("call-1", "echo", raw, &tools, CallContext::default()));
+/// assert_eq!(run(r#"{"value":"Pi","ignored":"drop me"}"#).text(), "Pi");
+/// assert!(run(r#"{"value":"Pi""#).text().starts_with("Tool echo failed: 参数不是有效的 JSON"));
+/// ```
+pub async fn execute_raw_tool_call(
+    id: &str,
+    name: &str,
+    raw_arguments: &str,
+    registry: &ToolRegistry,
+    context: CallContext,
+) -> ToolResultMessage {
+    let text = raw_arguments.trim();
+    let parsed = if text.is_empty() {
+        Ok(Value::Object(serde_json::Map::new()))
+    } else {
+        serde_json::from_str(text)
+    };
+    let arguments = match parsed {
+        Ok(arguments) => arguments,
+        Err(error) if registry.get(name).is_some() => {
+            return failed_result(&ToolCall::new(id, name, Value::Null), &invalid_json(&error));
+        }
+        // Unknown tool: lookup comes first and answers; the text is never looked at.
+        Err(_) => Value::Null,
+    };
+    execute_tool_call(&ToolCall::new(id, name, arguments), registry, context).await
 }
 
 /// The paired failure for `call`: content `Tool <name> failed: <reason>`, details

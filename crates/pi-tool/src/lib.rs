@@ -52,7 +52,7 @@ pub mod schema;
 mod tool;
 
 pub use content::{Content, image, text};
-pub use executor::{CallContext, execute_tool_call, failed_result};
+pub use executor::{CallContext, execute_raw_tool_call, execute_tool_call, failed_result};
 pub use fn_tool::FnTool;
 pub use message::{ToolCall, ToolDefinition, ToolResultMessage, now_millis};
 pub use registered::RegisteredTool;

@@ -70,6 +70,11 @@ pub fn too_deep(limit: usize) -> String {
     format!("嵌套不能超过 {limit} 层")
 }
 
+/// Arguments whose raw text is not JSON at all.
+pub fn invalid_json(error: &serde_json::Error) -> String {
+    format!("参数不是有效的 JSON：{error}")
+}
+
 /// The reason given when a tool panicked without a readable message.
 pub const PANIC_WITHOUT_MESSAGE: &str = "工具执行时崩溃 (panic)";
 
