@@ -20,7 +20,7 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Print the tool definitions (name, description, parameters) as a JSON array.
-    Tools,
+    Tools(commands::tools::ToolsArgs),
     /// Run one tool call and print its ToolResultMessage as one JSON line.
     ///
     /// Exits 0 on success, 1 when the result is an error, 2 when the arguments are not JSON.
@@ -28,6 +28,9 @@ enum Command {
     /// Read ToolCall objects from stdin, one per line, run them concurrently, and write one
     /// ToolResultMessage line per input line, in input order.
     Run(commands::run::RunArgs),
+    /// Check arguments against a JSON Schema: print the parsed arguments (exit 0) or the
+    /// error text a model would read (exit 1).
+    Check(commands::check::CheckArgs),
 }
 
 #[tokio::main]
@@ -35,9 +38,10 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     let tools = pi_tool::builtin::registry();
     let outcome = match cli.command {
-        Command::Tools => commands::tools::run(&tools),
+        Command::Tools(args) => commands::tools::run(&args, &tools),
         Command::Call(args) => commands::call::run(args, &tools).await,
         Command::Run(args) => commands::run::run(args, tools).await,
+        Command::Check(args) => commands::check::run(args).await,
     };
     match outcome {
         Ok(code) => code,

@@ -147,3 +147,104 @@ fn run_on_empty_input_prints_nothing() {
     assert!(output.status.success());
     assert!(output.stdout.is_empty());
 }
+
+#[test]
+fn tools_renders_each_dialect_and_refuses_unknown_ones() {
+    for dialect in ["openai", "openai-strict", "anthropic", "gemini", "mcp"] {
+        let output = pi_tool()
+            .args(["tools", "--dialect", dialect])
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "{dialect}");
+        let definitions: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let parameters = &definitions[0]["parameters"];
+        assert_eq!(parameters["type"], "object", "{dialect}");
+        let expected = if dialect == "gemini" {
+            None
+        } else {
+            Some(&json!(false))
+        };
+        assert_eq!(
+            parameters.get("additionalProperties"),
+            expected,
+            "{dialect}"
+        );
+    }
+    let output = pi_tool()
+        .args(["tools", "--dialect", "claude"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+}
+
+#[test]
+fn check_prints_parsed_arguments_or_the_model_facing_error() {
+    let dir = std::env::temp_dir().join(format!("pi-check-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let schema = dir.join("read.json");
+    std::fs::write(
+        &schema,
+        json!({"name": "read", "description": "d", "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string"},
+                           "limit": {"type": "integer", "minimum": 1, "default": 100}},
+            "required": ["path"]}})
+        .to_string(),
+    )
+    .unwrap();
+    let schema = schema.to_str().unwrap();
+
+    let ok = pi_tool()
+        .args(["check", schema, r#"{"path":"a","x":1}"#])
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8(ok.stdout).unwrap(),
+        "{\"path\":\"a\",\"limit\":100}\n"
+    );
+
+    let bad = pi_tool()
+        .args(["check", schema, r#"{"limit":0}"#])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8(bad.stdout).unwrap(),
+        "参数有 2 处错误：\n- path: 必须是 string，但缺失\n- limit: 必须 >= 1，收到 number 0\n"
+    );
+
+    let not_json = pi_tool().args(["check", schema, "{"]).output().unwrap();
+    assert_eq!(not_json.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn check_jsonl_answers_every_line_in_order() {
+    let input = [
+        r#"{"schema":{"type":"object","properties":{"a":{"type":"string"}}},"arguments":{"a":"x","b":1}}"#,
+        "junk",
+        r#"{"schema":{"type":5},"arguments":{}}"#,
+        r#"{"arguments":{}}"#,
+        r#"{"schema":{"type":"object","properties":{"n":{"type":"integer"}}},"arguments":{"n":"1"}}"#,
+    ]
+    .join("\n");
+    let output = pi_tool()
+        .args(["check", "--jsonl"])
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let lines: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 5);
+    assert_eq!(lines[0], json!({"ok": true, "value": {"a": "x"}}));
+    for line in &lines[1..] {
+        assert_eq!(line["ok"], false);
+        assert!(!line["error"].as_str().unwrap().is_empty());
+    }
+    assert_eq!(lines[4]["error"], "必须是 integer");
+}

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub(crate) mod call;
+pub(crate) mod check;
 pub(crate) mod run;
 pub(crate) mod tools;
 

@@ -7,7 +7,8 @@ use serde_json::Value;
 use super::{Schema, SchemaError, ValidationError, filter, jsonschema_issues};
 
 /// A schema given as a JSON Schema value: arguments are filtered (undeclared properties dropped
-/// at every level where properties are declared), then validated against exactly that schema
+/// at every level where properties are declared, absent ones with a `default` filled in), then
+/// validated against exactly that schema
 /// by the `jsonschema` crate. The tool receives the filtered JSON.
 ///
 /// Draft 2020-12 is assumed unless the schema's `$schema` names another draft (draft-07 and
@@ -40,7 +41,7 @@ impl DynamicSchema {
         let validator = jsonschema::validator_for(&json_schema).map_err(|error| {
             SchemaError::InvalidJsonSchema {
                 location: error.instance_path().to_string(),
-                reason: error.masked().to_string(),
+                reason: error.to_string(),
             }
         })?;
         Ok(Self {
