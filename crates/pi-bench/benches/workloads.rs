@@ -1,0 +1,54 @@
+//! Criterion benches of the three shared workloads: the whole tool-call path (raw argument
+//! text in, result message out) with typed and dynamic tools, and the plain-serde baseline.
+//!
+//! Run: `cargo bench -p pi-bench --bench workloads`.
+#![allow(missing_docs, clippy::unwrap_used)]
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use futures::executor::block_on;
+use pi_bench::baseline::Baseline;
+use pi_bench::workload::Workload;
+use pi_bench::{dynamic, typed};
+use pi_tool::{CallContext, execute_raw_tool_call};
+
+fn bench_workloads(c: &mut Criterion) {
+    let typed_tools = typed::registry();
+    let baseline = Baseline::default();
+    for workload in Workload::shipped().unwrap() {
+        let dynamic_tools = dynamic::registry(&workload).unwrap();
+        let mut group = c.benchmark_group(&workload.name);
+        group.throughput(Throughput::Elements(workload.calls.len() as u64));
+        for (mode, tools) in [("typed", &typed_tools), ("dynamic", &dynamic_tools)] {
+            group.bench_function(mode, |b| {
+                b.iter(|| {
+                    for call in &workload.calls {
+                        black_box(block_on(execute_raw_tool_call(
+                            &call.id,
+                            &call.name,
+                            &call.arguments,
+                            tools,
+                            CallContext::default(),
+                        )));
+                    }
+                });
+            });
+        }
+        group.bench_function("serde_baseline", |b| {
+            b.iter(|| {
+                for call in &workload.calls {
+                    black_box(block_on(baseline.execute(
+                        &call.id,
+                        &call.name,
+                        &call.arguments,
+                    )));
+                }
+            });
+        });
+        group.finish();
+    }
+}
+
+criterion_group!(benches, bench_workloads);
+criterion_main!(benches);

@@ -1,0 +1,52 @@
+//! The workloads' tools built at run time from their JSON Schemas.
+
+use pi_tool::{DynamicSchema, FnTool, RegisteredTool, ToolError, ToolOutput, ToolRegistry};
+use serde_json::Value;
+
+use crate::workload::Workload;
+
+/// A registry of dynamic tools: each returns, as text, the argument the workload names.
+pub fn registry(workload: &Workload) -> anyhow::Result<ToolRegistry> {
+    let mut registry = ToolRegistry::default();
+    for tool in &workload.tools {
+        let returns = workload
+            .execute_returns
+            .get(&tool.name)
+            .cloned()
+            .unwrap_or_default();
+        let schema = DynamicSchema::new(tool.parameters.clone())?;
+        registry.register(RegisteredTool::new(FnTool::new(
+            tool.name.clone(),
+            tool.description.clone(),
+            schema,
+            move |arguments: Value, _cx| {
+                let text = arguments
+                    .get(&returns)
+                    .and_then(Value::as_str)
+                    .map(str::to_owned);
+                async move {
+                    match text {
+                        Some(text) => Ok(ToolOutput::<Value>::text(text)),
+                        None => Err(ToolError::new("nothing to return")),
+                    }
+                }
+            },
+        )))?;
+    }
+    Ok(registry)
+}
+
+/// A registry of dynamic tools that return the arguments they received, as JSON text: used to
+/// check the filtered arguments against each call's `expect.args`.
+pub fn mirror_registry(workload: &Workload) -> anyhow::Result<ToolRegistry> {
+    let mut registry = ToolRegistry::default();
+    for tool in &workload.tools {
+        registry.register(RegisteredTool::new(FnTool::new(
+            tool.name.clone(),
+            tool.description.clone(),
+            DynamicSchema::new(tool.parameters.clone())?,
+            |arguments: Value, _cx| async move { Ok(ToolOutput::<Value>::text(arguments.to_string())) },
+        )))?;
+    }
+    Ok(registry)
+}

@@ -1,0 +1,15 @@
+//! Benchmarks of the whole tool-call path (raw argument text in, result message out) on the
+//! shared workloads in `bench/workloads/`, against the same layer built on plain serde.
+//!
+//! - [`workload`] reads a workload file and checks results against its `expect`;
+//! - [`typed`] declares the workloads' tools as typed Rust structs ([`pi_tool::object_schema!`]);
+//! - [`dynamic`] builds them from the workloads' JSON Schemas ([`pi_tool::DynamicSchema`]);
+//! - [`baseline`] is the plain-serde layer: `serde_json::from_str` into a derived struct, the
+//!   bounds checked in code, the same lookup and result message;
+//! - [`measure`] times repeated runs and takes the median.
+
+pub mod baseline;
+pub mod dynamic;
+pub mod measure;
+pub mod typed;
+pub mod workload;

@@ -1,0 +1,138 @@
+//! `pi-bench WORKLOAD.json... [--typed|--dynamic]`: every call of each workload through
+//! `execute_raw_tool_call`, each result checked against the file's `expect`, then timed against
+//! the plain-serde baseline in the same run. Prints one line per workload.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
+use futures::executor::block_on;
+use pi_bench::baseline::Baseline;
+use pi_bench::measure::median_ns_per_call;
+use pi_bench::workload::{Workload, verify};
+use pi_bench::{dynamic, typed};
+use pi_tool::{CallContext, ToolRegistry, execute_raw_tool_call};
+
+struct Options {
+    files: Vec<PathBuf>,
+    dynamic: bool,
+    repetitions: usize,
+    min_run: Duration,
+}
+
+fn parse_options() -> anyhow::Result<Options> {
+    let mut options = Options {
+        files: Vec::new(),
+        dynamic: false,
+        repetitions: 15,
+        min_run: Duration::from_millis(40),
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--typed" => options.dynamic = false,
+            "--dynamic" => options.dynamic = true,
+            "--quick" => {
+                options.repetitions = 3;
+                options.min_run = Duration::from_millis(5);
+            }
+            "--repetitions" => {
+                options.repetitions = args
+                    .next()
+                    .context("--repetitions needs a number")?
+                    .parse()?;
+            }
+            "-h" | "--help" => {
+                println!(
+                    "usage: pi-bench WORKLOAD.json... [--typed|--dynamic] [--repetitions N] [--quick]"
+                );
+                std::process::exit(0);
+            }
+            file => options.files.push(PathBuf::from(file)),
+        }
+    }
+    anyhow::ensure!(!options.files.is_empty(), "give at least one WORKLOAD.json");
+    Ok(options)
+}
+
+fn bench(workload: &Workload, tools: &ToolRegistry, options: &Options) -> anyhow::Result<()> {
+    // Correctness first: every call, its expectation; the baseline too.
+    verify(workload, tools)?;
+    let baseline = Baseline::default();
+    let run_ours = || {
+        for call in &workload.calls {
+            std::hint::black_box(block_on(execute_raw_tool_call(
+                &call.id,
+                &call.name,
+                &call.arguments,
+                tools,
+                CallContext::default(),
+            )));
+        }
+        workload.calls.len()
+    };
+    let run_baseline = || {
+        for call in &workload.calls {
+            std::hint::black_box(block_on(baseline.execute(
+                &call.id,
+                &call.name,
+                &call.arguments,
+            )));
+        }
+        workload.calls.len()
+    };
+    // Interleave the two so that machine noise hits both alike.
+    let mut ours = Vec::new();
+    let mut plain = Vec::new();
+    for _ in 0..3 {
+        ours.push(median_ns_per_call(
+            options.repetitions,
+            options.min_run,
+            run_ours,
+        ));
+        plain.push(median_ns_per_call(
+            options.repetitions,
+            options.min_run,
+            run_baseline,
+        ));
+    }
+    ours.sort_by(f64::total_cmp);
+    plain.sort_by(f64::total_cmp);
+    let (ours, plain) = (ours[1], plain[1]);
+    println!(
+        "{:<16} {:<8} calls {:>3}  {:>9.0} ns/call  {:>10.0} calls/s  serde {:>8.0} ns/call  ratio {:.2}x",
+        workload.name,
+        if options.dynamic { "dynamic" } else { "typed" },
+        workload.calls.len(),
+        ours,
+        1e9 / ours,
+        plain,
+        ours / plain
+    );
+    Ok(())
+}
+
+fn main() -> ExitCode {
+    let outcome = (|| -> anyhow::Result<()> {
+        let options = parse_options()?;
+        for file in &options.files {
+            let workload = Workload::load(file)?;
+            let tools = if options.dynamic {
+                dynamic::registry(&workload)?
+            } else {
+                typed::registry()
+            };
+            bench(&workload, &tools, &options)
+                .with_context(|| format!("workload {}", workload.name))?;
+        }
+        Ok(())
+    })();
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("pi-bench: {error:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
