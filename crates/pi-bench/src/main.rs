@@ -97,9 +97,7 @@ fn bench(workload: &Workload, tools: &ToolRegistry, options: &Options) -> anyhow
             run_baseline,
         ));
     }
-    ours.sort_by(f64::total_cmp);
-    plain.sort_by(f64::total_cmp);
-    let (ours, plain) = (ours[1], plain[1]);
+    let (ours, plain) = (median(ours), median(plain));
     println!(
         "{:<16} {:<8} calls {:>3}  {:>9.0} ns/call  {:>10.0} calls/s  serde {:>8.0} ns/call  ratio {:.2}x",
         workload.name,
@@ -111,6 +109,11 @@ fn bench(workload: &Workload, tools: &ToolRegistry, options: &Options) -> anyhow
         ours / plain
     );
     Ok(())
+}
+
+fn median(mut samples: Vec<f64>) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples.get(samples.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 fn main() -> ExitCode {
