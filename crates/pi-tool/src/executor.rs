@@ -1,16 +1,12 @@
 //! The executor: one call in, exactly one paired result out, whatever happens.
 
-use std::any::Any;
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
-use futures::FutureExt;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL, failure_text, invalid_json};
+use crate::model_text::{failure_text, invalid_json};
 use crate::{
-    ProgressCallback, ToolCall, ToolContext, ToolOutput, ToolRegistry, ToolResultMessage,
-    now_millis, text,
+    ProgressCallback, ToolCall, ToolRegistry, ToolResultMessage, now_millis, prepare_tool_call,
+    text,
 };
 
 /// What the caller hands to every tool it runs: the seed's `Omit<ToolContext, "callId">`.
@@ -52,26 +48,9 @@ pub async fn execute_tool_call(
     registry: &ToolRegistry,
     context: CallContext,
 ) -> ToolResultMessage {
-    let Some(tool) = registry.get(&call.name) else {
-        return failed_result(call, UNKNOWN_TOOL);
-    };
-    let tool_context = ToolContext {
-        signal: context.signal.unwrap_or_default(),
-        report_progress: context.report_progress,
-        call_id: call.id.clone(),
-    };
-    // Parsing and the synchronous start of `execute` run user code too: contain panics there.
-    let running = match catch_unwind(AssertUnwindSafe(|| {
-        tool.parse_and_start(&call.arguments, tool_context)
-    })) {
-        Ok(Ok(running)) => running,
-        Ok(Err(invalid)) => return failed_result(call, &invalid.to_string()),
-        Err(panic) => return failed_result(call, &panic_message(panic.as_ref())),
-    };
-    match AssertUnwindSafe(running).catch_unwind().await {
-        Ok(Ok(output)) => success_result(call, output),
-        Ok(Err(error)) => failed_result(call, error.message()),
-        Err(panic) => failed_result(call, &panic_message(panic.as_ref())),
+    match prepare_tool_call(call, registry) {
+        Ok(prepared) => prepared.run(context).await.message,
+        Err(failed) => *failed,
     }
 }
 
@@ -124,27 +103,5 @@ pub fn failed_result(call: &ToolCall, reason: &str) -> ToolResultMessage {
         details: Some(json!({ "error": reason })),
         is_error: true,
         timestamp: now_millis(),
-    }
-}
-
-fn success_result(call: &ToolCall, output: ToolOutput) -> ToolResultMessage {
-    ToolResultMessage {
-        tool_call_id: call.id.clone(),
-        tool_name: call.name.clone(),
-        content: output.content,
-        details: output.details,
-        is_error: output.is_error.unwrap_or(false),
-        timestamp: now_millis(),
-    }
-}
-
-/// The message of a panic, as `panic!` formatted it.
-fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(message) = payload.downcast_ref::<&str>() {
-        (*message).to_owned()
-    } else if let Some(message) = payload.downcast_ref::<String>() {
-        message.clone()
-    } else {
-        PANIC_WITHOUT_MESSAGE.to_owned()
     }
 }

@@ -30,6 +30,7 @@ pub struct FnTool<S, F, D> {
     schema: S,
     execute: F,
     prepare: Option<PrepareFn>,
+    exclusive: bool,
     details: PhantomData<fn() -> D>,
 }
 
@@ -57,6 +58,7 @@ where
             schema,
             execute,
             prepare: None,
+            exclusive: false,
             details: PhantomData,
         }
     }
@@ -69,6 +71,13 @@ where
         prepare: impl Fn(&Value) -> Option<Value> + Send + Sync + 'static,
     ) -> Self {
         self.prepare = Some(Arc::new(prepare));
+        self
+    }
+
+    /// Makes the tool run alone: a batch that calls it runs sequentially (see [`Tool::exclusive`]).
+    #[must_use]
+    pub fn exclusive(mut self) -> Self {
+        self.exclusive = true;
         self
     }
 
@@ -113,6 +122,10 @@ where
 
     fn schema(&self) -> &dyn Schema<Output = S::Output> {
         &self.schema
+    }
+
+    fn exclusive(&self) -> bool {
+        self.exclusive
     }
 
     fn prepare_arguments<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {

@@ -46,6 +46,7 @@ mod executor;
 mod fn_tool;
 mod message;
 pub mod model_text;
+mod prepared;
 mod registered;
 mod registry;
 pub mod schema;
@@ -55,6 +56,7 @@ pub use content::{Content, image, text};
 pub use executor::{CallContext, execute_raw_tool_call, execute_tool_call, failed_result};
 pub use fn_tool::FnTool;
 pub use message::{ToolCall, ToolDefinition, ToolResultMessage, now_millis};
+pub use prepared::{ExecutedCall, PreparedCall, prepare_tool_call};
 pub use registered::RegisteredTool;
 pub use registry::{RegistryError, ToolRegistry, UnsupportedSchema};
 pub use schema::{

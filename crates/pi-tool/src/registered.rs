@@ -1,5 +1,6 @@
 //! Type erasure: any [`Tool`] becomes one [`RegisteredTool`] with JSON in and JSON details out.
 
+use std::any::Any;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
@@ -10,16 +11,18 @@ use crate::{Tool, ToolContext, ToolDefinition, ToolError, ToolOutput, Validation
 /// The future of a started call, with details already turned into JSON.
 pub(crate) type OutputFuture<'a> = BoxFuture<'a, Result<ToolOutput<Value>, ToolError>>;
 
+/// Checked parameters, type-erased between parsing and execution.
+pub(crate) type ErasedParams = Box<dyn Any + Send>;
+
 /// The object-safe face of a [`Tool`].
 trait ErasedTool: Send + Sync {
     fn name(&self) -> &str;
     fn description(&self) -> &str;
     fn json_schema(&self) -> Option<&Value>;
-    fn parse_and_start<'a>(
-        &'a self,
-        arguments: &Value,
-        context: ToolContext,
-    ) -> Result<OutputFuture<'a>, ValidationError>;
+    fn is_exclusive(&self) -> bool;
+    fn prepare<'a>(&self, arguments: &'a Value) -> std::borrow::Cow<'a, Value>;
+    fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError>;
+    fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_>;
 }
 
 impl<T: Tool> ErasedTool for T {
@@ -35,15 +38,30 @@ impl<T: Tool> ErasedTool for T {
         self.schema().json_schema()
     }
 
-    fn parse_and_start<'a>(
-        &'a self,
-        arguments: &Value,
-        context: ToolContext,
-    ) -> Result<OutputFuture<'a>, ValidationError> {
+    fn is_exclusive(&self) -> bool {
+        self.exclusive()
+    }
+
+    fn prepare<'a>(&self, arguments: &'a Value) -> std::borrow::Cow<'a, Value> {
+        self.prepare_arguments(arguments)
+    }
+
+    fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError> {
         let prepared = self.prepare_arguments(arguments);
         let params = self.schema().parse(&prepared)?;
-        let running = self.execute(params, context);
-        Ok(Box::pin(async move { erase_details(running.await?) }))
+        Ok(Box::new(params))
+    }
+
+    fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_> {
+        match params.downcast::<T::Params>() {
+            Ok(params) => {
+                let running = self.execute(*params, context);
+                Box::pin(async move { erase_details(running.await?) })
+            }
+            // Parameters always come from this tool's own `parse`; a mismatch is a bug, reported
+            // as a failed call rather than a panic.
+            Err(_) => Box::pin(async { Err(ToolError::new("parameters of another tool")) }),
+        }
     }
 }
 
@@ -59,6 +77,7 @@ fn erase_details<D: serde::Serialize>(
         content: output.content,
         details,
         is_error: output.is_error,
+        terminate: output.terminate,
     })
 }
 
@@ -111,14 +130,24 @@ impl RegisteredTool {
         Arc::ptr_eq(&self.inner, &other.inner)
     }
 
-    /// Parses `arguments` and, if they are valid, starts the tool. Panics are the caller's to
-    /// contain (see [`execute_tool_call`](crate::execute_tool_call)).
-    pub(crate) fn parse_and_start<'a>(
-        &'a self,
-        arguments: &Value,
-        context: ToolContext,
-    ) -> Result<OutputFuture<'a>, ValidationError> {
-        self.inner.parse_and_start(arguments, context)
+    /// Whether the tool asked to run alone (see [`Tool::exclusive`]).
+    pub fn is_exclusive(&self) -> bool {
+        self.inner.is_exclusive()
+    }
+
+    /// Runs the tool's argument repair (see [`Tool::prepare_arguments`]).
+    pub(crate) fn prepare<'a>(&self, arguments: &'a Value) -> std::borrow::Cow<'a, Value> {
+        self.inner.prepare(arguments)
+    }
+
+    /// Repairs and parses `arguments`. Panics are the caller's to contain.
+    pub(crate) fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError> {
+        self.inner.parse(arguments)
+    }
+
+    /// Starts the tool on parameters from its own [`RegisteredTool::parse`].
+    pub(crate) fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_> {
+        self.inner.start(params, context)
     }
 }
 

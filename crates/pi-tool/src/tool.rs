@@ -59,6 +59,12 @@ pub trait Tool: Send + Sync + 'static {
         Cow::Borrowed(arguments)
     }
 
+    /// Whether the tool must run alone: a batch of calls that includes it runs sequentially.
+    /// For tools whose effects must not interleave with anything else (the default is `false`).
+    fn exclusive(&self) -> bool {
+        false
+    }
+
     /// Runs the tool on checked parameters. An `Err` is reported to the model exactly like a
     /// thrown error in the seed (`Tool <name> failed: <message>`).
     fn execute(
@@ -135,6 +141,9 @@ pub struct ToolOutput<D = Value> {
     pub details: Option<D>,
     /// `Some(true)` marks a domain error; `None` means `false`.
     pub is_error: Option<bool>,
+    /// Asks an agent loop to stop after this batch: it does when every result of the batch
+    /// asks so. Not part of the result message.
+    pub terminate: bool,
 }
 
 impl<D> ToolOutput<D> {
@@ -144,6 +153,7 @@ impl<D> ToolOutput<D> {
             content,
             details: None,
             is_error: None,
+            terminate: false,
         }
     }
 
@@ -155,6 +165,12 @@ impl<D> ToolOutput<D> {
     /// The same output with `details` set.
     pub fn with_details(mut self, details: D) -> Self {
         self.details = Some(details);
+        self
+    }
+
+    /// The same output, asking the agent loop to stop after this batch.
+    pub fn with_terminate(mut self) -> Self {
+        self.terminate = true;
         self
     }
 

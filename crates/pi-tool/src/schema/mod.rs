@@ -25,7 +25,7 @@ mod validator;
 pub use composite::{array, nullable, object, optional, with_default};
 pub use dynamic::DynamicSchema;
 pub use error::{Issue, PathSegment, Received, ValidationError};
-pub(crate) use filter::{MAX_DEPTH as MAX_FILTER_DEPTH, resolve_ref};
+pub(crate) use filter::{MAX_DEPTH as MAX_FILTER_DEPTH, drop_undeclared, resolve_ref};
 pub use object::{FieldSpec, ObjectFields, ObjectParams, ObjectSchema};
 pub use repair::repair_json_strings;
 pub use scalars::{NumberBound, boolean, integer, number, string, string_enum};

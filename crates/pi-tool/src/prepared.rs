@@ -1,0 +1,174 @@
+//! The executor in two steps, for callers that act between validation and execution (an agent
+//! loop's hooks, timeouts and cancellation): [`prepare_tool_call`] looks the tool up and parses
+//! the arguments; [`PreparedCall::run`] executes. Each step contains panics and answers every
+//! failure with the paired result.
+
+use std::any::Any;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use futures::FutureExt;
+use serde_json::Value;
+
+use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL};
+use crate::registered::ErasedParams;
+use crate::{
+    CallContext, RegisteredTool, ToolCall, ToolContext, ToolOutput, ToolRegistry,
+    ToolResultMessage, failed_result, now_millis,
+};
+
+/// A call whose tool exists and whose arguments passed validation; nothing has run yet.
+///
+/// It owns what it needs, so [`PreparedCall::run`] can be spawned on another task.
+pub struct PreparedCall {
+    id: String,
+    name: String,
+    tool: RegisteredTool,
+    params: ErasedParams,
+}
+
+/// What running a call produced: its one result message, and whether the tool asked an agent
+/// loop to stop after this batch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExecutedCall {
+    /// The paired result.
+    pub message: ToolResultMessage,
+    /// The tool's [`ToolOutput::terminate`]; `false` for every failure.
+    pub terminate: bool,
+}
+
+impl std::fmt::Debug for PreparedCall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreparedCall")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Lookup and parse: the first two steps of the seed's order. `Err` is the paired failure (an
+/// unknown tool, invalid arguments, a panic while parsing).
+///
+/// ```
+/// use pi_tool::{CallContext, ToolCall, builtin, prepare_tool_call};
+/// use serde_json::json;
+///
+/// let tools = builtin::registry();
+/// let call = ToolCall::new("call-1", "echo", json!({"value": "Pi", "ignored": 1}));
+/// let prepared = prepare_tool_call(&call, &tools).unwrap();
+/// assert_eq!(prepared.validated_arguments(&call.arguments), json!({"value": "Pi"}));
+/// let executed = futures::executor::block_on(prepared.run(CallContext::default()));
+/// assert_eq!(executed.message.text(), "Pi");
+///
+/// let unknown = ToolCall::new("call-2", "missing", json!({}));
+/// assert_eq!(prepare_tool_call(&unknown, &tools).unwrap_err().text(), "Tool missing failed: 未知工具");
+/// ```
+pub fn prepare_tool_call(
+    call: &ToolCall,
+    registry: &ToolRegistry,
+) -> Result<PreparedCall, Box<ToolResultMessage>> {
+    let Some(tool) = registry.get(&call.name) else {
+        return Err(Box::new(failed_result(call, UNKNOWN_TOOL)));
+    };
+    let params = parse_contained(call, tool, &call.arguments)?;
+    Ok(PreparedCall {
+        id: call.id.clone(),
+        name: call.name.clone(),
+        tool: tool.clone(),
+        params,
+    })
+}
+
+fn parse_contained(
+    call: &ToolCall,
+    tool: &RegisteredTool,
+    arguments: &Value,
+) -> Result<ErasedParams, Box<ToolResultMessage>> {
+    match catch_unwind(AssertUnwindSafe(|| tool.parse(arguments))) {
+        Ok(Ok(params)) => Ok(params),
+        Ok(Err(invalid)) => Err(Box::new(failed_result(call, &invalid.to_string()))),
+        Err(panic) => Err(Box::new(failed_result(
+            call,
+            &panic_message(panic.as_ref()),
+        ))),
+    }
+}
+
+impl PreparedCall {
+    /// The tool that will run.
+    pub fn tool(&self) -> &RegisteredTool {
+        &self.tool
+    }
+
+    /// The arguments as the tool sees them, as JSON: repaired, undeclared fields dropped,
+    /// defaults filled in. `arguments` are the call's original arguments. For hooks and logs;
+    /// the hot path never builds this.
+    pub fn validated_arguments(&self, arguments: &Value) -> Value {
+        let prepared = self.tool.prepare(arguments);
+        match self.tool.json_schema() {
+            Some(schema) => crate::schema::drop_undeclared(schema, &prepared)
+                .unwrap_or_else(|_| prepared.into_owned()),
+            None => prepared.into_owned(),
+        }
+    }
+
+    /// The same call with other arguments (a hook's rewrite), validated again.
+    pub fn with_arguments(self, arguments: &Value) -> Result<Self, Box<ToolResultMessage>> {
+        let call = ToolCall::new(self.id.clone(), self.name.clone(), Value::Null);
+        let params = parse_contained(&call, &self.tool, arguments)?;
+        Ok(Self { params, ..self })
+    }
+
+    /// Executes the tool: the last two steps of the seed's order. Never fails, never panics.
+    pub async fn run(self, context: CallContext) -> ExecutedCall {
+        let call = ToolCall::new(self.id, self.name, Value::Null);
+        let tool_context = ToolContext {
+            signal: context.signal.unwrap_or_default(),
+            report_progress: context.report_progress,
+            call_id: call.id.clone(),
+        };
+        // The synchronous start of `execute` runs user code too: contain panics there.
+        let tool = &self.tool;
+        let params = self.params;
+        let running = match catch_unwind(AssertUnwindSafe(|| tool.start(params, tool_context))) {
+            Ok(running) => running,
+            Err(panic) => return failed(&call, &panic_message(panic.as_ref())),
+        };
+        match AssertUnwindSafe(running).catch_unwind().await {
+            Ok(Ok(output)) => success(&call, output),
+            Ok(Err(error)) => failed(&call, error.message()),
+            Err(panic) => failed(&call, &panic_message(panic.as_ref())),
+        }
+    }
+}
+
+fn failed(call: &ToolCall, reason: &str) -> ExecutedCall {
+    ExecutedCall {
+        message: failed_result(call, reason),
+        terminate: false,
+    }
+}
+
+fn success(call: &ToolCall, output: ToolOutput) -> ExecutedCall {
+    ExecutedCall {
+        message: ToolResultMessage {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            content: output.content,
+            details: output.details,
+            is_error: output.is_error.unwrap_or(false),
+            timestamp: now_millis(),
+        },
+        terminate: output.terminate,
+    }
+}
+
+/// The message of a panic, as `panic!` formatted it.
+fn panic_message(payload: &(dyn Any + Send)) -> String {
+    if let Some(message) = payload.downcast_ref::<&str>() {
+        (*message).to_owned()
+    } else if let Some(message) = payload.downcast_ref::<String>() {
+        message.clone()
+    } else {
+        PANIC_WITHOUT_MESSAGE.to_owned()
+    }
+}
