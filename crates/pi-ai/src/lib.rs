@@ -1,0 +1,21 @@
+//! Pi's model side: the messages of a conversation, the events a provider streams, the
+//! [`Provider`] trait every model adapter implements, and a scripted [`FauxProvider`] for tests
+//! and offline demos.
+//!
+//! JSON shapes are Pi's (camelCase, `role`/`type` tags, millisecond timestamps), so Pi
+//! transcripts and ours read each other.
+
+mod builder;
+mod event;
+mod faux;
+mod message;
+mod provider;
+
+pub use builder::AssistantMessageBuilder;
+pub use event::AssistantMessageEvent;
+pub use faux::{FauxProvider, FauxScriptError};
+pub use message::{
+    AssistantContent, AssistantMessage, Cost, Message, StopReason, TranscriptError, Usage,
+    UserContent, UserMessage, read_transcript, write_transcript,
+};
+pub use provider::{EventStream, ModelInfo, Provider, Request};

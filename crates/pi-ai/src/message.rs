@@ -1,0 +1,305 @@
+//! The messages of a conversation, in Pi's shapes, and transcripts as JSONL.
+
+use pi_tool::{Content, ToolCall, ToolResultMessage, now_millis};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Why an assistant message ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum StopReason {
+    /// The model finished.
+    Stop,
+    /// The output token limit cut the message off.
+    Length,
+    /// The model asked for tools.
+    ToolUse,
+    /// The request failed.
+    Error,
+    /// The request was cancelled.
+    Aborted,
+}
+
+/// What a user says: a plain string or text and image blocks.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum UserContent {
+    /// `"content": "..."`.
+    Text(String),
+    /// `"content": [{"type":"text",...}, {"type":"image",...}]`.
+    Blocks(Vec<Content>),
+}
+
+/// `{"role":"user","content":...,"timestamp":...}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "role", rename = "user")]
+pub struct UserMessage {
+    /// What the user says.
+    pub content: UserContent,
+    /// Milliseconds since the Unix epoch.
+    pub timestamp: u64,
+}
+
+impl UserMessage {
+    /// A user message with plain text, stamped now.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            content: UserContent::Text(text.into()),
+            timestamp: now_millis(),
+        }
+    }
+}
+
+/// One block of an assistant message, tagged by `type`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type")]
+pub enum AssistantContent {
+    /// `{"type":"text","text":...}`.
+    #[serde(rename = "text", rename_all = "camelCase")]
+    Text {
+        /// The text.
+        text: String,
+        /// Opaque provider metadata.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text_signature: Option<String>,
+    },
+    /// `{"type":"thinking","thinking":...}`.
+    #[serde(rename = "thinking", rename_all = "camelCase")]
+    Thinking {
+        /// The reasoning text.
+        thinking: String,
+        /// Opaque provider metadata.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thinking_signature: Option<String>,
+        /// Whether the provider redacted it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        redacted: Option<bool>,
+    },
+    /// `{"type":"toolCall","id","name","arguments"}`.
+    #[serde(rename = "toolCall", rename_all = "camelCase")]
+    ToolCall {
+        /// The provider's call id.
+        id: String,
+        /// The tool's name.
+        name: String,
+        /// The arguments, as the model produced them.
+        #[serde(default = "empty_object")]
+        arguments: Value,
+        /// Opaque provider metadata (Gemini).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        thought_signature: Option<String>,
+    },
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+impl AssistantContent {
+    /// A text block.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::Text {
+            text: text.into(),
+            text_signature: None,
+        }
+    }
+
+    /// A tool-call block.
+    pub fn tool_call(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+        Self::ToolCall {
+            id: id.into(),
+            name: name.into(),
+            arguments,
+            thought_signature: None,
+        }
+    }
+}
+
+/// Token cost in dollars.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Cost {
+    /// Input tokens.
+    pub input: f64,
+    /// Output tokens.
+    pub output: f64,
+    /// Cache reads.
+    pub cache_read: f64,
+    /// Cache writes.
+    pub cache_write: f64,
+    /// All of it.
+    pub total: f64,
+}
+
+/// Token usage of one response.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Usage {
+    /// Input tokens.
+    pub input: u64,
+    /// Output tokens.
+    pub output: u64,
+    /// Tokens read from the prompt cache.
+    pub cache_read: u64,
+    /// Tokens written to the prompt cache.
+    pub cache_write: u64,
+    /// All tokens.
+    pub total_tokens: u64,
+    /// What they cost.
+    pub cost: Cost,
+}
+
+/// `{"role":"assistant","content":[...],"api","provider","model","usage","stopReason",...}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename = "assistant", rename_all = "camelCase")]
+pub struct AssistantMessage {
+    /// Text, thinking and tool-call blocks, in order.
+    pub content: Vec<AssistantContent>,
+    /// The wire API, e.g. `openai-completions`.
+    pub api: String,
+    /// The provider, e.g. `openai`.
+    pub provider: String,
+    /// The model id.
+    pub model: String,
+    /// Token usage.
+    #[serde(default)]
+    pub usage: Usage,
+    /// Why it ended.
+    pub stop_reason: StopReason,
+    /// What went wrong, for `error` and `aborted`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_message: Option<String>,
+    /// Milliseconds since the Unix epoch.
+    pub timestamp: u64,
+}
+
+impl AssistantMessage {
+    /// The tool calls it holds, in order.
+    pub fn tool_calls(&self) -> Vec<ToolCall> {
+        self.content
+            .iter()
+            .filter_map(|block| match block {
+                AssistantContent::ToolCall {
+                    id,
+                    name,
+                    arguments,
+                    ..
+                } => Some(ToolCall::new(id.clone(), name.clone(), arguments.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The concatenated text blocks.
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|block| match block {
+                AssistantContent::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// Any message of a conversation.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Message {
+    /// From the user.
+    User(UserMessage),
+    /// From the model.
+    Assistant(AssistantMessage),
+    /// A tool's answer to a call.
+    ToolResult(ToolResultMessage),
+}
+
+impl Serialize for Message {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        // Each message type writes its own `role` tag.
+        match self {
+            Message::User(message) => message.serialize(serializer),
+            Message::Assistant(message) => message.serialize(serializer),
+            Message::ToolResult(message) => message.serialize(serializer),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Message {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let value = Value::deserialize(deserializer)?;
+        let role = value.get("role").and_then(Value::as_str).map(str::to_owned);
+        match role.as_deref() {
+            Some("user") => serde_json::from_value(value).map(Message::User),
+            Some("assistant") => serde_json::from_value(value).map(Message::Assistant),
+            Some("toolResult") => serde_json::from_value(value).map(Message::ToolResult),
+            Some(other) => return Err(D::Error::custom(format!("unknown role {other:?}"))),
+            None => return Err(D::Error::custom("a message needs a \"role\"")),
+        }
+        .map_err(D::Error::custom)
+    }
+}
+
+impl From<UserMessage> for Message {
+    fn from(message: UserMessage) -> Self {
+        Message::User(message)
+    }
+}
+
+impl From<AssistantMessage> for Message {
+    fn from(message: AssistantMessage) -> Self {
+        Message::Assistant(message)
+    }
+}
+
+impl From<ToolResultMessage> for Message {
+    fn from(message: ToolResultMessage) -> Self {
+        Message::ToolResult(message)
+    }
+}
+
+/// A transcript line that could not be read.
+#[derive(Debug, thiserror::Error)]
+#[error("transcript line {line}: {source}")]
+pub struct TranscriptError {
+    /// 1-based line number.
+    pub line: usize,
+    /// What was wrong with it.
+    #[source]
+    pub source: serde_json::Error,
+}
+
+/// A transcript as JSONL: one message per line, each line ending in `\n`.
+///
+/// ```
+/// use pi_ai::{Message, UserMessage, read_transcript, write_transcript};
+///
+/// let messages = vec![Message::from(UserMessage::text("hi"))];
+/// let text = write_transcript(&messages);
+/// assert_eq!(read_transcript(&text).unwrap(), messages);
+/// ```
+pub fn write_transcript(messages: &[Message]) -> String {
+    let mut out = String::new();
+    for message in messages {
+        // Serialising these types cannot fail: their maps have string keys.
+        if let Ok(line) = serde_json::to_string(message) {
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Reads a JSONL transcript; blank lines are skipped.
+pub fn read_transcript(text: &str) -> Result<Vec<Message>, TranscriptError> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(index, line)| {
+            serde_json::from_str(line).map_err(|source| TranscriptError {
+                line: index + 1,
+                source,
+            })
+        })
+        .collect()
+}

@@ -1,0 +1,46 @@
+//! The provider contract: a request in, a stream of events out, never an error outside it.
+
+use futures::stream::BoxStream;
+use pi_tool::ToolDefinition;
+use tokio_util::sync::CancellationToken;
+
+use crate::{AssistantMessageEvent, Message};
+
+/// The events of one response.
+pub type EventStream = BoxStream<'static, AssistantMessageEvent>;
+
+/// What a model is asked: the system prompt, the conversation, the tools it may call.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Request {
+    /// The system prompt.
+    pub system_prompt: Option<String>,
+    /// The conversation so far.
+    pub messages: Vec<Message>,
+    /// The tools, as the provider is shown them.
+    pub tools: Vec<ToolDefinition>,
+}
+
+/// Which model answers: stamped on every assistant message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelInfo {
+    /// The wire API, e.g. `openai-completions`.
+    pub api: String,
+    /// The provider, e.g. `openai`.
+    pub provider: String,
+    /// The model id.
+    pub model: String,
+}
+
+/// A model behind some wire format (OpenAI, Anthropic, Gemini, a script).
+///
+/// The contract, Pi's: `stream` never fails outside the stream. A failure of the request, the
+/// model or the connection ends the stream with an `error` event whose message has stopReason
+/// `error` (or `aborted` when `cancel` fired) and an `errorMessage`. The token reaches the
+/// provider so it can stop the request.
+pub trait Provider: Send + Sync {
+    /// Which model this is.
+    fn model(&self) -> ModelInfo;
+
+    /// Starts one response.
+    fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream;
+}
