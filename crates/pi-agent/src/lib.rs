@@ -1,14 +1,47 @@
-pub fn add(left: u64, right: u64) -> u64 {
-    left + right
-}
+//! The agent loop: the model proposes tool calls, the tools answer with paired results, the
+//! model reads them, until it stops.
+//!
+//! Pi's loop is the reference for behaviour; this one is stricter where Pi's users were hurt:
+//!
+//! - every call gets exactly one result, in the assistant's call order, also when the run is
+//!   cancelled mid-batch (calls that never started get an aborted result, running tools see their
+//!   token cancelled) and when a tool's time limit fires;
+//! - `tool_execution_end` events fire in completion order, result messages enter the transcript
+//!   in call order;
+//! - a response cut off by the token limit executes none of its calls;
+//! - subscribers get every event through their own unbounded channel: a slow one delays nothing
+//!   and loses nothing.
+//!
+//! ```
+//! use std::sync::Arc;
+//! use pi_agent::{Agent, AgentConfig, EndReason};
+//! use pi_ai::{FauxProvider, Message, UserMessage};
+//! use serde_json::json;
+//!
+//! let faux = FauxProvider::from_script(&json!([
+//!     {"content": [{"type": "toolCall", "id": "c1", "name": "echo", "arguments": {"value": "Pi"}}]},
+//!     {"content": [{"type": "text", "text": "It said Pi."}]}
+//! ])).unwrap();
+//! let agent = Agent::new(AgentConfig::new(Arc::new(faux), Arc::new(pi_tool::builtin::registry())));
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
+//! let run = runtime.block_on(agent.run(Vec::new(), vec![UserMessage::text("echo Pi").into()], Default::default()));
+//! assert_eq!(run.end, EndReason::Completed);
+//! // user, assistant (tool call), tool result, assistant (answer)
+//! assert_eq!(run.messages.len(), 4);
+//! assert!(matches!(&run.messages[2], Message::ToolResult(result) if result.text() == "Pi"));
+//! ```
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+mod agent;
+mod batch;
+mod config;
+mod emitter;
+mod event;
+mod queue;
 
-    #[test]
-    fn it_works() {
-        let result = add(2, 2);
-        assert_eq!(result, 4);
-    }
-}
+pub use agent::{Agent, AgentRun};
+pub use config::{
+    AfterHook, AfterToolCall, AfterToolCallContext, AgentConfig, BeforeHook, BeforeToolCall,
+    BeforeToolCallContext, ExecutionMode,
+};
+pub use event::{AgentEvent, EndReason};
+pub use queue::MessageQueue;

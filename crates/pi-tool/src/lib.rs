@@ -56,7 +56,7 @@ pub use content::{Content, image, text};
 pub use executor::{CallContext, execute_raw_tool_call, execute_tool_call, failed_result};
 pub use fn_tool::FnTool;
 pub use message::{ToolCall, ToolDefinition, ToolResultMessage, now_millis};
-pub use prepared::{ExecutedCall, PreparedCall, prepare_tool_call};
+pub use prepared::{ExecutedCall, PreparedCall, panic_message, prepare_tool_call};
 pub use registered::RegisteredTool;
 pub use registry::{RegistryError, ToolRegistry, UnsupportedSchema};
 pub use schema::{

@@ -75,6 +75,30 @@ pub fn invalid_json(error: &serde_json::Error) -> String {
     format!("参数不是有效的 JSON：{error}")
 }
 
+/// A call that never ran, or was stopped, because the run was cancelled.
+pub const ABORTED: &str = "调用已中止：运行被取消";
+
+/// A call stopped by its time limit.
+pub fn timed_out(limit: std::time::Duration) -> String {
+    format!("调用超时：{} 秒内未完成", limit.as_secs_f64())
+}
+
+/// A call a hook blocked without giving a reason.
+pub const BLOCKED: &str = "Tool execution was blocked";
+
+/// A call from a response cut off by the output token limit: upstream Pi's own words.
+pub fn truncated_call(tool_name: &str) -> String {
+    format!(
+        "Tool call \"{tool_name}\" was not executed: the response hit the output token limit, \
+         so its arguments may be truncated. Re-issue the tool call with complete arguments."
+    )
+}
+
+/// A `before_tool_call` hook that failed (panicked): the call is blocked.
+pub fn hook_failed(message: &str) -> String {
+    format!("before_tool_call hook failed: {message}")
+}
+
 /// The reason given when a tool panicked without a readable message.
 pub const PANIC_WITHOUT_MESSAGE: &str = "工具执行时崩溃 (panic)";
 

@@ -162,8 +162,8 @@ fn success(call: &ToolCall, output: ToolOutput) -> ExecutedCall {
     }
 }
 
-/// The message of a panic, as `panic!` formatted it.
-fn panic_message(payload: &(dyn Any + Send)) -> String {
+/// The message of a caught panic, as `panic!` formatted it (a fixed text for other payloads).
+pub fn panic_message(payload: &(dyn Any + Send)) -> String {
     if let Some(message) = payload.downcast_ref::<&str>() {
         (*message).to_owned()
     } else if let Some(message) = payload.downcast_ref::<String>() {

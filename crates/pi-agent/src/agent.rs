@@ -1,0 +1,242 @@
+//! The loop itself: turns of model response and tool batch until the model stops.
+
+use futures::StreamExt;
+use pi_ai::{
+    AssistantMessage, AssistantMessageBuilder, AssistantMessageEvent, Message, Request, StopReason,
+    Usage,
+};
+use pi_tool::{ExecutedCall, now_millis};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio_util::sync::CancellationToken;
+
+use crate::batch::{refuse_truncated, run_batch};
+use crate::emitter::Emitter;
+use crate::{AgentConfig, AgentEvent, EndReason, MessageQueue};
+
+/// An agent: a configuration, its subscribers and its message queues.
+#[derive(Debug)]
+pub struct Agent {
+    config: AgentConfig,
+    emitter: Emitter,
+    steering: MessageQueue,
+    follow_ups: MessageQueue,
+}
+
+/// What a run produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AgentRun {
+    /// Every message this run added, in order: prompts, assistant messages, tool results,
+    /// injected steering and follow-up messages.
+    pub messages: Vec<Message>,
+    /// Why it ended.
+    pub end: EndReason,
+    /// What went wrong, for `error`, `aborted` and `maxTurns`.
+    pub error: Option<String>,
+}
+
+impl Agent {
+    /// An agent with this configuration.
+    pub fn new(config: AgentConfig) -> Self {
+        Self {
+            config,
+            emitter: Emitter::default(),
+            steering: MessageQueue::default(),
+            follow_ups: MessageQueue::default(),
+        }
+    }
+
+    /// Every event from now on, through an unbounded channel of its own.
+    pub fn subscribe(&self) -> UnboundedReceiver<AgentEvent> {
+        self.emitter.subscribe()
+    }
+
+    /// Messages delivered after the current batch of tool calls.
+    pub fn steering(&self) -> MessageQueue {
+        self.steering.clone()
+    }
+
+    /// Messages delivered when the agent would otherwise stop.
+    pub fn follow_ups(&self) -> MessageQueue {
+        self.follow_ups.clone()
+    }
+
+    /// Runs the loop on `history` plus the new `prompts` until the model stops, every result
+    /// of a batch asks to terminate, the turn limit is reached, or `cancel` fires.
+    pub async fn run(
+        &self,
+        history: Vec<Message>,
+        prompts: Vec<Message>,
+        cancel: CancellationToken,
+    ) -> AgentRun {
+        self.emitter.emit(AgentEvent::AgentStart);
+        let mut run = Run {
+            context: history,
+            added: Vec::new(),
+            emitter: &self.emitter,
+        };
+        for prompt in prompts {
+            run.add(prompt);
+        }
+        let mut turns = 0usize;
+        let (end, error) = loop {
+            if cancel.is_cancelled() {
+                break (EndReason::Aborted, Some("the run was cancelled".to_owned()));
+            }
+            if let Some(limit) = self.config.max_turns.filter(|limit| turns >= *limit) {
+                break (
+                    EndReason::MaxTurns,
+                    Some(format!("stopped after {limit} turns (max_turns)")),
+                );
+            }
+            turns += 1;
+            self.emitter.emit(AgentEvent::TurnStart);
+            let assistant = self.respond(&run.context, &cancel).await;
+            run.add(Message::Assistant(assistant.clone()));
+
+            if matches!(
+                assistant.stop_reason,
+                StopReason::Error | StopReason::Aborted
+            ) {
+                self.turn_end(assistant.clone(), &[]);
+                let reason = if assistant.stop_reason == StopReason::Aborted {
+                    EndReason::Aborted
+                } else {
+                    EndReason::Error
+                };
+                break (reason, assistant.error_message.clone());
+            }
+            let calls = assistant.tool_calls();
+            if calls.is_empty() {
+                self.turn_end(assistant, &[]);
+                if run.inject(self.steering.drain()) || run.inject(self.follow_ups.drain()) {
+                    continue;
+                }
+                break (EndReason::Completed, None);
+            }
+            let executed = if assistant.stop_reason == StopReason::Length {
+                refuse_truncated(&self.config, &calls, &self.emitter).await
+            } else {
+                run_batch(&self.config, &calls, &cancel, &self.emitter).await
+            };
+            for result in &executed {
+                run.add(Message::ToolResult(result.message.clone()));
+            }
+            self.turn_end(assistant, &executed);
+            if cancel.is_cancelled() {
+                break (EndReason::Aborted, Some("the run was cancelled".to_owned()));
+            }
+            if executed.iter().all(|result| result.terminate) {
+                break (EndReason::Terminated, None);
+            }
+            run.inject(self.steering.drain());
+        };
+        let messages = run.added;
+        self.emitter.emit(AgentEvent::AgentEnd {
+            messages: messages.clone(),
+            reason: end,
+        });
+        AgentRun {
+            messages,
+            end,
+            error,
+        }
+    }
+
+    fn turn_end(&self, message: AssistantMessage, executed: &[ExecutedCall]) {
+        self.emitter.emit(AgentEvent::TurnEnd {
+            message,
+            tool_results: executed
+                .iter()
+                .map(|result| result.message.clone())
+                .collect(),
+        });
+    }
+
+    /// Streams one response, announcing it, and returns the final message.
+    async fn respond(&self, context: &[Message], cancel: &CancellationToken) -> AssistantMessage {
+        let request = Request {
+            system_prompt: self.config.system_prompt.clone(),
+            messages: context.to_vec(),
+            tools: self.config.tools.definitions(),
+        };
+        let mut stream = self.config.provider.stream(request, cancel.clone());
+        let mut builder: Option<AssistantMessageBuilder> = None;
+        while let Some(event) = stream.next().await {
+            let builder = builder.get_or_insert_with(|| {
+                let partial = match &event {
+                    AssistantMessageEvent::Start { partial } => partial.clone(),
+                    _ => self.empty_response(),
+                };
+                self.emitter.emit(AgentEvent::MessageStart {
+                    message: Message::Assistant(partial.clone()),
+                });
+                AssistantMessageBuilder::new(partial)
+            });
+            builder.apply(&event);
+            self.emitter.emit(AgentEvent::MessageUpdate {
+                assistant_message_event: event,
+            });
+        }
+        let message = match builder {
+            Some(builder) => builder.finish(),
+            None => {
+                let empty = self.empty_response();
+                self.emitter.emit(AgentEvent::MessageStart {
+                    message: Message::Assistant(empty.clone()),
+                });
+                AssistantMessageBuilder::new(empty).finish()
+            }
+        };
+        self.emitter.emit(AgentEvent::MessageEnd {
+            message: Message::Assistant(message.clone()),
+        });
+        message
+    }
+
+    fn empty_response(&self) -> AssistantMessage {
+        let model = self.config.provider.model();
+        AssistantMessage {
+            content: Vec::new(),
+            api: model.api,
+            provider: model.provider,
+            model: model.model,
+            usage: Usage::default(),
+            stop_reason: StopReason::Stop,
+            error_message: None,
+            timestamp: now_millis(),
+        }
+    }
+}
+
+/// The conversation of one run.
+struct Run<'a> {
+    context: Vec<Message>,
+    added: Vec<Message>,
+    emitter: &'a Emitter,
+}
+
+impl Run<'_> {
+    /// Adds a complete message (announced as started and ended; assistant messages were
+    /// announced while streaming).
+    fn add(&mut self, message: Message) {
+        if !matches!(message, Message::Assistant(_)) {
+            self.emitter.emit(AgentEvent::MessageStart {
+                message: message.clone(),
+            });
+            self.emitter.emit(AgentEvent::MessageEnd {
+                message: message.clone(),
+            });
+        }
+        self.context.push(message.clone());
+        self.added.push(message);
+    }
+
+    /// Adds queued messages; whether there were any.
+    fn inject(&mut self, messages: Vec<Message>) -> bool {
+        let any = !messages.is_empty();
+        for message in messages {
+            self.add(message);
+        }
+        any
+    }
+}

@@ -1,0 +1,267 @@
+//! One assistant message's tool calls, run as a batch: every call gets exactly one result,
+//! results come back in call order, `tool_execution_end` fires in completion order.
+
+use futures::stream::FuturesUnordered;
+use futures::{FutureExt, StreamExt};
+use pi_tool::model_text::{self, ABORTED, BLOCKED};
+use pi_tool::{
+    CallContext, ExecutedCall, ProgressCallback, ToolCall, ToolResultMessage, failed_result,
+    panic_message, prepare_tool_call,
+};
+use tokio_util::sync::CancellationToken;
+
+use crate::config::{AfterToolCallContext, BeforeToolCall, BeforeToolCallContext};
+use crate::emitter::Emitter;
+use crate::{AgentConfig, AgentEvent, ExecutionMode};
+
+/// Runs `calls` and returns one result per call, in call order.
+pub(crate) async fn run_batch(
+    config: &AgentConfig,
+    calls: &[ToolCall],
+    cancel: &CancellationToken,
+    emitter: &Emitter,
+) -> Vec<ExecutedCall> {
+    for call in calls {
+        emitter.emit(AgentEvent::ToolExecutionStart {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            args: call.arguments.clone(),
+        });
+    }
+    let exclusive = calls.iter().any(|call| {
+        config
+            .tools
+            .get(&call.name)
+            .is_some_and(|tool| tool.is_exclusive())
+    });
+    let limit = if config.execution == ExecutionMode::Sequential || exclusive {
+        1
+    } else {
+        config.max_concurrency.unwrap_or(calls.len()).max(1)
+    };
+
+    let mut results: Vec<Option<ExecutedCall>> = vec![None; calls.len()];
+    let mut running = FuturesUnordered::new();
+    let mut next = 0;
+    loop {
+        while running.len() < limit && next < calls.len() {
+            if let Some(call) = calls.get(next) {
+                if cancel.is_cancelled() {
+                    // Never started: answered without running.
+                    let aborted = synthesized(failed_result(call, ABORTED));
+                    record(config, emitter, &mut results, next, call, aborted).await;
+                } else {
+                    let task = tokio::spawn(run_call(
+                        config.clone(),
+                        call.clone(),
+                        cancel.clone(),
+                        emitter.clone(),
+                    ));
+                    let index = next;
+                    running.push(task.map(move |joined| (index, joined)));
+                }
+            }
+            next += 1;
+        }
+        let Some((index, joined)) = running.next().await else {
+            break;
+        };
+        if let Some(call) = calls.get(index) {
+            let executed = match joined {
+                Ok(executed) => executed,
+                // `run_call` contains every panic; this is the runtime shutting down.
+                Err(error) => synthesized(failed_result(
+                    call,
+                    &format!("the call did not finish: {error}"),
+                )),
+            };
+            record(config, emitter, &mut results, index, call, executed).await;
+        }
+    }
+    results
+        .into_iter()
+        .zip(calls)
+        .map(|(result, call)| result.unwrap_or_else(|| synthesized(failed_result(call, ABORTED))))
+        .collect()
+}
+
+/// Results for calls of a response that hit the token limit: none of them runs.
+pub(crate) async fn refuse_truncated(
+    config: &AgentConfig,
+    calls: &[ToolCall],
+    emitter: &Emitter,
+) -> Vec<ExecutedCall> {
+    let mut results = vec![None; calls.len()];
+    for (index, call) in calls.iter().enumerate() {
+        emitter.emit(AgentEvent::ToolExecutionStart {
+            tool_call_id: call.id.clone(),
+            tool_name: call.name.clone(),
+            args: call.arguments.clone(),
+        });
+        // Upstream Pi's exact words, without the "Tool x failed:" prefix.
+        let reason = model_text::truncated_call(&call.name);
+        let mut refused = failed_result(call, &reason);
+        refused.content = vec![pi_tool::text(reason)];
+        record(
+            config,
+            emitter,
+            &mut results,
+            index,
+            call,
+            synthesized(refused),
+        )
+        .await;
+    }
+    results.into_iter().flatten().collect()
+}
+
+fn synthesized(message: ToolResultMessage) -> ExecutedCall {
+    ExecutedCall {
+        message,
+        terminate: false,
+    }
+}
+
+/// Applies `after_tool_call`, stores the result and announces it.
+async fn record(
+    config: &AgentConfig,
+    emitter: &Emitter,
+    results: &mut [Option<ExecutedCall>],
+    index: usize,
+    call: &ToolCall,
+    executed: ExecutedCall,
+) {
+    let executed = after_hook(config, call, executed).await;
+    emitter.emit(AgentEvent::ToolExecutionEnd {
+        tool_call_id: call.id.clone(),
+        tool_name: call.name.clone(),
+        is_error: executed.message.is_error,
+        result: executed.message.clone(),
+    });
+    if let Some(slot) = results.get_mut(index) {
+        *slot = Some(executed);
+    }
+}
+
+async fn after_hook(
+    config: &AgentConfig,
+    call: &ToolCall,
+    mut executed: ExecutedCall,
+) -> ExecutedCall {
+    let Some(hook) = &config.after_tool_call else {
+        return executed;
+    };
+    let context = AfterToolCallContext {
+        call: call.clone(),
+        result: executed.message.clone(),
+    };
+    // A failing hook leaves the result as it was.
+    let Ok(change) = std::panic::AssertUnwindSafe(hook(context))
+        .catch_unwind()
+        .await
+    else {
+        return executed;
+    };
+    if let Some(content) = change.content {
+        executed.message.content = content;
+    }
+    if let Some(details) = change.details {
+        executed.message.details = details;
+    }
+    if let Some(is_error) = change.is_error {
+        executed.message.is_error = is_error;
+    }
+    if let Some(terminate) = change.terminate {
+        executed.terminate = terminate;
+    }
+    executed
+}
+
+/// One call: lookup, validation, `before_tool_call`, execution under its time limit and the
+/// run's cancellation. Always returns the call's one result.
+async fn run_call(
+    config: AgentConfig,
+    call: ToolCall,
+    cancel: CancellationToken,
+    emitter: Emitter,
+) -> ExecutedCall {
+    let prepared = match prepare_tool_call(&call, &config.tools) {
+        Ok(prepared) => prepared,
+        Err(failed) => return synthesized(*failed),
+    };
+    let prepared = match &config.before_tool_call {
+        None => prepared,
+        Some(hook) => {
+            let context = BeforeToolCallContext {
+                arguments: prepared.validated_arguments(&call.arguments),
+                call: call.clone(),
+            };
+            let decision = match std::panic::AssertUnwindSafe(hook(context))
+                .catch_unwind()
+                .await
+            {
+                Ok(decision) => decision,
+                Err(panic) => BeforeToolCall::Block {
+                    reason: Some(model_text::hook_failed(&panic_message(panic.as_ref()))),
+                },
+            };
+            match decision {
+                BeforeToolCall::Allow => prepared,
+                BeforeToolCall::Block { reason } => {
+                    return synthesized(failed_result(&call, reason.as_deref().unwrap_or(BLOCKED)));
+                }
+                BeforeToolCall::Rewrite { arguments } => {
+                    match prepared.with_arguments(&arguments) {
+                        Ok(prepared) => prepared,
+                        Err(failed) => return synthesized(*failed),
+                    }
+                }
+            }
+        }
+    };
+    if cancel.is_cancelled() {
+        return synthesized(failed_result(&call, ABORTED));
+    }
+
+    let token = cancel.child_token();
+    let progress = {
+        let emitter = emitter.clone();
+        let (id, name) = (call.id.clone(), call.name.clone());
+        ProgressCallback::new(move |content| {
+            emitter.emit(AgentEvent::ToolExecutionUpdate {
+                tool_call_id: id.clone(),
+                tool_name: name.clone(),
+                partial_result: content,
+            });
+        })
+    };
+    let running = prepared.run(CallContext {
+        signal: Some(token.clone()),
+        report_progress: Some(progress),
+    });
+    tokio::pin!(running);
+    let limit = config.timeout_for(&call.name);
+    let time_limit = async {
+        match limit {
+            Some(limit) => tokio::time::sleep(limit).await,
+            None => std::future::pending().await,
+        }
+    };
+    tokio::select! {
+        biased;
+        executed = &mut running => executed,
+        () = time_limit => {
+            token.cancel();
+            // Let the tool see its token and clean up, but the call has failed either way.
+            let _ = tokio::time::timeout(config.cancel_grace, &mut running).await;
+            let limit = limit.unwrap_or_default();
+            synthesized(failed_result(&call, &model_text::timed_out(limit)))
+        }
+        () = cancel.cancelled() => {
+            match tokio::time::timeout(config.cancel_grace, &mut running).await {
+                Ok(executed) => executed,
+                Err(_) => synthesized(failed_result(&call, ABORTED)),
+            }
+        }
+    }
+}

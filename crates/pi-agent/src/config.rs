@@ -1,0 +1,214 @@
+//! How a run is set up: the model, the tools, how batches execute, and the hooks.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use pi_ai::Provider;
+use pi_tool::{Content, ToolCall, ToolRegistry, ToolResultMessage};
+use serde_json::Value;
+
+/// How the calls of one assistant message run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ExecutionMode {
+    /// All at once (up to the concurrency limit). A batch that calls an exclusive tool runs
+    /// sequentially anyway.
+    #[default]
+    Parallel,
+    /// One after another, in call order.
+    Sequential,
+}
+
+/// What `before_tool_call` sees: the call, and its arguments after validation.
+#[derive(Debug, Clone)]
+pub struct BeforeToolCallContext {
+    /// The call as the model made it.
+    pub call: ToolCall,
+    /// The validated arguments (undeclared fields dropped, defaults filled in).
+    pub arguments: Value,
+}
+
+/// What `before_tool_call` decides.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BeforeToolCall {
+    /// Run the call as it is.
+    Allow,
+    /// Do not run it; the model reads the reason (a default one when `None`).
+    Block {
+        /// Why.
+        reason: Option<String>,
+    },
+    /// Run it with these arguments instead; they are validated again.
+    Rewrite {
+        /// The new arguments.
+        arguments: Value,
+    },
+}
+
+/// What `after_tool_call` sees: the call and its result (synthesized results included).
+#[derive(Debug, Clone)]
+pub struct AfterToolCallContext {
+    /// The call as the model made it.
+    pub call: ToolCall,
+    /// The result so far.
+    pub result: ToolResultMessage,
+}
+
+/// What `after_tool_call` replaces; `None` keeps the field.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AfterToolCall {
+    /// New content.
+    pub content: Option<Vec<Content>>,
+    /// New details (`Some(None)` removes them).
+    pub details: Option<Option<Value>>,
+    /// New error flag.
+    pub is_error: Option<bool>,
+    /// Ask the loop to stop after this batch (all results of the batch must ask).
+    pub terminate: Option<bool>,
+}
+
+/// The `before_tool_call` hook.
+pub type BeforeHook =
+    Arc<dyn Fn(BeforeToolCallContext) -> BoxFuture<'static, BeforeToolCall> + Send + Sync>;
+
+/// The `after_tool_call` hook.
+pub type AfterHook =
+    Arc<dyn Fn(AfterToolCallContext) -> BoxFuture<'static, AfterToolCall> + Send + Sync>;
+
+/// Everything a run needs. Built with [`AgentConfig::new`] and the `with_*` methods.
+#[derive(Clone)]
+pub struct AgentConfig {
+    /// The model.
+    pub provider: Arc<dyn Provider>,
+    /// The tools of this run.
+    pub tools: Arc<ToolRegistry>,
+    /// The system prompt.
+    pub system_prompt: Option<String>,
+    /// Parallel (default) or sequential batches.
+    pub execution: ExecutionMode,
+    /// At most this many calls at once in a parallel batch.
+    pub max_concurrency: Option<usize>,
+    /// A time limit for every call.
+    pub tool_timeout: Option<Duration>,
+    /// Time limits for particular tools, overriding `tool_timeout`.
+    pub tool_timeouts: HashMap<String, Duration>,
+    /// How long a tool whose token was cancelled (time limit, cancelled run) gets to finish.
+    pub cancel_grace: Duration,
+    /// At most this many turns (model responses) per run.
+    pub max_turns: Option<usize>,
+    /// Runs after validation, before execution.
+    pub before_tool_call: Option<BeforeHook>,
+    /// Runs on every result.
+    pub after_tool_call: Option<AfterHook>,
+}
+
+impl std::fmt::Debug for AgentConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AgentConfig")
+            .field("model", &self.provider.model())
+            .field("tools", &self.tools.len())
+            .field("execution", &self.execution)
+            .field("max_concurrency", &self.max_concurrency)
+            .field("tool_timeout", &self.tool_timeout)
+            .field("max_turns", &self.max_turns)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AgentConfig {
+    /// A configuration with defaults: parallel batches without a limit, no time limits, a
+    /// 200 ms grace, no turn limit, no hooks.
+    pub fn new(provider: Arc<dyn Provider>, tools: Arc<ToolRegistry>) -> Self {
+        Self {
+            provider,
+            tools,
+            system_prompt: None,
+            execution: ExecutionMode::Parallel,
+            max_concurrency: None,
+            tool_timeout: None,
+            tool_timeouts: HashMap::new(),
+            cancel_grace: Duration::from_millis(200),
+            max_turns: None,
+            before_tool_call: None,
+            after_tool_call: None,
+        }
+    }
+
+    /// Sets the system prompt.
+    #[must_use]
+    pub fn with_system_prompt(mut self, prompt: impl Into<String>) -> Self {
+        self.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Sets the execution mode.
+    #[must_use]
+    pub fn with_execution(mut self, execution: ExecutionMode) -> Self {
+        self.execution = execution;
+        self
+    }
+
+    /// Limits how many calls run at once.
+    #[must_use]
+    pub fn with_max_concurrency(mut self, limit: usize) -> Self {
+        self.max_concurrency = Some(limit.max(1));
+        self
+    }
+
+    /// A time limit for every call.
+    #[must_use]
+    pub fn with_tool_timeout(mut self, limit: Duration) -> Self {
+        self.tool_timeout = Some(limit);
+        self
+    }
+
+    /// A time limit for one tool.
+    #[must_use]
+    pub fn with_tool_timeout_for(mut self, tool: impl Into<String>, limit: Duration) -> Self {
+        self.tool_timeouts.insert(tool.into(), limit);
+        self
+    }
+
+    /// The grace a cancelled tool gets.
+    #[must_use]
+    pub fn with_cancel_grace(mut self, grace: Duration) -> Self {
+        self.cancel_grace = grace;
+        self
+    }
+
+    /// A turn limit.
+    #[must_use]
+    pub fn with_max_turns(mut self, turns: usize) -> Self {
+        self.max_turns = Some(turns);
+        self
+    }
+
+    /// The `before_tool_call` hook.
+    #[must_use]
+    pub fn with_before_tool_call(
+        mut self,
+        hook: impl Fn(BeforeToolCallContext) -> BoxFuture<'static, BeforeToolCall>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        self.before_tool_call = Some(Arc::new(hook));
+        self
+    }
+
+    /// The `after_tool_call` hook.
+    #[must_use]
+    pub fn with_after_tool_call(
+        mut self,
+        hook: impl Fn(AfterToolCallContext) -> BoxFuture<'static, AfterToolCall> + Send + Sync + 'static,
+    ) -> Self {
+        self.after_tool_call = Some(Arc::new(hook));
+        self
+    }
+
+    /// The time limit of a tool.
+    pub(crate) fn timeout_for(&self, tool: &str) -> Option<Duration> {
+        self.tool_timeouts.get(tool).copied().or(self.tool_timeout)
+    }
+}

@@ -1,0 +1,114 @@
+//! What an agent run tells its subscribers, in Pi's event shapes.
+
+use pi_ai::{AssistantMessage, AssistantMessageEvent, Message};
+use pi_tool::{Content, ToolResultMessage};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Why a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum EndReason {
+    /// The model answered without calling tools and nothing was queued.
+    Completed,
+    /// Every result of the last batch asked to terminate.
+    Terminated,
+    /// The turn limit was reached.
+    MaxTurns,
+    /// The run was cancelled.
+    Aborted,
+    /// The provider failed.
+    Error,
+}
+
+/// One event of a run. `message_update` carries the provider's delta event only (no snapshot of
+/// the partial message), so a long response streams in linear time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum AgentEvent {
+    /// The run began.
+    AgentStart,
+    /// The run ended.
+    AgentEnd {
+        /// Every message this run added, prompts included.
+        messages: Vec<Message>,
+        /// Why it ended.
+        reason: EndReason,
+    },
+    /// A turn (one model response and its tool calls) began.
+    TurnStart,
+    /// A turn ended.
+    #[serde(rename_all = "camelCase")]
+    TurnEnd {
+        /// The model's response.
+        message: AssistantMessage,
+        /// The results of its calls, in call order.
+        tool_results: Vec<ToolResultMessage>,
+    },
+    /// A message began (an assistant message starts empty and streams).
+    MessageStart {
+        /// The message.
+        message: Message,
+    },
+    /// The streaming assistant message changed.
+    #[serde(rename_all = "camelCase")]
+    MessageUpdate {
+        /// What changed.
+        assistant_message_event: AssistantMessageEvent,
+    },
+    /// A message is complete.
+    MessageEnd {
+        /// The message.
+        message: Message,
+    },
+    /// A tool call's execution began (before lookup and validation).
+    #[serde(rename_all = "camelCase")]
+    ToolExecutionStart {
+        /// The call id.
+        tool_call_id: String,
+        /// The tool name as requested.
+        tool_name: String,
+        /// The raw arguments.
+        args: Value,
+    },
+    /// A running tool reported progress.
+    #[serde(rename_all = "camelCase")]
+    ToolExecutionUpdate {
+        /// The call id.
+        tool_call_id: String,
+        /// The tool name.
+        tool_name: String,
+        /// What it reported.
+        partial_result: Vec<Content>,
+    },
+    /// A tool call has its result (events fire in completion order).
+    #[serde(rename_all = "camelCase")]
+    ToolExecutionEnd {
+        /// The call id.
+        tool_call_id: String,
+        /// The tool name.
+        tool_name: String,
+        /// The result.
+        result: ToolResultMessage,
+        /// Whether it is an error.
+        is_error: bool,
+    },
+}
+
+impl AgentEvent {
+    /// The event's `type`, e.g. `tool_execution_end`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AgentEvent::AgentStart => "agent_start",
+            AgentEvent::AgentEnd { .. } => "agent_end",
+            AgentEvent::TurnStart => "turn_start",
+            AgentEvent::TurnEnd { .. } => "turn_end",
+            AgentEvent::MessageStart { .. } => "message_start",
+            AgentEvent::MessageUpdate { .. } => "message_update",
+            AgentEvent::MessageEnd { .. } => "message_end",
+            AgentEvent::ToolExecutionStart { .. } => "tool_execution_start",
+            AgentEvent::ToolExecutionUpdate { .. } => "tool_execution_update",
+            AgentEvent::ToolExecutionEnd { .. } => "tool_execution_end",
+        }
+    }
+}

@@ -1,0 +1,530 @@
+//! The loop's behaviour, one rule per test, with the faux model.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use futures::FutureExt;
+use pi_agent::{AfterToolCall, AgentConfig, AgentEvent, BeforeToolCall, EndReason, ExecutionMode};
+use pi_ai::{Message, StopReason, UserMessage};
+use pi_tool::{model_text, text};
+use serde_json::json;
+use support::*;
+use tokio_util::sync::CancellationToken;
+
+fn results(messages: &[Message]) -> Vec<(String, String, bool)> {
+    messages
+        .iter()
+        .filter_map(|message| match message {
+            Message::ToolResult(result) => {
+                Some((result.tool_call_id.clone(), result.text(), result.is_error))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn one_tool_turn_emits_pis_event_sequence() {
+    let model = faux(json!([
+        {"content": [call("c1", "echo", json!({"value": "Pi"}))]},
+        answer("done")
+    ]));
+    let (agent, mut events) = start(AgentConfig::new(model, tools()));
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    assert_eq!(run.end, EndReason::Completed);
+
+    let kinds: Vec<&str> = drain(&mut events)
+        .iter()
+        .map(AgentEvent::kind)
+        .filter(|kind| *kind != "message_update")
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "agent_start",
+            "message_start",
+            "message_end", // the prompt
+            "turn_start",
+            "message_start",
+            "message_end", // the assistant's tool call
+            "tool_execution_start",
+            "tool_execution_end",
+            "message_start",
+            "message_end", // the tool result
+            "turn_end",
+            "turn_start",
+            "message_start",
+            "message_end", // the answer
+            "turn_end",
+            "agent_end",
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_parallel_batch_ends_in_completion_order_but_records_in_call_order() {
+    let model = faux(json!([
+        {"content": [
+            call("slow", "work", json!({"label": "slow", "ms": 300})),
+            call("fast", "work", json!({"label": "fast", "ms": 10})),
+            call("mid", "work", json!({"label": "mid", "ms": 100}))
+        ]},
+        answer("done")
+    ]));
+    let (agent, mut events) = start(AgentConfig::new(model, tools()));
+    let started = tokio::time::Instant::now();
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    assert!(
+        started.elapsed() < Duration::from_millis(600),
+        "the calls overlapped"
+    );
+
+    let ended: Vec<String> = drain(&mut events)
+        .into_iter()
+        .filter_map(|event| match event {
+            AgentEvent::ToolExecutionEnd { tool_call_id, .. } => Some(tool_call_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(ended, ["fast", "mid", "slow"]);
+    let recorded: Vec<String> = results(&run.messages)
+        .into_iter()
+        .map(|(id, _, _)| id)
+        .collect();
+    assert_eq!(recorded, ["slow", "fast", "mid"]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn sequential_mode_exclusive_tools_and_a_concurrency_limit_serialise_calls() {
+    let batch = json!([
+        {"content": [
+            call("a", "work", json!({"label": "a", "ms": 80})),
+            call("b", "work", json!({"label": "b", "ms": 10}))
+        ]},
+        answer("done")
+    ]);
+    for config in [
+        AgentConfig::new(faux(batch.clone()), tools()).with_execution(ExecutionMode::Sequential),
+        AgentConfig::new(faux(batch.clone()), tools()).with_max_concurrency(1),
+    ] {
+        let (agent, mut events) = start(config);
+        agent
+            .run(Vec::new(), prompt("go"), CancellationToken::new())
+            .await;
+        let ended: Vec<String> = drain(&mut events)
+            .into_iter()
+            .filter_map(|event| match event {
+                AgentEvent::ToolExecutionEnd { tool_call_id, .. } => Some(tool_call_id),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ended, ["a", "b"], "one at a time, in call order");
+    }
+
+    let with_lock = faux(json!([
+        {"content": [
+            call("a", "work", json!({"label": "a", "ms": 80})),
+            call("l", "lock", json!({"value": "x"})),
+            call("b", "work", json!({"label": "b", "ms": 10}))
+        ]},
+        answer("done")
+    ]));
+    let (agent, mut events) = start(AgentConfig::new(with_lock, tools()));
+    agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    let ended: Vec<String> = drain(&mut events)
+        .into_iter()
+        .filter_map(|event| match event {
+            AgentEvent::ToolExecutionEnd { tool_call_id, .. } => Some(tool_call_id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        ended,
+        ["a", "l", "b"],
+        "an exclusive tool makes the batch sequential"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_failure_kind_still_pairs_in_call_order() {
+    let model = faux(json!([
+        {"content": [
+            call("ok", "work", json!({"label": "fine"})),
+            call("unknown", "nope", json!({})),
+            call("invalid", "work", json!({"label": 3})),
+            call("error", "work", json!({"label": "e", "outcome": "error"})),
+            call("panic", "work", json!({"label": "p", "outcome": "panic"}))
+        ]},
+        answer("done")
+    ]));
+    let (agent, _events) = start(AgentConfig::new(model, tools()));
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    assert_eq!(
+        results(&run.messages),
+        [
+            ("ok".into(), "fine".into(), false),
+            ("unknown".into(), "Tool nope failed: 未知工具".into(), true),
+            (
+                "invalid".into(),
+                "Tool work failed: 必须是 string".into(),
+                true
+            ),
+            ("error".into(), "Tool work failed: e failed".into(), true),
+            ("panic".into(), "Tool work failed: p panicked".into(), true),
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_timed_out_call_sees_its_token_and_says_it_timed_out() {
+    let model = faux(json!([
+        {"content": [
+            call("slow", "work", json!({"label": "slow", "ms": 5000})),
+            call("fast", "work", json!({"label": "fast", "ms": 1}))
+        ]},
+        answer("done")
+    ]));
+    let config =
+        AgentConfig::new(model, tools()).with_tool_timeout_for("work", Duration::from_millis(100));
+    let (agent, _events) = start(config);
+    let started = tokio::time::Instant::now();
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    assert!(started.elapsed() < Duration::from_secs(2));
+    let found = results(&run.messages);
+    assert_eq!(
+        found[0],
+        (
+            "slow".into(),
+            format!(
+                "Tool work failed: {}",
+                model_text::timed_out(Duration::from_millis(100))
+            ),
+            true
+        )
+    );
+    assert_eq!(found[1], ("fast".into(), "fast".into(), false));
+}
+
+#[tokio::test(start_paused = true)]
+async fn cancelling_mid_batch_answers_every_call() {
+    let model = faux(json!([
+        {"content": [
+            call("watching", "work", json!({"label": "w", "ms": 10000})),
+            call("stubborn", "work", json!({"label": "s", "ms": 10000, "outcome": "stubborn"})),
+            call("queued", "work", json!({"label": "q"}))
+        ]},
+        answer("never")
+    ]));
+    let config = AgentConfig::new(model.clone(), tools()).with_max_concurrency(2);
+    let (agent, _events) = start(config);
+    let cancel = CancellationToken::new();
+    let trigger = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        trigger.cancel();
+    });
+    let run = agent.run(Vec::new(), prompt("go"), cancel).await;
+    assert_eq!(run.end, EndReason::Aborted);
+    assert_eq!(
+        results(&run.messages),
+        [
+            (
+                "watching".into(),
+                "Tool work failed: w stopped".into(),
+                true
+            ),
+            (
+                "stubborn".into(),
+                format!("Tool work failed: {}", model_text::ABORTED),
+                true
+            ),
+            (
+                "queued".into(),
+                format!("Tool work failed: {}", model_text::ABORTED),
+                true
+            ),
+        ]
+    );
+    assert_eq!(
+        model.remaining(),
+        1,
+        "no further model request after cancellation"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn before_hook_sees_validated_arguments_and_can_block_or_rewrite() {
+    let model = faux(json!([
+        {"content": [
+            call("allowed", "echo", json!({"value": "a", "extra": 1})),
+            call("blocked", "echo", json!({"value": "b"})),
+            call("rewritten", "echo", json!({"value": "c"})),
+            call("rewritten-badly", "echo", json!({"value": "d"}))
+        ]},
+        answer("done")
+    ]));
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen_by_hook = Arc::clone(&seen);
+    let config = AgentConfig::new(model, tools()).with_before_tool_call(move |context| {
+        seen_by_hook.lock().unwrap().push(context.arguments.clone());
+        async move {
+            match context.call.id.as_str() {
+                "blocked" => BeforeToolCall::Block {
+                    reason: Some("not allowed here".into()),
+                },
+                "rewritten" => BeforeToolCall::Rewrite {
+                    arguments: json!({"value": "C!"}),
+                },
+                "rewritten-badly" => BeforeToolCall::Rewrite {
+                    arguments: json!({"value": 9}),
+                },
+                _ => BeforeToolCall::Allow,
+            }
+        }
+        .boxed()
+    });
+    let (agent, _events) = start(config);
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    assert_eq!(
+        seen.lock().unwrap()[0],
+        json!({"value": "a"}),
+        "validated: extra dropped"
+    );
+    assert_eq!(
+        results(&run.messages),
+        [
+            ("allowed".into(), "a".into(), false),
+            (
+                "blocked".into(),
+                "Tool echo failed: not allowed here".into(),
+                true
+            ),
+            ("rewritten".into(), "C!".into(), false),
+            (
+                "rewritten-badly".into(),
+                "Tool echo failed: 必须是 string".into(),
+                true
+            ),
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn after_hook_rewrites_every_result_including_synthesized_ones() {
+    let model = faux(json!([
+        {"content": [call("ok", "echo", json!({"value": "a"})), call("missing", "nope", json!({}))]},
+        answer("done")
+    ]));
+    let calls = Arc::new(AtomicUsize::new(0));
+    let counter = Arc::clone(&calls);
+    let config = AgentConfig::new(model, tools()).with_after_tool_call(move |context| {
+        counter.fetch_add(1, Ordering::SeqCst);
+        async move {
+            AfterToolCall {
+                content: Some(vec![text(format!(
+                    "[{}] {}",
+                    context.call.id,
+                    context.result.text()
+                ))]),
+                details: Some(None),
+                is_error: Some(false),
+                terminate: None,
+            }
+        }
+        .boxed()
+    });
+    let (agent, _events) = start(config);
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    assert_eq!(calls.load(Ordering::SeqCst), 2);
+    assert_eq!(
+        results(&run.messages),
+        [
+            ("ok".into(), "[ok] a".into(), false),
+            (
+                "missing".into(),
+                "[missing] Tool nope failed: 未知工具".into(),
+                false
+            ),
+        ]
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_response_cut_off_by_the_token_limit_runs_none_of_its_calls() {
+    let model = faux(json!([
+        {"content": [call("c1", "work", json!({"label": "x"}))], "stopReason": "length"},
+        answer("retrying")
+    ]));
+    let (agent, mut events) = start(AgentConfig::new(model, tools()));
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    assert_eq!(run.end, EndReason::Completed);
+    let found = results(&run.messages);
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].1, model_text::truncated_call("work"));
+    assert!(found[0].2);
+    assert!(
+        drain(&mut events)
+            .iter()
+            .all(|event| !matches!(event, AgentEvent::ToolExecutionUpdate { .. })),
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn steering_arrives_after_the_batch_and_follow_ups_when_it_would_stop() {
+    let model = faux(json!([
+        {"content": [call("c1", "work", json!({"label": "x", "ms": 50}))]},
+        answer("first answer"),
+        answer("second answer")
+    ]));
+    let (agent, _events) = start(AgentConfig::new(model.clone(), tools()));
+    let steering = agent.steering();
+    let follow_ups = agent.follow_ups();
+    follow_ups.push(UserMessage::text("one more thing"));
+    let pusher = tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+        steering.push(UserMessage::text("also consider y"));
+    });
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    pusher.await.unwrap();
+    let roles: Vec<String> = run
+        .messages
+        .iter()
+        .map(|message| match message {
+            Message::User(user) => format!(
+                "user:{}",
+                match &user.content {
+                    pi_ai::UserContent::Text(text) => text.clone(),
+                    pi_ai::UserContent::Blocks(_) => String::new(),
+                }
+            ),
+            Message::Assistant(assistant) => format!("assistant:{}", assistant.text()),
+            Message::ToolResult(result) => format!("result:{}", result.tool_call_id),
+        })
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            "user:go",
+            "assistant:",
+            "result:c1",
+            "user:also consider y",
+            "assistant:first answer",
+            "user:one more thing",
+            "assistant:second answer",
+        ]
+    );
+    // The steering message reached the model with the next request, after the tool result.
+    let second_request = &model.requests()[1];
+    assert!(matches!(
+        second_request.messages.last(),
+        Some(Message::User(_))
+    ));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_batch_that_all_asks_to_terminate_ends_the_run() {
+    let model = faux(json!([
+        {"content": [
+            call("a", "work", json!({"label": "a", "outcome": "terminate"})),
+            call("b", "work", json!({"label": "b", "outcome": "terminate"}))
+        ]},
+        answer("never")
+    ]));
+    let (agent, _events) = start(AgentConfig::new(model.clone(), tools()));
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    assert_eq!(run.end, EndReason::Terminated);
+    assert_eq!(model.remaining(), 1);
+
+    let mixed = faux(json!([
+        {"content": [
+            call("a", "work", json!({"label": "a", "outcome": "terminate"})),
+            call("b", "work", json!({"label": "b"}))
+        ]},
+        answer("continued")
+    ]));
+    let (agent, _events) = start(AgentConfig::new(mixed, tools()));
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    assert_eq!(
+        run.end,
+        EndReason::Completed,
+        "one result not terminating keeps going"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn max_turns_and_provider_errors_end_the_run_with_a_reason() {
+    let looping = faux(json!([
+        {"content": [call("1", "echo", json!({"value": "a"}))]},
+        {"content": [call("2", "echo", json!({"value": "b"}))]},
+        {"content": [call("3", "echo", json!({"value": "c"}))]}
+    ]));
+    let (agent, _events) = start(AgentConfig::new(looping, tools()).with_max_turns(2));
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    assert_eq!(run.end, EndReason::MaxTurns);
+    assert_eq!(
+        run.error.as_deref(),
+        Some("stopped after 2 turns (max_turns)")
+    );
+
+    let exhausted = faux(json!([]));
+    let (agent, _events) = start(AgentConfig::new(exhausted, tools()));
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    assert_eq!(run.end, EndReason::Error);
+    assert_eq!(run.error.as_deref(), Some("No more faux responses queued"));
+    match run.messages.last() {
+        Some(Message::Assistant(message)) => assert_eq!(message.stop_reason, StopReason::Error),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_subscriber_that_reads_late_loses_nothing() {
+    let model = faux(json!([
+        {"content": [call("c1", "echo", json!({"value": "a"}))]},
+        answer("done")
+    ]));
+    let (agent, mut early) = start(AgentConfig::new(model, tools()));
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    // Nobody read during the run; everything is still there, ending with agent_end.
+    let events = drain(&mut early);
+    assert!(events.len() > 10);
+    match events.last() {
+        Some(AgentEvent::AgentEnd { messages, reason }) => {
+            assert_eq!(messages, &run.messages);
+            assert_eq!(*reason, EndReason::Completed);
+        }
+        other => panic!("{other:?}"),
+    }
+}
