@@ -9,7 +9,7 @@ use pi_tool::{ExecutedCall, now_millis};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
-use crate::batch::{refuse_truncated, run_batch};
+use crate::batch::{refuse_failed, refuse_truncated, run_batch};
 use crate::emitter::Emitter;
 use crate::{AgentConfig, AgentEvent, EndReason, MessageQueue};
 

@@ -91,6 +91,31 @@ pub(crate) async fn refuse_truncated(
     calls: &[ToolCall],
     emitter: &Emitter,
 ) -> Vec<ExecutedCall> {
+    refuse_all(config, calls, emitter, |call| {
+        // Upstream Pi's exact words, without the "Tool x failed:" prefix.
+        let reason = model_text::truncated_call(&call.name);
+        let mut refused = failed_result(call, &reason);
+        refused.content = vec![pi_tool::text(reason)];
+        refused
+    })
+    .await
+}
+
+/// Results for calls of a response that failed or was aborted: none of them runs.
+pub(crate) async fn refuse_failed(
+    config: &AgentConfig,
+    calls: &[ToolCall],
+    emitter: &Emitter,
+) -> Vec<ExecutedCall> {
+    refuse_all(config, calls, emitter, |call| failed_result(call, ABORTED)).await
+}
+
+async fn refuse_all(
+    config: &AgentConfig,
+    calls: &[ToolCall],
+    emitter: &Emitter,
+    refusal: impl Fn(&ToolCall) -> ToolResultMessage,
+) -> Vec<ExecutedCall> {
     let mut results = vec![None; calls.len()];
     for (index, call) in calls.iter().enumerate() {
         emitter.emit(AgentEvent::ToolExecutionStart {
@@ -98,17 +123,13 @@ pub(crate) async fn refuse_truncated(
             tool_name: call.name.clone(),
             args: call.arguments.clone(),
         });
-        // Upstream Pi's exact words, without the "Tool x failed:" prefix.
-        let reason = model_text::truncated_call(&call.name);
-        let mut refused = failed_result(call, &reason);
-        refused.content = vec![pi_tool::text(reason)];
         record(
             config,
             emitter,
             &mut results,
             index,
             call,
-            synthesized(refused),
+            synthesized(refusal(call)),
         )
         .await;
     }
