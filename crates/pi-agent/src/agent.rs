@@ -97,7 +97,13 @@ impl Agent {
                 assistant.stop_reason,
                 StopReason::Error | StopReason::Aborted
             ) {
-                self.turn_end(assistant.clone(), &[]);
+                // Calls that a failed response managed to propose still get their one result.
+                let calls = assistant.tool_calls();
+                let unanswered = refuse_failed(&self.config, &calls, &self.emitter).await;
+                for result in &unanswered {
+                    run.add(Message::ToolResult(result.message.clone()));
+                }
+                self.turn_end(assistant.clone(), &unanswered);
                 let reason = if assistant.stop_reason == StopReason::Aborted {
                     EndReason::Aborted
                 } else {
