@@ -528,3 +528,23 @@ async fn a_subscriber_that_reads_late_loses_nothing() {
         other => panic!("{other:?}"),
     }
 }
+
+#[tokio::test(start_paused = true)]
+async fn calls_of_an_aborted_response_are_answered_not_run() {
+    let model = faux(json!([
+        {"content": [call("c1", "work", json!({"label": "x"}))], "stopReason": "aborted", "errorMessage": "Request was aborted"}
+    ]));
+    let (agent, _events) = start(AgentConfig::new(model, tools()));
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    assert_eq!(run.end, EndReason::Aborted);
+    assert_eq!(
+        results(&run.messages),
+        [(
+            "c1".into(),
+            format!("Tool work failed: {}", model_text::ABORTED),
+            true
+        )]
+    );
+}
