@@ -31,6 +31,9 @@ enum Command {
     /// Check arguments against a JSON Schema: print the parsed arguments (exit 0) or the
     /// error text a model would read (exit 1).
     Check(commands::check::CheckArgs),
+    /// Run the agent loop over the built-in tools with a scripted (faux) model; print the
+    /// transcript as JSONL (and events on stderr with --events).
+    Agent(commands::agent::AgentArgs),
 }
 
 #[tokio::main]
@@ -42,6 +45,7 @@ async fn main() -> ExitCode {
         Command::Call(args) => commands::call::run(args, &tools).await,
         Command::Run(args) => commands::run::run(args, tools).await,
         Command::Check(args) => commands::check::run(args).await,
+        Command::Agent(args) => commands::agent::run(args, tools).await,
     };
     match outcome {
         Ok(code) => code,

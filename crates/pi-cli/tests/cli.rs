@@ -248,3 +248,92 @@ fn check_jsonl_answers_every_line_in_order() {
     }
     assert_eq!(lines[4]["error"], "必须是 integer");
 }
+
+fn demo_script() -> String {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/faux/echo_uppercase.json")
+        .to_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn agent_runs_the_offline_demo_end_to_end() {
+    let output = pi_tool()
+        .args([
+            "agent",
+            "--faux",
+            &demo_script(),
+            "Echo Pi, and shout it",
+            "--events",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let transcript: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let roles: Vec<&str> = transcript
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        ["user", "assistant", "toolResult", "toolResult", "assistant"]
+    );
+    assert_eq!(transcript[2]["toolCallId"], "call-1");
+    assert_eq!(transcript[2]["content"][0]["text"], "Pi");
+    assert_eq!(transcript[3]["toolCallId"], "call-2");
+    assert_eq!(transcript[3]["content"][0]["text"], "PI");
+    assert_eq!(transcript[4]["stopReason"], "stop");
+    assert_eq!(
+        transcript[4]["content"][0]["text"],
+        "echo said Pi and uppercase said PI."
+    );
+
+    let events: Vec<Value> = String::from_utf8(output.stderr)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(events.first().unwrap()["type"], "agent_start");
+    assert_eq!(events.last().unwrap()["type"], "agent_end");
+    assert_eq!(events.last().unwrap()["reason"], "completed");
+    let ends = events
+        .iter()
+        .filter(|e| e["type"] == "tool_execution_end")
+        .count();
+    assert_eq!(ends, 2);
+}
+
+#[test]
+fn agent_with_an_exhausted_script_says_why_and_exits_1() {
+    let dir = std::env::temp_dir().join(format!("pi-agent-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("one.json");
+    std::fs::write(
+        &script,
+        r#"[{"content":[{"type":"toolCall","id":"a","name":"echo","arguments":{"value":"x"}}]}]"#,
+    )
+    .unwrap();
+    let output = pi_tool()
+        .args(["agent", "--faux", script.to_str().unwrap(), "go"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        String::from_utf8(output.stderr)
+            .unwrap()
+            .contains("No more faux responses queued")
+    );
+
+    std::fs::write(&script, r#"{"not": "an array"}"#).unwrap();
+    let bad = pi_tool()
+        .args(["agent", "--faux", script.to_str().unwrap(), "go"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub(crate) mod agent;
 pub(crate) mod call;
 pub(crate) mod check;
 pub(crate) mod run;
