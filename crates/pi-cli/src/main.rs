@@ -34,6 +34,8 @@ enum Command {
     /// Run the agent loop over the built-in tools with a scripted (faux) model; print the
     /// transcript as JSONL (and events on stderr with --events).
     Agent(commands::agent::AgentArgs),
+    /// Serve the built-in tools over MCP: stdio by default, streamable HTTP with --http.
+    Serve(commands::serve::ServeArgs),
 }
 
 #[tokio::main]
@@ -46,6 +48,7 @@ async fn main() -> ExitCode {
         Command::Run(args) => commands::run::run(args, tools).await,
         Command::Check(args) => commands::check::run(args).await,
         Command::Agent(args) => commands::agent::run(args, tools).await,
+        Command::Serve(args) => commands::serve::run(args, tools).await,
     };
     match outcome {
         Ok(code) => code,

@@ -4,6 +4,7 @@ pub(crate) mod agent;
 pub(crate) mod call;
 pub(crate) mod check;
 pub(crate) mod run;
+pub(crate) mod serve;
 pub(crate) mod tools;
 
 /// Exit code for a result with `isError: true`.

@@ -1,0 +1,13 @@
+//! The MCP bridge, on rmcp (the official Rust SDK).
+//!
+//! - [`McpToolServer`] serves any [`pi_tool::ToolRegistry`] to MCP clients, over stdio
+//!   ([`serve_stdio`]) or streamable HTTP ([`serve_http`], endpoint `/mcp`). Every `tools/call`
+//!   goes through [`pi_tool::execute_tool_call`], so MCP clients get the seed's results and
+//!   error texts: invalid arguments and failing tools are `isError` results the model can read,
+//!   panics and hangs stay inside their call, cancellation and progress are wired through.
+//! - [`convert`] maps results and content between the two worlds.
+
+pub mod convert;
+mod server;
+
+pub use server::{McpToolServer, ServeError, serve_http, serve_stdio};
