@@ -63,3 +63,55 @@ pub fn registry() -> ToolRegistry {
     }
     registry
 }
+
+object_schema! {
+    /// The parameters of `slow`: how long to work, in steps of 10 ms.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    #[allow(missing_docs)]
+    pub struct SlowParams {
+        pub steps: u64 = crate::non_negative_integer().maximum(100_000),
+    }
+}
+
+/// Tools for exercising a host (an MCP client, an agent loop) rather than for models:
+/// `slow` works `steps` × 10 ms, reporting progress at every step and stopping as soon as it is
+/// cancelled; `explode` panics. Served by `pi-tool serve --test-tools`.
+pub fn test_registry() -> ToolRegistry {
+    let slow = FnTool::new(
+        "slow",
+        "Work for steps x 10 ms, reporting progress each step; stops when cancelled",
+        SlowParams::object_schema(),
+        |params: SlowParams, context: crate::ToolContext| async move {
+            for step in 1..=params.steps {
+                tokio::select! {
+                    () = tokio::time::sleep(std::time::Duration::from_millis(10)) => {}
+                    () = context.signal.cancelled() => {
+                        return Err(crate::ToolError::new(format!("cancelled after {} steps", step - 1)));
+                    }
+                }
+                context.progress(vec![crate::text(format!("step {step}/{}", params.steps))]);
+            }
+            Ok(ToolOutput::<serde_json::Value>::text(format!(
+                "done after {} steps",
+                params.steps
+            )))
+        },
+    );
+    let explode = FnTool::new(
+        "explode",
+        "Panic inside the tool",
+        ValueParams::object_schema(),
+        |params: ValueParams, _context| async move {
+            if !params.value.is_empty() {
+                panic!("{}", params.value);
+            }
+            Ok(ToolOutput::<serde_json::Value>::text("nothing to explode"))
+        },
+    );
+    let mut registry = registry();
+    for tool in [RegisteredTool::new(slow), RegisteredTool::new(explode)] {
+        // Distinct constant names: registration cannot fail.
+        let _ = registry.register(tool);
+    }
+    registry
+}

@@ -15,9 +15,17 @@ pub(crate) struct ServeArgs {
     /// Loopback unless you say otherwise.
     #[arg(long, value_name = "HOST:PORT")]
     http: Option<SocketAddr>,
+    /// Also serve `slow` (progress, cancellation) and `explode` (a panic), for testing hosts.
+    #[arg(long)]
+    test_tools: bool,
 }
 
 pub(crate) async fn run(args: ServeArgs, tools: ToolRegistry) -> anyhow::Result<ExitCode> {
+    let tools = if args.test_tools {
+        pi_tool::builtin::test_registry()
+    } else {
+        tools
+    };
     let server = McpToolServer::new(Arc::new(tools))?;
     match args.http {
         None => serve_stdio(server).await?,

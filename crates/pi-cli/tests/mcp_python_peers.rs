@@ -1,0 +1,76 @@
+//! The official MCP Python SDK, installed by `scripts/setup-python-peers.sh`, as a client of
+//! `pi-tool serve` over stdio and over streamable HTTP.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+
+fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn python() -> PathBuf {
+    let python = std::env::var_os("PI_PEER_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace().join(".venv/bin/python"));
+    assert!(
+        python.exists(),
+        "{} is missing: run scripts/test.sh (or scripts/setup-python-peers.sh) to install the MCP Python SDK",
+        python.display()
+    );
+    python
+}
+
+fn client_script() -> PathBuf {
+    workspace().join("crates/pi-mcp/tests/peers/python_client.py")
+}
+
+fn assert_all_checks_pass(output: std::process::Output) {
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        output.status.success() && stdout.contains(" passed, 0 failed"),
+        "python client failed:\n{stdout}\n{stderr}"
+    );
+}
+
+#[test]
+fn python_sdk_client_over_stdio() {
+    let output = Command::new(python())
+        .arg(client_script())
+        .arg("--stdio")
+        .arg(env!("CARGO_BIN_EXE_pi-tool"))
+        .output()
+        .unwrap();
+    assert_all_checks_pass(output);
+}
+
+#[test]
+fn python_sdk_client_over_streamable_http() {
+    let mut server = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args(["serve", "--test-tools", "--http", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
+    let url = lines
+        .next()
+        .unwrap()
+        .unwrap()
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .to_owned();
+    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
+    // Keep draining the server's stderr (panic reports) so it never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    let output = Command::new(python())
+        .arg(client_script())
+        .args(["--url", &url])
+        .output()
+        .unwrap();
+    server.kill().unwrap();
+    server.wait().unwrap();
+    assert_all_checks_pass(output);
+}
