@@ -62,7 +62,10 @@ fn python_sdk_client_over_streamable_http() {
         .next()
         .unwrap()
         .to_owned();
-    assert!(url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"), "{url}");
+    assert!(
+        url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
+        "{url}"
+    );
     // Keep draining the server's stderr (panic reports) so it never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
     let output = Command::new(python())
