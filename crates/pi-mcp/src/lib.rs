@@ -5,9 +5,13 @@
 //!   goes through [`pi_tool::execute_tool_call`], so MCP clients get the seed's results and
 //!   error texts: invalid arguments and failing tools are `isError` results the model can read,
 //!   panics and hangs stay inside their call, cancellation and progress are wired through.
+//! - [`McpClient`] connects to any MCP server (a stdio command or an HTTP URL) and registers
+//!   its tools into a registry as dynamic tools, validated locally before a call is sent.
 //! - [`convert`] maps results and content between the two worlds.
 
+mod client;
 pub mod convert;
 mod server;
 
+pub use client::{ClientError, DEFAULT_CALL_TIMEOUT, McpClient, from_call_tool_result};
 pub use server::{McpToolServer, ServeError, serve_http, serve_stdio};

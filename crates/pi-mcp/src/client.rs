@@ -1,0 +1,268 @@
+//! Importing an MCP server's tools into a [`ToolRegistry`].
+//!
+//! Each remote tool becomes a dynamic tool: its `inputSchema` is compiled locally, arguments are
+//! validated (and undeclared fields dropped) before anything is sent, cancellation and progress
+//! are forwarded, and a server that is dead, crashes or hangs gives paired `isError` results
+//! after a time limit, never a hang.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use pi_tool::{
+    Content, DynamicSchema, FnTool, RegisteredTool, ToolContext, ToolError, ToolOutput,
+    ToolRegistry, image, text,
+};
+use rmcp::handler::client::progress::ProgressDispatcher;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResult, ClientRequest, ContentBlock, ProgressNotificationParam,
+    Request, ServerResult, Tool,
+};
+use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use serde_json::Value;
+
+/// How long a remote call may take by default before it is answered with a time-out error.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// What went wrong talking to an MCP server.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ClientError {
+    /// The server could not be started or reached, or the handshake failed.
+    #[error("could not connect to the MCP server: {0}")]
+    Connect(String),
+    /// A request failed.
+    #[error("the MCP server failed: {0}")]
+    Request(String),
+    /// A tool's inputSchema does not compile, so it cannot be validated locally.
+    #[error("the MCP tool {tool} has an unusable inputSchema: {reason}")]
+    Schema {
+        /// The tool.
+        tool: String,
+        /// Why.
+        reason: String,
+    },
+    /// A remote tool's name is already taken in the registry.
+    #[error(transparent)]
+    Registry(#[from] pi_tool::RegistryError),
+}
+
+/// Receives the server's progress notifications and hands each to the call it belongs to.
+#[derive(Clone, Default)]
+struct ProgressRouter {
+    dispatcher: ProgressDispatcher,
+}
+
+impl ClientHandler for ProgressRouter {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        self.dispatcher.handle_notification(params).await;
+    }
+}
+
+/// A connection to one MCP server.
+pub struct McpClient {
+    service: Arc<RunningService<RoleClient, ProgressRouter>>,
+    call_timeout: Duration,
+}
+
+impl std::fmt::Debug for McpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("McpClient")
+            .field("call_timeout", &self.call_timeout)
+            .finish_non_exhaustive()
+    }
+}
+
+impl McpClient {
+    /// Starts `command` with `args` and speaks MCP over its stdin and stdout.
+    pub async fn connect_stdio(command: &str, args: &[String]) -> Result<Self, ClientError> {
+        let mut child = tokio::process::Command::new(command);
+        child.args(args);
+        let transport = TokioChildProcess::new(child)
+            .map_err(|error| ClientError::Connect(format!("{command}: {error}")))?;
+        Self::start(transport).await
+    }
+
+    /// Connects to a streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`.
+    pub async fn connect_http(url: &str) -> Result<Self, ClientError> {
+        Self::start(StreamableHttpClientTransport::from_uri(url.to_owned())).await
+    }
+
+    async fn start<T, E, A>(transport: T) -> Result<Self, ClientError>
+    where
+        T: rmcp::transport::IntoTransport<RoleClient, E, A>,
+        E: std::error::Error + Send + Sync + 'static,
+    {
+        let service = ProgressRouter::default()
+            .serve(transport)
+            .await
+            .map_err(|error| ClientError::Connect(error.to_string()))?;
+        Ok(Self {
+            service: Arc::new(service),
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+        })
+    }
+
+    /// Sets how long a call may take before it is answered with a time-out error.
+    #[must_use]
+    pub fn with_call_timeout(mut self, limit: Duration) -> Self {
+        self.call_timeout = limit;
+        self
+    }
+
+    /// The server's tools, as it lists them.
+    pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
+        tokio::time::timeout(self.call_timeout, self.service.list_all_tools())
+            .await
+            .map_err(|_| ClientError::Request("tools/list timed out".into()))?
+            .map_err(|error| ClientError::Request(error.to_string()))
+    }
+
+    /// Registers every tool of the server into `registry` as a dynamic tool; returns their
+    /// names. A tool whose inputSchema does not compile, or whose name is taken, stops the
+    /// registration with an error naming it.
+    pub async fn register_into(
+        &self,
+        registry: &mut ToolRegistry,
+    ) -> Result<Vec<String>, ClientError> {
+        let mut names = Vec::new();
+        for tool in self.list_tools().await? {
+            let name = tool.name.to_string();
+            registry.register(self.remote_tool(tool)?)?;
+            names.push(name);
+        }
+        Ok(names)
+    }
+
+    /// One remote tool as a local, validated tool.
+    pub fn remote_tool(&self, tool: Tool) -> Result<RegisteredTool, ClientError> {
+        let name = tool.name.to_string();
+        let schema = DynamicSchema::new(Value::Object(tool.input_schema.as_ref().clone()))
+            .map_err(|error| ClientError::Schema {
+                tool: name.clone(),
+                reason: error.to_string(),
+            })?;
+        let description = tool.description.map(|d| d.to_string()).unwrap_or_default();
+        let service = Arc::clone(&self.service);
+        let limit = self.call_timeout;
+        let remote_name = name.clone();
+        Ok(RegisteredTool::new(FnTool::new(
+            name,
+            description,
+            schema,
+            move |arguments: Value, context: ToolContext| {
+                let service = Arc::clone(&service);
+                let name = remote_name.clone();
+                async move { call_remote(&service, name, arguments, context, limit).await }
+            },
+        )))
+    }
+}
+
+async fn call_remote(
+    service: &RunningService<RoleClient, ProgressRouter>,
+    name: String,
+    arguments: Value,
+    context: ToolContext,
+    limit: Duration,
+) -> Result<ToolOutput<Value>, ToolError> {
+    let mut params = CallToolRequestParams::new(name);
+    if let Value::Object(map) = arguments {
+        params = params.with_arguments(map);
+    }
+    let handle = service
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(Request::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .map_err(|error| ToolError::new(format!("the MCP server could not be reached: {error}")))?;
+    let mut progress = service
+        .service()
+        .dispatcher
+        .subscribe(handle.progress_token.clone())
+        .await;
+    let forward = {
+        let context = context.clone();
+        async move {
+            while let Some(update) = progress.next().await {
+                context.progress(vec![text(
+                    update
+                        .message
+                        .unwrap_or_else(|| update.progress.to_string()),
+                )]);
+            }
+        }
+    };
+    let signal = context.signal.clone();
+    let id = handle.id.clone();
+    let peer = handle.peer.clone();
+    let response = async move {
+        tokio::select! {
+            response = handle.await_response() => Ok(response),
+            () = signal.cancelled() => Err(()),
+        }
+    };
+    let outcome = tokio::select! {
+        outcome = tokio::time::timeout(limit, response) => outcome,
+        () = forward => std::future::pending().await,
+    };
+    match outcome {
+        Ok(Ok(Ok(ServerResult::CallToolResult(result)))) => Ok(from_call_tool_result(result)),
+        Ok(Ok(Ok(_))) => Err(ToolError::new(
+            "the MCP server answered tools/call with something else",
+        )),
+        Ok(Ok(Err(error))) => Err(ToolError::new(format!("the MCP server failed: {error}"))),
+        Ok(Err(())) => {
+            notify_cancelled(&peer, id).await;
+            Err(ToolError::new("cancelled"))
+        }
+        Err(_) => {
+            notify_cancelled(&peer, id).await;
+            Err(ToolError::new(format!(
+                "the MCP server did not answer within {} s",
+                limit.as_secs_f64()
+            )))
+        }
+    }
+}
+
+/// Tells the server to stop working on a request we gave up on.
+async fn notify_cancelled(peer: &rmcp::Peer<RoleClient>, id: rmcp::model::RequestId) {
+    let params = rmcp::model::CancelledNotificationParam::new(
+        Some(id),
+        Some("the client gave up".to_owned()),
+    );
+    let _ = peer.notify_cancelled(params).await;
+}
+
+/// An MCP result as our output: content, `structuredContent` as details, `isError` kept.
+pub fn from_call_tool_result(result: CallToolResult) -> ToolOutput<Value> {
+    let content: Vec<Content> = result
+        .content
+        .into_iter()
+        .map(|block| match block {
+            ContentBlock::Text(block) => text(block.text),
+            ContentBlock::Image(block) => image(block.data, block.mime_type),
+            other => text(format!(
+                "[{} content omitted]",
+                serde_json::to_value(&other)
+                    .ok()
+                    .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_owned))
+                    .unwrap_or_else(|| "unsupported".to_owned())
+            )),
+        })
+        .collect();
+    ToolOutput {
+        content,
+        details: result.structured_content,
+        is_error: result.is_error,
+        terminate: false,
+    }
+}
