@@ -36,6 +36,9 @@ enum Command {
     Agent(commands::agent::AgentArgs),
     /// Serve the built-in tools over MCP: stdio by default, streamable HTTP with --http.
     Serve(commands::serve::ServeArgs),
+    /// Use any MCP server's tools: `mcp tools -- CMD ARGS...`, `mcp call NAME 'JSON' -- CMD ARGS...`
+    /// (or `--url http://HOST:PORT/mcp`).
+    Mcp(commands::mcp::McpArgs),
 }
 
 #[tokio::main]
@@ -49,6 +52,7 @@ async fn main() -> ExitCode {
         Command::Check(args) => commands::check::run(args).await,
         Command::Agent(args) => commands::agent::run(args, tools).await,
         Command::Serve(args) => commands::serve::run(args, tools).await,
+        Command::Mcp(args) => commands::mcp::run(args).await,
     };
     match outcome {
         Ok(code) => code,

@@ -337,3 +337,52 @@ fn agent_with_an_exhausted_script_says_why_and_exits_1() {
     assert_eq!(bad.status.code(), Some(2));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn mcp_tools_and_call_reach_any_stdio_server() {
+    let me = env!("CARGO_BIN_EXE_pi-tool");
+    let listed = pi_tool()
+        .args(["mcp", "tools", "--", me, "serve"])
+        .output()
+        .unwrap();
+    assert!(
+        listed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&listed.stderr)
+    );
+    let definitions: Value = serde_json::from_slice(&listed.stdout).unwrap();
+    assert_eq!(definitions[1]["name"], "uppercase");
+
+    let called = pi_tool()
+        .args([
+            "mcp",
+            "call",
+            "uppercase",
+            r#"{"value":"via mcp"}"#,
+            "--id",
+            "m1",
+            "--",
+            me,
+            "serve",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(called.status.code(), Some(0));
+    let result = result_line(String::from_utf8(called.stdout).unwrap().trim_end());
+    assert_eq!(result["toolCallId"], "m1");
+    assert_eq!(result["content"][0]["text"], "VIA MCP");
+
+    let refused = pi_tool()
+        .args(["mcp", "call", "echo", r#"{"value":3}"#, "--", me, "serve"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(1));
+    let result = result_line(String::from_utf8(refused.stdout).unwrap().trim_end());
+    assert_eq!(
+        result["content"][0]["text"],
+        "Tool echo failed: 必须是 string"
+    );
+
+    let nowhere = pi_tool().args(["mcp", "tools"]).output().unwrap();
+    assert_eq!(nowhere.status.code(), Some(2));
+}

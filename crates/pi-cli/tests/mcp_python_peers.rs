@@ -77,3 +77,50 @@ fn python_sdk_client_over_streamable_http() {
     server.wait().unwrap();
     assert_all_checks_pass(output);
 }
+
+#[test]
+fn agent_uses_a_python_sdk_servers_tools() {
+    let dir = std::env::temp_dir().join(format!("pi-agent-mcp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let script = dir.join("script.json");
+    std::fs::write(
+        &script,
+        r#"[{"content":[{"type":"toolCall","id":"s1","name":"shout","arguments":{"text":"hello"}},
+                         {"type":"toolCall","id":"s2","name":"echo","arguments":{"value":"local"}}]},
+            {"content":[{"type":"text","text":"done"}]}]"#,
+    )
+    .unwrap();
+    let server = format!(
+        "{} {}",
+        python().display(),
+        workspace()
+            .join("crates/pi-mcp/tests/peers/python_server.py")
+            .display()
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args([
+            "agent",
+            "--faux",
+            script.to_str().unwrap(),
+            "go",
+            "--mcp",
+            &server,
+        ])
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let transcript: Vec<serde_json::Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(transcript[2]["toolCallId"], "s1");
+    assert_eq!(transcript[2]["content"][0]["text"], "HELLO");
+    assert_eq!(transcript[3]["toolCallId"], "s2");
+    assert_eq!(transcript[3]["content"][0]["text"], "local");
+}

@@ -34,9 +34,25 @@ pub(crate) struct AgentArgs {
     /// Stop after this many model responses.
     #[arg(long)]
     max_turns: Option<usize>,
+    /// Add an MCP server's tools: a command line, split on whitespace (repeatable).
+    #[arg(long, value_name = "CMD ARGS")]
+    mcp: Vec<String>,
 }
 
-pub(crate) async fn run(args: AgentArgs, tools: ToolRegistry) -> anyhow::Result<ExitCode> {
+pub(crate) async fn run(args: AgentArgs, mut tools: ToolRegistry) -> anyhow::Result<ExitCode> {
+    // Kept alive for the whole run: the imported tools talk through these connections.
+    let mut servers = Vec::new();
+    for command in &args.mcp {
+        let words: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
+        let Some((program, rest)) = words.split_first() else {
+            anyhow::bail!("--mcp needs a command");
+        };
+        let client = pi_mcp::McpClient::connect_stdio(program, rest)
+            .await
+            .with_context(|| format!("starting MCP server {command:?}"))?;
+        client.register_into(&mut tools).await?;
+        servers.push(client);
+    }
     let text = std::fs::read_to_string(&args.faux)
         .with_context(|| format!("reading {}", args.faux.display()))?;
     let script: Value = serde_json::from_str(&text)
@@ -82,6 +98,7 @@ pub(crate) async fn run(args: AgentArgs, tools: ToolRegistry) -> anyhow::Result<
         )
         .await;
     drop(agent); // closes the event channel, so the printer finishes
+    drop(servers);
     if let Some(printer) = printer {
         printer.await.context("printing events")?;
     }

@@ -3,6 +3,7 @@
 pub(crate) mod agent;
 pub(crate) mod call;
 pub(crate) mod check;
+pub(crate) mod mcp;
 pub(crate) mod run;
 pub(crate) mod serve;
 pub(crate) mod tools;
