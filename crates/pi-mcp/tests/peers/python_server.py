@@ -27,6 +27,12 @@ def add(a: int, b: int) -> int:
 
 
 @server.tool()
+def echo(value: str) -> str:
+    """Echo one value (the load benchmark's tool)."""
+    return value
+
+
+@server.tool()
 def shout(text: str) -> str:
     """Upper-case a text."""
     counted()

@@ -1,0 +1,158 @@
+//! Load benchmark: many concurrent MCP clients calling `echo` over streamable HTTP on loopback
+//! for a bounded time, against our server and against the official Python SDK's server, in the
+//! same run. Every response is checked against its request (none lost, none crossed).
+//!
+//! Run: `scripts/mcp-load.sh` (builds in release, installs the Python SDK, prints the table).
+//! Usage: load PYTHON PYTHON_SERVER_SCRIPT [CLIENTS] [SECONDS]
+#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use pi_mcp::{McpClient, McpToolServer, serve_http};
+use pi_tool::{CallContext, ToolCall, ToolRegistry, builtin, execute_tool_call};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+struct Outcome {
+    calls: usize,
+    mismatches: usize,
+    failures: usize,
+    latencies: Vec<Duration>,
+    elapsed: Duration,
+}
+
+async fn load(url: &str, clients: usize, duration: Duration) -> Outcome {
+    let mut tasks = Vec::new();
+    let started = Instant::now();
+    let deadline = started + duration;
+    for client_index in 0..clients {
+        let url = url.to_owned();
+        tasks.push(tokio::spawn(async move {
+            let client = McpClient::connect_http(&url).await.expect("connect");
+            let mut tools = ToolRegistry::default();
+            client.register_into(&mut tools).await.expect("list tools");
+            let (mut calls, mut mismatches, mut failures, mut latencies) = (0, 0, 0, Vec::new());
+            let mut n = 0u64;
+            while Instant::now() < deadline {
+                n += 1;
+                let value = format!("c{client_index}-{n}");
+                let call = ToolCall::new(format!("id-{n}"), "echo", json!({"value": value}));
+                let sent = Instant::now();
+                let result = execute_tool_call(&call, &tools, CallContext::default()).await;
+                latencies.push(sent.elapsed());
+                calls += 1;
+                if result.is_error {
+                    failures += 1;
+                } else if result.text() != value || result.tool_call_id != call.id {
+                    mismatches += 1;
+                }
+            }
+            drop(client);
+            (calls, mismatches, failures, latencies)
+        }));
+    }
+    let mut outcome = Outcome {
+        calls: 0,
+        mismatches: 0,
+        failures: 0,
+        latencies: Vec::new(),
+        elapsed: Duration::ZERO,
+    };
+    for task in tasks {
+        let (calls, mismatches, failures, latencies) = task.await.unwrap();
+        outcome.calls += calls;
+        outcome.mismatches += mismatches;
+        outcome.failures += failures;
+        outcome.latencies.extend(latencies);
+    }
+    outcome.elapsed = started.elapsed();
+    outcome.latencies.sort();
+    outcome
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[index.min(sorted.len() - 1)]
+}
+
+fn row(name: &str, outcome: &Outcome) -> (f64, Duration) {
+    let rate = outcome.calls as f64 / outcome.elapsed.as_secs_f64();
+    let p99 = percentile(&outcome.latencies, 0.99);
+    println!(
+        "| {name} | {} | {rate:.0} | {:.2} | {:.2} | {} | {} |",
+        outcome.calls,
+        percentile(&outcome.latencies, 0.50).as_secs_f64() * 1e3,
+        p99.as_secs_f64() * 1e3,
+        outcome.mismatches,
+        outcome.failures,
+    );
+    (rate, p99)
+}
+
+#[tokio::main]
+async fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let python = args
+        .get(1)
+        .expect("usage: load PYTHON SERVER_SCRIPT [CLIENTS] [SECONDS]")
+        .clone();
+    let script = args
+        .get(2)
+        .expect("usage: load PYTHON SERVER_SCRIPT [CLIENTS] [SECONDS]")
+        .clone();
+    let clients: usize = args.get(3).map_or(32, |v| v.parse().unwrap());
+    let seconds: f64 = args.get(4).map_or(5.0, |v| v.parse().unwrap());
+    let duration = Duration::from_secs_f64(seconds);
+
+    let shutdown = CancellationToken::new();
+    let server = McpToolServer::new(Arc::new(builtin::registry())).unwrap();
+    let (ours, _task) = serve_http(server, "127.0.0.1:0".parse().unwrap(), shutdown.clone())
+        .await
+        .unwrap();
+
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut python_server = tokio::process::Command::new(&python)
+        .args([script.as_str(), "--http", &port.to_string()])
+        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let python_url = format!("http://127.0.0.1:{port}/mcp");
+    for _ in 0..100 {
+        if McpClient::connect_http(&python_url).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    println!(
+        "{clients} concurrent clients, {seconds} s each, echo over streamable HTTP on loopback\n"
+    );
+    println!("| server | calls | calls/s | p50 ms | p99 ms | mismatched | failed |");
+    println!("|---|---|---|---|---|---|---|");
+    let (our_rate, our_p99) = row(
+        "pi-tool (Rust, rmcp)",
+        &load(&format!("http://{ours}/mcp"), clients, duration).await,
+    );
+    let (py_rate, py_p99) = row(
+        "MCP Python SDK",
+        &load(&python_url, clients, duration).await,
+    );
+    println!(
+        "\nthroughput ratio {:.1}x, p99 {:.2} ms against {:.2} ms",
+        our_rate / py_rate,
+        our_p99.as_secs_f64() * 1e3,
+        py_p99.as_secs_f64() * 1e3
+    );
+    shutdown.cancel();
+    let _ = python_server.kill().await;
+}
