@@ -4,7 +4,12 @@
 //!
 //! Run: `scripts/mcp-load.sh` (builds in release, installs the Python SDK, prints the table).
 //! Usage: load PYTHON PYTHON_SERVER_SCRIPT [CLIENTS] [SECONDS]
-#![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
+#![allow(
+    missing_docs,
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing
+)]
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

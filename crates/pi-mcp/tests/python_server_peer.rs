@@ -53,6 +53,7 @@ async fn exercise(client: McpClient) {
         names,
         [
             "add",
+            "echo",
             "shout",
             "fail",
             "progress",
