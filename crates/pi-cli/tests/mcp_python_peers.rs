@@ -85,7 +85,7 @@ fn agent_uses_a_python_sdk_servers_tools() {
     let script = dir.join("script.json");
     std::fs::write(
         &script,
-        r#"[{"content":[{"type":"toolCall","id":"s1","name":"shout","arguments":{"text":"hello"}},
+        r#"[{"content":[{"type":"toolCall","id":"s1","name":"py_shout","arguments":{"text":"hello"}},
                          {"type":"toolCall","id":"s2","name":"echo","arguments":{"value":"local"}}]},
             {"content":[{"type":"text","text":"done"}]}]"#,
     )
@@ -105,6 +105,8 @@ fn agent_uses_a_python_sdk_servers_tools() {
             "go",
             "--mcp",
             &server,
+            "--mcp-prefix",
+            "py_",
         ])
         .output()
         .unwrap();

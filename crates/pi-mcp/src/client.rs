@@ -131,17 +131,28 @@ impl McpClient {
         &self,
         registry: &mut ToolRegistry,
     ) -> Result<Vec<String>, ClientError> {
+        self.register_into_prefixed(registry, "").await
+    }
+
+    /// Like [`McpClient::register_into`], with every local name prefixed (`py_` makes the
+    /// server's `echo` the local `py_echo`), so that two sources of tools can share a registry.
+    /// Calls still go out under the server's own names.
+    pub async fn register_into_prefixed(
+        &self,
+        registry: &mut ToolRegistry,
+        prefix: &str,
+    ) -> Result<Vec<String>, ClientError> {
         let mut names = Vec::new();
         for tool in self.list_tools().await? {
-            let name = tool.name.to_string();
-            registry.register(self.remote_tool(tool)?)?;
-            names.push(name);
+            let local = format!("{prefix}{}", tool.name);
+            registry.register(self.remote_tool(tool, &local)?)?;
+            names.push(local);
         }
         Ok(names)
     }
 
-    /// One remote tool as a local, validated tool.
-    pub fn remote_tool(&self, tool: Tool) -> Result<RegisteredTool, ClientError> {
+    /// One remote tool as a local, validated tool named `local_name`.
+    pub fn remote_tool(&self, tool: Tool, local_name: &str) -> Result<RegisteredTool, ClientError> {
         let name = tool.name.to_string();
         let schema = DynamicSchema::new(Value::Object(tool.input_schema.as_ref().clone()))
             .map_err(|error| ClientError::Schema {
@@ -153,7 +164,7 @@ impl McpClient {
         let limit = self.call_timeout;
         let remote_name = name.clone();
         Ok(RegisteredTool::new(FnTool::new(
-            name,
+            local_name,
             description,
             schema,
             move |arguments: Value, context: ToolContext| {

@@ -37,6 +37,10 @@ pub(crate) struct AgentArgs {
     /// Add an MCP server's tools: a command line, split on whitespace (repeatable).
     #[arg(long, value_name = "CMD ARGS")]
     mcp: Vec<String>,
+    /// Prefix the names of the MCP servers' tools (e.g. `py_`), to keep them apart from the
+    /// built-in ones.
+    #[arg(long, default_value = "")]
+    mcp_prefix: String,
 }
 
 pub(crate) async fn run(args: AgentArgs, mut tools: ToolRegistry) -> anyhow::Result<ExitCode> {
@@ -50,7 +54,9 @@ pub(crate) async fn run(args: AgentArgs, mut tools: ToolRegistry) -> anyhow::Res
         let client = pi_mcp::McpClient::connect_stdio(program, rest)
             .await
             .with_context(|| format!("starting MCP server {command:?}"))?;
-        client.register_into(&mut tools).await?;
+        client
+            .register_into_prefixed(&mut tools, &args.mcp_prefix)
+            .await?;
         servers.push(client);
     }
     let text = std::fs::read_to_string(&args.faux)
