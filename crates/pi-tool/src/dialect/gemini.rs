@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::notes::{METADATA, move_to_description};
+use super::notes::{keep_only, move_to_description};
 use super::walk::{pointer, post_order};
 use super::{Dialect, DialectError};
 use crate::schema::resolve_ref;
@@ -199,18 +199,7 @@ fn gemini_node(node: &mut Map<String, Value>, path: &str) -> Result<(), DialectE
     }
     exclusive_bounds(node);
     keep_known_format(node);
-    let unsupported: Vec<String> = node
-        .keys()
-        .filter(|key| !SUPPORTED.contains(&key.as_str()))
-        .cloned()
-        .collect();
-    for keyword in unsupported {
-        if METADATA.contains(&keyword.as_str()) {
-            node.remove(&keyword);
-        } else {
-            move_to_description(node, &keyword);
-        }
-    }
+    keep_only(node, &SUPPORTED);
     Ok(())
 }
 

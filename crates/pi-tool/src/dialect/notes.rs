@@ -37,8 +37,25 @@ fn phrase(keyword: &str, value: &Value) -> String {
     }
 }
 
+/// Keeps the keywords a dialect supports: metadata it does not know is dropped, constraints it
+/// does not know are told in the description.
+pub(super) fn keep_only(node: &mut Map<String, Value>, supported: &[&str]) {
+    let unsupported: Vec<String> = node
+        .keys()
+        .filter(|key| !supported.contains(&key.as_str()))
+        .cloned()
+        .collect();
+    for keyword in unsupported {
+        if METADATA.contains(&keyword.as_str()) {
+            node.remove(&keyword);
+        } else {
+            move_to_description(node, &keyword);
+        }
+    }
+}
+
 /// Keywords that only annotate a schema; a dialect that does not know them drops them.
-pub(super) const METADATA: [&str; 9] = [
+const METADATA: [&str; 9] = [
     "$schema",
     "$id",
     "$anchor",

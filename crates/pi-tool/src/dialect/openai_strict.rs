@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::notes::{METADATA, move_to_description};
+use super::notes::{keep_only, move_to_description};
 use super::walk::{is_object_schema, post_order};
 use super::{Dialect, DialectError};
 use crate::schema::resolve_ref;
@@ -90,18 +90,7 @@ fn strict_node(node: &mut Map<String, Value>, path: &str) -> Result<(), DialectE
     if format.is_some_and(|format| !FORMATS.contains(&format)) {
         move_to_description(node, "format");
     }
-    let unsupported: Vec<String> = node
-        .keys()
-        .filter(|key| !SUPPORTED.contains(&key.as_str()))
-        .cloned()
-        .collect();
-    for keyword in unsupported {
-        if METADATA.contains(&keyword.as_str()) {
-            node.remove(&keyword);
-        } else {
-            move_to_description(node, &keyword);
-        }
-    }
+    keep_only(node, &SUPPORTED);
     if is_object_schema(node) {
         close_object(node, path)?;
     }
