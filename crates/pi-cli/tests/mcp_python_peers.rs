@@ -46,14 +46,26 @@ fn python_sdk_client_over_stdio() {
     assert_all_checks_pass(output);
 }
 
+/// Kills the server however the test ends, so that no orphan keeps the test's pipes open.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 #[test]
 fn python_sdk_client_over_streamable_http() {
-    let mut server = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+    let python = python();
+    let server = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
         .args(["serve", "--test-tools", "--http", "127.0.0.1:0"])
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(server.stderr.take().unwrap()).lines();
+    let mut server = KillOnDrop(server);
+    let mut lines = BufReader::new(server.0.stderr.take().unwrap()).lines();
     let url = lines
         .next()
         .unwrap()
@@ -68,13 +80,12 @@ fn python_sdk_client_over_streamable_http() {
     );
     // Keep draining the server's stderr (panic reports) so it never blocks on a full pipe.
     std::thread::spawn(move || for _ in lines {});
-    let output = Command::new(python())
+    let output = Command::new(python)
         .arg(client_script())
         .args(["--url", &url])
         .output()
         .unwrap();
-    server.kill().unwrap();
-    server.wait().unwrap();
+    drop(server);
     assert_all_checks_pass(output);
 }
 

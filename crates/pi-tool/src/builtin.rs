@@ -115,3 +115,21 @@ pub fn test_registry() -> ToolRegistry {
     }
     registry
 }
+
+#[cfg(test)]
+mod fast_path_tests {
+    use super::*;
+    use crate::Schema;
+
+    #[test]
+    fn echo_parses_raw_text_in_one_pass() {
+        let schema = ValueParams::object_schema();
+        let parsed: Result<ValueParams, _> =
+            serde_json::from_str(r#"{"value":"Pi","ignored":"drop me"}"#);
+        assert!(parsed.is_ok(), "{:?}", parsed.err());
+        assert_eq!(
+            schema.parse_text(r#"{"value":"Pi","ignored":"drop me"}"#),
+            Some(ValueParams { value: "Pi".into() })
+        );
+    }
+}

@@ -5,8 +5,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::model_text::{failure_text, invalid_json};
 use crate::{
-    ProgressCallback, ToolCall, ToolRegistry, ToolResultMessage, now_millis, prepare_tool_call,
-    text,
+    PreparedCall, ProgressCallback, ToolCall, ToolRegistry, ToolResultMessage, now_millis,
+    prepare_tool_call, text,
 };
 
 /// What the caller hands to every tool it runs: the seed's `Omit<ToolContext, "callId">`.
@@ -77,6 +77,12 @@ pub async fn execute_raw_tool_call(
     context: CallContext,
 ) -> ToolResultMessage {
     let text = raw_arguments.trim();
+    if let Some(prepared) = registry
+        .get(name)
+        .and_then(|tool| PreparedCall::from_text(tool, id, name, text))
+    {
+        return prepared.run(context).await.message;
+    }
     let parsed = if text.is_empty() {
         Ok(Value::Object(serde_json::Map::new()))
     } else {

@@ -128,6 +128,10 @@ where
         self.exclusive
     }
 
+    fn prepares_arguments(&self) -> bool {
+        self.prepare.is_some()
+    }
+
     fn prepare_arguments<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
         match self.prepare.as_ref().and_then(|prepare| prepare(arguments)) {
             Some(repaired) => Cow::Owned(repaired),

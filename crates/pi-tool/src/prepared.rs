@@ -94,6 +94,24 @@ fn parse_contained(
 }
 
 impl PreparedCall {
+    /// The call prepared straight from raw argument text, when the tool's schema parses it in
+    /// one pass and accepts it; `None` sends the caller down the JSON path (which also reports
+    /// every violation). Panics are contained: they too mean `None`.
+    pub(crate) fn from_text(
+        tool: &RegisteredTool,
+        id: &str,
+        name: &str,
+        text: &str,
+    ) -> Option<Self> {
+        let params = catch_unwind(AssertUnwindSafe(|| tool.parse_text(text))).ok()??;
+        Some(Self {
+            id: id.to_owned(),
+            name: name.to_owned(),
+            tool: tool.clone(),
+            params,
+        })
+    }
+
     /// The tool that will run.
     pub fn tool(&self) -> &RegisteredTool {
         &self.tool
@@ -134,7 +152,7 @@ impl PreparedCall {
             Err(panic) => return failed(&call, &panic_message(panic.as_ref())),
         };
         match AssertUnwindSafe(running).catch_unwind().await {
-            Ok(Ok(output)) => success(&call, output),
+            Ok(Ok(output)) => success(call, output),
             Ok(Err(error)) => failed(&call, error.message()),
             Err(panic) => failed(&call, &panic_message(panic.as_ref())),
         }
@@ -148,11 +166,11 @@ fn failed(call: &ToolCall, reason: &str) -> ExecutedCall {
     }
 }
 
-fn success(call: &ToolCall, output: ToolOutput) -> ExecutedCall {
+fn success(call: ToolCall, output: ToolOutput) -> ExecutedCall {
     ExecutedCall {
         message: ToolResultMessage {
-            tool_call_id: call.id.clone(),
-            tool_name: call.name.clone(),
+            tool_call_id: call.id,
+            tool_name: call.name,
             content: output.content,
             details: output.details,
             is_error: output.is_error.unwrap_or(false),

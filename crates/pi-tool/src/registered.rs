@@ -22,6 +22,7 @@ trait ErasedTool: Send + Sync {
     fn is_exclusive(&self) -> bool;
     fn prepare<'a>(&self, arguments: &'a Value) -> std::borrow::Cow<'a, Value>;
     fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError>;
+    fn parse_text(&self, text: &str) -> Option<ErasedParams>;
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_>;
 }
 
@@ -50,6 +51,14 @@ impl<T: Tool> ErasedTool for T {
         let prepared = self.prepare_arguments(arguments);
         let params = self.schema().parse(&prepared)?;
         Ok(Box::new(params))
+    }
+
+    fn parse_text(&self, text: &str) -> Option<ErasedParams> {
+        if self.prepares_arguments() {
+            return None;
+        }
+        let params = self.schema().parse_text(text)?;
+        Some(Box::new(params))
     }
 
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_> {
@@ -143,6 +152,12 @@ impl RegisteredTool {
     /// Repairs and parses `arguments`. Panics are the caller's to contain.
     pub(crate) fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError> {
         self.inner.parse(arguments)
+    }
+
+    /// Parses raw argument text in one pass when the tool's schema can, the text is valid and
+    /// the tool has no repair step; `None` otherwise. Panics are the caller's to contain.
+    pub(crate) fn parse_text(&self, text: &str) -> Option<ErasedParams> {
+        self.inner.parse_text(text)
     }
 
     /// Starts the tool on parameters from its own [`RegisteredTool::parse`].

@@ -59,6 +59,13 @@ pub trait Tool: Send + Sync + 'static {
         Cow::Borrowed(arguments)
     }
 
+    /// Whether this tool overrides [`Tool::prepare_arguments`]. Return `true` when it does:
+    /// the one-pass path over raw argument text (which never builds the JSON a repair step
+    /// would look at) is then not taken for this tool.
+    fn prepares_arguments(&self) -> bool {
+        false
+    }
+
     /// Whether the tool must run alone: a batch of calls that includes it runs sequentially.
     /// For tools whose effects must not interleave with anything else (the default is `false`).
     fn exclusive(&self) -> bool {

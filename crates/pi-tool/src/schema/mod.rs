@@ -51,6 +51,13 @@ pub trait Schema: Send + Sync {
 
     /// The JSON Schema shown to the model; `None` when this schema has none to show.
     fn json_schema(&self) -> Option<&Value>;
+
+    /// Parses raw JSON text in one pass, without building a `serde_json::Value`, when this
+    /// schema knows how and the text is valid. `None` means "use [`Schema::parse`] on the
+    /// parsed JSON", which then also reports every violation. The default knows no fast way.
+    fn parse_text(&self, _text: &str) -> Option<Self::Output> {
+        None
+    }
 }
 
 impl<S: Schema + ?Sized> Schema for &S {
@@ -63,6 +70,10 @@ impl<S: Schema + ?Sized> Schema for &S {
     fn json_schema(&self) -> Option<&Value> {
         (**self).json_schema()
     }
+
+    fn parse_text(&self, text: &str) -> Option<Self::Output> {
+        (**self).parse_text(text)
+    }
 }
 
 impl<S: Schema + ?Sized> Schema for std::sync::Arc<S> {
@@ -74,5 +85,9 @@ impl<S: Schema + ?Sized> Schema for std::sync::Arc<S> {
 
     fn json_schema(&self) -> Option<&Value> {
         (**self).json_schema()
+    }
+
+    fn parse_text(&self, text: &str) -> Option<Self::Output> {
+        (**self).parse_text(text)
     }
 }

@@ -21,6 +21,8 @@ type ParseFieldsFn<T> = dyn Fn(&Map<String, Value>) -> Result<T, ValidationError
 pub struct ObjectSchema<T> {
     json_schema: Value,
     parse_fields: Arc<ParseFieldsFn<T>>,
+    /// One-pass parsing of raw JSON text, for structs declared with `object_schema!`.
+    text_parser: Option<fn(&str) -> Option<T>>,
 }
 
 impl<T> Clone for ObjectSchema<T> {
@@ -28,6 +30,7 @@ impl<T> Clone for ObjectSchema<T> {
         Self {
             json_schema: self.json_schema.clone(),
             parse_fields: Arc::clone(&self.parse_fields),
+            text_parser: self.text_parser,
         }
     }
 }
@@ -63,7 +66,24 @@ impl<T> ObjectSchema<T> {
                 "additionalProperties": false,
             }),
             parse_fields: Arc::new(parse_fields),
+            text_parser: None,
         }
+    }
+
+    /// Adds a one-pass parser of raw JSON text that accepts exactly what this schema accepts
+    /// (or gives up with `None`, sending the text down the JSON path). Set by
+    /// [`object_schema!`](crate::object_schema); not for hand-written schemas.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn with_text_parser(mut self, parser: fn(&str) -> Option<T>) -> Self {
+        self.text_parser = Some(parser);
+        self
+    }
+
+    /// Whether values of this schema can be built by serde with every rule checked (the
+    /// `Deserialize` that `object_schema!` generates).
+    pub(crate) fn has_checked_deserialize(&self) -> bool {
+        self.text_parser.is_some()
     }
 }
 
@@ -82,6 +102,10 @@ impl<T> Schema for ObjectSchema<T> {
 
     fn json_schema(&self) -> Option<&Value> {
         Some(&self.json_schema)
+    }
+
+    fn parse_text(&self, text: &str) -> Option<T> {
+        self.text_parser.and_then(|parser| parser(text))
     }
 }
 
@@ -211,43 +235,118 @@ macro_rules! object_schema {
             )*
         }
 
-        impl $crate::ObjectParams for $name {
-            fn object_schema() -> &'static $crate::ObjectSchema<Self> {
-                static SCHEMA: ::std::sync::OnceLock<$crate::ObjectSchema<$name>> =
-                    ::std::sync::OnceLock::new();
-                SCHEMA.get_or_init(|| {
-                    struct __PiToolValidators {
-                        $( $field: $crate::Validator<$ty>, )*
-                    }
-                    let validators = __PiToolValidators { $( $field: $validator, )* };
-                    let fields = ::std::vec![
-                        $(
-                            $crate::FieldSpec::new(
-                                $crate::__object_field_name!($field $(, $json)?),
-                                &validators.$field,
-                                &[$($doc),*],
-                            ),
-                        )*
-                    ];
-                    $crate::ObjectSchema::new(fields, move |object| {
-                        let mut walker = $crate::ObjectFields::new(object);
-                        $(
-                            let $field = walker.field(
-                                $crate::__object_field_name!($field $(, $json)?),
-                                &validators.$field,
-                            );
-                        )*
-                        #[allow(unreachable_patterns)]
-                        match ( $( $field, )* ) {
-                            ( $( ::std::option::Option::Some($field), )* ) => {
-                                ::std::result::Result::Ok($name { $( $field, )* })
-                            }
-                            _ => ::std::result::Result::Err(walker.finish()),
-                        }
-                    })
-                })
+        // An anonymous scope: the validators are built once and shared by the schema (the JSON
+        // path) and by the `Deserialize` impl (the one-pass path over raw text).
+        const _: () = {
+            struct __PiToolValidators {
+                $( $field: $crate::Validator<$ty>, )*
             }
-        }
+
+            fn __pi_tool_validators() -> &'static __PiToolValidators {
+                static VALIDATORS: ::std::sync::OnceLock<__PiToolValidators> =
+                    ::std::sync::OnceLock::new();
+                VALIDATORS.get_or_init(|| __PiToolValidators { $( $field: $validator, )* })
+            }
+
+            impl $crate::ObjectParams for $name {
+                fn object_schema() -> &'static $crate::ObjectSchema<Self> {
+                    static SCHEMA: ::std::sync::OnceLock<$crate::ObjectSchema<$name>> =
+                        ::std::sync::OnceLock::new();
+                    SCHEMA.get_or_init(|| {
+                        let validators = __pi_tool_validators();
+                        let fields = ::std::vec![
+                            $(
+                                $crate::FieldSpec::new(
+                                    $crate::__object_field_name!($field $(, $json)?),
+                                    &validators.$field,
+                                    &[$($doc),*],
+                                ),
+                            )*
+                        ];
+                        $crate::ObjectSchema::new(fields, move |object| {
+                            let mut walker = $crate::ObjectFields::new(object);
+                            $(
+                                let $field = walker.field(
+                                    $crate::__object_field_name!($field $(, $json)?),
+                                    &validators.$field,
+                                );
+                            )*
+                            #[allow(unreachable_patterns)]
+                            match ( $( $field, )* ) {
+                                ( $( ::std::option::Option::Some($field), )* ) => {
+                                    ::std::result::Result::Ok($name { $( $field, )* })
+                                }
+                                _ => ::std::result::Result::Err(walker.finish()),
+                            }
+                        })
+                        .with_text_parser($crate::__private::parse_text::<$name>)
+                    })
+                }
+            }
+
+            // Accepts exactly what the schema accepts, or fails without saying why: a failure
+            // sends the text down the JSON path, which reports every violation.
+            impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
+                fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+                where
+                    D: $crate::__private::serde::Deserializer<'de>,
+                {
+                    struct __PiToolVisitor;
+
+                    impl<'de> $crate::__private::serde::de::Visitor<'de> for __PiToolVisitor {
+                        type Value = $name;
+
+                        fn expecting(
+                            &self,
+                            formatter: &mut ::std::fmt::Formatter<'_>,
+                        ) -> ::std::fmt::Result {
+                            formatter.write_str(::std::stringify!($name))
+                        }
+
+                        #[allow(unused_mut, unused_variables)]
+                        fn visit_map<A>(self, mut map: A) -> ::std::result::Result<$name, A::Error>
+                        where
+                            A: $crate::__private::serde::de::MapAccess<'de>,
+                        {
+                            use $crate::__private::serde::de::Error as _;
+                            let validators = __pi_tool_validators();
+                            $( let mut $field: ::std::option::Option<::std::option::Option<$ty>> = None; )*
+                            while let ::std::option::Option::Some(key) =
+                                map.next_key::<$crate::__private::Key<'de>>()?
+                            {
+                                $(
+                                    if key.as_str() == $crate::__object_field_name!($field $(, $json)?) {
+                                        $field = ::std::option::Option::Some(map.next_value()?);
+                                        continue;
+                                    }
+                                )*
+                                map.next_value::<$crate::__private::serde::de::IgnoredAny>()?;
+                            }
+                            $(
+                                let $field: $ty = match $field {
+                                    ::std::option::Option::Some(::std::option::Option::Some(value))
+                                        if validators.$field.accepts_typed(&value) => value,
+                                    ::std::option::Option::Some(::std::option::Option::Some(_)) => {
+                                        return ::std::result::Result::Err(A::Error::custom("rejected"));
+                                    }
+                                    ::std::option::Option::Some(::std::option::Option::None) => validators
+                                        .$field
+                                        .check(::std::option::Option::Some(&$crate::__private::NULL))
+                                        .map_err(|_| A::Error::custom("rejected"))?,
+                                    ::std::option::Option::None => validators
+                                        .$field
+                                        .check(::std::option::Option::None)
+                                        .map_err(|_| A::Error::custom("rejected"))?,
+                                };
+                            )*
+                            ::std::result::Result::Ok($name { $( $field, )* })
+                        }
+                    }
+
+                    deserializer.deserialize_map(__PiToolVisitor)
+                }
+            }
+        };
     };
 }
 

@@ -76,6 +76,7 @@ where
     let options: Vec<String> = options.into_iter().map(Into::into).collect();
     let listed: Vec<Value> = options.iter().cloned().map(Value::String).collect();
     let message = must_be_one_of(&listed);
+    let members = options.clone();
     Validator::new(
         Some(json!({"type": "string", "enum": listed})),
         move |value| match value {
@@ -83,6 +84,7 @@ where
             other => Err(ValidationError::single(Issue::new(message.clone(), other))),
         },
     )
+    .with_typed_check(move |text| members.contains(text))
 }
 
 /// A JSON boolean, `{"type":"boolean"}`.
@@ -94,6 +96,7 @@ pub fn boolean() -> Validator<bool> {
             other,
         ))),
     })
+    .with_typed_check(|_| true)
 }
 
 /// A JSON integer that fits an `i64`, `{"type":"integer"}`. `2.0` counts as an integer, as in
@@ -108,6 +111,7 @@ pub fn integer() -> Validator<i64> {
             ))),
         }
     })
+    .with_typed_check(|_| true)
 }
 
 /// Any JSON number, `{"type":"number"}`.
@@ -121,6 +125,7 @@ pub fn number() -> Validator<f64> {
             ))),
         }
     })
+    .with_typed_check(|number| number.is_finite())
 }
 
 /// 2^63 as an f64: the first float above every `i64`.

@@ -14,6 +14,9 @@ use crate::model_text::must_be;
 
 type CheckFn<T> = dyn Fn(Option<&Value>) -> Result<T, ValidationError> + Send + Sync;
 
+/// The validator's rules applied to an already typed value (see [`Validator::accepts_typed`]).
+pub(crate) type TypedFn<T> = Arc<dyn Fn(&T) -> bool + Send + Sync>;
+
 /// Checks one JSON value (an object's field) and turns it into a `T`.
 ///
 /// `check(None)` means the field was absent, which only optional validators accept.
@@ -29,6 +32,9 @@ type CheckFn<T> = dyn Fn(Option<&Value>) -> Result<T, ValidationError> + Send + 
 /// ```
 pub struct Validator<T> {
     check: Arc<CheckFn<T>>,
+    /// The same rules over a value serde has already built from the raw text, when they can be
+    /// stated that way; `None` sends such values through `check`.
+    typed: Option<TypedFn<T>>,
     json_schema: Option<Value>,
     optional: bool,
 }
@@ -37,6 +43,7 @@ impl<T> Clone for Validator<T> {
     fn clone(&self) -> Self {
         Self {
             check: Arc::clone(&self.check),
+            typed: self.typed.clone(),
             json_schema: self.json_schema.clone(),
             optional: self.optional,
         }
@@ -60,9 +67,30 @@ impl<T> Validator<T> {
     ) -> Self {
         Self {
             check: Arc::new(check),
+            typed: None,
             json_schema,
             optional: false,
         }
+    }
+
+    /// Declares how the same rules read on a value already typed by serde, which lets
+    /// [`object_schema!`](crate::object_schema) structs parse raw argument text in one pass.
+    /// It must accept exactly the typed values `check` accepts.
+    #[must_use]
+    pub fn with_typed_check(mut self, rules: impl Fn(&T) -> bool + Send + Sync + 'static) -> Self {
+        self.typed = Some(Arc::new(rules));
+        self
+    }
+
+    /// Whether a value serde built from the raw text passes the rules. `false` when the
+    /// validator cannot tell without the JSON (the caller then takes the JSON path).
+    pub fn accepts_typed(&self, value: &T) -> bool {
+        self.typed.as_ref().is_some_and(|rules| rules(value))
+    }
+
+    /// The typed rules, for combinators.
+    pub(crate) fn typed_rules(&self) -> Option<TypedFn<T>> {
+        self.typed.clone()
     }
 
     /// Runs the check; `None` stands for an absent field.
@@ -129,6 +157,11 @@ impl<T: 'static> Validator<T> {
         rule: impl Fn(&T) -> Option<String> + Send + Sync + 'static,
     ) -> Self {
         let inner = Arc::clone(&self.check);
+        let rule = Arc::new(rule);
+        let typed = self.typed.map(|inner_typed| {
+            let rule = Arc::clone(&rule);
+            Arc::new(move |value: &T| inner_typed(value) && rule(value).is_none()) as TypedFn<T>
+        });
         let refined = Validator {
             check: Arc::new(move |value: Option<&Value>| {
                 let accepted = inner(value)?;
@@ -137,6 +170,7 @@ impl<T: 'static> Validator<T> {
                     Some(message) => Err(ValidationError::single(Issue::new(message, value))),
                 }
             }),
+            typed,
             json_schema: self.json_schema,
             optional: self.optional,
         };
@@ -146,8 +180,10 @@ impl<T: 'static> Validator<T> {
     /// Turns the checked value into another type; the JSON Schema is unchanged.
     pub fn map<U>(self, convert: impl Fn(T) -> U + Send + Sync + 'static) -> Validator<U> {
         let inner = self.check;
+        // A mapped value has no typed rules: serde builds a `U`, the rules are about a `T`.
         Validator {
             check: Arc::new(move |value| inner(value).map(&convert)),
+            typed: None,
             json_schema: self.json_schema,
             optional: self.optional,
         }
@@ -175,6 +211,7 @@ pub fn string_value() -> Validator<String> {
             other,
         ))),
     })
+    .with_typed_check(|_| true)
 }
 
 /// A string or an absent field.
@@ -197,6 +234,7 @@ pub fn positive_integer() -> Validator<u64> {
             ))),
         },
     )
+    .with_typed_check(|number| *number >= 1)
 }
 
 /// An integer >= 0: `{"type":"integer","minimum":0}`, as a `u64`.
@@ -211,6 +249,7 @@ pub fn non_negative_integer() -> Validator<u64> {
             ))),
         },
     )
+    .with_typed_check(|_| true)
 }
 
 /// An integer >= 1 or an absent field.
