@@ -10,7 +10,7 @@ use anyhow::Context;
 use futures::executor::block_on;
 use pi_bench::baseline::Baseline;
 use pi_bench::measure::median_ns_per_call;
-use pi_bench::workload::{Workload, verify};
+use pi_bench::workload::{Workload, WorkloadCall, verify};
 use pi_bench::{dynamic, typed};
 use pi_tool::{CallContext, ToolRegistry, execute_raw_tool_call};
 
@@ -60,8 +60,40 @@ fn bench(workload: &Workload, tools: &ToolRegistry, options: &Options) -> anyhow
     // Correctness first: every call, its expectation; the baseline too.
     verify(workload, tools)?;
     let baseline = Baseline::default();
+    let all: Vec<&WorkloadCall> = workload.calls.iter().collect();
+    let valid: Vec<&WorkloadCall> = workload.calls.iter().filter(|c| c.expect.ok).collect();
+    let invalid: Vec<&WorkloadCall> = workload.calls.iter().filter(|c| !c.expect.ok).collect();
+    let mode = if options.dynamic { "dynamic" } else { "typed" };
+    for (label, calls) in [("all", &all), ("valid", &valid), ("invalid", &invalid)] {
+        if calls.is_empty() || (label != "all" && calls.len() == all.len()) {
+            continue;
+        }
+        let (ours, plain) = measure(calls, tools, &baseline, options);
+        println!(
+            "{:<16} {:<8} {:<8} calls {:>3}  {:>9.0} ns/call  {:>10.0} calls/s  serde {:>8.0} ns/call  ratio {:.2}x",
+            workload.name,
+            mode,
+            label,
+            calls.len(),
+            ours,
+            1e9 / ours,
+            plain,
+            ours / plain
+        );
+    }
+    Ok(())
+}
+
+/// Median ns per call of `calls` through our path and through the serde baseline, measured
+/// interleaved so that machine noise hits both alike.
+fn measure(
+    calls: &[&WorkloadCall],
+    tools: &ToolRegistry,
+    baseline: &Baseline,
+    options: &Options,
+) -> (f64, f64) {
     let run_ours = || {
-        for call in &workload.calls {
+        for call in calls {
             std::hint::black_box(block_on(execute_raw_tool_call(
                 &call.id,
                 &call.name,
@@ -70,19 +102,18 @@ fn bench(workload: &Workload, tools: &ToolRegistry, options: &Options) -> anyhow
                 CallContext::default(),
             )));
         }
-        workload.calls.len()
+        calls.len()
     };
     let run_baseline = || {
-        for call in &workload.calls {
+        for call in calls {
             std::hint::black_box(block_on(baseline.execute(
                 &call.id,
                 &call.name,
                 &call.arguments,
             )));
         }
-        workload.calls.len()
+        calls.len()
     };
-    // Interleave the two so that machine noise hits both alike.
     let mut ours = Vec::new();
     let mut plain = Vec::new();
     for _ in 0..3 {
@@ -97,18 +128,7 @@ fn bench(workload: &Workload, tools: &ToolRegistry, options: &Options) -> anyhow
             run_baseline,
         ));
     }
-    let (ours, plain) = (median(ours), median(plain));
-    println!(
-        "{:<16} {:<8} calls {:>3}  {:>9.0} ns/call  {:>10.0} calls/s  serde {:>8.0} ns/call  ratio {:.2}x",
-        workload.name,
-        if options.dynamic { "dynamic" } else { "typed" },
-        workload.calls.len(),
-        ours,
-        1e9 / ours,
-        plain,
-        ours / plain
-    );
-    Ok(())
+    (median(ours), median(plain))
 }
 
 fn median(mut samples: Vec<f64>) -> f64 {

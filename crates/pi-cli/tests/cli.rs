@@ -386,3 +386,42 @@ fn mcp_tools_and_call_reach_any_stdio_server() {
     let nowhere = pi_tool().args(["mcp", "tools"]).output().unwrap();
     assert_eq!(nowhere.status.code(), Some(2));
 }
+
+#[test]
+fn serve_speaks_json_rpc_on_stdio_and_refuses_unknown_methods() {
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"value":"Pi","ignored":"drop me"}}}"#,
+        r#"{"jsonrpc":"2.0","id":3,"method":"frobnicate"}"#,
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"nope","arguments":{}}}"#,
+    ];
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .arg("serve")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    use std::io::{BufRead, Write};
+    for request in requests {
+        writeln!(stdin, "{request}").unwrap();
+    }
+    let mut replies = std::collections::HashMap::new();
+    for line in std::io::BufReader::new(stdout).lines() {
+        let reply: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        replies.insert(reply["id"].as_i64().unwrap(), reply);
+        if replies.len() == 4 {
+            break;
+        }
+    }
+    drop(stdin);
+    child.kill().ok();
+    child.wait().unwrap();
+    assert_eq!(replies[&2]["result"]["content"][0]["text"], "Pi");
+    assert_eq!(replies[&2]["result"]["isError"], false);
+    assert_eq!(replies[&3]["error"]["code"], -32601);
+    assert_eq!(replies[&4]["error"]["code"], -32602);
+    assert_eq!(replies[&4]["error"]["message"], "Unknown tool: nope");
+}

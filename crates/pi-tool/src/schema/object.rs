@@ -195,6 +195,13 @@ pub trait ObjectParams: Sized + Send + 'static {
 /// (`Validator<String>` for a `String` field). Doc comments on fields become their JSON Schema
 /// `description`; `as "jsonName"` sets the JSON key when it differs from the Rust name.
 ///
+/// The struct also gets a `serde::Deserialize` impl that parses raw argument text in one pass
+/// and checks every rule on the typed values (used by
+/// [`execute_raw_tool_call`](crate::execute_raw_tool_call)); it gives up on any doubt, and the
+/// JSON path then reports every violation. So every field type must implement `Deserialize`
+/// (all the validators' outputs and other `object_schema!` structs do), and the struct must not
+/// derive `Deserialize` itself.
+///
 /// ```
 /// use pi_tool::{ObjectParams, Schema, object_schema, optional_positive_integer, optional_string, string_value};
 /// use serde_json::json;
