@@ -220,10 +220,10 @@ async fn call_remote(
             () = signal.cancelled() => Err(()),
         }
     };
-    let outcome = tokio::select! {
-        outcome = tokio::time::timeout(limit, response) => outcome,
-        () = forward => std::future::pending().await,
-    };
+    // Progress is forwarded on its own task for as long as the call is pending.
+    let forwarder = tokio::spawn(forward);
+    let outcome = tokio::time::timeout(limit, response).await;
+    forwarder.abort();
     match outcome {
         Ok(Ok(Ok(ServerResult::CallToolResult(result)))) => Ok(from_call_tool_result(result)),
         Ok(Ok(Ok(_))) => Err(ToolError::new(
