@@ -15,6 +15,17 @@ use serde_json::json;
 use support::*;
 use tokio_util::sync::CancellationToken;
 
+/// The ids of the `tool_execution_end` events received so far, in the order they fired.
+fn ended_ids(events: &mut tokio::sync::mpsc::UnboundedReceiver<AgentEvent>) -> Vec<String> {
+    drain(events)
+        .into_iter()
+        .filter_map(|event| match event {
+            AgentEvent::ToolExecutionEnd { tool_call_id, .. } => Some(tool_call_id),
+            _ => None,
+        })
+        .collect()
+}
+
 fn results(messages: &[Message]) -> Vec<(String, String, bool)> {
     messages
         .iter()
@@ -87,13 +98,7 @@ async fn a_parallel_batch_ends_in_completion_order_but_records_in_call_order() {
         "the calls overlapped"
     );
 
-    let ended: Vec<String> = drain(&mut events)
-        .into_iter()
-        .filter_map(|event| match event {
-            AgentEvent::ToolExecutionEnd { tool_call_id, .. } => Some(tool_call_id),
-            _ => None,
-        })
-        .collect();
+    let ended: Vec<String> = ended_ids(&mut events);
     assert_eq!(ended, ["fast", "mid", "slow"]);
     let recorded: Vec<String> = results(&run.messages)
         .into_iter()
@@ -119,13 +124,7 @@ async fn sequential_mode_exclusive_tools_and_a_concurrency_limit_serialise_calls
         agent
             .run(Vec::new(), prompt("go"), CancellationToken::new())
             .await;
-        let ended: Vec<String> = drain(&mut events)
-            .into_iter()
-            .filter_map(|event| match event {
-                AgentEvent::ToolExecutionEnd { tool_call_id, .. } => Some(tool_call_id),
-                _ => None,
-            })
-            .collect();
+        let ended: Vec<String> = ended_ids(&mut events);
         assert_eq!(ended, ["a", "b"], "one at a time, in call order");
     }
 
@@ -141,13 +140,7 @@ async fn sequential_mode_exclusive_tools_and_a_concurrency_limit_serialise_calls
     agent
         .run(Vec::new(), prompt("go"), CancellationToken::new())
         .await;
-    let ended: Vec<String> = drain(&mut events)
-        .into_iter()
-        .filter_map(|event| match event {
-            AgentEvent::ToolExecutionEnd { tool_call_id, .. } => Some(tool_call_id),
-            _ => None,
-        })
-        .collect();
+    let ended: Vec<String> = ended_ids(&mut events);
     assert_eq!(
         ended,
         ["a", "l", "b"],
