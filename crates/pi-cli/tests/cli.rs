@@ -383,6 +383,25 @@ fn mcp_tools_and_call_reach_any_stdio_server() {
         "Tool echo failed: 必须是 string"
     );
 
+    // Images survive the round trip through MCP.
+    let picture = pi_tool()
+        .args([
+            "mcp",
+            "call",
+            "pixel",
+            r#"{"value":"p"}"#,
+            "--",
+            me,
+            "serve",
+            "--test-tools",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(picture.status.code(), Some(0));
+    let result = result_line(String::from_utf8(picture.stdout).unwrap().trim_end());
+    assert_eq!(result["content"][1]["type"], "image");
+    assert_eq!(result["content"][1]["mimeType"], "image/png");
+
     let nowhere = pi_tool().args(["mcp", "tools"]).output().unwrap();
     assert_eq!(nowhere.status.code(), Some(2));
 }

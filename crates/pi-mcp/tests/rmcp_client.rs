@@ -65,7 +65,7 @@ async fn lists_and_calls_with_the_seeds_results() {
     let (client, _) = connect(builtin::test_registry()).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-    assert_eq!(names, ["echo", "uppercase", "slow", "explode"]);
+    assert_eq!(names, ["echo", "uppercase", "slow", "explode", "pixel"]);
     assert_eq!(
         Value::Object(tools[0].input_schema.as_ref().clone()),
         json!({"type": "object", "properties": {"value": {"type": "string"}},
@@ -108,6 +108,22 @@ async fn lists_and_calls_with_the_seeds_results() {
         .await
         .unwrap();
     assert_eq!(text_of(&boom), "Tool explode failed: exploded");
+
+    let picture = client
+        .call_tool(
+            CallToolRequestParams::new("pixel")
+                .with_arguments(arguments(json!({"value": "a pixel"}))),
+        )
+        .await
+        .unwrap();
+    assert_eq!(text_of(&picture), "a pixel");
+    match &picture.content[1] {
+        ContentBlock::Image(image) => {
+            assert_eq!(image.mime_type, "image/png");
+            assert_eq!(image.data, builtin::PIXEL_PNG_BASE64);
+        }
+        other => panic!("{other:?}"),
+    }
 
     let calls = (0..100).map(|index| {
         let client = client.peer().clone();

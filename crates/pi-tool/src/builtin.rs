@@ -73,9 +73,14 @@ object_schema! {
     }
 }
 
+/// A 1×1 transparent PNG, base64: the image `pixel` returns.
+pub const PIXEL_PNG_BASE64: &str =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=";
+
 /// Tools for exercising a host (an MCP client, an agent loop) rather than for models:
 /// `slow` works `steps` × 10 ms, reporting progress at every step and stopping as soon as it is
-/// cancelled; `explode` panics. Served by `pi-tool serve --test-tools`.
+/// cancelled; `explode` panics; `pixel` returns an image next to its text. Served by
+/// `pi-tool serve --test-tools`.
 pub fn test_registry() -> ToolRegistry {
     let slow = FnTool::new(
         "slow",
@@ -108,8 +113,23 @@ pub fn test_registry() -> ToolRegistry {
             Ok(ToolOutput::<serde_json::Value>::text("nothing to explode"))
         },
     );
+    let pixel = FnTool::new(
+        "pixel",
+        "Return a 1x1 PNG image",
+        ValueParams::object_schema(),
+        |params: ValueParams, _context| async move {
+            Ok(ToolOutput::<serde_json::Value>::new(vec![
+                crate::text(params.value),
+                crate::image(PIXEL_PNG_BASE64, "image/png"),
+            ]))
+        },
+    );
     let mut registry = registry();
-    for tool in [RegisteredTool::new(slow), RegisteredTool::new(explode)] {
+    for tool in [
+        RegisteredTool::new(slow),
+        RegisteredTool::new(explode),
+        RegisteredTool::new(pixel),
+    ] {
         // Distinct constant names: registration cannot fail.
         let _ = registry.register(tool);
     }

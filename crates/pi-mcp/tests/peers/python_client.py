@@ -33,7 +33,7 @@ async def run_checks(session: ClientSession) -> None:
 
     listed = await session.list_tools()
     names = [tool.name for tool in listed.tools]
-    check("tools/list in registration order", names == ["echo", "uppercase", "slow", "explode"], str(names))
+    check("tools/list in registration order", names == ["echo", "uppercase", "slow", "explode", "pixel"], str(names))
     echo = listed.tools[0]
     check(
         "echo's inputSchema is the seed's",
@@ -84,6 +84,14 @@ async def run_checks(session: ClientSession) -> None:
         await session.call_tool("slow", {"steps": 100000})
     after = await session.call_tool("uppercase", {"value": "still here"})
     check("a cancelled call leaves the server responsive", text_of(after) == "STILL HERE", repr(after))
+
+    picture = await session.call_tool("pixel", {"value": "a pixel"})
+    images = [block for block in picture.content if isinstance(block, types.ImageContent)]
+    check(
+        "image content arrives as MCP image content",
+        text_of(picture) == "a pixel" and len(images) == 1 and images[0].mime_type == "image/png",
+        repr(picture)[:200],
+    )
 
     boom = await session.call_tool("explode", {"value": "exploded"})
     check(
