@@ -43,6 +43,11 @@ enum Command {
 
 #[tokio::main]
 async fn main() -> ExitCode {
+    // A panicking tool is answered with an error result: report the panic in one line, without
+    // a backtrace.
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("pi-tool: panic: {info}");
+    }));
     let cli = Cli::parse();
     let tools = pi_tool::builtin::registry();
     let outcome = match cli.command {
