@@ -1,23 +1,34 @@
-//! Runs the seed's echo call through `execute_raw_tool_call` many times: a target for
-//! `valgrind --tool=callgrind` when looking for the executor's fixed costs.
+//! Runs the seed's echo call many times, through `execute_raw_tool_call` with the workload's
+//! typed tools or (`baseline`) through the plain-serde layer: a target for
+//! `valgrind --tool=callgrind`, whose instruction counts compare the two without timing noise.
+//!
+//! Usage: echo_loop [ours|baseline] [ROUNDS]
 #![allow(missing_docs)]
 
 use futures::executor::block_on;
-use pi_tool::{CallContext, builtin, execute_raw_tool_call};
+use pi_bench::baseline::Baseline;
+use pi_bench::typed;
+use pi_tool::{CallContext, execute_raw_tool_call};
+
+const ARGUMENTS: &str = r#"{"value":"Pi","ignored":"drop me"}"#;
 
 fn main() {
-    let tools = builtin::registry();
-    let rounds: usize = std::env::args()
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(100_000);
+    let mut args = std::env::args().skip(1);
+    let which = args.next().unwrap_or_else(|| "ours".to_owned());
+    let rounds: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(100_000);
+    let tools = typed::registry();
+    let baseline = Baseline::default();
     for _ in 0..rounds {
-        std::hint::black_box(block_on(execute_raw_tool_call(
-            "call-1",
-            "echo",
-            r#"{"value":"Pi","ignored":"drop me"}"#,
-            &tools,
-            CallContext::default(),
-        )));
+        if which == "baseline" {
+            std::hint::black_box(block_on(baseline.execute("call-1", "echo", ARGUMENTS)));
+        } else {
+            std::hint::black_box(block_on(execute_raw_tool_call(
+                "call-1",
+                "echo",
+                ARGUMENTS,
+                &tools,
+                CallContext::default(),
+            )));
+        }
     }
 }
