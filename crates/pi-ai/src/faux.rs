@@ -254,6 +254,48 @@ fn chunks(text: &str, size: usize) -> Vec<String> {
         .collect()
 }
 
+/// Which kind of text block is streaming.
+#[derive(Clone, Copy)]
+enum TextKind {
+    Text,
+    Thinking,
+}
+
+/// Start, chunked deltas and end of one text or thinking block.
+fn stream_text(
+    events: &mut Vec<AssistantMessageEvent>,
+    kind: TextKind,
+    content_index: usize,
+    text: &str,
+    size: usize,
+) {
+    events.push(match kind {
+        TextKind::Text => AssistantMessageEvent::TextStart { content_index },
+        TextKind::Thinking => AssistantMessageEvent::ThinkingStart { content_index },
+    });
+    events.extend(chunks(text, size).into_iter().map(|delta| match kind {
+        TextKind::Text => AssistantMessageEvent::TextDelta {
+            content_index,
+            delta,
+        },
+        TextKind::Thinking => AssistantMessageEvent::ThinkingDelta {
+            content_index,
+            delta,
+        },
+    }));
+    let content = text.to_owned();
+    events.push(match kind {
+        TextKind::Text => AssistantMessageEvent::TextEnd {
+            content_index,
+            content,
+        },
+        TextKind::Thinking => AssistantMessageEvent::ThinkingEnd {
+            content_index,
+            content,
+        },
+    });
+}
+
 /// The events that stream `response`.
 fn script_events(mut response: AssistantMessage, size: usize) -> Vec<AssistantMessageEvent> {
     response.timestamp = now_millis();
@@ -263,34 +305,10 @@ fn script_events(mut response: AssistantMessage, size: usize) -> Vec<AssistantMe
     for (index, block) in response.content.iter().enumerate() {
         match block {
             AssistantContent::Text { text, .. } => {
-                events.push(AssistantMessageEvent::TextStart {
-                    content_index: index,
-                });
-                events.extend(chunks(text, size).into_iter().map(|delta| {
-                    AssistantMessageEvent::TextDelta {
-                        content_index: index,
-                        delta,
-                    }
-                }));
-                events.push(AssistantMessageEvent::TextEnd {
-                    content_index: index,
-                    content: text.clone(),
-                });
+                stream_text(&mut events, TextKind::Text, index, text, size)
             }
             AssistantContent::Thinking { thinking, .. } => {
-                events.push(AssistantMessageEvent::ThinkingStart {
-                    content_index: index,
-                });
-                events.extend(chunks(thinking, size).into_iter().map(|delta| {
-                    AssistantMessageEvent::ThinkingDelta {
-                        content_index: index,
-                        delta,
-                    }
-                }));
-                events.push(AssistantMessageEvent::ThinkingEnd {
-                    content_index: index,
-                    content: thinking.clone(),
-                });
+                stream_text(&mut events, TextKind::Thinking, index, thinking, size)
             }
             AssistantContent::ToolCall {
                 id,
