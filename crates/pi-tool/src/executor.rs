@@ -1,12 +1,15 @@
 //! The executor: one call in, exactly one paired result out, whatever happens.
 
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::model_text::{failure_text, invalid_json};
+use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL, failure_text, invalid_json};
+use crate::prepared::{finish, prepare_for};
 use crate::{
-    PreparedCall, ProgressCallback, ToolCall, ToolRegistry, ToolResultMessage, now_millis,
-    prepare_tool_call, text,
+    ProgressCallback, ToolCall, ToolContext, ToolRegistry, ToolResultMessage, now_millis,
+    panic_message, prepare_tool_call, text,
 };
 
 /// What the caller hands to every tool it runs: the seed's `Omit<ToolContext, "callId">`.
@@ -76,36 +79,67 @@ pub async fn execute_raw_tool_call(
     registry: &ToolRegistry,
     context: CallContext,
 ) -> ToolResultMessage {
-    let text = raw_arguments.trim();
-    if let Some(prepared) = registry
-        .get(name)
-        .and_then(|tool| PreparedCall::from_text(tool, id, name, text))
-    {
-        return prepared.run(context).await.message;
-    }
-    let parsed = if text.is_empty() {
-        Ok(Value::Object(serde_json::Map::new()))
-    } else {
-        serde_json::from_str(text)
+    // Lookup comes first and answers alone: the text of an unknown tool's call is never read.
+    let Some(tool) = registry.get(name) else {
+        return failure_message(id.to_owned(), name.to_owned(), UNKNOWN_TOOL);
     };
-    let arguments = match parsed {
-        Ok(arguments) => arguments,
-        Err(error) if registry.get(name).is_some() => {
-            return failed_result(&ToolCall::new(id, name, Value::Null), &invalid_json(&error));
+    let mut tool_context = Some(ToolContext {
+        call_id: id.to_owned(),
+        signal: context.signal.unwrap_or_default(),
+        report_progress: context.report_progress,
+    });
+    // The one-pass path: typed parameters straight from the text into the tool. It takes the
+    // context only once the text is accepted, so whatever it leaves goes down the JSON path.
+    let started = catch_unwind(AssertUnwindSafe(|| {
+        // JSON allows the whitespace around it: no trimming on this path.
+        tool.start_text(raw_arguments, &mut tool_context)
+    }));
+    let tool_context = match (started, tool_context) {
+        (Ok(Some(running)), _) => {
+            return finish(id.to_owned(), name.to_owned(), running)
+                .await
+                .message;
         }
-        // Unknown tool: lookup comes first and answers; the text is never looked at.
-        Err(_) => Value::Null,
+        // Not for this path, or its parse panicked: the JSON path decides, and reports.
+        (_, Some(tool_context)) => tool_context,
+        // The tool's own synchronous start panicked.
+        (started, None) => {
+            let reason = match started {
+                Err(panic) => panic_message(panic.as_ref()),
+                Ok(_) => PANIC_WITHOUT_MESSAGE.to_owned(),
+            };
+            return failure_message(id.to_owned(), name.to_owned(), &reason);
+        }
     };
-    execute_tool_call(&ToolCall::new(id, name, arguments), registry, context).await
+    let text = raw_arguments.trim();
+    let arguments = if text.is_empty() {
+        Value::Object(serde_json::Map::new())
+    } else {
+        match serde_json::from_str(text) {
+            Ok(arguments) => arguments,
+            Err(error) => {
+                return failure_message(id.to_owned(), name.to_owned(), &invalid_json(&error));
+            }
+        }
+    };
+    match prepare_for(&ToolCall::new(id, name, arguments), tool) {
+        Ok(prepared) => prepared.run_in(tool_context).await.message,
+        Err(failed) => *failed,
+    }
 }
 
 /// The paired failure for `call`: content `Tool <name> failed: <reason>`, details
 /// `{"error": reason}`, `isError: true`.
 pub fn failed_result(call: &ToolCall, reason: &str) -> ToolResultMessage {
+    failure_message(call.id.clone(), call.name.clone(), reason)
+}
+
+/// [`failed_result`] from an id and a name already owned.
+pub(crate) fn failure_message(id: String, name: String, reason: &str) -> ToolResultMessage {
     ToolResultMessage {
-        tool_call_id: call.id.clone(),
-        tool_name: call.name.clone(),
-        content: vec![text(failure_text(&call.name, reason))],
+        content: vec![text(failure_text(&name, reason))],
+        tool_call_id: id,
+        tool_name: name,
         details: Some(json!({ "error": reason })),
         is_error: true,
         timestamp: now_millis(),

@@ -9,11 +9,12 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use futures::FutureExt;
 use serde_json::Value;
 
+use crate::executor::failure_message;
 use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL};
-use crate::registered::ErasedParams;
+use crate::registered::{ErasedParams, OutputFuture};
 use crate::{
-    CallContext, RegisteredTool, ToolCall, ToolContext, ToolOutput, ToolRegistry,
-    ToolResultMessage, failed_result, now_millis,
+    CallContext, RegisteredTool, ToolCall, ToolContext, ToolRegistry, ToolResultMessage,
+    failed_result, now_millis,
 };
 
 /// A call whose tool exists and whose arguments passed validation; nothing has run yet.
@@ -69,6 +70,14 @@ pub fn prepare_tool_call(
     let Some(tool) = registry.get(&call.name) else {
         return Err(Box::new(failed_result(call, UNKNOWN_TOOL)));
     };
+    prepare_for(call, tool)
+}
+
+/// Parse, once the tool is found.
+pub(crate) fn prepare_for(
+    call: &ToolCall,
+    tool: &RegisteredTool,
+) -> Result<PreparedCall, Box<ToolResultMessage>> {
     let params = parse_contained(call, tool, &call.arguments)?;
     Ok(PreparedCall {
         id: call.id.clone(),
@@ -94,24 +103,6 @@ fn parse_contained(
 }
 
 impl PreparedCall {
-    /// The call prepared straight from raw argument text, when the tool's schema parses it in
-    /// one pass and accepts it; `None` sends the caller down the JSON path (which also reports
-    /// every violation). Panics are contained: they too mean `None`.
-    pub(crate) fn from_text(
-        tool: &RegisteredTool,
-        id: &str,
-        name: &str,
-        text: &str,
-    ) -> Option<Self> {
-        let params = catch_unwind(AssertUnwindSafe(|| tool.parse_text(text))).ok()??;
-        Some(Self {
-            id: id.to_owned(),
-            name: name.to_owned(),
-            tool: tool.clone(),
-            params,
-        })
-    }
-
     /// The tool that will run.
     pub fn tool(&self) -> &RegisteredTool {
         &self.tool
@@ -138,45 +129,49 @@ impl PreparedCall {
 
     /// Executes the tool: the last two steps of the seed's order. Never fails, never panics.
     pub async fn run(self, context: CallContext) -> ExecutedCall {
-        let call = ToolCall::new(self.id, self.name, Value::Null);
         let tool_context = ToolContext {
+            call_id: self.id.clone(),
             signal: context.signal.unwrap_or_default(),
             report_progress: context.report_progress,
-            call_id: call.id.clone(),
         };
+        self.run_in(tool_context).await
+    }
+
+    /// [`PreparedCall::run`] with the tool's context already built.
+    pub(crate) async fn run_in(self, context: ToolContext) -> ExecutedCall {
         // The synchronous start of `execute` runs user code too: contain panics there.
         let tool = &self.tool;
         let params = self.params;
-        let running = match catch_unwind(AssertUnwindSafe(|| tool.start(params, tool_context))) {
-            Ok(running) => running,
-            Err(panic) => return failed(&call, &panic_message(panic.as_ref())),
-        };
-        match AssertUnwindSafe(running).catch_unwind().await {
-            Ok(Ok(output)) => success(call, output),
-            Ok(Err(error)) => failed(&call, error.message()),
-            Err(panic) => failed(&call, &panic_message(panic.as_ref())),
+        match catch_unwind(AssertUnwindSafe(|| tool.start(params, context))) {
+            Ok(running) => finish(self.id, self.name, running).await,
+            Err(panic) => failed(self.id, self.name, &panic_message(panic.as_ref())),
         }
     }
 }
 
-fn failed(call: &ToolCall, reason: &str) -> ExecutedCall {
-    ExecutedCall {
-        message: failed_result(call, reason),
-        terminate: false,
+/// Awaits a started tool and turns what it produced into the paired result.
+pub(crate) async fn finish(id: String, name: String, running: OutputFuture<'_>) -> ExecutedCall {
+    match AssertUnwindSafe(running).catch_unwind().await {
+        Ok(Ok(output)) => ExecutedCall {
+            message: ToolResultMessage {
+                tool_call_id: id,
+                tool_name: name,
+                content: output.content,
+                details: output.details,
+                is_error: output.is_error.unwrap_or(false),
+                timestamp: now_millis(),
+            },
+            terminate: output.terminate,
+        },
+        Ok(Err(error)) => failed(id, name, error.message()),
+        Err(panic) => failed(id, name, &panic_message(panic.as_ref())),
     }
 }
 
-fn success(call: ToolCall, output: ToolOutput) -> ExecutedCall {
+fn failed(id: String, name: String, reason: &str) -> ExecutedCall {
     ExecutedCall {
-        message: ToolResultMessage {
-            tool_call_id: call.id,
-            tool_name: call.name,
-            content: output.content,
-            details: output.details,
-            is_error: output.is_error.unwrap_or(false),
-            timestamp: now_millis(),
-        },
-        terminate: output.terminate,
+        message: failure_message(id, name, reason),
+        terminate: false,
     }
 }
 

@@ -22,8 +22,9 @@ trait ErasedTool: Send + Sync {
     fn is_exclusive(&self) -> bool;
     fn prepare<'a>(&self, arguments: &'a Value) -> std::borrow::Cow<'a, Value>;
     fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError>;
-    fn parse_text(&self, text: &str) -> Option<ErasedParams>;
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_>;
+    fn start_text(&self, text: &str, context: &mut Option<ToolContext>)
+    -> Option<OutputFuture<'_>>;
 }
 
 impl<T: Tool> ErasedTool for T {
@@ -53,33 +54,41 @@ impl<T: Tool> ErasedTool for T {
         Ok(Box::new(params))
     }
 
-    fn parse_text(&self, text: &str) -> Option<ErasedParams> {
-        if self.prepares_arguments() {
-            return None;
-        }
-        let params = self.schema().parse_text(text)?;
-        Some(Box::new(params))
-    }
-
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_> {
         match params.downcast::<T::Params>() {
-            Ok(params) => {
-                let running = self.execute(*params, context);
-                Box::pin(async move { erase_details(running.await?) })
-            }
+            Ok(params) => start_typed(self, *params, context),
             // Parameters always come from this tool's own `parse`; a mismatch is a bug, reported
             // as a failed call rather than a panic.
             Err(_) => Box::pin(async { Err(ToolError::new("parameters of another tool")) }),
         }
     }
+
+    fn start_text(
+        &self,
+        text: &str,
+        context: &mut Option<ToolContext>,
+    ) -> Option<OutputFuture<'_>> {
+        if self.prepares_arguments() {
+            return None;
+        }
+        // Typed parameters go straight from the text into `execute`: no erased box between.
+        let params = self.schema().parse_text(text)?;
+        let context = context.take()?;
+        Some(start_typed(self, params, context))
+    }
 }
 
-fn erase_details<D: serde::Serialize>(
+fn start_typed<T: Tool>(tool: &T, params: T::Params, context: ToolContext) -> OutputFuture<'_> {
+    let running = tool.execute(params, context);
+    Box::pin(async move { erase_details(running.await?) })
+}
+
+fn erase_details<D: serde::Serialize + 'static>(
     output: ToolOutput<D>,
 ) -> Result<ToolOutput<Value>, ToolError> {
     let details = output
         .details
-        .map(serde_json::to_value)
+        .map(details_to_json)
         .transpose()
         .map_err(|error| ToolError::new(format!("details could not be serialized: {error}")))?;
     Ok(ToolOutput {
@@ -88,6 +97,16 @@ fn erase_details<D: serde::Serialize>(
         is_error: output.is_error,
         terminate: output.terminate,
     })
+}
+
+/// Details as JSON. Details that already are JSON move as they are: `serde_json::to_value` would
+/// copy every string and map of them.
+fn details_to_json<D: serde::Serialize + 'static>(details: D) -> Result<Value, serde_json::Error> {
+    let mut slot = Some(details);
+    if let Some(json) = (&mut slot as &mut dyn Any).downcast_mut::<Option<Value>>() {
+        return Ok(json.take().unwrap_or_default());
+    }
+    slot.map_or(Ok(Value::Null), serde_json::to_value)
 }
 
 /// A tool as a registry holds it: shared, type-erased, cheap to clone.
@@ -154,15 +173,20 @@ impl RegisteredTool {
         self.inner.parse(arguments)
     }
 
-    /// Parses raw argument text in one pass when the tool's schema can, the text is valid and
-    /// the tool has no repair step; `None` otherwise. Panics are the caller's to contain.
-    pub(crate) fn parse_text(&self, text: &str) -> Option<ErasedParams> {
-        self.inner.parse_text(text)
-    }
-
     /// Starts the tool on parameters from its own [`RegisteredTool::parse`].
     pub(crate) fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_> {
         self.inner.start(params, context)
+    }
+
+    /// Parses raw argument text in one pass and starts the tool on it, taking `context`, when
+    /// the tool's schema can parse text, the text is valid and the tool has no repair step.
+    /// `None` leaves `context` in place for the JSON path. Panics are the caller's to contain.
+    pub(crate) fn start_text(
+        &self,
+        text: &str,
+        context: &mut Option<ToolContext>,
+    ) -> Option<OutputFuture<'_>> {
+        self.inner.start_text(text, context)
     }
 }
 

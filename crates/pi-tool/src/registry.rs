@@ -46,7 +46,9 @@ pub struct UnsupportedSchema {
 /// ```
 #[derive(Debug, Clone, Default)]
 pub struct ToolRegistry {
-    tools: IndexMap<String, RegisteredTool>,
+    // Names are few and fixed at registration; the model only looks them up, so a fast
+    // non-cryptographic hash is safe here (no one can flood the map with colliding keys).
+    tools: IndexMap<String, RegisteredTool, foldhash::fast::RandomState>,
 }
 
 impl ToolRegistry {
