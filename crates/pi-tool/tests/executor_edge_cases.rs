@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use pi_tool::{
     CallContext, FnTool, ObjectParams, ObjectSchema, RegisteredTool, Schema, Tool, ToolCall,
-    ToolContext, ToolError, ToolOutput, ToolRegistry, Validator, execute_tool_call, model_text,
-    object_schema, optional_positive_integer, optional_string, string_value,
+    ToolContext, ToolError, ToolOutput, ToolRegistry, Validator, execute_raw_tool_call,
+    execute_tool_call, model_text, object_schema, optional_positive_integer, optional_string,
+    string_value,
 };
 use serde_json::{Value, json};
 
@@ -30,9 +31,16 @@ fn request_tool() -> RegisteredTool {
     ))
 }
 
+/// Runs the call down both paths, parsed JSON and raw text, and checks they answer alike.
 async fn run(tools: &ToolRegistry, name: &str, arguments: Value) -> pi_tool::ToolResultMessage {
+    let raw = arguments.to_string();
     let call = ToolCall::new("call-9", name, arguments);
-    execute_tool_call(&call, tools, CallContext::default()).await
+    let mut from_json = execute_tool_call(&call, tools, CallContext::default()).await;
+    let from_text =
+        execute_raw_tool_call("call-9", name, &raw, tools, CallContext::default()).await;
+    from_json.timestamp = from_text.timestamp;
+    assert_eq!(from_json, from_text, "the JSON and raw-text paths disagree");
+    from_text
 }
 
 #[tokio::test]
@@ -222,4 +230,121 @@ async fn an_explicit_is_error_false_and_image_content_are_kept() {
         serde_json::to_value(&result.content).unwrap(),
         json!([{"type": "image", "data": "AAAA", "mimeType": "image/png"}])
     );
+}
+
+/// A schema whose one-pass text parser panics: the raw path must fall back to the JSON path,
+/// which answers for the arguments as usual.
+struct PanickingTextParser;
+
+impl Schema for PanickingTextParser {
+    type Output = String;
+
+    fn parse(&self, value: &Value) -> Result<String, pi_tool::ValidationError> {
+        RequestParams::object_schema()
+            .parse(value)
+            .map(|params| params.value)
+    }
+
+    fn json_schema(&self) -> Option<&Value> {
+        RequestParams::object_schema().json_schema()
+    }
+
+    fn parse_text(&self, _text: &str) -> Option<String> {
+        panic!("text parser exploded")
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_text_parser_falls_back_to_the_json_path() {
+    let tool = FnTool::new(
+        "fallback",
+        "Its text parser panics",
+        PanickingTextParser,
+        |value: String, _cx| async move { Ok(ToolOutput::<Value>::text(value)) },
+    );
+    let tools = ToolRegistry::new([tool]).unwrap();
+    let ok = execute_raw_tool_call(
+        "call-1",
+        "fallback",
+        r#"{"value":"Pi"}"#,
+        &tools,
+        CallContext::default(),
+    )
+    .await;
+    assert_eq!((ok.text(), ok.is_error), ("Pi".to_owned(), false));
+    let bad =
+        execute_raw_tool_call("call-2", "fallback", "{}", &tools, CallContext::default()).await;
+    assert!(bad.is_error);
+    assert!(
+        bad.text().starts_with("Tool fallback failed:"),
+        "{}",
+        bad.text()
+    );
+}
+
+#[tokio::test]
+async fn raw_calls_get_the_callers_signal_progress_and_their_own_id() {
+    use std::sync::{Arc, Mutex};
+    let tool = FnTool::new(
+        "probe",
+        "Reports progress, then waits for cancellation",
+        RequestParams::object_schema(),
+        |params: RequestParams, cx: ToolContext| async move {
+            cx.progress(vec![pi_tool::text(format!("{} started", cx.call_id))]);
+            cx.signal.cancelled().await;
+            Err::<ToolOutput<Value>, _>(ToolError::new(format!("{} cancelled", params.value)))
+        },
+    );
+    let tools = ToolRegistry::new([tool]).unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let signal = tokio_util::sync::CancellationToken::new();
+    let context = CallContext {
+        signal: Some(signal.clone()),
+        report_progress: Some(pi_tool::ProgressCallback::new({
+            let seen = Arc::clone(&seen);
+            move |content| seen.lock().unwrap().extend(content)
+        })),
+    };
+    let running = execute_raw_tool_call("call-7", "probe", r#" {"value":"x"} "#, &tools, context);
+    let canceller = async {
+        tokio::task::yield_now().await;
+        signal.cancel();
+    };
+    let (result, ()) = tokio::join!(running, canceller);
+    assert_eq!(result.tool_call_id, "call-7");
+    assert_eq!(result.text(), "Tool probe failed: x cancelled");
+    assert_eq!(*seen.lock().unwrap(), vec![pi_tool::text("call-7 started")]);
+}
+
+#[tokio::test]
+async fn json_details_arrive_unchanged_and_typed_ones_serialised() {
+    #[derive(serde::Serialize)]
+    struct Typed {
+        lines: u32,
+    }
+    let as_json = FnTool::new(
+        "as_json",
+        "JSON details",
+        RequestParams::object_schema(),
+        |_p: RequestParams, _cx| async move {
+            Ok(ToolOutput::text("j").with_details(json!({"nested": {"list": [1, "two", null]}})))
+        },
+    );
+    let typed = FnTool::new(
+        "typed",
+        "Typed details",
+        RequestParams::object_schema(),
+        |_p: RequestParams, _cx| async move {
+            Ok(ToolOutput::text("t").with_details(Typed { lines: 3 }))
+        },
+    );
+    let mut tools = ToolRegistry::new([as_json]).unwrap();
+    tools.register(typed).unwrap();
+    let json_result = run(&tools, "as_json", json!({"value": "x"})).await;
+    assert_eq!(
+        json_result.details,
+        Some(json!({"nested": {"list": [1, "two", null]}}))
+    );
+    let typed_result = run(&tools, "typed", json!({"value": "x"})).await;
+    assert_eq!(typed_result.details, Some(json!({"lines": 3})));
 }
