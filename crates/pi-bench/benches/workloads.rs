@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use futures::executor::block_on;
-use pi_bench::baseline::Baseline;
+use pi_bench::baseline::{Baseline, Layer};
 use pi_bench::workload::Workload;
 use pi_bench::{dynamic, typed};
 use pi_tool::{CallContext, execute_raw_tool_call};
@@ -35,17 +35,23 @@ fn bench_workloads(c: &mut Criterion) {
                 });
             });
         }
-        group.bench_function("serde_baseline", |b| {
-            b.iter(|| {
-                for call in &workload.calls {
-                    black_box(block_on(baseline.execute(
-                        &call.id,
-                        &call.name,
-                        &call.arguments,
-                    )));
-                }
+        for (label, layer) in [
+            ("serde_baseline", Layer::Bare),
+            ("serde_contract", Layer::Contract),
+        ] {
+            group.bench_function(label, |b| {
+                b.iter(|| {
+                    for call in &workload.calls {
+                        black_box(block_on(baseline.execute(
+                            layer,
+                            &call.id,
+                            &call.name,
+                            &call.arguments,
+                        )));
+                    }
+                });
             });
-        });
+        }
         group.finish();
     }
 }

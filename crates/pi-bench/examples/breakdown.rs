@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use futures::executor::block_on;
-use pi_bench::baseline::Baseline;
+use pi_bench::baseline::{Baseline, Layer};
 use pi_bench::typed;
 use pi_bench::workload::Workload;
 use pi_tool::{CallContext, Schema, ToolCall, execute_raw_tool_call, execute_tool_call};
@@ -45,7 +45,22 @@ fn main() {
             .collect();
         time("baseline (from_str + bounds)", n, || {
             for c in &workload.calls {
-                black_box(block_on(baseline.execute(&c.id, &c.name, &c.arguments)));
+                black_box(block_on(baseline.execute(
+                    Layer::Bare,
+                    &c.id,
+                    &c.name,
+                    &c.arguments,
+                )));
+            }
+        });
+        time("baseline with the contract", n, || {
+            for c in &workload.calls {
+                black_box(block_on(baseline.execute(
+                    Layer::Contract,
+                    &c.id,
+                    &c.name,
+                    &c.arguments,
+                )));
             }
         });
         time("from_str::<Value>", n, || {

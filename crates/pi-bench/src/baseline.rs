@@ -1,12 +1,25 @@
 //! The same layer built on plain serde: `serde_json::from_str` straight into a derived struct,
 //! the bounds the schema states checked in code, then the same result message. This is what the
 //! workloads' peers were measured against.
+//!
+//! It comes in two sizes ([`Layer`]): bare (the tool is a function call) and carrying the
+//! contract every layer owes a call that runs (its own call id and cancellation signal, the
+//! tool's future boxed, panics contained). Ours always carries the contract; the difference
+//! between the two sizes is what the contract itself costs, whatever parses the arguments.
 #![allow(missing_docs)] // The structs mirror the workload files field by field.
 
-use pi_tool::{ToolCall, ToolResultMessage, failed_result, model_text, now_millis, text};
+use std::panic::AssertUnwindSafe;
+
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use pi_tool::{
+    ToolCall, ToolContext, ToolResultMessage, failed_result, model_text, now_millis, panic_message,
+    text,
+};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use tokio_util::sync::CancellationToken;
 
 #[derive(Deserialize)]
 pub struct Echo {
@@ -243,28 +256,50 @@ impl Bounds for PlanTask {
     }
 }
 
-fn run<T: DeserializeOwned + Bounds>(
-    call: &ToolCall,
-    raw: &str,
-    text_of: fn(T) -> String,
-) -> ToolResultMessage {
-    match serde_json::from_str::<T>(raw) {
-        Ok(params) => match params.check() {
-            Ok(()) => ToolResultMessage {
-                tool_call_id: call.id.clone(),
-                tool_name: call.name.clone(),
-                content: vec![text(text_of(params))],
-                details: None,
-                is_error: false,
-                timestamp: now_millis(),
-            },
-            Err(reason) => failed_result(call, reason),
-        },
-        Err(error) => failed_result(call, &error.to_string()),
-    }
+/// How much of the tool contract the plain-serde layer carries.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layer {
+    /// Lookup, `from_str`, bounds, result message; the tool is a plain function call.
+    Bare,
+    /// The same, plus what the contract asks of any layer for a call that runs: a context of
+    /// its own (the call id and a fresh cancellation signal), the tool's future boxed (a
+    /// registry holds tools of many types) and panics inside it contained.
+    Contract,
 }
 
-type Handler = fn(&ToolCall, &str) -> ToolResultMessage;
+/// A call whose arguments were accepted.
+enum Accepted {
+    /// The bare layer's result text.
+    Done(String),
+    /// The contract layer's running tool.
+    Started(BoxFuture<'static, String>),
+}
+
+fn run<T: DeserializeOwned + Bounds + Send + 'static>(
+    raw: &str,
+    call_id: &str,
+    layer: Layer,
+    text_of: fn(T) -> String,
+) -> Result<Accepted, String> {
+    let params = serde_json::from_str::<T>(raw).map_err(|error| error.to_string())?;
+    params.check().map_err(str::to_owned)?;
+    Ok(match layer {
+        Layer::Bare => Accepted::Done(text_of(params)),
+        Layer::Contract => {
+            let context = ToolContext {
+                call_id: call_id.to_owned(),
+                signal: CancellationToken::new(),
+                report_progress: None,
+            };
+            Accepted::Started(Box::pin(async move {
+                let _context = context;
+                text_of(params)
+            }))
+        }
+    })
+}
+
+type Handler = fn(&str, &str, Layer) -> Result<Accepted, String>;
 
 /// The plain-serde layer's registry: name → handler.
 pub struct Baseline {
@@ -274,12 +309,14 @@ pub struct Baseline {
 impl Default for Baseline {
     fn default() -> Self {
         let entries: [(&'static str, Handler); 6] = [
-            ("echo", |c, r| run::<Echo>(c, r, |p| p.value)),
-            ("read", |c, r| run::<Read>(c, r, |p| p.path)),
-            ("edit", |c, r| run::<Edit>(c, r, |p| p.path)),
-            ("bash", |c, r| run::<Bash>(c, r, |p| p.command)),
-            ("grep", |c, r| run::<Grep>(c, r, |p| p.pattern)),
-            ("plan_task", |c, r| run::<PlanTask>(c, r, |p| p.title)),
+            ("echo", |r, id, l| run::<Echo>(r, id, l, |p| p.value)),
+            ("read", |r, id, l| run::<Read>(r, id, l, |p| p.path)),
+            ("edit", |r, id, l| run::<Edit>(r, id, l, |p| p.path)),
+            ("bash", |r, id, l| run::<Bash>(r, id, l, |p| p.command)),
+            ("grep", |r, id, l| run::<Grep>(r, id, l, |p| p.pattern)),
+            ("plan_task", |r, id, l| {
+                run::<PlanTask>(r, id, l, |p| p.title)
+            }),
         ];
         Self {
             handlers: entries.into_iter().collect(),
@@ -289,11 +326,34 @@ impl Default for Baseline {
 
 impl Baseline {
     /// One call through the plain-serde layer: lookup, `from_str`, bounds, result.
-    pub async fn execute(&self, id: &str, name: &str, raw: &str) -> ToolResultMessage {
+    pub async fn execute(
+        &self,
+        layer: Layer,
+        id: &str,
+        name: &str,
+        raw: &str,
+    ) -> ToolResultMessage {
         let call = ToolCall::new(id, name, Value::Null);
-        match self.handlers.get(name) {
-            Some(handler) => handler(&call, raw),
-            None => failed_result(&call, model_text::UNKNOWN_TOOL),
+        let Some(handler) = self.handlers.get(name) else {
+            return failed_result(&call, model_text::UNKNOWN_TOOL);
+        };
+        let text_result = match handler(raw, id, layer) {
+            Ok(Accepted::Done(result)) => result,
+            Ok(Accepted::Started(running)) => {
+                match AssertUnwindSafe(running).catch_unwind().await {
+                    Ok(result) => result,
+                    Err(panic) => return failed_result(&call, &panic_message(panic.as_ref())),
+                }
+            }
+            Err(reason) => return failed_result(&call, &reason),
+        };
+        ToolResultMessage {
+            tool_call_id: call.id,
+            tool_name: call.name,
+            content: vec![text(text_result)],
+            details: None,
+            is_error: false,
+            timestamp: now_millis(),
         }
     }
 }

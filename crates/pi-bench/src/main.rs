@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 use futures::executor::block_on;
-use pi_bench::baseline::Baseline;
-use pi_bench::measure::median_ns_per_call;
+use pi_bench::baseline::{Baseline, Layer};
+use pi_bench::measure::{Measured, compare};
 use pi_bench::workload::{Workload, WorkloadCall, verify};
 use pi_bench::{dynamic, typed};
 use pi_tool::{CallContext, ToolRegistry, execute_raw_tool_call};
@@ -25,8 +25,8 @@ fn parse_options() -> anyhow::Result<Options> {
     let mut options = Options {
         files: Vec::new(),
         dynamic: false,
-        repetitions: 15,
-        min_run: Duration::from_millis(40),
+        repetitions: 31,
+        min_run: Duration::from_millis(20),
     };
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
@@ -68,31 +68,33 @@ fn bench(workload: &Workload, tools: &ToolRegistry, options: &Options) -> anyhow
         if calls.is_empty() || (label != "all" && calls.len() == all.len()) {
             continue;
         }
-        let (ours, plain) = measure(calls, tools, &baseline, options);
+        let [ours, bare, contract] = measure(calls, tools, &baseline, options);
         println!(
-            "{:<16} {:<8} {:<8} calls {:>3}  {:>9.0} ns/call  {:>10.0} calls/s  serde {:>8.0} ns/call  ratio {:.2}x",
+            "{:<16} {:<8} {:<8} calls {:>3}  {:>9.0} ns/call {:>10.0} calls/s | serde {:>8.0} ns/call ratio {:.2}x | serde+contract {:>8.0} ns/call ratio {:.2}x",
             workload.name,
             mode,
             label,
             calls.len(),
-            ours,
-            1e9 / ours,
-            plain,
-            ours / plain
+            ours.ns_per_call,
+            1e9 / ours.ns_per_call,
+            bare.ns_per_call,
+            1.0 / bare.ratio_to_first,
+            contract.ns_per_call,
+            1.0 / contract.ratio_to_first,
         );
     }
     Ok(())
 }
 
-/// Median ns per call of `calls` through our path and through the serde baseline, measured
-/// interleaved so that machine noise hits both alike.
+/// Ns per call of `calls` through our path, the bare serde layer and the serde layer with the
+/// contract, measured in alternating rounds; ratios are ours over each, round by round.
 fn measure(
     calls: &[&WorkloadCall],
     tools: &ToolRegistry,
     baseline: &Baseline,
     options: &Options,
-) -> (f64, f64) {
-    let run_ours = || {
+) -> [Measured; 3] {
+    let mut run_ours = || {
         for call in calls {
             std::hint::black_box(block_on(execute_raw_tool_call(
                 &call.id,
@@ -104,36 +106,32 @@ fn measure(
         }
         calls.len()
     };
-    let run_baseline = || {
-        for call in calls {
-            std::hint::black_box(block_on(baseline.execute(
-                &call.id,
-                &call.name,
-                &call.arguments,
-            )));
+    let serde_layer = |layer: Layer| {
+        move || {
+            for call in calls {
+                std::hint::black_box(block_on(baseline.execute(
+                    layer,
+                    &call.id,
+                    &call.name,
+                    &call.arguments,
+                )));
+            }
+            calls.len()
         }
-        calls.len()
     };
-    let mut ours = Vec::new();
-    let mut plain = Vec::new();
-    for _ in 0..3 {
-        ours.push(median_ns_per_call(
-            options.repetitions,
-            options.min_run,
-            run_ours,
-        ));
-        plain.push(median_ns_per_call(
-            options.repetitions,
-            options.min_run,
-            run_baseline,
-        ));
-    }
-    (median(ours), median(plain))
-}
-
-fn median(mut samples: Vec<f64>) -> f64 {
-    samples.sort_by(f64::total_cmp);
-    samples.get(samples.len() / 2).copied().unwrap_or(f64::NAN)
+    let (mut run_bare, mut run_contract) = (serde_layer(Layer::Bare), serde_layer(Layer::Contract));
+    let measured = compare(
+        options.repetitions,
+        options.min_run,
+        &mut [&mut run_ours, &mut run_bare, &mut run_contract],
+    );
+    let mut measured = measured.into_iter();
+    std::array::from_fn(|_| {
+        measured.next().unwrap_or(Measured {
+            ns_per_call: f64::NAN,
+            ratio_to_first: f64::NAN,
+        })
+    })
 }
 
 fn main() -> ExitCode {

@@ -6,7 +6,7 @@ use anyhow::{Context, bail};
 use futures::executor::block_on;
 use pi_tool::{CallContext, ToolRegistry, ToolResultMessage, execute_raw_tool_call};
 
-use crate::baseline::Baseline;
+use crate::baseline::{Baseline, Layer};
 use crate::dynamic;
 use serde::Deserialize;
 use serde_json::Value;
@@ -141,13 +141,18 @@ pub fn verify(workload: &Workload, tools: &ToolRegistry) -> anyhow::Result<()> {
         }
     }
     let baseline = Baseline::default();
-    for call in &workload.calls {
-        let result = block_on(baseline.execute(&call.id, &call.name, &call.arguments));
-        if result.is_error == call.expect.ok {
-            bail!(
-                "{}: the serde baseline disagrees with the expectation",
-                call.id
-            );
+    for layer in [Layer::Bare, Layer::Contract] {
+        for call in &workload.calls {
+            let result = block_on(baseline.execute(layer, &call.id, &call.name, &call.arguments));
+            if result.is_error == call.expect.ok {
+                bail!(
+                    "{}: the serde baseline ({layer:?}) disagrees with the expectation",
+                    call.id
+                );
+            }
+            if call.expect.ok {
+                check(call, &result)?;
+            }
         }
     }
     Ok(())

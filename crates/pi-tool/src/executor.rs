@@ -24,6 +24,17 @@ pub struct CallContext {
     pub report_progress: Option<ProgressCallback>,
 }
 
+impl CallContext {
+    /// The tool's context for the call `call_id`.
+    pub(crate) fn for_call(self, call_id: &str) -> ToolContext {
+        ToolContext {
+            call_id: call_id.to_owned(),
+            signal: self.signal.unwrap_or_default(),
+            report_progress: self.report_progress,
+        }
+    }
+}
+
 /// Runs one tool call: lookup → parse → execute → result. Never fails, never panics.
 ///
 /// - unknown tool: nothing is parsed or run; the result names the tool as requested;
@@ -83,25 +94,22 @@ pub async fn execute_raw_tool_call(
     let Some(tool) = registry.get(name) else {
         return failure_message(id.to_owned(), name.to_owned(), UNKNOWN_TOOL);
     };
-    let mut tool_context = Some(ToolContext {
-        call_id: id.to_owned(),
-        signal: context.signal.unwrap_or_default(),
-        report_progress: context.report_progress,
-    });
+    let mut context = Some(context);
     // The one-pass path: typed parameters straight from the text into the tool. It takes the
-    // context only once the text is accepted, so whatever it leaves goes down the JSON path.
+    // context only once the text is accepted (a rejected call never makes a signal), and
+    // whatever it leaves goes down the JSON path.
     let started = catch_unwind(AssertUnwindSafe(|| {
         // JSON allows the whitespace around it: no trimming on this path.
-        tool.start_text(raw_arguments, &mut tool_context)
+        tool.start_text(raw_arguments, id, &mut context)
     }));
-    let tool_context = match (started, tool_context) {
+    let context = match (started, context) {
         (Ok(Some(running)), _) => {
             return finish(id.to_owned(), name.to_owned(), running)
                 .await
                 .message;
         }
         // Not for this path, or its parse panicked: the JSON path decides, and reports.
-        (_, Some(tool_context)) => tool_context,
+        (_, Some(context)) => context,
         // The tool's own synchronous start panicked.
         (started, None) => {
             let reason = match started {
@@ -123,7 +131,7 @@ pub async fn execute_raw_tool_call(
         }
     };
     match prepare_for(&ToolCall::new(id, name, arguments), tool) {
-        Ok(prepared) => prepared.run_in(tool_context).await.message,
+        Ok(prepared) => prepared.run(context).await.message,
         Err(failed) => *failed,
     }
 }

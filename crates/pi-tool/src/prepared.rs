@@ -13,8 +13,8 @@ use crate::executor::failure_message;
 use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL};
 use crate::registered::{ErasedParams, OutputFuture};
 use crate::{
-    CallContext, RegisteredTool, ToolCall, ToolContext, ToolRegistry, ToolResultMessage,
-    failed_result, now_millis,
+    CallContext, RegisteredTool, ToolCall, ToolRegistry, ToolResultMessage, failed_result,
+    now_millis,
 };
 
 /// A call whose tool exists and whose arguments passed validation; nothing has run yet.
@@ -129,16 +129,7 @@ impl PreparedCall {
 
     /// Executes the tool: the last two steps of the seed's order. Never fails, never panics.
     pub async fn run(self, context: CallContext) -> ExecutedCall {
-        let tool_context = ToolContext {
-            call_id: self.id.clone(),
-            signal: context.signal.unwrap_or_default(),
-            report_progress: context.report_progress,
-        };
-        self.run_in(tool_context).await
-    }
-
-    /// [`PreparedCall::run`] with the tool's context already built.
-    pub(crate) async fn run_in(self, context: ToolContext) -> ExecutedCall {
+        let context = context.for_call(&self.id);
         // The synchronous start of `execute` runs user code too: contain panics there.
         let tool = &self.tool;
         let params = self.params;

@@ -6,7 +6,9 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use crate::{Tool, ToolContext, ToolDefinition, ToolError, ToolOutput, ValidationError};
+use crate::{
+    CallContext, Tool, ToolContext, ToolDefinition, ToolError, ToolOutput, ValidationError,
+};
 
 /// The future of a started call, with details already turned into JSON.
 pub(crate) type OutputFuture<'a> = BoxFuture<'a, Result<ToolOutput<Value>, ToolError>>;
@@ -23,8 +25,12 @@ trait ErasedTool: Send + Sync {
     fn prepare<'a>(&self, arguments: &'a Value) -> std::borrow::Cow<'a, Value>;
     fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError>;
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_>;
-    fn start_text(&self, text: &str, context: &mut Option<ToolContext>)
-    -> Option<OutputFuture<'_>>;
+    fn start_text(
+        &self,
+        text: &str,
+        call_id: &str,
+        context: &mut Option<CallContext>,
+    ) -> Option<OutputFuture<'_>>;
 }
 
 impl<T: Tool> ErasedTool for T {
@@ -66,14 +72,15 @@ impl<T: Tool> ErasedTool for T {
     fn start_text(
         &self,
         text: &str,
-        context: &mut Option<ToolContext>,
+        call_id: &str,
+        context: &mut Option<CallContext>,
     ) -> Option<OutputFuture<'_>> {
         if self.prepares_arguments() {
             return None;
         }
         // Typed parameters go straight from the text into `execute`: no erased box between.
         let params = self.schema().parse_text(text)?;
-        let context = context.take()?;
+        let context = context.take()?.for_call(call_id);
         Some(start_typed(self, params, context))
     }
 }
@@ -184,9 +191,10 @@ impl RegisteredTool {
     pub(crate) fn start_text(
         &self,
         text: &str,
-        context: &mut Option<ToolContext>,
+        call_id: &str,
+        context: &mut Option<CallContext>,
     ) -> Option<OutputFuture<'_>> {
-        self.inner.start_text(text, context)
+        self.inner.start_text(text, call_id, context)
     }
 }
 

@@ -1,0 +1,73 @@
+//! Runs the calls of one workload many times through one contender, for
+//! `valgrind --tool=callgrind`: instruction counts compare contenders without timing noise
+//! (`scripts/instruction-counts.sh` prints the table).
+//!
+//! Usage: call_loop ours|dynamic|bare|contract WORKLOAD.json [all|valid|invalid] [ROUNDS]
+#![allow(missing_docs)]
+
+use std::hint::black_box;
+
+use anyhow::{Context, bail};
+use futures::executor::block_on;
+use pi_bench::baseline::{Baseline, Layer};
+use pi_bench::workload::{Workload, WorkloadCall, verify};
+use pi_bench::{dynamic, typed};
+use pi_tool::{CallContext, ToolRegistry, execute_raw_tool_call};
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let contender = args
+        .first()
+        .context("name a contender: ours|dynamic|bare|contract")?;
+    let workload = Workload::load(std::path::Path::new(
+        args.get(1).context("give a WORKLOAD.json")?,
+    ))?;
+    let subset = args.get(2).map_or("all", String::as_str);
+    let rounds: usize = args.get(3).map_or(Ok(10_000), |n| n.parse())?;
+    let calls: Vec<&WorkloadCall> = workload
+        .calls
+        .iter()
+        .filter(|call| match subset {
+            "valid" => call.expect.ok,
+            "invalid" => !call.expect.ok,
+            _ => true,
+        })
+        .collect();
+    let ours = |tools: &ToolRegistry| -> anyhow::Result<()> {
+        verify(&workload, tools)?;
+        for _ in 0..rounds {
+            for call in &calls {
+                black_box(block_on(execute_raw_tool_call(
+                    &call.id,
+                    &call.name,
+                    &call.arguments,
+                    tools,
+                    CallContext::default(),
+                )));
+            }
+        }
+        Ok(())
+    };
+    let serde = |layer: Layer| {
+        let baseline = Baseline::default();
+        for _ in 0..rounds {
+            for call in &calls {
+                black_box(block_on(baseline.execute(
+                    layer,
+                    &call.id,
+                    &call.name,
+                    &call.arguments,
+                )));
+            }
+        }
+    };
+    match contender.as_str() {
+        "ours" => ours(&typed::registry())?,
+        "dynamic" => ours(&dynamic::registry(&workload)?)?,
+        "bare" => serde(Layer::Bare),
+        "contract" => serde(Layer::Contract),
+        other => bail!("unknown contender {other}"),
+    }
+    println!("calls {}", calls.len() * rounds);
+    Ok(())
+}
