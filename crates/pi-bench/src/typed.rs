@@ -2,9 +2,9 @@
 #![allow(missing_docs)] // Field docs would become schema descriptions; the structs mirror the workload files.
 
 use pi_tool::{
-    FnTool, ObjectParams, RegisteredTool, ToolOutput, ToolRegistry, array, boolean,
-    non_negative_integer, number, object, object_schema, optional, positive_integer, string,
-    string_enum, string_value,
+    FnTool, ObjectParams, RegisteredTool, ToolOutput, ToolRegistry, array, boolean, enum_schema,
+    enum_value, non_negative_integer, number, object, object_schema, optional, positive_integer,
+    string, string_value,
 };
 use serde_json::Value;
 
@@ -49,19 +49,78 @@ object_schema! {
     }
 }
 
+enum_schema! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Team {
+        Core = "core",
+        Infra = "infra",
+        Web = "web",
+        Ml = "ml",
+        Docs = "docs",
+    }
+}
+
+enum_schema! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Role {
+        Author = "author",
+        Reviewer = "reviewer",
+        Approver = "approver",
+    }
+}
+
+enum_schema! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum CheckKind {
+        Lint = "lint",
+        Test = "test",
+        Build = "build",
+        Security = "security",
+    }
+}
+
+enum_schema! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Priority {
+        Low = "low",
+        Medium = "medium",
+        High = "high",
+        Critical = "critical",
+    }
+}
+
+enum_schema! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Status {
+        Todo = "todo",
+        InProgress = "in_progress",
+        Blocked = "blocked",
+        Done = "done",
+    }
+}
+
+enum_schema! {
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    pub enum Environment {
+        Dev = "dev",
+        Staging = "staging",
+        Prod = "prod",
+    }
+}
+
 object_schema! {
     pub struct Assignee {
         pub id: u64 = positive_integer(),
         pub name: String = string_value(),
         pub email: Option<String> = optional(string_value()),
-        pub team: Option<String> = optional(string_enum(["core", "infra", "web", "ml", "docs"])),
+        pub team: Option<Team> = optional(enum_value::<Team>()),
     }
 }
 
 object_schema! {
     pub struct Owner {
         pub name: String = string_value(),
-        pub role: String = string_enum(["author", "reviewer", "approver"]),
+        pub role: Role = enum_value::<Role>(),
     }
 }
 
@@ -110,7 +169,7 @@ object_schema! {
     pub struct Check {
         pub name: String = string_value(),
         pub required: Option<bool> = optional(boolean()),
-        pub kind: String = string_enum(["lint", "test", "build", "security"]),
+        pub kind: CheckKind = enum_value::<CheckKind>(),
     }
 }
 
@@ -118,8 +177,8 @@ object_schema! {
     pub struct PlanTask {
         pub title: String = string().min_length(1),
         pub description: Option<String> = optional(string_value()),
-        pub priority: String = string_enum(["low", "medium", "high", "critical"]),
-        pub status: String = string_enum(["todo", "in_progress", "blocked", "done"]),
+        pub priority: Priority = enum_value::<Priority>(),
+        pub status: Status = enum_value::<Status>(),
         pub assignee: Assignee = object::<Assignee>(),
         pub labels: Option<Vec<String>> = optional(array(string_value()).max_items(32)),
         pub estimate_hours: Option<f64> = optional(number().minimum(0.0)),
@@ -128,7 +187,7 @@ object_schema! {
         pub subtasks: Vec<Subtask> = array(object::<Subtask>()),
         pub attachments: Option<Vec<Attachment>> = optional(array(object::<Attachment>())),
         pub repo: Repo = object::<Repo>(),
-        pub environment: String = string_enum(["dev", "staging", "prod"]),
+        pub environment: Environment = enum_value::<Environment>(),
         pub notify: Option<bool> = optional(boolean()),
         pub retries: Option<u64> = optional(non_negative_integer().maximum(10)),
         pub timeout_s: Option<f64> = optional(number().exclusive_minimum(0.0)),

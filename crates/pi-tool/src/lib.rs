@@ -61,9 +61,9 @@ pub use registered::RegisteredTool;
 pub use registry::{RegistryError, ToolRegistry, UnsupportedSchema};
 pub use schema::{
     DynamicSchema, FieldSpec, Issue, NumberBound, ObjectFields, ObjectParams, ObjectSchema,
-    PathSegment, Received, Schema, SchemaError, TypedSchema, ValidationError, Validator, array,
-    boolean, integer, non_negative_integer, nullable, number, object, optional,
-    optional_positive_integer, optional_string, positive_integer, string, string_enum,
+    PathSegment, Received, Schema, SchemaError, StringEnum, TypedSchema, ValidationError,
+    Validator, array, boolean, enum_value, integer, non_negative_integer, nullable, number, object,
+    optional, optional_positive_integer, optional_string, positive_integer, string, string_enum,
     string_value, with_default,
 };
 pub use tool::{ProgressCallback, Tool, ToolContext, ToolError, ToolOutput};
@@ -75,46 +75,6 @@ pub mod __private {
 
     /// The JSON `null`, for checks of a field that arrived as `null`.
     pub static NULL: serde_json::Value = serde_json::Value::Null;
-
-    /// A map key, borrowed from the input when it has no escapes.
-    pub enum Key<'de> {
-        /// Borrowed.
-        Borrowed(&'de str),
-        /// Unescaped into a new string.
-        Owned(String),
-    }
-
-    impl Key<'_> {
-        /// The key.
-        pub fn as_str(&self) -> &str {
-            match self {
-                Key::Borrowed(key) => key,
-                Key::Owned(key) => key,
-            }
-        }
-    }
-
-    impl<'de> serde::Deserialize<'de> for Key<'de> {
-        fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-            struct KeyVisitor;
-            impl<'de> serde::de::Visitor<'de> for KeyVisitor {
-                type Value = Key<'de>;
-                fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    formatter.write_str("a key")
-                }
-                fn visit_borrowed_str<E: serde::de::Error>(
-                    self,
-                    key: &'de str,
-                ) -> Result<Key<'de>, E> {
-                    Ok(Key::Borrowed(key))
-                }
-                fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<Key<'de>, E> {
-                    Ok(Key::Owned(key.to_owned()))
-                }
-            }
-            deserializer.deserialize_str(KeyVisitor)
-        }
-    }
 
     /// One-pass parsing of raw text with a generated `Deserialize`; `None` on any failure.
     pub fn parse_text<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {

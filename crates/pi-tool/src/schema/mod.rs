@@ -12,6 +12,7 @@
 
 mod composite;
 mod dynamic;
+mod enums;
 mod error;
 mod filter;
 mod jsonschema_issues;
@@ -24,6 +25,7 @@ mod validator;
 
 pub use composite::{array, nullable, object, optional, with_default};
 pub use dynamic::DynamicSchema;
+pub use enums::{StringEnum, enum_value};
 pub use error::{Issue, PathSegment, Received, ValidationError};
 pub(crate) use filter::{MAX_DEPTH as MAX_FILTER_DEPTH, drop_undeclared, resolve_ref};
 pub use object::{FieldSpec, ObjectFields, ObjectParams, ObjectSchema};

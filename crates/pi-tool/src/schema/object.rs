@@ -319,15 +319,18 @@ macro_rules! object_schema {
                             let validators = __pi_tool_validators();
                             $( let mut $field: ::std::option::Option<::std::option::Option<$ty>> = None; )*
                             while let ::std::option::Option::Some(key) =
-                                map.next_key::<$crate::__private::Key<'de>>()?
+                                map.next_key::<__PiToolField>()?
                             {
-                                $(
-                                    if key.as_str() == $crate::__object_field_name!($field $(, $json)?) {
-                                        $field = ::std::option::Option::Some(map.next_value()?);
-                                        continue;
+                                match key {
+                                    $(
+                                        __PiToolField::$field => {
+                                            $field = ::std::option::Option::Some(map.next_value()?);
+                                        }
+                                    )*
+                                    __PiToolField::__PiToolIgnored => {
+                                        map.next_value::<$crate::__private::serde::de::IgnoredAny>()?;
                                     }
-                                )*
-                                map.next_value::<$crate::__private::serde::de::IgnoredAny>()?;
+                                }
                             }
                             $(
                                 let $field: $ty = match $field {
@@ -351,6 +354,46 @@ macro_rules! object_schema {
                     }
 
                     deserializer.deserialize_map(__PiToolVisitor)
+                }
+            }
+
+            // The fields by JSON key, matched without allocating (as serde's derive does).
+            #[allow(non_camel_case_types)]
+            enum __PiToolField {
+                $( $field, )*
+                __PiToolIgnored,
+            }
+
+            impl<'de> $crate::__private::serde::Deserialize<'de> for __PiToolField {
+                fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+                where
+                    D: $crate::__private::serde::Deserializer<'de>,
+                {
+                    struct __PiToolFieldVisitor;
+
+                    impl<'de> $crate::__private::serde::de::Visitor<'de> for __PiToolFieldVisitor {
+                        type Value = __PiToolField;
+
+                        fn expecting(
+                            &self,
+                            formatter: &mut ::std::fmt::Formatter<'_>,
+                        ) -> ::std::fmt::Result {
+                            formatter.write_str("a field name")
+                        }
+
+                        fn visit_str<E>(self, key: &str) -> ::std::result::Result<__PiToolField, E>
+                        where
+                            E: $crate::__private::serde::de::Error,
+                        {
+                            #[allow(unreachable_patterns)]
+                            ::std::result::Result::Ok(match key {
+                                $( $crate::__object_field_name!($field $(, $json)?) => __PiToolField::$field, )*
+                                _ => __PiToolField::__PiToolIgnored,
+                            })
+                        }
+                    }
+
+                    deserializer.deserialize_identifier(__PiToolFieldVisitor)
                 }
             }
         };
