@@ -73,9 +73,6 @@ pub use tool::{ProgressCallback, Tool, ToolContext, ToolError, ToolOutput};
 pub mod __private {
     pub use serde;
 
-    /// The JSON `null`, for checks of a field that arrived as `null`.
-    pub static NULL: serde_json::Value = serde_json::Value::Null;
-
     /// One-pass parsing of raw text with a generated `Deserialize`; `None` on any failure.
     pub fn parse_text<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
         serde_json::from_str(text).ok()

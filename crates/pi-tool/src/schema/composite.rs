@@ -19,19 +19,23 @@ pub fn optional<T: 'static>(inner: Validator<T>) -> Validator<Option<T>> {
         None => Ok(None),
         Some(present) => inner.check(Some(present)).map(Some),
     });
-    with_option_rules(checked.with_optional(true), typed)
+    // A present `null` is `inner`'s to judge, and never plain `None`: the JSON path decides.
+    with_option_rules(checked.with_optional(true), typed, false)
 }
 
-/// Typed rules for an `Option<T>`: `None` passes (its case was settled from the JSON), `Some`
+/// Typed rules for an `Option<T>`. They only see present values (absence is checked on the
+/// JSON side), so a typed `None` means a `null` arrived: it passes when `null_passes`. `Some`
 /// goes to the inner rules.
 fn with_option_rules<T: 'static>(
     validator: Validator<Option<T>>,
     inner: Option<super::validator::TypedFn<T>>,
+    null_passes: bool,
 ) -> Validator<Option<T>> {
     match inner {
-        Some(rules) => {
-            validator.with_typed_check(move |value| value.as_ref().is_none_or(|v| rules(v)))
-        }
+        Some(rules) => validator.with_typed_check(move |value| match value {
+            None => null_passes,
+            Some(present) => rules(present),
+        }),
         None => validator,
     }
 }
@@ -48,7 +52,7 @@ pub fn nullable<T: 'static>(inner: Validator<T>) -> Validator<Option<T>> {
         Some(Value::Null) => Ok(None),
         other => inner.check(other).map(Some),
     });
-    with_option_rules(checked, typed)
+    with_option_rules(checked, typed, true)
 }
 
 fn admit_null(schema: Value) -> Value {

@@ -317,7 +317,7 @@ macro_rules! object_schema {
                         {
                             use $crate::__private::serde::de::Error as _;
                             let validators = __pi_tool_validators();
-                            $( let mut $field: ::std::option::Option<::std::option::Option<$ty>> = None; )*
+                            $( let mut $field: ::std::option::Option<$ty> = None; )*
                             while let ::std::option::Option::Some(key) =
                                 map.next_key::<__PiToolField>()?
                             {
@@ -332,17 +332,15 @@ macro_rules! object_schema {
                                     }
                                 }
                             }
+                            // Present values as serde read them (a `null` becomes `None` for an
+                            // `Option` field, and fails any other type): the typed rules judge them.
                             $(
                                 let $field: $ty = match $field {
-                                    ::std::option::Option::Some(::std::option::Option::Some(value))
+                                    ::std::option::Option::Some(value)
                                         if validators.$field.accepts_typed(&value) => value,
-                                    ::std::option::Option::Some(::std::option::Option::Some(_)) => {
+                                    ::std::option::Option::Some(_) => {
                                         return ::std::result::Result::Err(A::Error::custom("rejected"));
                                     }
-                                    ::std::option::Option::Some(::std::option::Option::None) => validators
-                                        .$field
-                                        .check(::std::option::Option::Some(&$crate::__private::NULL))
-                                        .map_err(|_| A::Error::custom("rejected"))?,
                                     ::std::option::Option::None => validators
                                         .$field
                                         .check(::std::option::Option::None)
@@ -410,4 +408,63 @@ macro_rules! __object_field_name {
     ($field:ident, $json:literal) => {
         $json
     };
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::Value;
+
+    use crate::{ObjectParams, Schema, array, nullable, object_schema, optional, string_value};
+
+    object_schema! {
+        #[derive(Debug, PartialEq)]
+        struct Nulls {
+            plain: Option<String> = optional(string_value()),
+            nullable: Option<String> = nullable(string_value()),
+            both: Option<Option<String>> = optional(nullable(string_value())),
+            items: Option<Vec<Option<String>>> = optional(array(optional(string_value()))),
+            null_items: Option<Vec<Option<String>>> = optional(array(nullable(string_value()))),
+        }
+    }
+
+    /// The one-pass path must take `null` exactly as the JSON path does, at every level.
+    #[test]
+    fn null_means_the_same_on_both_paths() {
+        let schema = Nulls::object_schema();
+        let cases = [
+            r#"{"nullable":"x"}"#,
+            r#"{"nullable":null}"#,
+            r#"{"nullable":null,"plain":null}"#,
+            r#"{"nullable":null,"both":null}"#,
+            r#"{"nullable":null,"both":"y"}"#,
+            r#"{"nullable":null,"items":["a"]}"#,
+            r#"{"nullable":null,"items":[null]}"#,
+            r#"{"nullable":null,"null_items":[null,"b"]}"#,
+            r#"{}"#,
+            r#"{"nullable":1}"#,
+        ];
+        let mut accepted = 0;
+        for text in cases {
+            let value: Value = serde_json::from_str(text).unwrap_or_default();
+            let from_json = schema.parse(&value).ok();
+            let from_text = schema.parse_text(text);
+            // The text path may decline (`None`) and leave the call to the JSON path, but it
+            // must never accept something else.
+            if from_text.is_some() {
+                assert_eq!(from_text, from_json, "{text}");
+                accepted += 1;
+            }
+            assert!(from_json.is_some() || from_text.is_none(), "{text}");
+        }
+        assert_eq!(
+            schema.parse_text(r#"{"nullable":null,"both":null}"#),
+            None,
+            "a null under optional(nullable) is Some(None): only the JSON path builds it"
+        );
+        let both = schema.parse(&serde_json::json!({"nullable": null, "both": null}));
+        assert_eq!(both.ok().map(|n| n.both), Some(Some(None)));
+        assert!(schema.parse_text(r#"{"nullable":null,"items":[null]}"#).is_none());
+        assert!(schema.parse(&serde_json::json!({"nullable": null, "items": [null]})).is_err());
+        assert!(accepted >= 5, "the text path took only {accepted} cases");
+    }
 }

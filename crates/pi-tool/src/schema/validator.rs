@@ -75,7 +75,9 @@ impl<T> Validator<T> {
 
     /// Declares how the same rules read on a value already typed by serde, which lets
     /// [`object_schema!`](crate::object_schema) structs parse raw argument text in one pass.
-    /// It must accept exactly the typed values `check` accepts.
+    /// It must accept exactly the typed values `check` accepts for a present value, and it
+    /// only ever sees present values: for an `Option` output, `None` means a JSON `null`
+    /// arrived (serde's reading of it), so accept it only when `check` turns `null` into `None`.
     #[must_use]
     pub fn with_typed_check(mut self, rules: impl Fn(&T) -> bool + Send + Sync + 'static) -> Self {
         self.typed = Some(Arc::new(rules));
