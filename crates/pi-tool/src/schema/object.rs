@@ -414,7 +414,7 @@ macro_rules! __object_field_name {
 mod tests {
     use serde_json::Value;
 
-    use crate::{ObjectParams, Schema, array, nullable, object_schema, optional, string_value};
+    use crate::{ObjectParams, Schema, array, nullable, optional, string_value};
 
     object_schema! {
         #[derive(Debug, PartialEq)]
@@ -463,8 +463,16 @@ mod tests {
         );
         let both = schema.parse(&serde_json::json!({"nullable": null, "both": null}));
         assert_eq!(both.ok().map(|n| n.both), Some(Some(None)));
-        assert!(schema.parse_text(r#"{"nullable":null,"items":[null]}"#).is_none());
-        assert!(schema.parse(&serde_json::json!({"nullable": null, "items": [null]})).is_err());
+        assert!(
+            schema
+                .parse_text(r#"{"nullable":null,"items":[null]}"#)
+                .is_none()
+        );
+        assert!(
+            schema
+                .parse(&serde_json::json!({"nullable": null, "items": [null]}))
+                .is_err()
+        );
         assert!(accepted >= 5, "the text path took only {accepted} cases");
     }
 }
