@@ -378,6 +378,14 @@ proptest! {
         if let Err(error) = &dynamic_parsed {
             prop_assert!(!error.issues().is_empty());
         }
+
+        // The dynamic schema's one-pass road over raw text decides exactly as its JSON road
+        // does, and builds the very same value: these schemas are all within what it mirrors,
+        // so it may not even fall back.
+        let text = value.to_string();
+        let via_json = dynamic.parse(&serde_json::from_str(&text).unwrap()).ok();
+        let via_text = dynamic.parse_text(&text);
+        prop_assert_eq!(&via_text, &via_json, "schema: {}\ntext: {}", advertised, text);
         prop_assert_eq!(value, before, "parse must not mutate its input");
     }
 

@@ -4,12 +4,17 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{Schema, SchemaError, ValidationError, filter, jsonschema_issues};
+use super::{Schema, SchemaError, ValidationError, compiled, filter, jsonschema_issues};
 
 /// A schema given as a JSON Schema value: arguments are filtered (undeclared properties dropped
 /// at every level where properties are declared, absent ones with a `default` filled in), then
 /// validated against exactly that schema
 /// by the `jsonschema` crate. The tool receives the filtered JSON.
+///
+/// Raw argument text ([`Schema::parse_text`]) takes a faster road when the schema allows: the
+/// common rules are checked while the text is parsed straight into the filtered value, and
+/// any other subschema is handed to its own `jsonschema` validator. The result is the same;
+/// text that road doubts goes the JSON way, which reports every violation.
 ///
 /// Draft 2020-12 is assumed unless the schema's `$schema` names another draft (draft-07 and
 /// others are detected). A schema that does not compile is refused here, so a tool built on it
@@ -32,6 +37,8 @@ use super::{Schema, SchemaError, ValidationError, filter, jsonschema_issues};
 pub struct DynamicSchema {
     json_schema: Value,
     validator: Arc<jsonschema::Validator>,
+    /// The one-pass parser of raw text, when the schema can be mirrored (see `compiled`).
+    compiled: Option<Arc<compiled::Node>>,
 }
 
 impl DynamicSchema {
@@ -44,9 +51,11 @@ impl DynamicSchema {
                 reason: error.to_string(),
             }
         })?;
+        let compiled = compiled::compile(&json_schema).map(Arc::new);
         Ok(Self {
             json_schema,
             validator: Arc::new(validator),
+            compiled,
         })
     }
 }
@@ -77,6 +86,10 @@ impl Schema for DynamicSchema {
 
     fn json_schema(&self) -> Option<&Value> {
         Some(&self.json_schema)
+    }
+
+    fn parse_text(&self, text: &str) -> Option<Value> {
+        compiled::parse(self.compiled.as_deref()?, text)
     }
 }
 

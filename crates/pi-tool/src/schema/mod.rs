@@ -10,6 +10,7 @@
 //!   Rust value. [`object_schema!`](crate::object_schema) declares the struct and its schema at
 //!   once.
 
+mod compiled;
 mod composite;
 mod dynamic;
 mod enums;

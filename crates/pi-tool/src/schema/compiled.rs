@@ -1,0 +1,791 @@
+//! A JSON Schema compiled for the one-pass path of [`DynamicSchema`](super::DynamicSchema):
+//! raw argument text is parsed straight into the filtered JSON value (undeclared properties
+//! skipped, defaults filled in) while the schema's rules are checked, with no intermediate
+//! `Value` to walk twice.
+//!
+//! Hand-written because no crate does this: `jsonschema` validates a finished `Value`, and serde
+//! knows nothing of JSON Schema. It mirrors the JSON path exactly or not at all:
+//!
+//! - the rules checked here (types, string enums, lengths, numeric bounds, items, item counts,
+//!   properties, required, `additionalProperties: false`/`true`) are the common core of tool
+//!   schemas; any other keyword hands its whole subschema to a `jsonschema` validator compiled
+//!   for that subschema alone, which sees the same filtered value the JSON path would;
+//! - a schema this cannot mirror (`$ref` cycles, `$id`/anchors, a `$ref` inside a delegated
+//!   subschema, draft-04, a default its own schema rejects) is not compiled: such tools keep
+//!   the JSON path;
+//! - anything doubtful at parse time (a rule broken, an integer too large to compare exactly)
+//!   gives up, and the JSON path then decides and reports every violation.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use indexmap::IndexMap;
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde_json::{Map, Number, Value};
+
+use super::filter::{drop_undeclared, resolve_ref};
+
+/// How deep a schema may nest (counting inlined `$ref`s) to be compiled.
+const MAX_SCHEMA_DEPTH: usize = 64;
+/// How many nodes a compiled schema may have (`$ref`s are inlined, so shared definitions
+/// count once per use).
+const MAX_NODES: usize = 4096;
+/// Integers beyond this magnitude are not compared with `f64` bounds here.
+const EXACT_IN_F64: f64 = 9_007_199_254_740_992.0;
+
+/// Keywords that only annotate: no effect on validation or filtering.
+const ANNOTATIONS: [&str; 9] = [
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$defs",
+];
+/// Keywords checked natively.
+const NATIVE: [&str; 13] = [
+    "type",
+    "enum",
+    "minLength",
+    "maxLength",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "items",
+    "minItems",
+    "maxItems",
+    "properties",
+    "required",
+];
+/// Keywords that tie a subschema to others: it cannot be delegated on its own.
+const ENTANGLED: [&str; 8] = [
+    "$schema",
+    "$ref",
+    "$dynamicRef",
+    "$recursiveRef",
+    "$id",
+    "$anchor",
+    "$dynamicAnchor",
+    "$recursiveAnchor",
+];
+/// The drafts whose semantics this mirrors (`$schema` absent means 2020-12, as for the JSON
+/// path). Draft-04 (boolean exclusive bounds, no integer-valued floats) is left to the JSON path.
+const DRAFTS: [&str; 7] = [
+    "https://json-schema.org/draft/2020-12/schema",
+    "https://json-schema.org/draft/2019-09/schema",
+    "http://json-schema.org/draft-07/schema#",
+    "http://json-schema.org/draft-07/schema",
+    "http://json-schema.org/draft-06/schema#",
+    "http://json-schema.org/draft-06/schema",
+    "https://json-schema.org/draft/2020-12/schema#",
+];
+
+/// A compiled schema node.
+#[derive(Debug)]
+pub(crate) enum Node {
+    /// Accepts any JSON, kept as it is (`{}`, `true`, annotations only).
+    Any,
+    /// Rules checked while parsing.
+    Native(Box<Native>),
+    /// A subschema checked by `jsonschema` on the value parsed (and filtered) here.
+    Delegated(Box<Delegated>),
+}
+
+/// JSON types, as bits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Types(u8);
+
+impl Types {
+    const NULL: u8 = 1;
+    const BOOLEAN: u8 = 2;
+    const INTEGER: u8 = 4;
+    const NUMBER: u8 = 8;
+    const STRING: u8 = 16;
+    const ARRAY: u8 = 32;
+    const OBJECT: u8 = 64;
+    const ALL: Types = Types(127);
+
+    fn named(name: &str) -> Option<u8> {
+        Some(match name {
+            "null" => Self::NULL,
+            "boolean" => Self::BOOLEAN,
+            "integer" => Self::INTEGER,
+            "number" => Self::NUMBER,
+            "string" => Self::STRING,
+            "array" => Self::ARRAY,
+            "object" => Self::OBJECT,
+            _ => return None,
+        })
+    }
+
+    fn allows(self, bit: u8) -> bool {
+        self.0 & bit != 0
+    }
+
+    /// Whether a number is allowed: any number under `number`, whole ones under `integer`.
+    fn allows_number(self, whole: bool) -> bool {
+        self.allows(Self::NUMBER) || (whole && self.allows(Self::INTEGER))
+    }
+}
+
+/// The natively checked rules of one node; each applies only to values of its own type.
+#[derive(Debug)]
+pub(crate) struct Native {
+    types: Types,
+    strings: Option<Vec<String>>,
+    min_length: Option<usize>,
+    max_length: Option<usize>,
+    minimum: Option<f64>,
+    maximum: Option<f64>,
+    exclusive_minimum: Option<f64>,
+    exclusive_maximum: Option<f64>,
+    items: Option<Node>,
+    min_items: Option<usize>,
+    max_items: Option<usize>,
+    object: Option<ObjectRules>,
+}
+
+/// What a node with `properties` says about objects.
+#[derive(Debug)]
+struct ObjectRules {
+    properties: IndexMap<String, Property, foldhash::fast::RandomState>,
+    /// Required names that are not declared (only possible when extras are kept).
+    required_extras: Vec<String>,
+    keep_extras: bool,
+}
+
+#[derive(Debug)]
+struct Property {
+    node: Node,
+    default: Option<Value>,
+    required: bool,
+}
+
+/// A subschema left to `jsonschema`.
+pub(crate) struct Delegated {
+    schema: Value,
+    validator: jsonschema::Validator,
+}
+
+impl fmt::Debug for Delegated {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Delegated")
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Compiles `root` for one-pass parsing; `None` when the JSON path must stay in charge.
+pub(crate) fn compile(root: &Value) -> Option<Node> {
+    let draft = match root.get("$schema") {
+        None => None,
+        Some(Value::String(uri)) if DRAFTS.contains(&uri.as_str()) => Some(uri.clone()),
+        Some(_) => return None,
+    };
+    let mut compiler = Compiler {
+        root,
+        draft,
+        nodes: 0,
+        refs: Vec::new(),
+    };
+    let node = compiler.node(root, 0)?;
+    Some(node)
+}
+
+struct Compiler<'s> {
+    root: &'s Value,
+    draft: Option<String>,
+    nodes: usize,
+    refs: Vec<&'s str>,
+}
+
+impl<'s> Compiler<'s> {
+    fn node(&mut self, schema: &'s Value, depth: usize) -> Option<Node> {
+        self.nodes += 1;
+        if depth > MAX_SCHEMA_DEPTH || self.nodes > MAX_NODES {
+            return None;
+        }
+        let object = match schema {
+            Value::Bool(true) => return Some(Node::Any),
+            Value::Object(object) => object,
+            // `false` and non-schemas: the JSON path (whose compiler has already vetted it).
+            _ => return None,
+        };
+        if let Some(reference) = object.get("$ref") {
+            return self.reference(object, reference, depth);
+        }
+        let is_root = std::ptr::eq(schema, self.root);
+        let native_only = object.iter().all(|(keyword, value)| {
+            ANNOTATIONS.contains(&keyword.as_str())
+                || keyword == "definitions"
+                || (is_root && keyword == "$schema")
+                || self.is_native(keyword, value)
+        });
+        if native_only && filters_as_validated(object) {
+            self.native(object, depth)
+        } else {
+            self.delegated(schema)
+        }
+    }
+
+    /// A `$ref` with nothing but annotations beside it is its target, inlined.
+    fn reference(
+        &mut self,
+        object: &'s Map<String, Value>,
+        reference: &'s Value,
+        depth: usize,
+    ) -> Option<Node> {
+        let reference = reference.as_str()?;
+        let alone = object
+            .keys()
+            .all(|keyword| keyword == "$ref" || ANNOTATIONS.contains(&keyword.as_str()));
+        if !alone || self.refs.contains(&reference) {
+            return None;
+        }
+        let target = resolve_ref(self.root, reference)?;
+        self.refs.push(reference);
+        let node = self.node(target, depth + 1);
+        self.refs.pop();
+        node
+    }
+
+    fn is_native(&self, keyword: &str, value: &Value) -> bool {
+        match keyword {
+            "enum" => value
+                .as_array()
+                .is_some_and(|options| options.iter().all(Value::is_string)),
+            "items" => value.is_object() || value == &Value::Bool(true),
+            "additionalProperties" => value.is_boolean(),
+            _ => NATIVE.contains(&keyword),
+        }
+    }
+
+    fn native(&mut self, object: &'s Map<String, Value>, depth: usize) -> Option<Node> {
+        let count = |keyword: &str| match object.get(keyword) {
+            None => Some(None),
+            Some(value) => value.as_u64().map(|n| usize::try_from(n).ok()),
+        };
+        let bound = |keyword: &str| match object.get(keyword) {
+            None => Some(None),
+            Some(value) => value.as_f64().map(Some),
+        };
+        let types = match object.get("type") {
+            None => Types::ALL,
+            Some(Value::String(name)) => Types(Types::named(name)?),
+            Some(Value::Array(names)) => {
+                let mut bits = 0;
+                for name in names {
+                    bits |= Types::named(name.as_str()?)?;
+                }
+                Types(bits)
+            }
+            Some(_) => return None,
+        };
+        let strings = match object.get("enum") {
+            Some(Value::Array(options)) => Some(
+                options
+                    .iter()
+                    .map(|option| option.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()?,
+            ),
+            _ => None,
+        };
+        let items = match object.get("items") {
+            Some(items) => Some(self.node(items, depth + 1)?),
+            None => None,
+        };
+        let object_rules = match object.get("properties") {
+            Some(Value::Object(properties)) => Some(self.object_rules(object, properties, depth)?),
+            Some(_) => return None,
+            None => None,
+        };
+        Some(Node::Native(Box::new(Native {
+            types,
+            strings,
+            min_length: count("minLength")?,
+            max_length: count("maxLength")?,
+            minimum: bound("minimum")?,
+            maximum: bound("maximum")?,
+            exclusive_minimum: bound("exclusiveMinimum")?,
+            exclusive_maximum: bound("exclusiveMaximum")?,
+            items,
+            min_items: count("minItems")?,
+            max_items: count("maxItems")?,
+            object: object_rules,
+        })))
+    }
+
+    fn object_rules(
+        &mut self,
+        object: &'s Map<String, Value>,
+        properties: &'s Map<String, Value>,
+        depth: usize,
+    ) -> Option<ObjectRules> {
+        let mut compiled = IndexMap::with_hasher(foldhash::fast::RandomState::default());
+        for (name, schema) in properties {
+            let node = self.node(schema, depth + 1)?;
+            let default = schema.get("default").cloned();
+            // A default must pass its own rules unchanged, or only the JSON path can tell.
+            if let Some(default) = &default {
+                let text = default.to_string();
+                if parse(&node, &text).as_ref() != Some(default) {
+                    return None;
+                }
+            }
+            compiled.insert(
+                name.clone(),
+                Property {
+                    node,
+                    default,
+                    required: false,
+                },
+            );
+        }
+        let mut required_extras = Vec::new();
+        match object.get("required") {
+            None => {}
+            Some(Value::Array(names)) => {
+                for name in names {
+                    let name = name.as_str()?;
+                    match compiled.get_mut(name) {
+                        Some(property) => property.required = true,
+                        None => required_extras.push(name.to_owned()),
+                    }
+                }
+            }
+            Some(_) => return None,
+        }
+        let keep_extras = object.get("additionalProperties") == Some(&Value::Bool(true));
+        Some(ObjectRules {
+            properties: compiled,
+            required_extras,
+            keep_extras,
+        })
+    }
+
+    /// The subschema, checked by its own `jsonschema` validator, if it stands alone.
+    fn delegated(&mut self, schema: &'s Value) -> Option<Node> {
+        // The root's own `$schema` names the draft; anywhere else it would switch drafts.
+        let is_root = std::ptr::eq(schema, self.root);
+        let tangled = match schema {
+            Value::Object(object) => object.iter().any(|(keyword, value)| {
+                let names_draft = is_root && keyword == "$schema";
+                (!names_draft && ENTANGLED.contains(&keyword.as_str())) || entangled(value, 1)
+            }),
+            other => entangled(other, 0),
+        };
+        if tangled {
+            return None;
+        }
+        let mut standalone = schema.clone();
+        if let (Some(draft), Value::Object(object)) = (&self.draft, &mut standalone) {
+            object.insert("$schema".to_owned(), Value::String(draft.clone()));
+        }
+        let validator = jsonschema::validator_for(&standalone).ok()?;
+        Some(Node::Delegated(Box::new(Delegated {
+            schema: schema.clone(),
+            validator,
+        })))
+    }
+}
+
+/// Whether the object rules read the same on the filtered value as natively checked here.
+/// Without `properties` nothing is filtered, so `required` or `additionalProperties` would
+/// judge every key; and a required name the filter drops can never be met. Such nodes are
+/// delegated, which checks the filtered value exactly as the JSON path does.
+fn filters_as_validated(object: &Map<String, Value>) -> bool {
+    let Some(Value::Object(properties)) = object.get("properties") else {
+        return !object.contains_key("required") && !object.contains_key("additionalProperties");
+    };
+    let keeps_extras = object.get("additionalProperties") == Some(&Value::Bool(true));
+    let required = object.get("required").and_then(Value::as_array);
+    keeps_extras
+        || required.is_none_or(|names| {
+            names.iter().all(|name| {
+                name.as_str()
+                    .is_some_and(|name| properties.contains_key(name))
+            })
+        })
+}
+
+/// Whether a subschema refers to or names other schemas anywhere inside.
+fn entangled(schema: &Value, depth: usize) -> bool {
+    if depth > MAX_SCHEMA_DEPTH {
+        return true;
+    }
+    match schema {
+        Value::Object(object) => object.iter().any(|(keyword, value)| {
+            ENTANGLED.contains(&keyword.as_str()) || entangled(value, depth + 1)
+        }),
+        Value::Array(items) => items.iter().any(|item| entangled(item, depth + 1)),
+        _ => false,
+    }
+}
+
+/// Parses `text` against `node`: the filtered value, or `None` for anything doubtful.
+pub(crate) fn parse(node: &Node, text: &str) -> Option<Value> {
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let value = NodeSeed(node).deserialize(&mut deserializer).ok()?;
+    deserializer.end().ok()?;
+    Some(value)
+}
+
+/// Gives up: the caller takes the JSON path, which says why.
+fn doubt<E: de::Error>() -> E {
+    E::custom("rejected")
+}
+
+struct NodeSeed<'n>(&'n Node);
+
+impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
+    type Value = Value;
+
+    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
+        match self.0 {
+            Node::Any => de::Deserialize::deserialize(deserializer),
+            Node::Native(native) => deserializer.deserialize_any(NativeVisitor(native)),
+            Node::Delegated(delegated) => {
+                let value: Value = de::Deserialize::deserialize(deserializer)?;
+                let filtered = drop_undeclared(&delegated.schema, &value).map_err(|_| doubt())?;
+                if delegated.validator.is_valid(&filtered) {
+                    Ok(filtered)
+                } else {
+                    Err(doubt())
+                }
+            }
+        }
+    }
+}
+
+struct NativeVisitor<'n>(&'n Native);
+
+impl NativeVisitor<'_> {
+    fn number<E: de::Error>(&self, as_f64: f64, whole: bool, value: Number) -> Result<Value, E> {
+        let rules = self.0;
+        let bounded = rules.minimum.is_some()
+            || rules.maximum.is_some()
+            || rules.exclusive_minimum.is_some()
+            || rules.exclusive_maximum.is_some();
+        let in_bounds = rules.minimum.is_none_or(|min| as_f64 >= min)
+            && rules.maximum.is_none_or(|max| as_f64 <= max)
+            && rules.exclusive_minimum.is_none_or(|min| as_f64 > min)
+            && rules.exclusive_maximum.is_none_or(|max| as_f64 < max);
+        let exact = !bounded || as_f64.abs() < EXACT_IN_F64;
+        if rules.types.allows_number(whole) && rules.strings.is_none() && in_bounds && exact {
+            Ok(Value::Number(value))
+        } else {
+            Err(doubt())
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for NativeVisitor<'_> {
+    type Value = Value;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a value the schema accepts")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        if self.0.types.allows(Types::NULL) && self.0.strings.is_none() {
+            Ok(Value::Null)
+        } else {
+            Err(doubt())
+        }
+    }
+
+    fn visit_bool<E: de::Error>(self, flag: bool) -> Result<Value, E> {
+        if self.0.types.allows(Types::BOOLEAN) && self.0.strings.is_none() {
+            Ok(Value::Bool(flag))
+        } else {
+            Err(doubt())
+        }
+    }
+
+    #[allow(clippy::cast_precision_loss)] // Large magnitudes are refused as inexact above.
+    fn visit_u64<E: de::Error>(self, number: u64) -> Result<Value, E> {
+        self.number(number as f64, true, Number::from(number))
+    }
+
+    #[allow(clippy::cast_precision_loss)] // Large magnitudes are refused as inexact above.
+    fn visit_i64<E: de::Error>(self, number: i64) -> Result<Value, E> {
+        self.number(number as f64, true, Number::from(number))
+    }
+
+    fn visit_f64<E: de::Error>(self, number: f64) -> Result<Value, E> {
+        let whole = number.is_finite() && number.fract() == 0.0;
+        match Number::from_f64(number) {
+            Some(json) => self.number(number, whole, json),
+            None => Err(doubt()),
+        }
+    }
+
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Value, E> {
+        let rules = self.0;
+        let accepted = rules.types.allows(Types::STRING)
+            && rules
+                .strings
+                .as_ref()
+                .is_none_or(|options| options.iter().any(|option| option == text))
+            && (rules.min_length.is_none() && rules.max_length.is_none() || {
+                // JSON Schema counts code points.
+                let length = text.chars().count();
+                rules.min_length.is_none_or(|min| length >= min)
+                    && rules.max_length.is_none_or(|max| length <= max)
+            });
+        if accepted {
+            Ok(Value::String(text.to_owned()))
+        } else {
+            Err(doubt())
+        }
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut sequence: A) -> Result<Value, A::Error> {
+        let rules = self.0;
+        if !rules.types.allows(Types::ARRAY) || rules.strings.is_some() {
+            return Err(doubt());
+        }
+        let mut items = Vec::with_capacity(sequence.size_hint().unwrap_or(0).min(64));
+        loop {
+            let next = match &rules.items {
+                Some(node) => sequence.next_element_seed(NodeSeed(node))?,
+                None => sequence.next_element::<Value>()?,
+            };
+            match next {
+                Some(item) => items.push(item),
+                None => break,
+            }
+        }
+        let count_ok = rules.min_items.is_none_or(|min| items.len() >= min)
+            && rules.max_items.is_none_or(|max| items.len() <= max);
+        if count_ok {
+            Ok(Value::Array(items))
+        } else {
+            Err(doubt())
+        }
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let rules = self.0;
+        if !rules.types.allows(Types::OBJECT) || rules.strings.is_some() {
+            return Err(doubt());
+        }
+        let Some(object) = &rules.object else {
+            // No `properties` here: nothing is filtered, as on the JSON path.
+            return de::Deserialize::deserialize(de::value::MapAccessDeserializer::new(map));
+        };
+        // Sized once: growing the map would rehash every key.
+        let mut kept = Map::with_capacity(object.properties.len());
+        let mut seen = Seen::new(object.properties.len());
+        while let Some(key) = map.next_key_seed(KeySeed)? {
+            match object.properties.get_full(key.as_ref()) {
+                Some((index, _, property)) => {
+                    let value = map.next_value_seed(NodeSeed(&property.node))?;
+                    seen.mark(index);
+                    kept.insert(key.into_owned(), value);
+                }
+                None if object.keep_extras => {
+                    let value: Value = map.next_value()?;
+                    kept.insert(key.into_owned(), value);
+                }
+                None => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        // Absent properties: defaults filled in (as the filter does), then `required` checked.
+        for (index, (name, property)) in object.properties.iter().enumerate() {
+            if seen.has(index) {
+                continue;
+            }
+            match &property.default {
+                Some(default) => {
+                    kept.insert(name.clone(), default.clone());
+                }
+                None if property.required => return Err(doubt()),
+                None => {}
+            }
+        }
+        if object
+            .required_extras
+            .iter()
+            .all(|name| kept.contains_key(name))
+        {
+            Ok(Value::Object(kept))
+        } else {
+            Err(doubt())
+        }
+    }
+}
+
+/// Which declared properties arrived, by index; no allocation for up to 64.
+enum Seen {
+    Few(u64),
+    Many(Vec<bool>),
+}
+
+impl Seen {
+    fn new(count: usize) -> Self {
+        if count <= 64 {
+            Seen::Few(0)
+        } else {
+            Seen::Many(vec![false; count])
+        }
+    }
+
+    fn mark(&mut self, index: usize) {
+        match self {
+            Seen::Few(bits) => *bits |= 1 << index,
+            Seen::Many(flags) => {
+                if let Some(flag) = flags.get_mut(index) {
+                    *flag = true;
+                }
+            }
+        }
+    }
+
+    fn has(&self, index: usize) -> bool {
+        match self {
+            Seen::Few(bits) => index < 64 && bits & (1 << index) != 0,
+            Seen::Many(flags) => flags.get(index).copied().unwrap_or(false),
+        }
+    }
+}
+
+/// A map key, borrowed from the text when it has no escapes.
+struct KeySeed;
+
+impl<'de> DeserializeSeed<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn deserialize<D: de::Deserializer<'de>>(
+        self,
+        deserializer: D,
+    ) -> Result<Self::Value, D::Error> {
+        deserializer.deserialize_str(KeySeed)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed {
+    type Value = Cow<'de, str>;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("a key")
+    }
+
+    fn visit_borrowed_str<E: de::Error>(self, key: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(key))
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(key.to_owned()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn run(schema: &Value, text: &str) -> Option<Value> {
+        parse(&compile(schema)?, text)
+    }
+
+    #[test]
+    fn filters_checks_and_fills_defaults_in_one_pass() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "path": {"type": "string", "minLength": 1},
+                "limit": {"type": "integer", "minimum": 1, "default": 100},
+                "mode": {"type": "string", "enum": ["fast", "safe"]},
+                "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2},
+                "edit": {
+                    "type": "object",
+                    "properties": {"oldText": {"type": "string"}},
+                    "required": ["oldText"]
+                }
+            },
+            "required": ["path"]
+        });
+        assert_eq!(
+            run(
+                &schema,
+                r#"{"x":1,"path":"a","edit":{"oldText":"o","junk":[1]},"tags":["t"]}"#
+            ),
+            Some(json!({"path": "a", "edit": {"oldText": "o"}, "tags": ["t"], "limit": 100}))
+        );
+        for rejected in [
+            r#"{"path":""}"#,
+            r#"{"path":"a","limit":0}"#,
+            r#"{"path":"a","limit":1.5}"#,
+            r#"{"path":"a","mode":"slow"}"#,
+            r#"{"path":"a","tags":["a","b","c"]}"#,
+            r#"{"path":"a","edit":{}}"#,
+            r#"{"limit":2}"#,
+            r#"{"path":"a"} trailing"#,
+            r#"["path"]"#,
+        ] {
+            assert_eq!(run(&schema, rejected), None, "{rejected}");
+        }
+        assert_eq!(
+            run(&schema, r#"{"path":"a","limit":2.0}"#),
+            Some(json!({"path": "a", "limit": 2.0}))
+        );
+    }
+
+    #[test]
+    fn other_keywords_are_delegated_and_refs_inlined() {
+        let schema = json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "pattern": "^[a-z]+$"},
+                "n": {"type": "number", "multipleOf": 5},
+                "item": {"$ref": "#/$defs/item"}
+            },
+            "$defs": {"item": {"type": "object", "properties": {"a": {"type": "boolean"}}}}
+        });
+        assert!(matches!(compile(&schema), Some(Node::Native(_))));
+        assert_eq!(
+            run(&schema, r#"{"id":"abc","n":10,"item":{"a":true,"b":1}}"#),
+            Some(json!({"id": "abc", "n": 10, "item": {"a": true}}))
+        );
+        assert_eq!(run(&schema, r#"{"id":"ABC"}"#), None);
+        assert_eq!(run(&schema, r#"{"n":7}"#), None);
+        // Object rules that would judge keys the filter keeps or drops go to `jsonschema` too.
+        let closed = json!({"type": "object", "additionalProperties": false});
+        assert!(matches!(compile(&closed), Some(Node::Delegated(_))));
+        assert_eq!(run(&closed, "{}"), Some(json!({})));
+        assert_eq!(run(&closed, r#"{"a":1}"#), None);
+        let ghost = json!({"type": "object", "properties": {}, "required": ["ghost"]});
+        assert_eq!(run(&ghost, r#"{"ghost":1}"#), None);
+    }
+
+    #[test]
+    fn what_cannot_be_mirrored_is_not_compiled() {
+        for schema in [
+            json!({"type": "object", "properties": {"child": {"$ref": "#"}}}),
+            json!({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}),
+            json!({"anyOf": [{"$ref": "#/$defs/a"}], "$defs": {"a": {}}}),
+            json!({"type": "object", "properties": {"n": {"type": "integer", "default": "x"}}}),
+        ] {
+            assert!(compile(&schema).is_none(), "{schema}");
+        }
+    }
+
+    #[test]
+    fn large_integers_under_bounds_are_left_to_the_json_path() {
+        let schema = json!({"type": "integer", "maximum": 9007199254740993_u64});
+        assert_eq!(run(&schema, "9007199254740993"), None);
+        assert_eq!(run(&schema, "5"), Some(json!(5)));
+        assert_eq!(
+            run(&json!({"type": "integer"}), "18446744073709551615"),
+            Some(json!(u64::MAX))
+        );
+    }
+}
