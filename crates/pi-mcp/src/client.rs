@@ -8,12 +8,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use futures::StreamExt;
 use pi_tool::{
     Content, DynamicSchema, FnTool, RegisteredTool, ToolContext, ToolError, ToolOutput,
     ToolRegistry, image, text,
 };
-use rmcp::handler::client::progress::ProgressDispatcher;
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientRequest, ContentBlock, ProgressNotificationParam,
     Request, ServerResult, Tool,
@@ -22,6 +20,8 @@ use rmcp::service::{NotificationContext, PeerRequestOptions, RunningService};
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
+
+use crate::progress::ProgressRouter;
 
 /// How long a remote call may take by default before it is answered with a time-out error.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
@@ -50,18 +50,13 @@ pub enum ClientError {
 }
 
 /// Receives the server's progress notifications and hands each to the call it belongs to.
-#[derive(Clone, Default)]
-struct ProgressRouter {
-    dispatcher: ProgressDispatcher,
-}
-
 impl ClientHandler for ProgressRouter {
     async fn on_progress(
         &self,
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        self.dispatcher.handle_notification(params).await;
+        self.route(params);
     }
 }
 
@@ -194,11 +189,7 @@ async fn call_remote(
         )
         .await
         .map_err(|error| ToolError::new(format!("the MCP server could not be reached: {error}")))?;
-    let mut progress = service
-        .service()
-        .dispatcher
-        .subscribe(handle.progress_token.clone())
-        .await;
+    let mut progress = service.service().subscribe(handle.progress_token.clone());
     let forward = {
         let context = context.clone();
         async move {

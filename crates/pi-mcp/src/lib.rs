@@ -11,6 +11,7 @@
 
 mod client;
 pub mod convert;
+mod progress;
 mod server;
 
 pub use client::{ClientError, DEFAULT_CALL_TIMEOUT, McpClient, from_call_tool_result};
