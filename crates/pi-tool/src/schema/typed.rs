@@ -99,6 +99,11 @@ impl<T: DeserializeOwned> Schema for TypedSchema<T> {
     fn json_schema(&self) -> Option<&Value> {
         self.dynamic.json_schema()
     }
+
+    /// The dynamic schema's one-pass road, then serde moves the checked value into `T`.
+    fn parse_text(&self, text: &str) -> Option<T> {
+        T::deserialize(self.dynamic.parse_text(text)?).ok()
+    }
 }
 
 #[cfg(test)]
@@ -128,6 +133,22 @@ mod tests {
         #[default]
         Exact,
         Fuzzy,
+    }
+
+    #[test]
+    fn raw_text_takes_the_one_pass_road_to_the_same_value() {
+        let schema = TypedSchema::<EditParams>::new().unwrap();
+        let text = r#"{"path":"a","edits":[{"oldText":"x","newText":"y","z":1}],"mode":"fuzzy"}"#;
+        let params = schema.parse_text(text).unwrap();
+        assert_eq!((params.path.as_str(), params.mode), ("a", Mode::Fuzzy));
+        assert_eq!(params.edits[0].new_text, "y");
+        assert_eq!(
+            schema
+                .parse_text(r#"{"path":"a","edits":[]}"#)
+                .map(|p| p.path),
+            None
+        );
+        assert!(schema.parse(&json!({"path": "a", "edits": []})).is_err());
     }
 
     #[test]
