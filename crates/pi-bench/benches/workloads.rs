@@ -7,11 +7,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use futures::executor::block_on;
 use pi_bench::baseline::{Baseline, Layer};
 use pi_bench::workload::Workload;
 use pi_bench::{dynamic, typed};
-use pi_tool::{CallContext, execute_raw_tool_call};
 
 fn bench_workloads(c: &mut Criterion) {
     let typed_tools = typed::registry();
@@ -24,13 +22,7 @@ fn bench_workloads(c: &mut Criterion) {
             group.bench_function(mode, |b| {
                 b.iter(|| {
                     for call in &workload.calls {
-                        black_box(block_on(execute_raw_tool_call(
-                            &call.id,
-                            &call.name,
-                            &call.arguments,
-                            tools,
-                            CallContext::default(),
-                        )));
+                        black_box(call.run(tools));
                     }
                 });
             });
@@ -42,12 +34,7 @@ fn bench_workloads(c: &mut Criterion) {
             group.bench_function(label, |b| {
                 b.iter(|| {
                     for call in &workload.calls {
-                        black_box(block_on(baseline.execute(
-                            layer,
-                            &call.id,
-                            &call.name,
-                            &call.arguments,
-                        )));
+                        black_box(call.run_baseline(&baseline, layer));
                     }
                 });
             });

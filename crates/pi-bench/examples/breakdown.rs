@@ -8,7 +8,7 @@ use futures::executor::block_on;
 use pi_bench::baseline::{Baseline, Layer};
 use pi_bench::typed;
 use pi_bench::workload::Workload;
-use pi_tool::{CallContext, Schema, ToolCall, execute_raw_tool_call, execute_tool_call};
+use pi_tool::{CallContext, Schema, ToolCall, execute_tool_call};
 use serde_json::Value;
 
 fn time(label: &str, calls: usize, mut f: impl FnMut()) {
@@ -45,22 +45,12 @@ fn main() {
             .collect();
         time("baseline (from_str + bounds)", n, || {
             for c in &workload.calls {
-                black_box(block_on(baseline.execute(
-                    Layer::Bare,
-                    &c.id,
-                    &c.name,
-                    &c.arguments,
-                )));
+                black_box(c.run_baseline(&baseline, Layer::Bare));
             }
         });
         time("baseline with the contract", n, || {
             for c in &workload.calls {
-                black_box(block_on(baseline.execute(
-                    Layer::Contract,
-                    &c.id,
-                    &c.name,
-                    &c.arguments,
-                )));
+                black_box(c.run_baseline(&baseline, Layer::Contract));
             }
         });
         time("from_str::<Value>", n, || {
@@ -96,13 +86,7 @@ fn main() {
         });
         time("execute_raw_tool_call (text in)", n, || {
             for c in &workload.calls {
-                black_box(block_on(execute_raw_tool_call(
-                    &c.id,
-                    &c.name,
-                    &c.arguments,
-                    &tools,
-                    CallContext::default(),
-                )));
+                black_box(c.run(&tools));
             }
         });
         time("drop of parsed Value", n, || {

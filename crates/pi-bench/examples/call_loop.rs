@@ -8,11 +8,10 @@
 use std::hint::black_box;
 
 use anyhow::{Context, bail};
-use futures::executor::block_on;
 use pi_bench::baseline::{Baseline, Layer};
 use pi_bench::workload::{Workload, WorkloadCall, verify};
 use pi_bench::{dynamic, typed};
-use pi_tool::{CallContext, ToolRegistry, execute_raw_tool_call};
+use pi_tool::ToolRegistry;
 
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -37,13 +36,7 @@ fn main() -> anyhow::Result<()> {
         verify(&workload, tools)?;
         for _ in 0..rounds {
             for call in &calls {
-                black_box(block_on(execute_raw_tool_call(
-                    &call.id,
-                    &call.name,
-                    &call.arguments,
-                    tools,
-                    CallContext::default(),
-                )));
+                black_box(call.run(tools));
             }
         }
         Ok(())
@@ -52,12 +45,7 @@ fn main() -> anyhow::Result<()> {
         let baseline = Baseline::default();
         for _ in 0..rounds {
             for call in &calls {
-                black_box(block_on(baseline.execute(
-                    layer,
-                    &call.id,
-                    &call.name,
-                    &call.arguments,
-                )));
+                black_box(call.run_baseline(&baseline, layer));
             }
         }
     };

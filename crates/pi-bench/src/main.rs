@@ -7,12 +7,11 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::Context;
-use futures::executor::block_on;
 use pi_bench::baseline::{Baseline, Layer};
 use pi_bench::measure::{Measured, compare};
 use pi_bench::workload::{Workload, WorkloadCall, verify};
 use pi_bench::{dynamic, typed};
-use pi_tool::{CallContext, ToolRegistry, execute_raw_tool_call};
+use pi_tool::ToolRegistry;
 
 struct Options {
     files: Vec<PathBuf>,
@@ -96,25 +95,14 @@ fn measure(
 ) -> [Measured; 3] {
     let mut run_ours = || {
         for call in calls {
-            std::hint::black_box(block_on(execute_raw_tool_call(
-                &call.id,
-                &call.name,
-                &call.arguments,
-                tools,
-                CallContext::default(),
-            )));
+            std::hint::black_box(call.run(tools));
         }
         calls.len()
     };
     let serde_layer = |layer: Layer| {
         move || {
             for call in calls {
-                std::hint::black_box(block_on(baseline.execute(
-                    layer,
-                    &call.id,
-                    &call.name,
-                    &call.arguments,
-                )));
+                std::hint::black_box(call.run_baseline(baseline, layer));
             }
             calls.len()
         }

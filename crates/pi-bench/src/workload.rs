@@ -48,6 +48,24 @@ pub struct WorkloadCall {
     pub expect: Expect,
 }
 
+impl WorkloadCall {
+    /// This call through our executor, raw text in, on the current thread.
+    pub fn run(&self, tools: &ToolRegistry) -> ToolResultMessage {
+        block_on(execute_raw_tool_call(
+            &self.id,
+            &self.name,
+            &self.arguments,
+            tools,
+            CallContext::default(),
+        ))
+    }
+
+    /// This call through the plain-serde layer of size `layer`, on the current thread.
+    pub fn run_baseline(&self, baseline: &Baseline, layer: Layer) -> ToolResultMessage {
+        block_on(baseline.execute(layer, &self.id, &self.name, &self.arguments))
+    }
+}
+
 /// The expected outcome of a call.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Expect {
@@ -113,24 +131,12 @@ pub fn check(call: &WorkloadCall, result: &ToolResultMessage) -> anyhow::Result<
 /// workload's schemas); checks that the plain-serde baseline agrees on which calls are valid.
 pub fn verify(workload: &Workload, tools: &ToolRegistry) -> anyhow::Result<()> {
     for call in &workload.calls {
-        let result = block_on(execute_raw_tool_call(
-            &call.id,
-            &call.name,
-            &call.arguments,
-            tools,
-            CallContext::default(),
-        ));
+        let result = call.run(tools);
         check(call, &result)?;
     }
     let mirror = dynamic::mirror_registry(workload)?;
     for call in workload.calls.iter().filter(|call| call.expect.ok) {
-        let result = block_on(execute_raw_tool_call(
-            &call.id,
-            &call.name,
-            &call.arguments,
-            &mirror,
-            CallContext::default(),
-        ));
+        let result = call.run(&mirror);
         let received: Value = serde_json::from_str(&result.text())?;
         if Some(&received) != call.expect.args.as_ref() {
             bail!(
@@ -143,7 +149,7 @@ pub fn verify(workload: &Workload, tools: &ToolRegistry) -> anyhow::Result<()> {
     let baseline = Baseline::default();
     for layer in [Layer::Bare, Layer::Contract] {
         for call in &workload.calls {
-            let result = block_on(baseline.execute(layer, &call.id, &call.name, &call.arguments));
+            let result = call.run_baseline(&baseline, layer);
             if result.is_error == call.expect.ok {
                 bail!(
                     "{}: the serde baseline ({layer:?}) disagrees with the expectation",
