@@ -434,6 +434,12 @@ pub(crate) fn parse(node: &Node, text: &str) -> Option<Value> {
     Some(value)
 }
 
+/// Checks and filters an already parsed value against `node`, in one walk (the same visitor
+/// reads a `Value` as it reads text): the filtered value, or `None` for anything doubtful.
+pub(crate) fn check(node: &Node, value: &Value) -> Option<Value> {
+    NodeSeed(node).deserialize(value).ok()
+}
+
 /// Gives up: the caller takes the JSON path, which says why.
 fn doubt<E: de::Error>() -> E {
     E::custom("rejected")

@@ -72,6 +72,15 @@ impl Schema for DynamicSchema {
     type Output = Value;
 
     fn parse(&self, value: &Value) -> Result<Value, ValidationError> {
+        // The compiled schema filters and checks in one walk; when it doubts, the filter and
+        // `jsonschema` decide and say why.
+        if let Some(checked) = self
+            .compiled
+            .as_deref()
+            .and_then(|node| compiled::check(node, value))
+        {
+            return Ok(checked);
+        }
         let filtered = filter::drop_undeclared(&self.json_schema, value)?;
         if self.validator.is_valid(&filtered) {
             return Ok(filtered);
