@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use futures::executor::block_on;
 use pi_bench::baseline::{Baseline, Layer};
-use pi_bench::typed;
 use pi_bench::workload::Workload;
+use pi_bench::{dynamic, typed};
 use pi_tool::{CallContext, Schema, ToolCall, execute_tool_call};
 use serde_json::Value;
 
@@ -23,7 +23,7 @@ fn time(label: &str, calls: usize, mut f: impl FnMut()) {
         }
         best = best.min(started.elapsed().as_secs_f64() * 1e9 / (300 * calls) as f64);
     }
-    println!("  {label:<34} {best:>9.0} ns/call");
+    println!("  {label:<42} {best:>9.0} ns/call");
 }
 
 fn main() {
@@ -75,20 +75,27 @@ fn main() {
                 }
             }
         });
-        time("execute_tool_call (Value in)", n, || {
-            for call in &calls {
-                black_box(block_on(execute_tool_call(
-                    call,
-                    &tools,
-                    CallContext::default(),
-                )));
-            }
-        });
-        time("execute_raw_tool_call (text in)", n, || {
-            for c in &workload.calls {
-                black_box(c.run(&tools));
-            }
-        });
+        let dynamic_tools = dynamic::registry(&workload).unwrap();
+        for (mode, tools) in [("typed", &tools), ("dynamic", &dynamic_tools)] {
+            time(&format!("execute_tool_call (Value in, {mode})"), n, || {
+                for call in &calls {
+                    black_box(block_on(execute_tool_call(
+                        call,
+                        tools,
+                        CallContext::default(),
+                    )));
+                }
+            });
+            time(
+                &format!("execute_raw_tool_call (text in, {mode})"),
+                n,
+                || {
+                    for c in &workload.calls {
+                        black_box(c.run(tools));
+                    }
+                },
+            );
+        }
         time("drop of parsed Value", n, || {
             let parsed: Vec<Value> = values.clone();
             black_box(parsed);
