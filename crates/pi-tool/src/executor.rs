@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL, failure_text, invalid_json};
-use crate::prepared::{finish, prepare_for};
+use crate::prepared::{Parse, finish, prepare_for};
 use crate::{
     ProgressCallback, ToolCall, ToolContext, ToolRegistry, ToolResultMessage, now_millis,
     panic_message, prepare_tool_call, text,
@@ -130,7 +130,7 @@ pub async fn execute_raw_tool_call(
             }
         }
     };
-    match prepare_for(&ToolCall::new(id, name, arguments), tool) {
+    match prepare_for(&ToolCall::new(id, name, arguments), tool, Parse::AfterText) {
         Ok(prepared) => prepared.run(context).await.message,
         Err(failed) => *failed,
     }

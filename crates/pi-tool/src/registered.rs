@@ -24,6 +24,7 @@ trait ErasedTool: Send + Sync {
     fn is_exclusive(&self) -> bool;
     fn prepare<'a>(&self, arguments: &'a Value) -> std::borrow::Cow<'a, Value>;
     fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError>;
+    fn parse_after_text(&self, arguments: &Value) -> Result<ErasedParams, ValidationError>;
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_>;
     fn start_text(
         &self,
@@ -58,6 +59,14 @@ impl<T: Tool> ErasedTool for T {
         let prepared = self.prepare_arguments(arguments);
         let params = self.schema().parse(&prepared)?;
         Ok(Box::new(params))
+    }
+
+    fn parse_after_text(&self, arguments: &Value) -> Result<ErasedParams, ValidationError> {
+        // A repair step means the text road was never taken.
+        if self.prepares_arguments() {
+            return ErasedTool::parse(self, arguments);
+        }
+        Ok(Box::new(self.schema().parse_after_text(arguments)?))
     }
 
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_> {
@@ -178,6 +187,15 @@ impl RegisteredTool {
     /// Repairs and parses `arguments`. Panics are the caller's to contain.
     pub(crate) fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError> {
         self.inner.parse(arguments)
+    }
+
+    /// [`RegisteredTool::parse`] for arguments whose raw text [`RegisteredTool::start_text`]
+    /// has just declined.
+    pub(crate) fn parse_after_text(
+        &self,
+        arguments: &Value,
+    ) -> Result<ErasedParams, ValidationError> {
+        self.inner.parse_after_text(arguments)
     }
 
     /// Starts the tool on parameters from its own [`RegisteredTool::parse`].

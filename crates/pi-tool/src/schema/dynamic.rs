@@ -81,16 +81,27 @@ impl Schema for DynamicSchema {
         {
             return Ok(checked);
         }
-        let filtered = filter::drop_undeclared(&self.json_schema, value)?;
-        if self.validator.is_valid(&filtered) {
+        self.parse_after_text(value)
+    }
+
+    fn parse_after_text(&self, value: &Value) -> Result<Value, ValidationError> {
+        let filtered = match self.compiled.as_deref() {
+            Some(node) => compiled::filter(node, value)?,
+            None => filter::drop_undeclared(&self.json_schema, value)?,
+        };
+        // Past a compiled schema's doubt the value is almost surely invalid: collect the issues
+        // at once. Otherwise the quicker yes/no first, and the issues only for a no.
+        if self.compiled.is_none() && self.validator.is_valid(&filtered) {
             return Ok(filtered);
         }
-        Err(
-            jsonschema_issues::collect(&self.validator, &self.json_schema, &filtered)
-                .unwrap_or_else(|| {
-                    ValidationError::single(super::Issue::new("参数无效", Some(&filtered)))
-                }),
-        )
+        match jsonschema_issues::collect(&self.validator, &self.json_schema, &filtered) {
+            Some(issues) => Err(issues),
+            None if self.compiled.is_some() => Ok(filtered),
+            None => Err(ValidationError::single(super::Issue::new(
+                "参数无效",
+                Some(&filtered),
+            ))),
+        }
     }
 
     fn json_schema(&self) -> Option<&Value> {

@@ -19,7 +19,16 @@ pub(crate) const MAX_DEPTH: usize = 256;
 
 /// Returns a copy of `value` without the properties `schema` does not declare.
 pub(crate) fn drop_undeclared(root: &Value, value: &Value) -> Result<Value, ValidationError> {
-    Filter { root }.apply(root, value, 0)
+    drop_undeclared_at(root, value, 0)
+}
+
+/// [`drop_undeclared`] for a value found `depth` levels down in a larger one.
+pub(crate) fn drop_undeclared_at(
+    root: &Value,
+    value: &Value,
+    depth: usize,
+) -> Result<Value, ValidationError> {
+    Filter { root }.apply(root, value, depth)
 }
 
 struct Filter<'s> {

@@ -61,6 +61,13 @@ pub trait Schema: Send + Sync {
     fn parse_text(&self, _text: &str) -> Option<Self::Output> {
         None
     }
+
+    /// [`Schema::parse`] for the JSON of raw text that [`Schema::parse_text`] just declined:
+    /// a schema whose one-pass road has already looked may go straight to the full report.
+    /// Same result as `parse`; the default is `parse`.
+    fn parse_after_text(&self, value: &Value) -> Result<Self::Output, ValidationError> {
+        self.parse(value)
+    }
 }
 
 impl<S: Schema + ?Sized> Schema for &S {
@@ -77,6 +84,10 @@ impl<S: Schema + ?Sized> Schema for &S {
     fn parse_text(&self, text: &str) -> Option<Self::Output> {
         (**self).parse_text(text)
     }
+
+    fn parse_after_text(&self, value: &Value) -> Result<Self::Output, ValidationError> {
+        (**self).parse_after_text(value)
+    }
 }
 
 impl<S: Schema + ?Sized> Schema for std::sync::Arc<S> {
@@ -92,5 +103,9 @@ impl<S: Schema + ?Sized> Schema for std::sync::Arc<S> {
 
     fn parse_text(&self, text: &str) -> Option<Self::Output> {
         (**self).parse_text(text)
+    }
+
+    fn parse_after_text(&self, value: &Value) -> Result<Self::Output, ValidationError> {
+        (**self).parse_after_text(value)
     }
 }

@@ -88,12 +88,11 @@ impl<T: DeserializeOwned> Schema for TypedSchema<T> {
     type Output = T;
 
     fn parse(&self, value: &Value) -> Result<T, ValidationError> {
-        let checked = self.dynamic.parse(value)?;
-        // The schema has accepted the value, so serde failing here means the type's serde
-        // rules are stricter than its schema says: report it rather than trust it.
-        T::deserialize(&checked).map_err(|error| {
-            ValidationError::single(Issue::new(format!("无法读取参数：{error}"), Some(&checked)))
-        })
+        read_checked(self.dynamic.parse(value)?)
+    }
+
+    fn parse_after_text(&self, value: &Value) -> Result<T, ValidationError> {
+        read_checked(self.dynamic.parse_after_text(value)?)
     }
 
     fn json_schema(&self) -> Option<&Value> {
@@ -104,6 +103,14 @@ impl<T: DeserializeOwned> Schema for TypedSchema<T> {
     fn parse_text(&self, text: &str) -> Option<T> {
         T::deserialize(self.dynamic.parse_text(text)?).ok()
     }
+}
+
+/// `T` from a value its schema has accepted. Serde failing here means the type's serde rules
+/// are stricter than its schema says: reported rather than trusted.
+fn read_checked<T: DeserializeOwned>(checked: Value) -> Result<T, ValidationError> {
+    T::deserialize(&checked).map_err(|error| {
+        ValidationError::single(Issue::new(format!("无法读取参数：{error}"), Some(&checked)))
+    })
 }
 
 #[cfg(test)]
