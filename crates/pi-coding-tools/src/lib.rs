@@ -1,7 +1,83 @@
-//! Pi's built-in coding tools.
+//! Pi's built-in coding tools: `read`, `write`, `edit`, `bash`, `grep`, `find`, `ls`.
 //!
-//! For now this crate holds their parameters: the seven schemas Pi shows a model (`read`,
-//! `write`, `edit`, `bash`, `grep`, `find`, `ls`), each declared once as a typed Rust struct
-//! whose JSON Schema and parser come from the same declaration.
+//! Each is declared once as a typed Rust struct ([`params`]) whose JSON Schema and parser come
+//! from the same declaration, and implemented as Pi's behaves: the same limits (2 000 lines,
+//! 50 KB), the same notices telling the model how to continue, the same texts. Where upstream
+//! is known to be wrong (it counts UTF-16 units as "bytes", blocks its event loop in `find`,
+//! lets parallel writes to one file race), these do better and say so where it happens.
+//!
+//! All tools of a set share one [`Workspace`]: the directory relative paths resolve against,
+//! and the per-file queue that makes writers of one file wait for each other.
+//!
+//! ```
+//! use pi_coding_tools::{Workspace, read_only_tools};
+//!
+//! let tools = read_only_tools(&Workspace::new("."));
+//! let names: Vec<_> = tools.list().map(|tool| tool.name()).collect();
+//! assert_eq!(names, ["read", "grep", "find", "ls"]);
+//! ```
 
+mod blocking;
+mod find;
+mod grep;
+mod ls;
 pub mod params;
+mod read;
+pub mod truncate;
+mod walk;
+mod workspace;
+mod write;
+
+use pi_tool::{RegisteredTool, ToolOutput, ToolRegistry};
+use serde_json::{Map, Value};
+
+pub use find::find_tool;
+pub use grep::grep_tool;
+pub use ls::ls_tool;
+pub use read::read_tool;
+pub use workspace::Workspace;
+pub use write::write_tool;
+
+/// Pi's description of the tool `name`.
+fn description_of(name: &str) -> &'static str {
+    params::TOOL_SCHEMAS
+        .iter()
+        .find(|schema| schema.name == name)
+        .map_or("", |schema| schema.description)
+}
+
+fn registry_of(tools: impl IntoIterator<Item = RegisteredTool>) -> ToolRegistry {
+    let mut registry = ToolRegistry::default();
+    for tool in tools {
+        // Distinct constant names: registration cannot fail.
+        let _ = registry.register(tool);
+    }
+    registry
+}
+
+/// A tool's text with Pi's closing notices (`[a. b]`) and the details that go with them.
+fn with_notices(
+    mut text: String,
+    notices: Vec<String>,
+    details: Map<String, Value>,
+) -> ToolOutput<Value> {
+    if !notices.is_empty() {
+        text.push_str(&format!("\n\n[{}]", notices.join(". ")));
+    }
+    let output = ToolOutput::text(text);
+    if details.is_empty() {
+        output
+    } else {
+        output.with_details(Value::Object(details))
+    }
+}
+
+/// Pi's read-only set: `read`, `grep`, `find`, `ls`.
+pub fn read_only_tools(workspace: &Workspace) -> ToolRegistry {
+    registry_of([
+        read_tool(workspace),
+        grep_tool(workspace),
+        find_tool(workspace),
+        ls_tool(workspace),
+    ])
+}

@@ -1,0 +1,89 @@
+//! `find`: files and directories whose name (or, for a pattern with `/`, whose path) matches a
+//! glob, below a directory, `.gitignore` respected. Runs on the blocking pool and stops when
+//! the call is cancelled (upstream blocks its event loop and cannot be interrupted).
+
+use globset::{GlobBuilder, GlobMatcher};
+use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolContext, ToolError, ToolOutput};
+use serde_json::{Map, Value, json};
+
+use crate::blocking::blocking;
+use crate::params::FindParams;
+use crate::truncate::{DEFAULT_MAX_BYTES, format_size, truncate_head};
+use crate::walk::{each_entry, relative, walker};
+use crate::{Workspace, description_of};
+
+const DEFAULT_LIMIT: usize = 1000;
+
+/// The `find` tool for `workspace`.
+pub fn find_tool(workspace: &Workspace) -> RegisteredTool {
+    let workspace = workspace.clone();
+    RegisteredTool::new(FnTool::new(
+        "find",
+        description_of("find"),
+        FindParams::object_schema(),
+        move |params: FindParams, context: ToolContext| {
+            let workspace = workspace.clone();
+            async move { blocking(move || find(&workspace, &params, &context)).await? }
+        },
+    ))
+}
+
+fn find(
+    workspace: &Workspace,
+    params: &FindParams,
+    context: &ToolContext,
+) -> Result<ToolOutput<Value>, ToolError> {
+    let root = workspace.resolve(params.path.as_deref().unwrap_or("."));
+    if !root.is_dir() {
+        return Err(ToolError::new(format!(
+            "Path not found: {}",
+            root.display()
+        )));
+    }
+    let by_path = params.pattern.contains('/');
+    let glob: GlobMatcher = GlobBuilder::new(params.pattern.trim_start_matches("./"))
+        .literal_separator(by_path)
+        .build()
+        .map_err(|error| ToolError::new(format!("Invalid pattern {}: {error}", params.pattern)))?
+        .compile_matcher();
+    let limit = params.limit.map_or(DEFAULT_LIMIT, |limit| {
+        usize::try_from(limit).unwrap_or(usize::MAX)
+    });
+    let mut found = Vec::new();
+    let mut limit_reached = false;
+    each_entry(&walker(&root, None)?, &context.signal, |entry| {
+        let path = relative(&root, entry.path());
+        let matched = if by_path {
+            glob.is_match(&path)
+        } else {
+            glob.is_match(entry.file_name())
+        };
+        if matched {
+            if found.len() == limit {
+                limit_reached = true;
+                return false;
+            }
+            let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
+            found.push(if is_dir { format!("{path}/") } else { path });
+        }
+        true
+    })?;
+    if found.is_empty() {
+        return Ok(ToolOutput::text("No files found matching pattern"));
+    }
+    let cut = truncate_head(&found.join("\n"), usize::MAX, DEFAULT_MAX_BYTES);
+    let mut details = Map::new();
+    let mut notices = Vec::new();
+    if limit_reached {
+        notices.push(format!(
+            "{limit} results limit reached. Use limit={} for more, or refine pattern",
+            limit.saturating_mul(2)
+        ));
+        details.insert("resultLimitReached".into(), json!(limit));
+    }
+    if cut.truncated {
+        notices.push(format!("{} limit reached", format_size(DEFAULT_MAX_BYTES)));
+        details.insert("truncation".into(), json!(cut));
+    }
+    Ok(crate::with_notices(cut.content, notices, details))
+}

@@ -1,0 +1,73 @@
+//! `ls`: a directory's entries, sorted, directories marked with `/`.
+
+use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolError, ToolOutput};
+use serde_json::{Map, Value, json};
+
+use crate::blocking::blocking;
+use crate::params::LsParams;
+use crate::truncate::{DEFAULT_MAX_BYTES, format_size, truncate_head};
+use crate::{Workspace, description_of};
+
+const DEFAULT_LIMIT: usize = 500;
+
+/// The `ls` tool for `workspace`.
+pub fn ls_tool(workspace: &Workspace) -> RegisteredTool {
+    let workspace = workspace.clone();
+    RegisteredTool::new(FnTool::new(
+        "ls",
+        description_of("ls"),
+        LsParams::object_schema(),
+        move |params: LsParams, _context| {
+            let workspace = workspace.clone();
+            async move { blocking(move || ls(&workspace, &params)).await? }
+        },
+    ))
+}
+
+fn ls(workspace: &Workspace, params: &LsParams) -> Result<ToolOutput<Value>, ToolError> {
+    let shown = params.path.as_deref().unwrap_or(".");
+    let path = workspace.resolve(shown);
+    let metadata = std::fs::metadata(&path)
+        .map_err(|_| ToolError::new(format!("Path not found: {}", path.display())))?;
+    if !metadata.is_dir() {
+        return Err(ToolError::new(format!(
+            "Not a directory: {}",
+            path.display()
+        )));
+    }
+    let entries = std::fs::read_dir(&path)
+        .map_err(|error| ToolError::new(format!("Could not list {}: {error}", path.display())))?;
+    // Entries that cannot be read or stat-ed are skipped, as Pi does.
+    let mut names: Vec<String> = entries
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let is_dir = std::fs::metadata(entry.path()).ok()?.is_dir();
+            Some(if is_dir { format!("{name}/") } else { name })
+        })
+        .collect();
+    names.sort_by_cached_key(|name| name.to_lowercase());
+    if names.is_empty() {
+        return Ok(ToolOutput::text("(empty directory)"));
+    }
+    let limit = params.limit.map_or(DEFAULT_LIMIT, |limit| {
+        usize::try_from(limit).unwrap_or(usize::MAX)
+    });
+    let limit_reached = names.len() > limit;
+    names.truncate(limit);
+    let cut = truncate_head(&names.join("\n"), usize::MAX, DEFAULT_MAX_BYTES);
+    let mut details = Map::new();
+    let mut notices = Vec::new();
+    if limit_reached {
+        notices.push(format!(
+            "{limit} entries limit reached. Use limit={} for more",
+            limit.saturating_mul(2)
+        ));
+        details.insert("entryLimitReached".into(), json!(limit));
+    }
+    if cut.truncated {
+        notices.push(format!("{} limit reached", format_size(DEFAULT_MAX_BYTES)));
+        details.insert("truncation".into(), json!(cut));
+    }
+    Ok(crate::with_notices(cut.content, notices, details))
+}

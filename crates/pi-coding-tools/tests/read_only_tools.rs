@@ -1,0 +1,304 @@
+//! `read`, `write`, `ls`, `find`, `grep` on real temporary directories, through the executor
+//! (so arguments are parsed exactly as a model's would be), checked against Pi's texts.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::fs;
+use std::path::Path;
+
+use pi_coding_tools::{Workspace, find_tool, grep_tool, ls_tool, read_tool, write_tool};
+use pi_tool::{CallContext, ToolCall, ToolRegistry, ToolResultMessage, execute_tool_call};
+use serde_json::{Value, json};
+
+fn tools(root: &Path) -> ToolRegistry {
+    let workspace = Workspace::new(root);
+    ToolRegistry::new([
+        read_tool(&workspace),
+        write_tool(&workspace),
+        ls_tool(&workspace),
+        find_tool(&workspace),
+        grep_tool(&workspace),
+    ])
+    .unwrap()
+}
+
+async fn call(root: &Path, name: &str, arguments: Value) -> ToolResultMessage {
+    let call = ToolCall::new("call-1", name, arguments);
+    execute_tool_call(&call, &tools(root), CallContext::default()).await
+}
+
+fn write(root: &Path, path: &str, content: impl AsRef<[u8]>) {
+    let path = root.join(path);
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, content).unwrap();
+}
+
+#[tokio::test]
+async fn read_gives_a_window_and_says_how_to_continue() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: Vec<String> = (1..=10).map(|n| format!("line {n}")).collect();
+    write(dir.path(), "a.txt", text.join("\n"));
+
+    let whole = call(dir.path(), "read", json!({"path": "a.txt"})).await;
+    assert_eq!(whole.text(), text.join("\n"));
+    assert!(!whole.is_error);
+
+    let window = call(
+        dir.path(),
+        "read",
+        json!({"path": "@a.txt", "offset": 3, "limit": 2}),
+    )
+    .await;
+    assert_eq!(
+        window.text(),
+        "line 3\nline 4\n\n[6 more lines in file. Use offset=5 to continue.]"
+    );
+
+    let beyond = call(dir.path(), "read", json!({"path": "a.txt", "offset": 11})).await;
+    assert!(beyond.is_error);
+    assert_eq!(
+        beyond.text(),
+        "Tool read failed: Offset 11 is beyond end of file (10 lines total)"
+    );
+
+    let missing = call(dir.path(), "read", json!({"path": "nope.txt"})).await;
+    assert!(missing.is_error);
+    assert!(
+        missing
+            .text()
+            .starts_with("Tool read failed: Could not read nope.txt")
+    );
+}
+
+#[tokio::test]
+async fn read_cuts_long_files_at_pi_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let many: Vec<String> = (1..=2500).map(|n| n.to_string()).collect();
+    write(dir.path(), "many.txt", many.join("\n"));
+    let by_lines = call(dir.path(), "read", json!({"path": "many.txt"})).await;
+    assert!(
+        by_lines
+            .text()
+            .ends_with("\n2000\n\n[Showing lines 1-2000 of 2500. Use offset=2001 to continue.]")
+    );
+    assert_eq!(
+        by_lines.details.as_ref().unwrap()["truncation"]["truncatedBy"],
+        "lines"
+    );
+
+    let wide: Vec<String> = (0..100)
+        .map(|n| format!("{n:03}{}", "x".repeat(997)))
+        .collect();
+    write(dir.path(), "wide.txt", wide.join("\n"));
+    let by_bytes = call(dir.path(), "read", json!({"path": "wide.txt", "offset": 2})).await;
+    assert!(
+        by_bytes
+            .text()
+            .ends_with("[Showing lines 2-52 of 100 (50.0KB limit). Use offset=53 to continue.]"),
+        "{}",
+        by_bytes.text()
+    );
+
+    write(dir.path(), "huge.txt", "y".repeat(60 * 1024));
+    let huge = call(dir.path(), "read", json!({"path": "huge.txt"})).await;
+    assert_eq!(
+        huge.text(),
+        "[Line 1 is 60.0KB, exceeds 50.0KB limit. Use bash: sed -n '1p' huge.txt | head -c 51200]"
+    );
+}
+
+#[tokio::test]
+async fn read_knows_images_by_their_bytes_not_their_names() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = [0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13];
+    write(dir.path(), "picture.txt", png);
+    write(dir.path(), "notes.png", "just text");
+    let image = call(dir.path(), "read", json!({"path": "picture.txt"})).await;
+    let content = serde_json::to_value(&image.content).unwrap();
+    assert_eq!(
+        content[0],
+        json!({"type": "text", "text": "Read image file [image/png]"})
+    );
+    assert_eq!(content[1]["type"], "image");
+    assert_eq!(content[1]["mimeType"], "image/png");
+    assert_eq!(content[1]["data"], "iVBORw0KGgoAAAAN");
+    let notes = call(dir.path(), "read", json!({"path": "notes.png"})).await;
+    assert_eq!(notes.text(), "just text");
+}
+
+#[tokio::test]
+async fn write_creates_parents_and_counts_real_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let result = call(
+        dir.path(),
+        "write",
+        json!({"path": "deep/er/x.txt", "content": "héllo"}),
+    )
+    .await;
+    assert_eq!(result.text(), "Successfully wrote 6 bytes to deep/er/x.txt");
+    assert_eq!(
+        fs::read_to_string(dir.path().join("deep/er/x.txt")).unwrap(),
+        "héllo"
+    );
+    let again = call(
+        dir.path(),
+        "write",
+        json!({"path": "deep/er/x.txt", "content": ""}),
+    )
+    .await;
+    assert!(!again.is_error);
+    assert_eq!(
+        fs::read_to_string(dir.path().join("deep/er/x.txt")).unwrap(),
+        ""
+    );
+}
+
+#[tokio::test]
+async fn ls_sorts_marks_directories_and_keeps_dotfiles() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "b.txt", "");
+    write(dir.path(), "A.txt", "");
+    write(dir.path(), ".hidden", "");
+    write(dir.path(), "src/lib.rs", "");
+    let listed = call(dir.path(), "ls", json!({})).await;
+    assert_eq!(listed.text(), ".hidden\nA.txt\nb.txt\nsrc/");
+    let limited = call(dir.path(), "ls", json!({"limit": 2})).await;
+    assert_eq!(
+        limited.text(),
+        ".hidden\nA.txt\n\n[2 entries limit reached. Use limit=4 for more]"
+    );
+    assert_eq!(limited.details, Some(json!({"entryLimitReached": 2})));
+    fs::create_dir(dir.path().join("empty")).unwrap();
+    assert_eq!(
+        call(dir.path(), "ls", json!({"path": "empty"}))
+            .await
+            .text(),
+        "(empty directory)"
+    );
+    let file = call(dir.path(), "ls", json!({"path": "b.txt"})).await;
+    assert!(file.text().starts_with("Tool ls failed: Not a directory: "));
+    let missing = call(dir.path(), "ls", json!({"path": "nowhere"})).await;
+    assert!(
+        missing
+            .text()
+            .starts_with("Tool ls failed: Path not found: ")
+    );
+}
+
+fn project(root: &Path) {
+    write(root, ".gitignore", "target/\n*.log\n");
+    write(
+        root,
+        "src/main.rs",
+        "fn main() {\n    println!(\"Hello\");\n}\n",
+    );
+    write(
+        root,
+        "src/util/mod.rs",
+        "pub fn hello() -> &'static str {\n    \"hello\"\n}\n",
+    );
+    write(root, "README.md", "# Hello project\nSay hello.\n");
+    write(root, ".config/settings.rs", "// hello from a hidden dir\n");
+    write(root, "target/debug/build.rs", "hello in an ignored dir\n");
+    write(root, "run.log", "hello in an ignored file\n");
+    write(root, ".git/HEAD", "hello from git internals\n");
+    write(root, "blob.bin", b"hello\x00binary");
+}
+
+#[tokio::test]
+async fn find_matches_names_or_paths_and_respects_gitignore() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let rust = call(dir.path(), "find", json!({"pattern": "*.rs"})).await;
+    assert_eq!(
+        rust.text(),
+        ".config/settings.rs\nsrc/main.rs\nsrc/util/mod.rs"
+    );
+    let nested = call(dir.path(), "find", json!({"pattern": "src/**/*.rs"})).await;
+    assert_eq!(nested.text(), "src/main.rs\nsrc/util/mod.rs");
+    let under = call(
+        dir.path(),
+        "find",
+        json!({"pattern": "*.rs", "path": "src/util"}),
+    )
+    .await;
+    assert_eq!(under.text(), "mod.rs");
+    let dirs = call(dir.path(), "find", json!({"pattern": "util"})).await;
+    assert_eq!(dirs.text(), "src/util/");
+    let limited = call(dir.path(), "find", json!({"pattern": "*.rs", "limit": 1})).await;
+    assert_eq!(
+        limited.text(),
+        ".config/settings.rs\n\n[1 results limit reached. Use limit=2 for more, or refine pattern]"
+    );
+    let none = call(dir.path(), "find", json!({"pattern": "*.py"})).await;
+    assert_eq!(none.text(), "No files found matching pattern");
+}
+
+#[tokio::test]
+async fn grep_finds_lines_with_context_across_the_tree() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let plain = call(dir.path(), "grep", json!({"pattern": "hello"})).await;
+    assert_eq!(
+        plain.text(),
+        ".config/settings.rs:1: // hello from a hidden dir\nREADME.md:2: Say hello.\nsrc/util/mod.rs:1: pub fn hello() -> &'static str {\nsrc/util/mod.rs:2:     \"hello\""
+    );
+    let folded = call(
+        dir.path(),
+        "grep",
+        json!({"pattern": "HELLO", "ignoreCase": true, "glob": "*.rs"}),
+    )
+    .await;
+    assert_eq!(
+        folded.text(),
+        ".config/settings.rs:1: // hello from a hidden dir\nsrc/main.rs:2:     println!(\"Hello\");\nsrc/util/mod.rs:1: pub fn hello() -> &'static str {\nsrc/util/mod.rs:2:     \"hello\""
+    );
+    let around = call(
+        dir.path(),
+        "grep",
+        json!({"pattern": "println", "path": "src/main.rs", "context": 1}),
+    )
+    .await;
+    assert_eq!(
+        around.text(),
+        "main.rs-1- fn main() {\nmain.rs:2:     println!(\"Hello\");\nmain.rs-3- }"
+    );
+    let literal = call(
+        dir.path(),
+        "grep",
+        json!({"pattern": "println!(", "literal": true}),
+    )
+    .await;
+    assert_eq!(literal.text(), "src/main.rs:2:     println!(\"Hello\");");
+    let limited = call(
+        dir.path(),
+        "grep",
+        json!({"pattern": "hello", "ignoreCase": true, "limit": 2}),
+    )
+    .await;
+    assert!(
+        limited
+            .text()
+            .ends_with("\n\n[2 matches limit reached. Use limit=4 for more, or refine pattern]")
+    );
+    assert_eq!(limited.details, Some(json!({"matchLimitReached": 2})));
+    let none = call(dir.path(), "grep", json!({"pattern": "absent"})).await;
+    assert_eq!(none.text(), "No matches found");
+    let bad = call(dir.path(), "grep", json!({"pattern": "("})).await;
+    assert!(bad.is_error);
+}
+
+#[tokio::test]
+async fn grep_shortens_long_lines_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "long.txt",
+        format!("needle {}", "z".repeat(600)),
+    );
+    let result = call(dir.path(), "grep", json!({"pattern": "needle"})).await;
+    let text = result.text();
+    assert!(text.starts_with("long.txt:1: needle zzz"));
+    assert!(text.contains("... [truncated]"));
+    assert!(text.ends_with("[Some lines truncated to 500 chars. Use read tool to see full lines]"));
+    assert_eq!(result.details, Some(json!({"linesTruncated": true})));
+}
