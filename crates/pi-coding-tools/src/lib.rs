@@ -17,6 +17,7 @@
 //! assert_eq!(names, ["read", "grep", "find", "ls"]);
 //! ```
 
+mod bash;
 mod blocking;
 mod find;
 mod grep;
@@ -31,6 +32,7 @@ mod write;
 use pi_tool::{RegisteredTool, ToolOutput, ToolRegistry};
 use serde_json::{Map, Value};
 
+pub use bash::bash_tool;
 pub use find::find_tool;
 pub use grep::grep_tool;
 pub use ls::ls_tool;

@@ -1,0 +1,179 @@
+//! `bash` through the executor: output, failures as results with their output, time limits,
+//! cancellation, daemons that keep the pipes open, long outputs kept whole in a file.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use pi_coding_tools::{Workspace, bash_tool};
+use pi_tool::{
+    CallContext, ProgressCallback, ToolCall, ToolRegistry, ToolResultMessage, execute_tool_call,
+};
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+async fn run_in(cwd: &Path, arguments: Value, context: CallContext) -> ToolResultMessage {
+    let tools = ToolRegistry::new([bash_tool(&Workspace::new(cwd))]).unwrap();
+    execute_tool_call(&ToolCall::new("call-1", "bash", arguments), &tools, context).await
+}
+
+async fn run(command: &str) -> ToolResultMessage {
+    let dir = tempfile::tempdir().unwrap();
+    run_in(
+        dir.path(),
+        json!({"command": command}),
+        CallContext::default(),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn output_of_both_streams_comes_back() {
+    let result = run("echo out; echo err >&2; pwd >/dev/null").await;
+    assert!(!result.is_error);
+    let text = result.text();
+    assert!(text.contains("out") && text.contains("err"), "{text}");
+    assert_eq!(run("true").await.text(), "(no output)");
+}
+
+#[tokio::test]
+async fn a_failing_command_keeps_its_output_and_says_its_code() {
+    let result = run("echo partial; exit 3").await;
+    assert!(result.is_error);
+    assert_eq!(result.text(), "partial\n\n\nCommand exited with code 3");
+}
+
+#[tokio::test]
+async fn the_time_limit_kills_the_whole_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let started = Instant::now();
+    let result = run_in(
+        dir.path(),
+        json!({"command": "(sleep 1; touch survivor) & sleep 30; echo never", "timeout": 0.3}),
+        CallContext::default(),
+    )
+    .await;
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(result.is_error);
+    assert_eq!(
+        result.text(),
+        "(no output)\n\nCommand timed out after 0.3 seconds"
+    );
+    // The background child was in the killed group: it never gets to leave its mark.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        !dir.path().join("survivor").exists(),
+        "a child outlived the time limit"
+    );
+}
+
+#[tokio::test]
+async fn cancellation_stops_the_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let signal = CancellationToken::new();
+    let cancel = {
+        let signal = signal.clone();
+        async move {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            signal.cancel();
+        }
+    };
+    let context = CallContext {
+        signal: Some(signal),
+        report_progress: None,
+    };
+    let (result, ()) = tokio::join!(
+        run_in(
+            dir.path(),
+            json!({"command": "echo begun; sleep 30"}),
+            context
+        ),
+        cancel
+    );
+    assert!(result.is_error);
+    assert_eq!(result.text(), "begun\n\n\nCommand aborted");
+}
+
+#[tokio::test]
+async fn a_background_process_holding_the_pipes_does_not_hang_the_call() {
+    let started = Instant::now();
+    let result = run("sleep 30 & echo started").await;
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(!result.is_error);
+    assert_eq!(result.text(), "started\n");
+}
+
+#[tokio::test]
+async fn long_output_is_cut_to_its_tail_and_kept_whole_in_a_file() {
+    let result = run("seq 1 3000").await;
+    let text = result.text();
+    assert!(text.starts_with("1002\n"), "{}", &text[..20]);
+    let details = result.details.unwrap();
+    let path = details["fullOutputPath"].as_str().unwrap().to_owned();
+    assert!(
+        text.ends_with(&format!(
+            "3000\n\n\n[Showing lines 1002-3001 of 3001. Full output: {path}]"
+        )),
+        "{}",
+        &text[text.len() - 120..]
+    );
+    let whole = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(whole.lines().count(), 3000);
+    std::fs::remove_file(path).unwrap();
+
+    let wide = run("head -c 300000 /dev/zero | tr '\\\\0' 'x'; echo; echo end").await;
+    let details = wide.details.clone().unwrap();
+    assert_eq!(details["truncation"]["truncatedBy"], "bytes");
+    let path = details["fullOutputPath"].as_str().unwrap().to_owned();
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 300_005);
+    assert!(wide.text().contains("end\n"));
+    std::fs::remove_file(path).unwrap();
+}
+
+#[tokio::test]
+async fn progress_streams_the_output_so_far() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let context = CallContext {
+        signal: None,
+        report_progress: Some(ProgressCallback::new({
+            let seen = Arc::clone(&seen);
+            move |content| {
+                seen.lock()
+                    .unwrap()
+                    .push(serde_json::to_value(content).unwrap())
+            }
+        })),
+    };
+    let result = run_in(
+        dir.path(),
+        json!({"command": "echo one; sleep 0.2; echo two"}),
+        context,
+    )
+    .await;
+    assert_eq!(result.text(), "one\ntwo\n");
+    let seen = seen.lock().unwrap();
+    assert!(seen.len() >= 2, "{seen:?}");
+    assert_eq!(seen[0], json!([{"type": "text", "text": "one\n"}]));
+}
+
+#[tokio::test]
+async fn a_missing_working_directory_is_a_clear_failure() {
+    let result = run_in(
+        Path::new("/definitely/not/here"),
+        json!({"command": "true"}),
+        CallContext::default(),
+    )
+    .await;
+    assert!(result.is_error);
+    assert!(
+        result.text().starts_with(
+            "Tool bash failed: Working directory does not exist: /definitely/not/here"
+        )
+    );
+}
