@@ -13,6 +13,10 @@ use clap::{Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "pi-tool", version, about)]
 struct Cli {
+    /// Add Pi's seven coding tools (read, write, edit, bash, grep, find, ls), working in DIR
+    /// (the current directory when DIR is left out). Like Pi's, they are not a sandbox.
+    #[arg(long, global = true, value_name = "DIR", num_args = 0..=1, default_missing_value = ".")]
+    coding_tools: Option<std::path::PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -49,7 +53,16 @@ async fn main() -> ExitCode {
         eprintln!("pi-tool: panic: {info}");
     }));
     let cli = Cli::parse();
-    let tools = pi_tool::builtin::registry();
+    let mut tools = pi_tool::builtin::registry();
+    if let Some(dir) = &cli.coding_tools {
+        let coding = pi_coding_tools::all_tools(&pi_coding_tools::Workspace::new(dir));
+        for tool in coding.list() {
+            if let Err(error) = tools.register(tool.clone()) {
+                eprintln!("pi-tool: {error}");
+                return ExitCode::from(commands::EXIT_USAGE);
+            }
+        }
+    }
     let outcome = match cli.command {
         Command::Tools(args) => commands::tools::run(&args, &tools),
         Command::Call(args) => commands::call::run(args, &tools).await,

@@ -444,3 +444,78 @@ fn serve_speaks_json_rpc_on_stdio_and_refuses_unknown_methods() {
     assert_eq!(replies[&4]["error"]["code"], -32602);
     assert_eq!(replies[&4]["error"]["message"], "Unknown tool: nope");
 }
+
+#[test]
+fn coding_tools_work_in_the_directory_given() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let write = pi_tool()
+        .args([
+            "--coding-tools",
+            root,
+            "call",
+            "write",
+            r#"{"path":"notes/a.txt","content":"one\ntwo\n"}"#,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        write.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&write.stdout)
+    );
+    let read = pi_tool()
+        .args([
+            "call",
+            "read",
+            r#"{"path":"notes/a.txt","offset":2}"#,
+            "--coding-tools",
+            root,
+        ])
+        .output()
+        .unwrap();
+    let result = result_line(String::from_utf8(read.stdout).unwrap().trim_end());
+    assert_eq!(
+        result["content"],
+        json!([{"type": "text", "text": "two\n"}])
+    );
+    let grep = pi_tool()
+        .args([
+            "--coding-tools",
+            root,
+            "call",
+            "grep",
+            r#"{"pattern":"two"}"#,
+        ])
+        .output()
+        .unwrap();
+    let result = result_line(String::from_utf8(grep.stdout).unwrap().trim_end());
+    assert_eq!(
+        result["content"],
+        json!([{"type": "text", "text": "notes/a.txt:2: two"}])
+    );
+    let listed = pi_tool()
+        .args(["--coding-tools", root, "tools"])
+        .output()
+        .unwrap();
+    let names: Vec<String> = serde_json::from_slice::<Vec<Value>>(&listed.stdout)
+        .unwrap()
+        .iter()
+        .map(|tool| tool["name"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "echo",
+            "uppercase",
+            "read",
+            "write",
+            "edit",
+            "bash",
+            "grep",
+            "find",
+            "ls"
+        ]
+    );
+}

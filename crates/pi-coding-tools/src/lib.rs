@@ -19,6 +19,7 @@
 
 mod bash;
 mod blocking;
+mod edit;
 mod find;
 mod grep;
 mod ls;
@@ -33,6 +34,7 @@ use pi_tool::{RegisteredTool, ToolOutput, ToolRegistry};
 use serde_json::{Map, Value};
 
 pub use bash::bash_tool;
+pub use edit::edit_tool;
 pub use find::find_tool;
 pub use grep::grep_tool;
 pub use ls::ls_tool;
@@ -72,6 +74,29 @@ fn with_notices(
     } else {
         output.with_details(Value::Object(details))
     }
+}
+
+/// Pi's default set: `read`, `bash`, `edit`, `write`.
+pub fn coding_tools(workspace: &Workspace) -> ToolRegistry {
+    registry_of([
+        read_tool(workspace),
+        bash_tool(workspace),
+        edit_tool(workspace),
+        write_tool(workspace),
+    ])
+}
+
+/// All seven, in Pi's order: `read`, `write`, `edit`, `bash`, `grep`, `find`, `ls`.
+pub fn all_tools(workspace: &Workspace) -> ToolRegistry {
+    registry_of([
+        read_tool(workspace),
+        write_tool(workspace),
+        edit_tool(workspace),
+        bash_tool(workspace),
+        grep_tool(workspace),
+        find_tool(workspace),
+        ls_tool(workspace),
+    ])
 }
 
 /// Pi's read-only set: `read`, `grep`, `find`, `ls`.

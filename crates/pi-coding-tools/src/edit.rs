@@ -1,0 +1,251 @@
+//! `edit`: replace exact blocks of text in one file, every block matched against the file as
+//! it was, then written back once.
+//!
+//! Line endings and a byte-order mark are kept as the file has them. A block that is not found
+//! exactly is looked for once more with the usual model slips forgiven (trailing spaces, curly
+//! quotes, long dashes, unusual spaces); unlike upstream, only the text matched is replaced, and
+//! the rest of the file stays byte for byte as it was. Edits of one file queue behind each other
+//! and behind `write`s of it.
+
+use std::ops::Range;
+
+use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolError, ToolOutput};
+use serde_json::{Value, json};
+use similar::{ChangeTag, TextDiff};
+
+use crate::blocking::blocking;
+use crate::params::{EditOperation, EditParams};
+use crate::{Workspace, description_of};
+
+/// Unchanged lines shown around each change in `details.diff` and `details.patch`.
+const CONTEXT_LINES: usize = 3;
+
+/// The `edit` tool for `workspace`.
+pub fn edit_tool(workspace: &Workspace) -> RegisteredTool {
+    let workspace = workspace.clone();
+    let tool = FnTool::new(
+        "edit",
+        description_of("edit"),
+        EditParams::object_schema(),
+        move |params: EditParams, _context| {
+            let workspace = workspace.clone();
+            async move {
+                let path = workspace.resolve(&params.path);
+                let _queue = workspace.lock_for_writing(&path).await;
+                blocking(move || edit(&path, &params)).await?
+            }
+        },
+    );
+    RegisteredTool::new(tool.with_prepare_arguments(prepare))
+}
+
+/// What models still send, made the one shape (repaired arguments are validated as usual): the
+/// older single-edit shape `{path, oldText, newText}` becomes one entry of `edits`, and `edits`
+/// sent as a JSON-encoded string is decoded.
+fn prepare(arguments: &Value) -> Option<Value> {
+    let folded = match arguments {
+        Value::Object(object) if !object.contains_key("edits") => {
+            let (old_text, new_text) = (object.get("oldText")?, object.get("newText")?);
+            let mut folded = object.clone();
+            folded.remove("oldText");
+            folded.remove("newText");
+            folded.insert(
+                "edits".to_owned(),
+                json!([{"oldText": old_text, "newText": new_text}]),
+            );
+            Some(Value::Object(folded))
+        }
+        _ => None,
+    };
+    let schema = pi_tool::Schema::json_schema(EditParams::object_schema())?;
+    match folded {
+        Some(folded) => {
+            Some(pi_tool::schema::repair_json_strings(schema, &folded).unwrap_or(folded))
+        }
+        None => pi_tool::schema::repair_json_strings(schema, arguments),
+    }
+}
+
+fn edit(path: &std::path::Path, params: &EditParams) -> Result<ToolOutput<Value>, ToolError> {
+    let shown = &params.path;
+    let raw = std::fs::read_to_string(path)
+        .map_err(|error| ToolError::new(format!("Could not read {shown}: {error}")))?;
+    let (bom, body) = match raw.strip_prefix('\u{feff}') {
+        Some(body) => ("\u{feff}", body),
+        None => ("", raw.as_str()),
+    };
+    let crlf = body.contains("\r\n");
+    let original = if crlf {
+        body.replace("\r\n", "\n")
+    } else {
+        body.to_owned()
+    };
+    let mut blocks = Vec::with_capacity(params.edits.len());
+    for (index, operation) in params.edits.iter().enumerate() {
+        blocks.push((locate(&original, operation, index, shown)?, index));
+    }
+    blocks.sort_by_key(|(range, _)| range.start);
+    for pair in blocks.windows(2) {
+        if let [(first, i), (second, j)] = pair
+            && second.start < first.end
+        {
+            let (i, j) = ((*i).min(*j), (*i).max(*j));
+            return Err(ToolError::new(format!(
+                "edits[{i}] and edits[{j}] overlap in {shown}. Merge them into one edit or make them target different text."
+            )));
+        }
+    }
+    let mut updated = String::with_capacity(original.len());
+    let mut copied = 0;
+    for (range, index) in &blocks {
+        updated.push_str(original.get(copied..range.start).unwrap_or_default());
+        let replacement = params
+            .edits
+            .get(*index)
+            .map_or("", |operation| operation.new_text.as_str());
+        updated.push_str(&replacement.replace("\r\n", "\n"));
+        copied = range.end;
+    }
+    updated.push_str(original.get(copied..).unwrap_or_default());
+    if updated == original {
+        return Err(ToolError::new(format!(
+            "No changes made to {shown}. The replacement produced identical content."
+        )));
+    }
+    let written = if crlf {
+        updated.replace('\n', "\r\n")
+    } else {
+        updated.clone()
+    };
+    std::fs::write(path, format!("{bom}{written}"))
+        .map_err(|error| ToolError::new(format!("Could not write {shown}: {error}")))?;
+    Ok(ToolOutput::text(format!(
+        "Successfully replaced {} block(s) in {shown}.",
+        blocks.len()
+    ))
+    .with_details(changes(&original, &updated, shown)))
+}
+
+/// Where `operation.old_text` is in `content`: exactly, or failing that once the usual slips
+/// are forgiven; either way it must be there once and only once.
+fn locate(
+    content: &str,
+    operation: &EditOperation,
+    index: usize,
+    shown: &str,
+) -> Result<Range<usize>, ToolError> {
+    let wanted = operation.old_text.replace("\r\n", "\n");
+    if wanted.is_empty() {
+        return Err(ToolError::new(format!(
+            "edits[{index}].oldText must not be empty."
+        )));
+    }
+    let exact: Vec<usize> = content.match_indices(&wanted).map(|(at, _)| at).collect();
+    let found = match exact.as_slice() {
+        [] => forgiving(content, &wanted),
+        _ => exact.into_iter().map(|at| at..at + wanted.len()).collect(),
+    };
+    match found.as_slice() {
+        [only] => Ok(only.clone()),
+        [] => Err(ToolError::new(format!(
+            "Could not find the text of edits[{index}] in {shown}. The oldText must match exactly, including all whitespace and newlines."
+        ))),
+        many => Err(ToolError::new(format!(
+            "Found {} occurrences of the text of edits[{index}] in {shown}. The text must be unique. Please provide more context to make it unique.",
+            many.len()
+        ))),
+    }
+}
+
+/// The ranges of `content` that read as `wanted` once both are normalized.
+fn forgiving(content: &str, wanted: &str) -> Vec<Range<usize>> {
+    let (haystack, origins) = normalized(content);
+    let (needle, _) = normalized(wanted);
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    haystack
+        .match_indices(&needle)
+        .filter_map(|(at, matched)| {
+            let start = *origins.get(at)?;
+            // The end of the last normalized char, in the original.
+            let last = matched
+                .char_indices()
+                .next_back()
+                .map_or(at, |(offset, _)| at + offset);
+            let last_start = *origins.get(last)?;
+            let last_len = content.get(last_start..)?.chars().next()?.len_utf8();
+            Some(start..last_start + last_len)
+        })
+        .collect()
+}
+
+/// `text` with trailing spaces of each line dropped and look-alike characters made plain,
+/// and for every byte of the result the byte offset in `text` it came from.
+fn normalized(text: &str) -> (String, Vec<usize>) {
+    let mut out = String::with_capacity(text.len());
+    let mut origins = Vec::with_capacity(text.len());
+    let mut line_start = 0;
+    for line in text.split_inclusive('\n') {
+        let body = line.strip_suffix('\n').unwrap_or(line);
+        let kept = body.trim_end_matches([' ', '\t', '\r', '\u{a0}']);
+        for (offset, character) in kept.char_indices() {
+            let plain = plain(character);
+            for _ in 0..plain.len_utf8() {
+                origins.push(line_start + offset);
+            }
+            out.push(plain);
+        }
+        if line.ends_with('\n') {
+            origins.push(line_start + body.len());
+            out.push('\n');
+        }
+        line_start += line.len();
+    }
+    (out, origins)
+}
+
+fn plain(character: char) -> char {
+    match character {
+        '\u{2018}' | '\u{2019}' | '\u{201a}' | '\u{201b}' => '\'',
+        '\u{201c}' | '\u{201d}' | '\u{201e}' | '\u{201f}' => '"',
+        '\u{2010}'..='\u{2015}' | '\u{2212}' => '-',
+        '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' => ' ',
+        other => other,
+    }
+}
+
+/// `details` of a successful edit: a line-numbered diff, a unified patch, the first line that
+/// changed (1-based, in the new file).
+fn changes(old: &str, new: &str, shown: &str) -> Value {
+    let diff = TextDiff::from_lines(old, new);
+    let patch = diff
+        .unified_diff()
+        .context_radius(CONTEXT_LINES)
+        .header(shown, shown)
+        .to_string();
+    let mut lines = Vec::new();
+    let mut first_changed = None;
+    for group in diff.grouped_ops(CONTEXT_LINES) {
+        if !lines.is_empty() {
+            lines.push("...".to_owned());
+        }
+        for operation in &group {
+            for change in diff.iter_changes(operation) {
+                let (sign, number) = match change.tag() {
+                    ChangeTag::Equal => (' ', change.new_index()),
+                    ChangeTag::Delete => ('-', change.old_index()),
+                    ChangeTag::Insert => ('+', change.new_index()),
+                };
+                if change.tag() != ChangeTag::Equal && first_changed.is_none() {
+                    first_changed =
+                        Some(change.new_index().or(change.old_index()).unwrap_or(0) + 1);
+                }
+                let number = number.map_or(0, |n| n + 1);
+                let text = change.value().trim_end_matches('\n');
+                lines.push(format!("{sign}{number} {text}"));
+            }
+        }
+    }
+    json!({"diff": lines.join("\n"), "patch": patch, "firstChangedLine": first_changed})
+}
