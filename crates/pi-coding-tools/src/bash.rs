@@ -19,9 +19,10 @@ use tokio::io::AsyncReadExt;
 use tokio::process::{Child, Command};
 use tokio::sync::mpsc;
 
+use crate::Workspace;
 use crate::params::BashParams;
+use crate::tool::description_of;
 use crate::truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_tail};
-use crate::{Workspace, description_of};
 
 /// Output kept in memory: the tail the result and progress are cut from.
 const ROLLING_BYTES: usize = 100 * 1024;

@@ -9,34 +9,26 @@
 
 use std::ops::Range;
 
-use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolError, ToolOutput};
+use pi_tool::{ObjectParams, RegisteredTool, ToolError, ToolOutput};
 use serde_json::{Value, json};
 use similar::{ChangeTag, TextDiff};
 
-use crate::blocking::blocking;
+use crate::Workspace;
 use crate::params::{EditOperation, EditParams};
-use crate::{Workspace, description_of};
+use crate::tool::{Outcome, changing_tool};
 
 /// Unchanged lines shown around each change in `details.diff` and `details.patch`.
 const CONTEXT_LINES: usize = 3;
 
 /// The `edit` tool for `workspace`.
 pub fn edit_tool(workspace: &Workspace) -> RegisteredTool {
-    let workspace = workspace.clone();
-    let tool = FnTool::new(
+    changing_tool(
+        workspace,
         "edit",
-        description_of("edit"),
-        EditParams::object_schema(),
-        move |params: EditParams, _context| {
-            let workspace = workspace.clone();
-            async move {
-                let path = workspace.resolve(&params.path);
-                let _queue = workspace.lock_for_writing(&path).await;
-                blocking(move || edit(&path, &params)).await?
-            }
-        },
-    );
-    RegisteredTool::new(tool.with_prepare_arguments(prepare))
+        |params: &EditParams| &params.path,
+        edit,
+        Some(prepare),
+    )
 }
 
 /// What models still send, made the one shape (repaired arguments are validated as usual): the
@@ -66,7 +58,7 @@ fn prepare(arguments: &Value) -> Option<Value> {
     }
 }
 
-fn edit(path: &std::path::Path, params: &EditParams) -> Result<ToolOutput<Value>, ToolError> {
+fn edit(path: &std::path::Path, params: &EditParams) -> Outcome {
     let shown = &params.path;
     let raw = std::fs::read_to_string(path)
         .map_err(|error| ToolError::new(format!("Could not read {shown}: {error}")))?;

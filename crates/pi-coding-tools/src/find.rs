@@ -3,36 +3,23 @@
 //! the call is cancelled (upstream blocks its event loop and cannot be interrupted).
 
 use globset::{GlobBuilder, GlobMatcher};
-use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolContext, ToolError, ToolOutput};
-use serde_json::{Map, Value, json};
+use pi_tool::{RegisteredTool, ToolContext, ToolError, ToolOutput};
+use serde_json::json;
 
-use crate::blocking::blocking;
+use crate::Workspace;
 use crate::params::FindParams;
-use crate::truncate::{DEFAULT_MAX_BYTES, format_size, truncate_head};
+use crate::report::Report;
+use crate::tool::{Outcome, reading_tool};
 use crate::walk::{each_entry, relative, walker};
-use crate::{Workspace, description_of};
 
 const DEFAULT_LIMIT: usize = 1000;
 
 /// The `find` tool for `workspace`.
 pub fn find_tool(workspace: &Workspace) -> RegisteredTool {
-    let workspace = workspace.clone();
-    RegisteredTool::new(FnTool::new(
-        "find",
-        description_of("find"),
-        FindParams::object_schema(),
-        move |params: FindParams, context: ToolContext| {
-            let workspace = workspace.clone();
-            async move { blocking(move || find(&workspace, &params, &context)).await? }
-        },
-    ))
+    reading_tool(workspace, "find", find)
 }
 
-fn find(
-    workspace: &Workspace,
-    params: &FindParams,
-    context: &ToolContext,
-) -> Result<ToolOutput<Value>, ToolError> {
+fn find(workspace: &Workspace, params: &FindParams, context: &ToolContext) -> Outcome {
     let root = workspace.resolve(params.path.as_deref().unwrap_or("."));
     if !root.is_dir() {
         return Err(ToolError::new(format!(
@@ -71,19 +58,17 @@ fn find(
     if found.is_empty() {
         return Ok(ToolOutput::text("No files found matching pattern"));
     }
-    let cut = truncate_head(&found.join("\n"), usize::MAX, DEFAULT_MAX_BYTES);
-    let mut details = Map::new();
-    let mut notices = Vec::new();
+    let mut report = Report::default();
     if limit_reached {
-        notices.push(format!(
-            "{limit} results limit reached. Use limit={} for more, or refine pattern",
-            limit.saturating_mul(2)
-        ));
-        details.insert("resultLimitReached".into(), json!(limit));
+        report.note(
+            format!(
+                "{limit} results limit reached. Use limit={} for more, or refine pattern",
+                limit.saturating_mul(2)
+            ),
+            "resultLimitReached",
+            json!(limit),
+        );
     }
-    if cut.truncated {
-        notices.push(format!("{} limit reached", format_size(DEFAULT_MAX_BYTES)));
-        details.insert("truncation".into(), json!(cut));
-    }
-    Ok(crate::with_notices(cut.content, notices, details))
+    let listed = report.cut(&found);
+    Ok(report.finish(listed))
 }

@@ -6,31 +6,21 @@ use std::path::Path;
 
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
-use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolContext, ToolError, ToolOutput};
-use serde_json::{Map, Value, json};
+use pi_tool::{RegisteredTool, ToolContext, ToolError, ToolOutput};
+use serde_json::json;
 
-use crate::blocking::blocking;
+use crate::Workspace;
 use crate::params::GrepParams;
-use crate::truncate::{
-    DEFAULT_MAX_BYTES, GREP_MAX_LINE_LENGTH, format_size, shorten_line, truncate_head,
-};
+use crate::report::Report;
+use crate::tool::{Outcome, reading_tool};
+use crate::truncate::{GREP_MAX_LINE_LENGTH, shorten_line};
 use crate::walk::{ABORTED, each_entry, relative, walker};
-use crate::{Workspace, description_of};
 
 const DEFAULT_LIMIT: usize = 100;
 
 /// The `grep` tool for `workspace`.
 pub fn grep_tool(workspace: &Workspace) -> RegisteredTool {
-    let workspace = workspace.clone();
-    RegisteredTool::new(FnTool::new(
-        "grep",
-        description_of("grep"),
-        GrepParams::object_schema(),
-        move |params: GrepParams, context: ToolContext| {
-            let workspace = workspace.clone();
-            async move { blocking(move || grep(&workspace, &params, &context)).await? }
-        },
-    ))
+    reading_tool(workspace, "grep", grep)
 }
 
 /// The lines found so far, across files.
@@ -80,11 +70,7 @@ impl Sink for FileSink<'_> {
     }
 }
 
-fn grep(
-    workspace: &Workspace,
-    params: &GrepParams,
-    context: &ToolContext,
-) -> Result<ToolOutput<Value>, ToolError> {
+fn grep(workspace: &Workspace, params: &GrepParams, context: &ToolContext) -> Outcome {
     let root = workspace.resolve(params.path.as_deref().unwrap_or("."));
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(params.ignore_case.unwrap_or(false))
@@ -142,25 +128,26 @@ fn grep(
     if found.matches == 0 {
         return Ok(ToolOutput::text("No matches found"));
     }
-    let cut = truncate_head(&found.lines.join("\n"), usize::MAX, DEFAULT_MAX_BYTES);
-    let mut details = Map::new();
-    let mut notices = Vec::new();
+    let mut report = Report::default();
     if found.matches >= limit {
-        notices.push(format!(
-            "{limit} matches limit reached. Use limit={} for more, or refine pattern",
-            limit.saturating_mul(2)
-        ));
-        details.insert("matchLimitReached".into(), json!(limit));
+        report.note(
+            format!(
+                "{limit} matches limit reached. Use limit={} for more, or refine pattern",
+                limit.saturating_mul(2)
+            ),
+            "matchLimitReached",
+            json!(limit),
+        );
     }
-    if cut.truncated {
-        notices.push(format!("{} limit reached", format_size(DEFAULT_MAX_BYTES)));
-        details.insert("truncation".into(), json!(cut));
-    }
+    let listed = report.cut(&found.lines);
     if found.shortened {
-        notices.push(format!(
-            "Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
-        ));
-        details.insert("linesTruncated".into(), json!(true));
+        report.note(
+            format!(
+                "Some lines truncated to {GREP_MAX_LINE_LENGTH} chars. Use read tool to see full lines"
+            ),
+            "linesTruncated",
+            json!(true),
+        );
     }
-    Ok(crate::with_notices(cut.content, notices, details))
+    Ok(report.finish(listed))
 }

@@ -25,13 +25,14 @@ mod grep;
 mod ls;
 pub mod params;
 mod read;
+mod report;
+mod tool;
 pub mod truncate;
 mod walk;
 mod workspace;
 mod write;
 
-use pi_tool::{RegisteredTool, ToolOutput, ToolRegistry};
-use serde_json::{Map, Value};
+use pi_tool::{RegisteredTool, ToolRegistry};
 
 pub use bash::bash_tool;
 pub use edit::edit_tool;
@@ -42,14 +43,6 @@ pub use read::read_tool;
 pub use workspace::Workspace;
 pub use write::write_tool;
 
-/// Pi's description of the tool `name`.
-fn description_of(name: &str) -> &'static str {
-    params::TOOL_SCHEMAS
-        .iter()
-        .find(|schema| schema.name == name)
-        .map_or("", |schema| schema.description)
-}
-
 fn registry_of(tools: impl IntoIterator<Item = RegisteredTool>) -> ToolRegistry {
     let mut registry = ToolRegistry::default();
     for tool in tools {
@@ -57,23 +50,6 @@ fn registry_of(tools: impl IntoIterator<Item = RegisteredTool>) -> ToolRegistry 
         let _ = registry.register(tool);
     }
     registry
-}
-
-/// A tool's text with Pi's closing notices (`[a. b]`) and the details that go with them.
-fn with_notices(
-    mut text: String,
-    notices: Vec<String>,
-    details: Map<String, Value>,
-) -> ToolOutput<Value> {
-    if !notices.is_empty() {
-        text.push_str(&format!("\n\n[{}]", notices.join(". ")));
-    }
-    let output = ToolOutput::text(text);
-    if details.is_empty() {
-        output
-    } else {
-        output.with_details(Value::Object(details))
-    }
 }
 
 /// Pi's default set: `read`, `bash`, `edit`, `write`.

@@ -1,30 +1,21 @@
 //! `ls`: a directory's entries, sorted, directories marked with `/`.
 
-use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolError, ToolOutput};
-use serde_json::{Map, Value, json};
+use pi_tool::{RegisteredTool, ToolContext, ToolError, ToolOutput};
+use serde_json::json;
 
-use crate::blocking::blocking;
+use crate::Workspace;
 use crate::params::LsParams;
-use crate::truncate::{DEFAULT_MAX_BYTES, format_size, truncate_head};
-use crate::{Workspace, description_of};
+use crate::report::Report;
+use crate::tool::{Outcome, reading_tool};
 
 const DEFAULT_LIMIT: usize = 500;
 
 /// The `ls` tool for `workspace`.
 pub fn ls_tool(workspace: &Workspace) -> RegisteredTool {
-    let workspace = workspace.clone();
-    RegisteredTool::new(FnTool::new(
-        "ls",
-        description_of("ls"),
-        LsParams::object_schema(),
-        move |params: LsParams, _context| {
-            let workspace = workspace.clone();
-            async move { blocking(move || ls(&workspace, &params)).await? }
-        },
-    ))
+    reading_tool(workspace, "ls", ls)
 }
 
-fn ls(workspace: &Workspace, params: &LsParams) -> Result<ToolOutput<Value>, ToolError> {
+fn ls(workspace: &Workspace, params: &LsParams, _context: &ToolContext) -> Outcome {
     let shown = params.path.as_deref().unwrap_or(".");
     let path = workspace.resolve(shown);
     let metadata = std::fs::metadata(&path)
@@ -55,19 +46,17 @@ fn ls(workspace: &Workspace, params: &LsParams) -> Result<ToolOutput<Value>, Too
     });
     let limit_reached = names.len() > limit;
     names.truncate(limit);
-    let cut = truncate_head(&names.join("\n"), usize::MAX, DEFAULT_MAX_BYTES);
-    let mut details = Map::new();
-    let mut notices = Vec::new();
+    let mut report = Report::default();
     if limit_reached {
-        notices.push(format!(
-            "{limit} entries limit reached. Use limit={} for more",
-            limit.saturating_mul(2)
-        ));
-        details.insert("entryLimitReached".into(), json!(limit));
+        report.note(
+            format!(
+                "{limit} entries limit reached. Use limit={} for more",
+                limit.saturating_mul(2)
+            ),
+            "entryLimitReached",
+            json!(limit),
+        );
     }
-    if cut.truncated {
-        notices.push(format!("{} limit reached", format_size(DEFAULT_MAX_BYTES)));
-        details.insert("truncation".into(), json!(cut));
-    }
-    Ok(crate::with_notices(cut.content, notices, details))
+    let listed = report.cut(&names);
+    Ok(report.finish(listed))
 }

@@ -1,32 +1,23 @@
 //! `read`: a file's text (a window of lines, within the output limits) or an image.
 
 use base64::Engine;
-use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolError, ToolOutput, image, text};
+use pi_tool::{RegisteredTool, ToolContext, ToolError, ToolOutput, image, text};
 use serde_json::{Value, json};
 
-use crate::blocking::blocking;
+use crate::Workspace;
 use crate::params::ReadParams;
+use crate::tool::{Outcome, reading_tool};
 use crate::truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head};
-use crate::{Workspace, description_of};
 
 /// Images larger than this are described, not attached (Pi resizes them; we do not decode).
 const MAX_IMAGE_BYTES: usize = 4_500_000;
 
 /// The `read` tool for `workspace`.
 pub fn read_tool(workspace: &Workspace) -> RegisteredTool {
-    let workspace = workspace.clone();
-    RegisteredTool::new(FnTool::new(
-        "read",
-        description_of("read"),
-        ReadParams::object_schema(),
-        move |params: ReadParams, _context| {
-            let workspace = workspace.clone();
-            async move { blocking(move || read(&workspace, &params)).await? }
-        },
-    ))
+    reading_tool(workspace, "read", read)
 }
 
-fn read(workspace: &Workspace, params: &ReadParams) -> Result<ToolOutput<Value>, ToolError> {
+fn read(workspace: &Workspace, params: &ReadParams, _context: &ToolContext) -> Outcome {
     let path = workspace.resolve(&params.path);
     let bytes = std::fs::read(&path)
         .map_err(|error| ToolError::new(format!("Could not read {}: {error}", params.path)))?;
@@ -77,7 +68,7 @@ fn read_image(bytes: &[u8], mime: &str) -> ToolOutput<Value> {
     ])
 }
 
-fn read_text(content: &str, params: &ReadParams) -> Result<ToolOutput<Value>, ToolError> {
+fn read_text(content: &str, params: &ReadParams) -> Outcome {
     let lines: Vec<&str> = content.split('\n').collect();
     let start = params.offset.map_or(0, |offset| {
         usize::try_from(offset)

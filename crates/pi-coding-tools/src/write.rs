@@ -1,31 +1,23 @@
 //! `write`: create or overwrite a file, parent directories included.
 
-use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolError, ToolOutput};
-use serde_json::Value;
+use pi_tool::{RegisteredTool, ToolError, ToolOutput};
 
-use crate::blocking::blocking;
+use crate::Workspace;
 use crate::params::WriteParams;
-use crate::{Workspace, description_of};
+use crate::tool::{Outcome, changing_tool};
 
 /// The `write` tool for `workspace`. Writes to one file wait for each other.
 pub fn write_tool(workspace: &Workspace) -> RegisteredTool {
-    let workspace = workspace.clone();
-    RegisteredTool::new(FnTool::new(
+    changing_tool(
+        workspace,
         "write",
-        description_of("write"),
-        WriteParams::object_schema(),
-        move |params: WriteParams, _context| {
-            let workspace = workspace.clone();
-            async move {
-                let path = workspace.resolve(&params.path);
-                let _queue = workspace.lock_for_writing(&path).await;
-                blocking(move || write(&path, &params)).await?
-            }
-        },
-    ))
+        |params: &WriteParams| &params.path,
+        write,
+        None,
+    )
 }
 
-fn write(path: &std::path::Path, params: &WriteParams) -> Result<ToolOutput<Value>, ToolError> {
+fn write(path: &std::path::Path, params: &WriteParams) -> Outcome {
     let failed =
         |error: std::io::Error| ToolError::new(format!("Could not write {}: {error}", params.path));
     if let Some(parent) = path.parent() {

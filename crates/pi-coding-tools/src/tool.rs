@@ -1,0 +1,74 @@
+//! How each coding tool becomes a registered tool: Pi's name, description and parameters, and
+//! its work done where it cannot stall other tasks.
+
+use std::path::Path;
+
+use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolContext, ToolError, ToolOutput};
+use serde_json::Value;
+
+use crate::Workspace;
+use crate::blocking::blocking;
+
+/// What a tool's work gives back.
+pub(crate) type Outcome = Result<ToolOutput<Value>, ToolError>;
+
+/// Pi's description of the tool `name`.
+pub(crate) fn description_of(name: &str) -> &'static str {
+    crate::params::TOOL_SCHEMAS
+        .iter()
+        .find(|schema| schema.name == name)
+        .map_or("", |schema| schema.description)
+}
+
+/// A tool that reads: `work` runs on the blocking pool.
+pub(crate) fn reading_tool<P>(
+    workspace: &Workspace,
+    name: &'static str,
+    work: fn(&Workspace, &P, &ToolContext) -> Outcome,
+) -> RegisteredTool
+where
+    P: ObjectParams + Send + 'static,
+{
+    let workspace = workspace.clone();
+    RegisteredTool::new(FnTool::new(
+        name,
+        description_of(name),
+        P::object_schema(),
+        move |params: P, context: ToolContext| {
+            let workspace = workspace.clone();
+            async move { blocking(move || work(&workspace, &params, &context)).await? }
+        },
+    ))
+}
+
+/// A tool that changes the one file `path_of` its parameters names: it waits for the file's
+/// write queue, then `work` runs on the blocking pool. `prepare` repairs arguments first.
+pub(crate) fn changing_tool<P>(
+    workspace: &Workspace,
+    name: &'static str,
+    path_of: fn(&P) -> &str,
+    work: fn(&Path, &P) -> Outcome,
+    prepare: Option<fn(&Value) -> Option<Value>>,
+) -> RegisteredTool
+where
+    P: ObjectParams + Send + 'static,
+{
+    let workspace = workspace.clone();
+    let tool = FnTool::new(
+        name,
+        description_of(name),
+        P::object_schema(),
+        move |params: P, _context: ToolContext| {
+            let workspace = workspace.clone();
+            async move {
+                let path = workspace.resolve(path_of(&params));
+                let _queue = workspace.lock_for_writing(&path).await;
+                blocking(move || work(&path, &params)).await?
+            }
+        },
+    );
+    RegisteredTool::new(match prepare {
+        Some(prepare) => tool.with_prepare_arguments(prepare),
+        None => tool,
+    })
+}
