@@ -3,7 +3,8 @@
 //!
 //! Line endings and a byte-order mark are kept as the file has them. A block that is not found
 //! exactly is looked for once more with the usual model slips forgiven (trailing spaces, curly
-//! quotes, long dashes, unusual spaces); unlike upstream, only the text matched is replaced, and
+//! quotes, long dashes, unusual spaces, compatibility forms such as fullwidth punctuation);
+//! unlike upstream, only the text matched is replaced, and
 //! the rest of the file stays byte for byte as it was. Edits of one file queue behind each other
 //! and behind `write`s of it.
 
@@ -12,6 +13,7 @@ use std::ops::Range;
 use pi_tool::{ObjectParams, RegisteredTool, ToolError, ToolOutput};
 use serde_json::{Value, json};
 use similar::{ChangeTag, TextDiff};
+use unicode_normalization::UnicodeNormalization;
 
 use crate::Workspace;
 use crate::params::{EditOperation, EditParams};
@@ -172,8 +174,9 @@ fn forgiving(content: &str, wanted: &str) -> Vec<Range<usize>> {
         .collect()
 }
 
-/// `text` with trailing spaces of each line dropped and look-alike characters made plain,
-/// and for every byte of the result the byte offset in `text` it came from.
+/// `text` with trailing spaces of each line dropped, look-alike characters made plain and
+/// compatibility forms folded (NFKC), and for every byte of the result the byte offset in `text`
+/// of the character it came from.
 fn normalized(text: &str) -> (String, Vec<usize>) {
     let mut out = String::with_capacity(text.len());
     let mut origins = Vec::with_capacity(text.len());
@@ -182,11 +185,13 @@ fn normalized(text: &str) -> (String, Vec<usize>) {
         let body = line.strip_suffix('\n').unwrap_or(line);
         let kept = body.trim_end_matches([' ', '\t', '\r', '\u{a0}']);
         for (offset, character) in kept.char_indices() {
-            let plain = plain(character);
-            for _ in 0..plain.len_utf8() {
-                origins.push(line_start + offset);
+            // Compatibility forms too (fullwidth punctuation, ligatures): NFKC, char by char.
+            for plain in std::iter::once(plain(character)).nfkc() {
+                for _ in 0..plain.len_utf8() {
+                    origins.push(line_start + offset);
+                }
+                out.push(plain);
             }
-            out.push(plain);
         }
         if line.ends_with('\n') {
             origins.push(line_start + body.len());

@@ -148,3 +148,16 @@ async fn older_argument_shapes_are_repaired_then_validated() {
     assert!(!encoded.is_error, "{}", encoded.text());
     assert_eq!(read(dir.path()), "newer\n");
 }
+
+#[tokio::test]
+async fn fullwidth_punctuation_is_forgiven_and_left_alone_elsewhere() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(dir.path(), "你好\u{ff0c}世界\u{ff01}\n再见\u{ff0c}朋友\n");
+    let result = edit(
+        dir.path(),
+        json!({"path": path, "edits": [{"oldText": "你好,世界!", "newText": "你好，Pi！"}]}),
+    )
+    .await;
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(read(dir.path()), "你好，Pi！\n再见\u{ff0c}朋友\n");
+}
