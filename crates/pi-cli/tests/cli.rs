@@ -519,3 +519,55 @@ fn coding_tools_work_in_the_directory_given() {
         ]
     );
 }
+
+#[test]
+fn agent_drives_the_coding_tools_in_a_directory() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../examples/faux/coding_tools.json");
+    let output = pi_tool()
+        .args([
+            "--coding-tools",
+            dir.path().to_str().unwrap(),
+            "agent",
+            "--faux",
+        ])
+        .arg(&script)
+        .arg("Keep a todo list")
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let texts: Vec<(String, String)> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .filter(|message| message["role"] == "toolResult")
+        .map(|result| {
+            (
+                result["toolName"].as_str().unwrap().to_owned(),
+                result["content"][0]["text"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            (
+                "write".to_owned(),
+                "Successfully wrote 24 bytes to notes/todo.md".to_owned()
+            ),
+            ("ls".to_owned(), "todo.md".to_owned()),
+            ("grep".to_owned(), "todo.md:2: - ship the tools".to_owned()),
+            ("bash".to_owned(), "2\n".to_owned()),
+        ]
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("notes/todo.md")).unwrap(),
+        "# Todo\n- ship the tools\n"
+    );
+}
