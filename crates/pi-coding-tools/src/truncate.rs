@@ -210,6 +210,37 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Whatever the text and limits: within both limits, whole lines from the right end
+        /// (only the one partial tail line excepted), and the counts say what was kept.
+        #[test]
+        fn cuts_keep_whole_lines_within_the_limits(
+            text in "([a-zé]{0,12}\n){0,30}[a-zé]{0,40}",
+            max_lines in 1usize..12,
+            max_bytes in 1usize..120,
+        ) {
+            let head = truncate_head(&text, max_lines, max_bytes);
+            proptest::prop_assert!(text.starts_with(&head.content));
+            proptest::prop_assert!(head.content.len() <= max_bytes);
+            proptest::prop_assert!(head.output_lines <= max_lines);
+            proptest::prop_assert_eq!(head.output_bytes, head.content.len());
+            proptest::prop_assert_eq!(head.truncated, head.content != text || head.first_line_exceeds_limit);
+            if head.truncated && !head.content.is_empty() {
+                // The cut falls on a line boundary.
+                proptest::prop_assert!(text[head.content.len()..].starts_with('\n'));
+            }
+
+            let tail = truncate_tail(&text, max_lines, max_bytes);
+            proptest::prop_assert!(text.ends_with(&tail.content));
+            proptest::prop_assert!(tail.content.len() <= max_bytes);
+            proptest::prop_assert!(tail.output_lines <= max_lines);
+            if tail.truncated && !tail.last_line_partial && !tail.content.is_empty() {
+                let before = text.len() - tail.content.len();
+                proptest::prop_assert!(before == 0 || text[..before].ends_with('\n'));
+            }
+        }
+    }
+
     #[test]
     fn sizes_and_lines_read_as_pi_writes_them() {
         assert_eq!(format_size(512), "512B");
