@@ -33,7 +33,7 @@ pub struct PreparedCall {
 pub struct ExecutedCall {
     /// The paired result.
     pub message: ToolResultMessage,
-    /// The tool's [`ToolOutput::terminate`]; `false` for every failure.
+    /// The tool's [`ToolOutput::terminate`](crate::ToolOutput::terminate); `false` for every failure.
     pub terminate: bool,
 }
 
