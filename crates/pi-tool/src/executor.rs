@@ -6,7 +6,8 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL, failure_text, invalid_json};
-use crate::prepared::{Parse, finish, prepare_for};
+use crate::prepared::{finish, prepare_for};
+use crate::registered::TextStart;
 use crate::{
     ProgressCallback, ToolCall, ToolContext, ToolRegistry, ToolResultMessage, now_millis,
     panic_message, prepare_tool_call, text,
@@ -95,20 +96,23 @@ pub async fn execute_raw_tool_call(
         return failure_message(id.to_owned(), name.to_owned(), UNKNOWN_TOOL);
     };
     let mut context = Some(context);
-    // The one-pass path: typed parameters straight from the text into the tool. It takes the
-    // context only once the text is accepted (a rejected call never makes a signal), and
-    // whatever it leaves goes down the JSON path.
+    // The one-pass road: typed parameters straight from the text into the tool, or the full
+    // report of what is wrong with it. It takes the context only once the text is accepted (a
+    // rejected call never makes a signal); what it declines goes down the JSON path.
     let started = catch_unwind(AssertUnwindSafe(|| {
-        // JSON allows the whitespace around it: no trimming on this path.
+        // JSON allows the whitespace around it: no trimming on this road.
         tool.start_text(raw_arguments, id, &mut context)
     }));
     let context = match (started, context) {
-        (Ok(Some(running)), _) => {
+        (Ok(TextStart::Started(running)), _) => {
             return finish(id.to_owned(), name.to_owned(), running)
                 .await
                 .message;
         }
-        // Not for this path, or its parse panicked: the JSON path decides, and reports.
+        (Ok(TextStart::Rejected(violations)), _) => {
+            return failure_message(id.to_owned(), name.to_owned(), &violations.to_string());
+        }
+        // Declined, or its parse panicked: the JSON path decides, and reports.
         (_, Some(context)) => context,
         // The tool's own synchronous start panicked.
         (started, None) => {
@@ -130,7 +134,7 @@ pub async fn execute_raw_tool_call(
             }
         }
     };
-    match prepare_for(&ToolCall::new(id, name, arguments), tool, Parse::AfterText) {
+    match prepare_for(&ToolCall::new(id, name, arguments), tool) {
         Ok(prepared) => prepared.run(context).await.message,
         Err(failed) => *failed,
     }

@@ -70,25 +70,15 @@ pub fn prepare_tool_call(
     let Some(tool) = registry.get(&call.name) else {
         return Err(Box::new(failed_result(call, UNKNOWN_TOOL)));
     };
-    prepare_for(call, tool, Parse::Fresh)
-}
-
-/// How the arguments reach parsing.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Parse {
-    /// As JSON, first seen here.
-    Fresh,
-    /// As the JSON of raw text the tool's one-pass road has just declined.
-    AfterText,
+    prepare_for(call, tool)
 }
 
 /// Parse, once the tool is found.
 pub(crate) fn prepare_for(
     call: &ToolCall,
     tool: &RegisteredTool,
-    parse: Parse,
 ) -> Result<PreparedCall, Box<ToolResultMessage>> {
-    let params = parse_contained(call, tool, &call.arguments, parse)?;
+    let params = parse_contained(call, tool, &call.arguments)?;
     Ok(PreparedCall {
         id: call.id.clone(),
         name: call.name.clone(),
@@ -101,13 +91,8 @@ fn parse_contained(
     call: &ToolCall,
     tool: &RegisteredTool,
     arguments: &Value,
-    parse: Parse,
 ) -> Result<ErasedParams, Box<ToolResultMessage>> {
-    let parsed = catch_unwind(AssertUnwindSafe(|| match parse {
-        Parse::Fresh => tool.parse(arguments),
-        Parse::AfterText => tool.parse_after_text(arguments),
-    }));
-    match parsed {
+    match catch_unwind(AssertUnwindSafe(|| tool.parse(arguments))) {
         Ok(Ok(params)) => Ok(params),
         Ok(Err(invalid)) => Err(Box::new(failed_result(call, &invalid.to_string()))),
         Err(panic) => Err(Box::new(failed_result(
@@ -138,7 +123,7 @@ impl PreparedCall {
     /// The same call with other arguments (a hook's rewrite), validated again.
     pub fn with_arguments(self, arguments: &Value) -> Result<Self, Box<ToolResultMessage>> {
         let call = ToolCall::new(self.id.clone(), self.name.clone(), Value::Null);
-        let params = parse_contained(&call, &self.tool, arguments, Parse::Fresh)?;
+        let params = parse_contained(&call, &self.tool, arguments)?;
         Ok(Self { params, ..self })
     }
 

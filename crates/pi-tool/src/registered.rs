@@ -24,14 +24,23 @@ trait ErasedTool: Send + Sync {
     fn is_exclusive(&self) -> bool;
     fn prepare<'a>(&self, arguments: &'a Value) -> std::borrow::Cow<'a, Value>;
     fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError>;
-    fn parse_after_text(&self, arguments: &Value) -> Result<ErasedParams, ValidationError>;
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_>;
     fn start_text(
         &self,
         text: &str,
         call_id: &str,
         context: &mut Option<CallContext>,
-    ) -> Option<OutputFuture<'_>>;
+    ) -> TextStart<'_>;
+}
+
+/// What the one-pass road made of a call's raw argument text.
+pub(crate) enum TextStart<'a> {
+    /// Accepted: the tool is running (the context was taken).
+    Started(OutputFuture<'a>),
+    /// Refused, with every violation, as the JSON path would have refused it.
+    Rejected(ValidationError),
+    /// Not for this road: the JSON path decides (the context was left in place).
+    Declined,
 }
 
 impl<T: Tool> ErasedTool for T {
@@ -61,14 +70,6 @@ impl<T: Tool> ErasedTool for T {
         Ok(Box::new(params))
     }
 
-    fn parse_after_text(&self, arguments: &Value) -> Result<ErasedParams, ValidationError> {
-        // A repair step means the text road was never taken.
-        if self.prepares_arguments() {
-            return ErasedTool::parse(self, arguments);
-        }
-        Ok(Box::new(self.schema().parse_after_text(arguments)?))
-    }
-
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_> {
         match params.downcast::<T::Params>() {
             Ok(params) => start_typed(self, *params, context),
@@ -83,14 +84,24 @@ impl<T: Tool> ErasedTool for T {
         text: &str,
         call_id: &str,
         context: &mut Option<CallContext>,
-    ) -> Option<OutputFuture<'_>> {
+    ) -> TextStart<'_> {
         if self.prepares_arguments() {
-            return None;
+            return TextStart::Declined;
         }
         // Typed parameters go straight from the text into `execute`: no erased box between.
-        let params = self.schema().parse_text(text)?;
-        let context = context.take()?.for_call(call_id);
-        Some(start_typed(self, params, context))
+        match (self.schema().check_text(text), context.take()) {
+            (Some(Ok(params)), Some(context)) => {
+                TextStart::Started(start_typed(self, params, context.for_call(call_id)))
+            }
+            (Some(Err(violations)), taken) => {
+                *context = taken;
+                TextStart::Rejected(violations)
+            }
+            (_, taken) => {
+                *context = taken;
+                TextStart::Declined
+            }
+        }
     }
 }
 
@@ -189,29 +200,21 @@ impl RegisteredTool {
         self.inner.parse(arguments)
     }
 
-    /// [`RegisteredTool::parse`] for arguments whose raw text [`RegisteredTool::start_text`]
-    /// has just declined.
-    pub(crate) fn parse_after_text(
-        &self,
-        arguments: &Value,
-    ) -> Result<ErasedParams, ValidationError> {
-        self.inner.parse_after_text(arguments)
-    }
-
     /// Starts the tool on parameters from its own [`RegisteredTool::parse`].
     pub(crate) fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_> {
         self.inner.start(params, context)
     }
 
-    /// Parses raw argument text in one pass and starts the tool on it, taking `context`, when
-    /// the tool's schema can parse text, the text is valid and the tool has no repair step.
-    /// `None` leaves `context` in place for the JSON path. Panics are the caller's to contain.
+    /// Parses raw argument text in one pass and starts the tool on it (taking `context`), or
+    /// refuses it with every violation, when the tool's schema can read text and the tool has
+    /// no repair step; otherwise declines, leaving `context` for the JSON path. Panics are the
+    /// caller's to contain.
     pub(crate) fn start_text(
         &self,
         text: &str,
         call_id: &str,
         context: &mut Option<CallContext>,
-    ) -> Option<OutputFuture<'_>> {
+    ) -> TextStart<'_> {
         self.inner.start_text(text, call_id, context)
     }
 }

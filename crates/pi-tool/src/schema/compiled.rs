@@ -17,17 +17,14 @@
 //!   gives up, and the JSON path then decides and reports every violation.
 
 use std::borrow::Cow;
+use std::cell::Cell;
 use std::fmt;
 
 use indexmap::IndexMap;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Number, Value};
 
-use super::filter::{
-    MAX_DEPTH as MAX_FILTER_DEPTH, drop_undeclared, drop_undeclared_at, resolve_ref,
-};
-use super::{Issue, PathSegment, ValidationError};
-use crate::model_text::too_deep;
+use super::filter::{drop_undeclared, resolve_ref};
 
 /// How deep a schema may nest (counting inlined `$ref`s) to be compiled.
 const MAX_SCHEMA_DEPTH: usize = 64;
@@ -336,7 +333,8 @@ impl<'s> Compiler<'s> {
             // A default must pass its own rules unchanged, or only the JSON path can tell.
             if let Some(default) = &default {
                 let text = default.to_string();
-                if parse(&node, &text).as_ref() != Some(default) {
+                let walked = parse(&node, &text)?;
+                if walked.doubted || &walked.value != default {
                     return None;
                 }
             }
@@ -430,109 +428,103 @@ fn entangled(schema: &Value, depth: usize) -> bool {
     }
 }
 
-/// Parses `text` against `node`: the filtered value, or `None` for anything doubtful.
-pub(crate) fn parse(node: &Node, text: &str) -> Option<Value> {
+/// What a walk made of a value: the value filtered as the JSON path's filter would (undeclared
+/// properties dropped, defaults filled in), and whether any rule doubted it. A doubted value
+/// goes to `jsonschema` for the verdict and the full report.
+pub(crate) struct Walked {
+    pub(crate) value: Value,
+    pub(crate) doubted: bool,
+}
+
+/// Parses `text` against `node` in one pass; `None` when the text is not JSON (the JSON path
+/// then says so).
+pub(crate) fn parse(node: &Node, text: &str) -> Option<Walked> {
+    let doubts = Cell::new(false);
     let mut deserializer = serde_json::Deserializer::from_str(text);
-    let value = NodeSeed(node).deserialize(&mut deserializer).ok()?;
+    let value = NodeSeed {
+        node,
+        doubts: &doubts,
+    }
+    .deserialize(&mut deserializer)
+    .ok()?;
     deserializer.end().ok()?;
-    Some(value)
+    Some(Walked {
+        value,
+        doubted: doubts.get(),
+    })
 }
 
-/// Checks and filters an already parsed value against `node`, in one walk (the same visitor
-/// reads a `Value` as it reads text): the filtered value, or `None` for anything doubtful.
-pub(crate) fn check(node: &Node, value: &Value) -> Option<Value> {
-    NodeSeed(node).deserialize(value).ok()
-}
-
-/// Drops what `node` does not declare and fills in defaults, checking nothing: exactly what
-/// the generic filter (`filter::drop_undeclared`) makes of the schema `node` was compiled from,
-/// without reading the schema again at every level. Used on the way to the error report.
-pub(crate) fn filter(node: &Node, value: &Value) -> Result<Value, ValidationError> {
-    filter_at(node, value, 0)
-}
-
-fn filter_at(node: &Node, value: &Value, depth: usize) -> Result<Value, ValidationError> {
-    if depth > MAX_FILTER_DEPTH {
-        return Err(ValidationError::single(Issue::new(
-            too_deep(MAX_FILTER_DEPTH),
-            None,
-        )));
+/// Checks and filters an already parsed value against `node` in one walk (the same visitor
+/// reads a `Value` as it reads text).
+pub(crate) fn check(node: &Node, value: &Value) -> Option<Walked> {
+    let doubts = Cell::new(false);
+    let value = NodeSeed {
+        node,
+        doubts: &doubts,
     }
-    let native = match node {
-        Node::Any => return Ok(value.clone()),
-        Node::Delegated(delegated) => {
-            return drop_undeclared_at(&delegated.schema, value, depth);
-        }
-        Node::Native(native) => native,
-    };
-    match (value, &native.object, &native.items) {
-        (Value::Object(object), Some(rules), _) => {
-            let mut kept = Map::with_capacity(rules.properties.len());
-            for (key, field) in object {
-                match rules.properties.get(key) {
-                    Some(property) => {
-                        let filtered = filter_at(&property.node, field, depth + 1)
-                            .map_err(|error| error.under(PathSegment::Key(key.clone())))?;
-                        kept.insert(key.clone(), filtered);
-                    }
-                    None if rules.keep_extras => {
-                        kept.insert(key.clone(), field.clone());
-                    }
-                    None => {}
-                }
-            }
-            for (name, property) in &rules.properties {
-                if let (Some(default), false) = (&property.default, kept.contains_key(name)) {
-                    kept.insert(name.clone(), default.clone());
-                }
-            }
-            Ok(Value::Object(kept))
-        }
-        (Value::Array(elements), _, Some(item)) => elements
-            .iter()
-            .enumerate()
-            .map(|(index, element)| {
-                filter_at(item, element, depth + 1)
-                    .map_err(|error| error.under(PathSegment::Index(index)))
-            })
-            .collect::<Result<Vec<_>, _>>()
-            .map(Value::Array),
-        _ => Ok(value.clone()),
-    }
+    .deserialize(value)
+    .ok()?;
+    Some(Walked {
+        value,
+        doubted: doubts.get(),
+    })
 }
 
-/// Gives up: the caller takes the JSON path, which says why.
-fn doubt<E: de::Error>() -> E {
-    E::custom("rejected")
+/// Stops the walk: what is left for the JSON path to say (a value too deep to filter).
+fn give_up<E: de::Error>() -> E {
+    E::custom("too deep")
 }
 
-struct NodeSeed<'n>(&'n Node);
+struct NodeSeed<'n, 'd> {
+    node: &'n Node,
+    doubts: &'d Cell<bool>,
+}
 
-impl<'de> DeserializeSeed<'de> for NodeSeed<'_> {
+impl<'de> DeserializeSeed<'de> for NodeSeed<'_, '_> {
     type Value = Value;
 
     fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<Value, D::Error> {
-        match self.0 {
+        match self.node {
             Node::Any => de::Deserialize::deserialize(deserializer),
-            Node::Native(native) => deserializer.deserialize_any(NativeVisitor(native)),
+            Node::Native(rules) => deserializer.deserialize_any(NativeVisitor {
+                rules,
+                doubts: self.doubts,
+            }),
             Node::Delegated(delegated) => {
                 let value: Value = de::Deserialize::deserialize(deserializer)?;
-                let filtered = drop_undeclared(&delegated.schema, &value).map_err(|_| doubt())?;
-                if delegated.validator.is_valid(&filtered) {
-                    Ok(filtered)
-                } else {
-                    Err(doubt())
+                let filtered = drop_undeclared(&delegated.schema, &value).map_err(|_| give_up())?;
+                if !delegated.validator.is_valid(&filtered) {
+                    self.doubts.set(true);
                 }
+                Ok(filtered)
             }
         }
     }
 }
 
-struct NativeVisitor<'n>(&'n Native);
+/// Reads one value under a natively checked node. A broken rule is noted, not fatal: the walk
+/// goes on filtering, so that a rejected call's report needs no second parse.
+struct NativeVisitor<'n, 'd> {
+    rules: &'n Native,
+    doubts: &'d Cell<bool>,
+}
 
-impl NativeVisitor<'_> {
-    fn number<E: de::Error>(&self, as_f64: f64, whole: bool, value: Number) -> Result<Value, E> {
-        let rules = self.0;
+impl NativeVisitor<'_, '_> {
+    fn unless(&self, accepted: bool) {
+        if !accepted {
+            self.doubts.set(true);
+        }
+    }
+
+    fn child<'n>(&self, node: &'n Node) -> NodeSeed<'n, '_> {
+        NodeSeed {
+            node,
+            doubts: self.doubts,
+        }
+    }
+
+    fn number(&self, as_f64: f64, whole: bool, value: Number) -> Value {
+        let rules = self.rules;
         let bounded = rules.minimum.is_some()
             || rules.maximum.is_some()
             || rules.exclusive_minimum.is_some()
@@ -541,85 +533,79 @@ impl NativeVisitor<'_> {
             && rules.maximum.is_none_or(|max| as_f64 <= max)
             && rules.exclusive_minimum.is_none_or(|min| as_f64 > min)
             && rules.exclusive_maximum.is_none_or(|max| as_f64 < max);
+        // Beyond 2^53 an `f64` comparison may be wrong: `jsonschema` decides.
         let exact = !bounded || as_f64.abs() < EXACT_IN_F64;
-        if rules.types.allows_number(whole) && rules.strings.is_none() && in_bounds && exact {
-            Ok(Value::Number(value))
-        } else {
-            Err(doubt())
-        }
+        self.unless(
+            rules.types.allows_number(whole) && rules.strings.is_none() && in_bounds && exact,
+        );
+        Value::Number(value)
     }
 }
 
-impl<'de> Visitor<'de> for NativeVisitor<'_> {
+impl<'de> Visitor<'de> for NativeVisitor<'_, '_> {
     type Value = Value;
 
     fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("a value the schema accepts")
+        formatter.write_str("JSON")
     }
 
     fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
-        if self.0.types.allows(Types::NULL) && self.0.strings.is_none() {
-            Ok(Value::Null)
-        } else {
-            Err(doubt())
-        }
+        self.unless(self.rules.types.allows(Types::NULL) && self.rules.strings.is_none());
+        Ok(Value::Null)
     }
 
     fn visit_bool<E: de::Error>(self, flag: bool) -> Result<Value, E> {
-        if self.0.types.allows(Types::BOOLEAN) && self.0.strings.is_none() {
-            Ok(Value::Bool(flag))
-        } else {
-            Err(doubt())
-        }
+        self.unless(self.rules.types.allows(Types::BOOLEAN) && self.rules.strings.is_none());
+        Ok(Value::Bool(flag))
     }
 
-    #[allow(clippy::cast_precision_loss)] // Large magnitudes are refused as inexact above.
+    #[allow(clippy::cast_precision_loss)] // Large magnitudes are doubted as inexact.
     fn visit_u64<E: de::Error>(self, number: u64) -> Result<Value, E> {
-        self.number(number as f64, true, Number::from(number))
+        Ok(self.number(number as f64, true, Number::from(number)))
     }
 
-    #[allow(clippy::cast_precision_loss)] // Large magnitudes are refused as inexact above.
+    #[allow(clippy::cast_precision_loss)] // Large magnitudes are doubted as inexact.
     fn visit_i64<E: de::Error>(self, number: i64) -> Result<Value, E> {
-        self.number(number as f64, true, Number::from(number))
+        Ok(self.number(number as f64, true, Number::from(number)))
     }
 
     fn visit_f64<E: de::Error>(self, number: f64) -> Result<Value, E> {
         let whole = number.is_finite() && number.fract() == 0.0;
-        match Number::from_f64(number) {
+        // JSON has no NaN or infinity; `Value` would hold them as null.
+        Ok(match Number::from_f64(number) {
             Some(json) => self.number(number, whole, json),
-            None => Err(doubt()),
-        }
+            None => {
+                self.unless(false);
+                Value::Null
+            }
+        })
     }
 
     fn visit_str<E: de::Error>(self, text: &str) -> Result<Value, E> {
-        let rules = self.0;
-        let accepted = rules.types.allows(Types::STRING)
-            && rules
-                .strings
-                .as_ref()
-                .is_none_or(|options| options.iter().any(|option| option == text))
-            && (rules.min_length.is_none() && rules.max_length.is_none() || {
-                // JSON Schema counts code points.
-                let length = text.chars().count();
-                rules.min_length.is_none_or(|min| length >= min)
-                    && rules.max_length.is_none_or(|max| length <= max)
-            });
-        if accepted {
-            Ok(Value::String(text.to_owned()))
-        } else {
-            Err(doubt())
-        }
+        let rules = self.rules;
+        self.unless(
+            rules.types.allows(Types::STRING)
+                && rules
+                    .strings
+                    .as_ref()
+                    .is_none_or(|options| options.iter().any(|option| option == text))
+                && (rules.min_length.is_none() && rules.max_length.is_none() || {
+                    // JSON Schema counts code points.
+                    let length = text.chars().count();
+                    rules.min_length.is_none_or(|min| length >= min)
+                        && rules.max_length.is_none_or(|max| length <= max)
+                }),
+        );
+        Ok(Value::String(text.to_owned()))
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut sequence: A) -> Result<Value, A::Error> {
-        let rules = self.0;
-        if !rules.types.allows(Types::ARRAY) || rules.strings.is_some() {
-            return Err(doubt());
-        }
+        let rules = self.rules;
+        self.unless(rules.types.allows(Types::ARRAY) && rules.strings.is_none());
         let mut items = Vec::with_capacity(sequence.size_hint().unwrap_or(0).min(64));
         loop {
             let next = match &rules.items {
-                Some(node) => sequence.next_element_seed(NodeSeed(node))?,
+                Some(node) => sequence.next_element_seed(self.child(node))?,
                 None => sequence.next_element::<Value>()?,
             };
             match next {
@@ -627,20 +613,16 @@ impl<'de> Visitor<'de> for NativeVisitor<'_> {
                 None => break,
             }
         }
-        let count_ok = rules.min_items.is_none_or(|min| items.len() >= min)
-            && rules.max_items.is_none_or(|max| items.len() <= max);
-        if count_ok {
-            Ok(Value::Array(items))
-        } else {
-            Err(doubt())
-        }
+        self.unless(
+            rules.min_items.is_none_or(|min| items.len() >= min)
+                && rules.max_items.is_none_or(|max| items.len() <= max),
+        );
+        Ok(Value::Array(items))
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let rules = self.0;
-        if !rules.types.allows(Types::OBJECT) || rules.strings.is_some() {
-            return Err(doubt());
-        }
+        let rules = self.rules;
+        self.unless(rules.types.allows(Types::OBJECT) && rules.strings.is_none());
         let Some(object) = &rules.object else {
             // No `properties` here: nothing is filtered, as on the JSON path.
             return de::Deserialize::deserialize(de::value::MapAccessDeserializer::new(map));
@@ -651,7 +633,7 @@ impl<'de> Visitor<'de> for NativeVisitor<'_> {
         while let Some(key) = map.next_key_seed(KeySeed)? {
             match object.properties.get_full(key.as_ref()) {
                 Some((index, _, property)) => {
-                    let value = map.next_value_seed(NodeSeed(&property.node))?;
+                    let value = map.next_value_seed(self.child(&property.node))?;
                     seen.mark(index);
                     kept.insert(key.into_owned(), value);
                 }
@@ -673,19 +655,16 @@ impl<'de> Visitor<'de> for NativeVisitor<'_> {
                 Some(default) => {
                     kept.insert(name.clone(), default.clone());
                 }
-                None if property.required => return Err(doubt()),
-                None => {}
+                None => self.unless(!property.required),
             }
         }
-        if object
-            .required_extras
-            .iter()
-            .all(|name| kept.contains_key(name))
-        {
-            Ok(Value::Object(kept))
-        } else {
-            Err(doubt())
-        }
+        self.unless(
+            object
+                .required_extras
+                .iter()
+                .all(|name| kept.contains_key(name)),
+        );
+        Ok(Value::Object(kept))
     }
 }
 
@@ -759,8 +738,11 @@ mod tests {
 
     use super::*;
 
+    /// The value when no rule doubted it.
     fn run(schema: &Value, text: &str) -> Option<Value> {
         parse(&compile(schema)?, text)
+            .filter(|walked| !walked.doubted)
+            .map(|walked| walked.value)
     }
 
     #[test]
@@ -894,15 +876,24 @@ mod tests {
     }
 
     proptest::proptest! {
-        /// The compiled filter is the generic filter, faster: same output, same refusals.
+        /// Valid or not, a walk filters exactly as the generic filter does, from parsed JSON
+        /// and from its text alike; and it doubts whatever `jsonschema` rejects.
         #[test]
-        fn the_compiled_filter_is_the_generic_filter(value in any_value(), which in 0usize..3) {
+        fn walks_filter_as_the_generic_filter_and_doubt_every_rejection(
+            value in any_value(),
+            which in 0usize..3,
+        ) {
             let schemas = filter_schemas();
             let schema = &schemas[which];
             let node = compile(schema).unwrap();
-            let ours = filter(&node, &value).map_err(|error| error.to_string());
-            let generic = drop_undeclared(schema, &value).map_err(|error| error.to_string());
-            proptest::prop_assert_eq!(ours, generic, "{}", value);
+            let generic = drop_undeclared(schema, &value).unwrap();
+            let walked = check(&node, &value).unwrap();
+            proptest::prop_assert_eq!(&walked.value, &generic, "{}", value);
+            let from_text = parse(&node, &value.to_string()).unwrap();
+            proptest::prop_assert_eq!(&from_text.value, &generic);
+            proptest::prop_assert_eq!(from_text.doubted, walked.doubted);
+            let valid = jsonschema::validator_for(schema).unwrap().is_valid(&generic);
+            proptest::prop_assert!(valid || walked.doubted, "an invalid value passed: {}", value);
         }
     }
 

@@ -72,36 +72,22 @@ impl Schema for DynamicSchema {
     type Output = Value;
 
     fn parse(&self, value: &Value) -> Result<Value, ValidationError> {
-        // The compiled schema filters and checks in one walk; when it doubts, the filter and
-        // `jsonschema` decide and say why.
-        if let Some(checked) = self
+        // The compiled schema filters and checks in one walk; only what it doubts goes to
+        // `jsonschema`.
+        if let Some(walked) = self
             .compiled
             .as_deref()
             .and_then(|node| compiled::check(node, value))
         {
-            return Ok(checked);
+            return self.verdict(walked);
         }
-        self.parse_after_text(value)
-    }
-
-    fn parse_after_text(&self, value: &Value) -> Result<Value, ValidationError> {
-        let filtered = match self.compiled.as_deref() {
-            Some(node) => compiled::filter(node, value)?,
-            None => filter::drop_undeclared(&self.json_schema, value)?,
-        };
-        // Past a compiled schema's doubt the value is almost surely invalid: collect the issues
-        // at once. Otherwise the quicker yes/no first, and the issues only for a no.
-        if self.compiled.is_none() && self.validator.is_valid(&filtered) {
+        let filtered = filter::drop_undeclared(&self.json_schema, value)?;
+        if self.validator.is_valid(&filtered) {
             return Ok(filtered);
         }
-        match jsonschema_issues::collect(&self.validator, &self.json_schema, &filtered) {
-            Some(issues) => Err(issues),
-            None if self.compiled.is_some() => Ok(filtered),
-            None => Err(ValidationError::single(super::Issue::new(
-                "参数无效",
-                Some(&filtered),
-            ))),
-        }
+        Err(self.report(&filtered).unwrap_or_else(|| {
+            ValidationError::single(super::Issue::new("参数无效", Some(&filtered)))
+        }))
     }
 
     fn json_schema(&self) -> Option<&Value> {
@@ -109,7 +95,32 @@ impl Schema for DynamicSchema {
     }
 
     fn parse_text(&self, text: &str) -> Option<Value> {
-        compiled::parse(self.compiled.as_deref()?, text)
+        self.check_text(text)?.ok()
+    }
+
+    fn check_text(&self, text: &str) -> Option<Result<Value, ValidationError>> {
+        let walked = compiled::parse(self.compiled.as_deref()?, text)?;
+        Some(self.verdict(walked))
+    }
+}
+
+impl DynamicSchema {
+    /// The answer for a compiled walk: its value when nothing was doubted, else `jsonschema`'s
+    /// verdict on that (already filtered) value, with every violation.
+    fn verdict(&self, walked: compiled::Walked) -> Result<Value, ValidationError> {
+        if !walked.doubted {
+            return Ok(walked.value);
+        }
+        // Doubted values are almost always invalid: collect the issues at once.
+        match self.report(&walked.value) {
+            Some(issues) => Err(issues),
+            None => Ok(walked.value),
+        }
+    }
+
+    /// Every violation of the filtered `value`; `None` when there is none.
+    fn report(&self, value: &Value) -> Option<ValidationError> {
+        jsonschema_issues::collect(&self.validator, &self.json_schema, value)
     }
 }
 
@@ -189,6 +200,27 @@ mod tests {
             schema.parse(&json!({"n": 0})).unwrap_err().to_string(),
             "必须 > 0"
         );
+    }
+
+    #[test]
+    fn text_the_compiled_walk_doubts_still_gets_jsonschemas_verdict() {
+        let schema = DynamicSchema::new(json!({
+            "type": "object",
+            "properties": {"n": {"type": "integer", "maximum": 9007199254740993_u64}}
+        }))
+        .unwrap();
+        // Too large to compare exactly as f64: doubted, then accepted by `jsonschema`.
+        let big = r#"{"n":9007199254740993,"x":1}"#;
+        assert_eq!(
+            schema.check_text(big).map(Result::ok),
+            Some(Some(json!({"n": 9007199254740993_u64})))
+        );
+        let over = r#"{"n":9007199254740995}"#;
+        let report = schema
+            .check_text(over)
+            .map(|answer| answer.map_err(|e| e.to_string()));
+        assert_eq!(report, Some(Err("必须 <= 9007199254740993".to_owned())));
+        assert_eq!(schema.check_text("{not json"), None);
     }
 
     #[test]

@@ -62,11 +62,11 @@ pub trait Schema: Send + Sync {
         None
     }
 
-    /// [`Schema::parse`] for the JSON of raw text that [`Schema::parse_text`] just declined:
-    /// a schema whose one-pass road has already looked may go straight to the full report.
-    /// Same result as `parse`; the default is `parse`.
-    fn parse_after_text(&self, value: &Value) -> Result<Self::Output, ValidationError> {
-        self.parse(value)
+    /// Parses raw JSON text in one pass and answers as [`Schema::parse`] would on the parsed
+    /// text: the value, or every violation. `None` means "use `parse` on the parsed JSON" (as
+    /// for text that is not JSON). The default answers only what [`Schema::parse_text`] accepts.
+    fn check_text(&self, text: &str) -> Option<Result<Self::Output, ValidationError>> {
+        self.parse_text(text).map(Ok)
     }
 }
 
@@ -85,8 +85,8 @@ impl<S: Schema + ?Sized> Schema for &S {
         (**self).parse_text(text)
     }
 
-    fn parse_after_text(&self, value: &Value) -> Result<Self::Output, ValidationError> {
-        (**self).parse_after_text(value)
+    fn check_text(&self, text: &str) -> Option<Result<Self::Output, ValidationError>> {
+        (**self).check_text(text)
     }
 }
 
@@ -105,7 +105,7 @@ impl<S: Schema + ?Sized> Schema for std::sync::Arc<S> {
         (**self).parse_text(text)
     }
 
-    fn parse_after_text(&self, value: &Value) -> Result<Self::Output, ValidationError> {
-        (**self).parse_after_text(value)
+    fn check_text(&self, text: &str) -> Option<Result<Self::Output, ValidationError>> {
+        (**self).check_text(text)
     }
 }

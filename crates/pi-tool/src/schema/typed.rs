@@ -91,10 +91,6 @@ impl<T: DeserializeOwned> Schema for TypedSchema<T> {
         read_checked(self.dynamic.parse(value)?)
     }
 
-    fn parse_after_text(&self, value: &Value) -> Result<T, ValidationError> {
-        read_checked(self.dynamic.parse_after_text(value)?)
-    }
-
     fn json_schema(&self) -> Option<&Value> {
         self.dynamic.json_schema()
     }
@@ -102,6 +98,10 @@ impl<T: DeserializeOwned> Schema for TypedSchema<T> {
     /// The dynamic schema's one-pass road, then serde moves the checked value into `T`.
     fn parse_text(&self, text: &str) -> Option<T> {
         T::deserialize(self.dynamic.parse_text(text)?).ok()
+    }
+
+    fn check_text(&self, text: &str) -> Option<Result<T, ValidationError>> {
+        Some(self.dynamic.check_text(text)?.and_then(read_checked))
     }
 }
 
