@@ -142,13 +142,54 @@ fn locate(
     match found.as_slice() {
         [only] => Ok(only.clone()),
         [] => Err(ToolError::new(format!(
-            "Could not find the text of edits[{index}] in {shown}. The oldText must match exactly, including all whitespace and newlines."
+            "Could not find the text of edits[{index}] in {shown}. The oldText must match exactly, including all whitespace and newlines.{}",
+            closest(content, &wanted)
         ))),
         many => Err(ToolError::new(format!(
             "Found {} occurrences of the text of edits[{index}] in {shown}. The text must be unique. Please provide more context to make it unique.",
             many.len()
         ))),
     }
+}
+
+/// Where the file holds something like the start of `wanted`, to help the model try again:
+/// the most similar line to `wanted`'s first non-blank one, with the lines `wanted` would span.
+/// Empty when nothing is alike or the file is too long to compare line by line.
+fn closest(content: &str, wanted: &str) -> String {
+    const MAX_LINES: usize = 20_000;
+    const MIN_RATIO: f32 = 0.6;
+    let Some(first) = wanted.lines().map(str::trim).find(|line| !line.is_empty()) else {
+        return String::new();
+    };
+    let lines: Vec<&str> = content.lines().collect();
+    if lines.len() > MAX_LINES {
+        return String::new();
+    }
+    let best = lines
+        .iter()
+        .enumerate()
+        .map(|(at, line)| (at, TextDiff::from_chars(line.trim(), first).ratio()))
+        .filter(|(_, ratio)| *ratio >= MIN_RATIO)
+        .fold(None, |best: Option<(usize, f32)>, candidate| match best {
+            Some(kept) if kept.1 >= candidate.1 => Some(kept),
+            _ => Some(candidate),
+        });
+    let Some((at, _)) = best else {
+        return String::new();
+    };
+    let span = wanted.lines().count().clamp(1, 10);
+    let shown: Vec<String> = lines
+        .iter()
+        .enumerate()
+        .skip(at)
+        .take(span)
+        .map(|(number, line)| format!("{}: {line}", number + 1))
+        .collect();
+    format!(
+        "\nClosest match is around line {}:\n{}",
+        at + 1,
+        shown.join("\n")
+    )
 }
 
 /// The ranges of `content` that read as `wanted` once both are normalized.

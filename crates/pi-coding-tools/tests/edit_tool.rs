@@ -161,3 +161,32 @@ async fn fullwidth_punctuation_is_forgiven_and_left_alone_elsewhere() {
     assert!(!result.is_error, "{}", result.text());
     assert_eq!(read(dir.path()), "你好，Pi！\n再见\u{ff0c}朋友\n");
 }
+
+#[tokio::test]
+async fn a_block_not_found_points_at_the_closest_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(
+        dir.path(),
+        "fn main() {\n    let total = 1;\n    println!(\"{total}\");\n}\n",
+    );
+    let result = edit(
+        dir.path(),
+        json!({"path": path, "edits": [{"oldText": "    let totl = 1;\n    println!(\"{total}\");", "newText": "x"}]}),
+    )
+    .await;
+    assert!(result.is_error);
+    assert_eq!(
+        result.text(),
+        "Tool edit failed: Could not find the text of edits[0] in f.txt. The oldText must match exactly, including all whitespace and newlines.\nClosest match is around line 2:\n2:     let total = 1;\n3:     println!(\"{total}\");"
+    );
+    let unlike = edit(
+        dir.path(),
+        json!({"path": path, "edits": [{"oldText": "completely different", "newText": "x"}]}),
+    )
+    .await;
+    assert!(
+        unlike
+            .text()
+            .ends_with("including all whitespace and newlines.")
+    );
+}
