@@ -302,3 +302,27 @@ async fn grep_shortens_long_lines_and_says_so() {
     assert!(text.ends_with("[Some lines truncated to 500 chars. Use read tool to see full lines]"));
     assert_eq!(result.details, Some(json!({"linesTruncated": true})));
 }
+
+#[tokio::test]
+async fn walks_stop_when_the_call_is_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    project(dir.path());
+    let signal = tokio_util::sync::CancellationToken::new();
+    signal.cancel();
+    for (name, arguments) in [
+        ("grep", json!({"pattern": "hello"})),
+        ("find", json!({"pattern": "*.rs"})),
+    ] {
+        let context = CallContext {
+            signal: Some(signal.clone()),
+            report_progress: None,
+        };
+        let call = ToolCall::new("call-1", name, arguments);
+        let result = execute_tool_call(&call, &tools(dir.path()), context).await;
+        assert!(result.is_error);
+        assert_eq!(
+            result.text(),
+            format!("Tool {name} failed: Operation aborted")
+        );
+    }
+}
