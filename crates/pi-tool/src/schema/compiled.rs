@@ -14,7 +14,8 @@
 //!   subschema, draft-04, a default its own schema rejects) is not compiled: such tools keep
 //!   the JSON path;
 //! - anything doubtful at parse time (a rule broken, an integer too large to compare exactly)
-//!   gives up, and the JSON path then decides and reports every violation.
+//!   is noted while the walk goes on filtering; a doubted value then gets `jsonschema`'s verdict
+//!   and its report of every violation, with no second parse.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -898,7 +899,7 @@ mod tests {
     }
 
     #[test]
-    fn large_integers_under_bounds_are_left_to_the_json_path() {
+    fn large_integers_under_bounds_are_doubted() {
         let schema = json!({"type": "integer", "maximum": 9007199254740993_u64});
         assert_eq!(run(&schema, "9007199254740993"), None);
         assert_eq!(run(&schema, "5"), Some(json!(5)));

@@ -14,7 +14,7 @@ use super::{Schema, SchemaError, ValidationError, compiled, filter, jsonschema_i
 /// Raw argument text ([`Schema::parse_text`]) takes a faster road when the schema allows: the
 /// common rules are checked while the text is parsed straight into the filtered value, and
 /// any other subschema is handed to its own `jsonschema` validator. The result is the same;
-/// text that road doubts goes the JSON way, which reports every violation.
+/// what that road doubts gets `jsonschema`'s verdict on the value it built, with every violation.
 ///
 /// Draft 2020-12 is assumed unless the schema's `$schema` names another draft (draft-07 and
 /// others are detected). A schema that does not compile is refused here, so a tool built on it
