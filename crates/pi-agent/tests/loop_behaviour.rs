@@ -171,7 +171,7 @@ async fn every_failure_kind_still_pairs_in_call_order() {
             ("unknown".into(), "Tool nope failed: 未知工具".into(), true),
             (
                 "invalid".into(),
-                "Tool work failed: 必须是 string".into(),
+                "Tool work failed: label: 必须是 string，收到 number 3".into(),
                 true
             ),
             ("error".into(), "Tool work failed: e failed".into(), true),

@@ -97,7 +97,8 @@ fn agent_uses_a_python_sdk_servers_tools() {
     std::fs::write(
         &script,
         r#"[{"content":[{"type":"toolCall","id":"s1","name":"py_shout","arguments":{"text":"hello"}},
-                         {"type":"toolCall","id":"s2","name":"echo","arguments":{"value":"local"}}]},
+                         {"type":"toolCall","id":"s2","name":"echo","arguments":{"value":"local"}},
+                         {"type":"toolCall","id":"s3","name":"py_greet","arguments":{"name":"Ada"}}]},
             {"content":[{"type":"text","text":"done"}]}]"#,
     )
     .unwrap();
@@ -136,4 +137,25 @@ fn agent_uses_a_python_sdk_servers_tools() {
     assert_eq!(transcript[2]["content"][0]["text"], "HELLO");
     assert_eq!(transcript[3]["toolCallId"], "s2");
     assert_eq!(transcript[3]["content"][0]["text"], "local");
+    // Only the required argument: the server's own broken defaults do not refuse it.
+    assert_eq!(transcript[4]["toolCallId"], "s3");
+    assert_eq!(transcript[4]["isError"], false, "{}", transcript[4]);
+    assert_eq!(transcript[4]["content"][0]["text"], "Hello Ada");
+}
+
+/// `pi-tool mcp call` with only the required argument of a tool whose advertised defaults break
+/// their own schema (`title: str = None` in the Python SDK).
+#[test]
+fn mcp_call_takes_a_python_sdk_tool_with_only_its_required_arguments() {
+    let output = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args(["mcp", "call", "greet", r#"{"name":"Ada"}"#, "--"])
+        .arg(python())
+        .arg(workspace().join("crates/pi-mcp/tests/peers/python_server.py"))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    let result: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(result["content"][0]["text"], "Hello Ada");
+    assert_eq!(result["isError"], false);
 }

@@ -1,6 +1,6 @@
 //! Our MCP client against a server built on the official MCP Python SDK (installed by
 //! `scripts/setup-python-peers.sh`), over stdio and streamable HTTP.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, missing_docs)]
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -54,6 +54,7 @@ async fn exercise(client: McpClient) {
         [
             "add",
             "echo",
+            "greet",
             "shout",
             "fail",
             "progress",
@@ -78,6 +79,17 @@ async fn exercise(client: McpClient) {
         "PI"
     );
 
+    // The server advertises defaults that break their own schema (`title: str = None`): the
+    // call with only the required argument is valid, and only `times`' valid default is sent.
+    let greet_schema = tools.get("greet").unwrap().json_schema().unwrap().clone();
+    assert_eq!(greet_schema["properties"]["title"]["default"], Value::Null);
+    assert_eq!(greet_schema["properties"]["loud"]["default"], json!("false"));
+    let greeted = call(&tools, "greet", json!({"name": "Ada"})).await;
+    assert!(!greeted.is_error, "{}", greeted.text());
+    assert_eq!(greeted.text(), "Hello Ada");
+    let loud = call(&tools, "greet", json!({"name": "Ada", "title": "Dr", "loud": true})).await;
+    assert_eq!(loud.text(), "HELLO DR ADA");
+
     let failed = call(&tools, "fail", json!({"message": "no way"})).await;
     assert!(failed.is_error);
     assert!(failed.text().contains("no way"), "{}", failed.text());
@@ -86,7 +98,10 @@ async fn exercise(client: McpClient) {
     let before = call(&tools, "call_count", json!({})).await.text();
     let invalid = call(&tools, "add", json!({"a": "two", "b": 3})).await;
     assert!(invalid.is_error);
-    assert_eq!(invalid.text(), "Tool add failed: 必须是 integer");
+    assert_eq!(
+        invalid.text(),
+        r#"Tool add failed: a: 必须是 integer，收到 string "two""#
+    );
     assert_eq!(call(&tools, "call_count", json!({})).await.text(), before);
 
     let seen = Arc::new(Mutex::new(Vec::new()));

@@ -104,9 +104,10 @@ pub const PANIC_WITHOUT_MESSAGE: &str = "工具执行时崩溃 (panic)";
 
 /// Renders a validation error for the model.
 ///
-/// One issue at a top-level field reads exactly as the seed writes it (`必须是 string`). Any
-/// other shape (the arguments themselves wrong, a nested field, several fields) names each
-/// place, what it must be and what arrived:
+/// One issue at the only field of a one-field schema reads exactly as the spec writes it
+/// (`必须是 string`: echo's `value`). Any other shape (a schema with several fields, the
+/// arguments themselves wrong, a nested field, several issues) names each place, what it must
+/// be and what arrived, or that it is missing:
 ///
 /// ```text
 /// 参数有 2 处错误：
@@ -115,7 +116,7 @@ pub const PANIC_WITHOUT_MESSAGE: &str = "工具执行时崩溃 (panic)";
 /// ```
 pub fn validation_text(error: &ValidationError) -> String {
     match error.issues() {
-        [only] if only.path().len() == 1 => only.message().to_owned(),
+        [only] if only.path().len() == 1 && error.from_sole_property() => only.message().to_owned(),
         [only] => issue_line(only),
         issues => {
             let mut text = format!("参数有 {} 处错误：", issues.len());
@@ -153,9 +154,18 @@ mod tests {
     }
 
     #[test]
-    fn a_single_top_level_field_keeps_the_seed_text() {
+    fn the_only_field_of_a_one_field_schema_keeps_the_spec_text() {
         let error = at("value", Issue::new(must_be("string"), Some(&json!(1))));
-        assert_eq!(validation_text(&error), "必须是 string");
+        assert_eq!(
+            validation_text(&error.clone().in_object_declaring(1)),
+            "必须是 string"
+        );
+        assert_eq!(
+            validation_text(&error.in_object_declaring(3)),
+            "value: 必须是 string，收到 number 1"
+        );
+        let missing = at("a", Issue::new(must_be("number"), None)).in_object_declaring(2);
+        assert_eq!(validation_text(&missing), "a: 必须是 number，但缺失");
     }
 
     #[test]

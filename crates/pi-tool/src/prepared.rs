@@ -114,8 +114,13 @@ impl PreparedCall {
     pub fn validated_arguments(&self, arguments: &Value) -> Value {
         let prepared = self.tool.prepare(arguments);
         match self.tool.json_schema() {
-            Some(schema) => crate::schema::drop_undeclared(schema, &prepared)
-                .unwrap_or_else(|_| prepared.into_owned()),
+            Some(schema) => match crate::schema::drop_undeclared(schema, &prepared) {
+                Ok(mut filtered) => {
+                    crate::schema::fill_defaults(schema, &mut filtered);
+                    filtered
+                }
+                Err(_) => prepared.into_owned(),
+            },
             None => prepared.into_owned(),
         }
     }

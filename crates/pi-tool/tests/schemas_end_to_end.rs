@@ -92,11 +92,17 @@ async fn json_string_repair_is_opt_in_and_still_validated() {
     );
 
     let refused = call(&without_repair, "edit", sent).await;
-    assert_eq!(refused.text(), "Tool edit failed: 必须是 array");
+    assert_eq!(
+        refused.text(),
+        r#"Tool edit failed: edits: 必须是 array，收到 string "[{\"oldText\":\"o\",\"newText\":\"n\"}]""#
+    );
 
     // A repaired value that is still wrong is still refused.
     let still_bad = call(&with_repair, "edit", json!({"path": "a", "edits": "[]"})).await;
-    assert_eq!(still_bad.text(), "Tool edit failed: 项数必须 >= 1");
+    assert_eq!(
+        still_bad.text(),
+        "Tool edit failed: edits: 项数必须 >= 1，收到 array of 0 items"
+    );
 }
 
 #[derive(Debug, serde::Deserialize, schemars::JsonSchema)]

@@ -33,6 +33,18 @@ def echo(value: str) -> str:
 
 
 @server.tool()
+def greet(name: str, title: str = None, loud: bool = "false", times: int = 1) -> str:  # type: ignore[assignment]
+    """Greet someone. The defaults are written as real servers write them: the SDK advertises
+    `"title": {"default": null, "type": "string"}` and `"loud": {"default": "false", "type":
+    "boolean"}`, defaults that break their own schema."""
+    counted()
+    greeting = " ".join(part for part in ["Hello", title, name] if part)
+    if loud is True:
+        greeting = greeting.upper()
+    return ", ".join([greeting] * times)
+
+
+@server.tool()
 def shout(text: str) -> str:
     """Upper-case a text."""
     counted()

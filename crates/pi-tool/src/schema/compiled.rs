@@ -1,6 +1,7 @@
 //! A JSON Schema compiled for the one-pass path of [`DynamicSchema`](super::DynamicSchema):
 //! raw argument text is parsed straight into the filtered JSON value (undeclared properties
-//! skipped, defaults filled in) while the schema's rules are checked, with no intermediate
+//! skipped; defaults are filled in afterwards, once the value is accepted) while the schema's
+//! rules are checked, with no intermediate
 //! `Value` to walk twice.
 //!
 //! Hand-written because no crate does this: `jsonschema` validates a finished `Value`, and serde
@@ -11,7 +12,7 @@
 //!   schemas; any other keyword hands its whole subschema to a `jsonschema` validator compiled
 //!   for that subschema alone, which sees the same filtered value the JSON path would;
 //! - a schema this cannot mirror (`$ref` cycles, `$id`/anchors, a `$ref` inside a delegated
-//!   subschema, draft-04, a default its own schema rejects) is not compiled: such tools keep
+//!   subschema, draft-04) is not compiled: such tools keep
 //!   the JSON path;
 //! - anything doubtful at parse time (a rule broken, an integer too large to compare exactly)
 //!   is noted while the walk goes on filtering; a doubted value then gets `jsonschema`'s verdict
@@ -163,7 +164,6 @@ struct ObjectRules {
 #[derive(Debug)]
 struct Property {
     node: Node,
-    default: Option<Value>,
     required: bool,
 }
 
@@ -330,20 +330,10 @@ impl<'s> Compiler<'s> {
         let mut compiled = IndexMap::with_hasher(foldhash::fast::RandomState::default());
         for (name, schema) in properties {
             let node = self.node(schema, depth + 1)?;
-            let default = schema.get("default").cloned();
-            // A default must pass its own rules unchanged, or only the JSON path can tell.
-            if let Some(default) = &default {
-                let text = default.to_string();
-                let walked = parse(&node, &text)?;
-                if walked.doubted || &walked.value != default {
-                    return None;
-                }
-            }
             compiled.insert(
                 name.clone(),
                 Property {
                     node,
-                    default,
                     required: false,
                 },
             );
@@ -430,7 +420,7 @@ fn entangled(schema: &Value, depth: usize) -> bool {
 }
 
 /// What a walk made of a value: the value filtered as the JSON path's filter would (undeclared
-/// properties dropped, defaults filled in), and whether any rule doubted it. A doubted value
+/// properties dropped), and whether any rule doubted it. A doubted value
 /// goes to `jsonschema` for the verdict and the full report.
 pub(crate) struct Walked {
     pub(crate) value: Value,
@@ -647,16 +637,10 @@ impl<'de> Visitor<'de> for NativeVisitor<'_, '_> {
                 }
             }
         }
-        // Absent properties: defaults filled in (as the filter does), then `required` checked.
-        for (index, (name, property)) in object.properties.iter().enumerate() {
-            if seen.has(index) {
-                continue;
-            }
-            match &property.default {
-                Some(default) => {
-                    kept.insert(name.clone(), default.clone());
-                }
-                None => self.unless(!property.required),
+        // `required` is met by what was sent only: defaults come after the verdict.
+        for (index, property) in object.properties.values().enumerate() {
+            if !seen.has(index) {
+                self.unless(!property.required);
             }
         }
         self.unless(
@@ -747,7 +731,7 @@ mod tests {
     }
 
     #[test]
-    fn filters_checks_and_fills_defaults_in_one_pass() {
+    fn filters_and_checks_in_one_pass_leaving_defaults_for_later() {
         let schema = json!({
             "type": "object",
             "properties": {
@@ -768,7 +752,7 @@ mod tests {
                 &schema,
                 r#"{"x":1,"path":"a","edit":{"oldText":"o","junk":[1]},"tags":["t"]}"#
             ),
-            Some(json!({"path": "a", "edit": {"oldText": "o"}, "tags": ["t"], "limit": 100}))
+            Some(json!({"path": "a", "edit": {"oldText": "o"}, "tags": ["t"]}))
         );
         for rejected in [
             r#"{"path":""}"#,
@@ -822,7 +806,6 @@ mod tests {
             json!({"type": "object", "properties": {"child": {"$ref": "#"}}}),
             json!({"$schema": "http://json-schema.org/draft-04/schema#", "type": "object"}),
             json!({"anyOf": [{"$ref": "#/$defs/a"}], "$defs": {"a": {}}}),
-            json!({"type": "object", "properties": {"n": {"type": "integer", "default": "x"}}}),
         ] {
             assert!(compile(&schema).is_none(), "{schema}");
         }

@@ -4,12 +4,17 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use super::defaults::Defaults;
 use super::{Schema, SchemaError, ValidationError, compiled, filter, jsonschema_issues};
 
 /// A schema given as a JSON Schema value: arguments are filtered (undeclared properties dropped
-/// at every level where properties are declared, absent ones with a `default` filled in), then
-/// validated against exactly that schema
-/// by the `jsonschema` crate. The tool receives the filtered JSON.
+/// at every level where properties are declared) and validated, as sent, against exactly that
+/// schema by the `jsonschema` crate; then absent properties get their `default`, if it satisfies
+/// its own property schema. The tool receives the filtered JSON.
+///
+/// A `default` is an annotation (JSON Schema says so): it never makes a missing `required`
+/// property present, and a default that breaks its own schema (`{"type": "string", "default":
+/// null}`, as the Python MCP SDK writes `x: str = None`) is simply not filled in.
 ///
 /// Raw argument text ([`Schema::parse_text`]) takes a faster road when the schema allows: the
 /// common rules are checked while the text is parsed straight into the filtered value, and
@@ -39,6 +44,8 @@ pub struct DynamicSchema {
     validator: Arc<jsonschema::Validator>,
     /// The one-pass parser of raw text, when the schema can be mirrored (see `compiled`).
     compiled: Option<Arc<compiled::Node>>,
+    /// The defaults filled in after validation; `None` when there are none to fill.
+    defaults: Option<Arc<Defaults>>,
 }
 
 impl DynamicSchema {
@@ -52,10 +59,12 @@ impl DynamicSchema {
             }
         })?;
         let compiled = compiled::compile(&json_schema).map(Arc::new);
+        let defaults = Defaults::of(&json_schema).map(Arc::new);
         Ok(Self {
             json_schema,
             validator: Arc::new(validator),
             compiled,
+            defaults,
         })
     }
 }
@@ -83,7 +92,7 @@ impl Schema for DynamicSchema {
         }
         let filtered = filter::drop_undeclared(&self.json_schema, value)?;
         if self.validator.is_valid(&filtered) {
-            return Ok(filtered);
+            return Ok(self.with_defaults(filtered));
         }
         Err(self.report(&filtered).unwrap_or_else(|| {
             ValidationError::single(super::Issue::new("参数无效", Some(&filtered)))
@@ -109,18 +118,32 @@ impl DynamicSchema {
     /// verdict on that (already filtered) value, with every violation.
     fn verdict(&self, walked: compiled::Walked) -> Result<Value, ValidationError> {
         if !walked.doubted {
-            return Ok(walked.value);
+            return Ok(self.with_defaults(walked.value));
         }
         // Doubted values are almost always invalid: collect the issues at once.
         match self.report(&walked.value) {
             Some(issues) => Err(issues),
-            None => Ok(walked.value),
+            None => Ok(self.with_defaults(walked.value)),
         }
+    }
+
+    /// An accepted value with its absent properties' (valid) defaults filled in.
+    fn with_defaults(&self, mut value: Value) -> Value {
+        if let Some(defaults) = &self.defaults {
+            defaults.fill(&mut value);
+        }
+        value
     }
 
     /// Every violation of the filtered `value`; `None` when there is none.
     fn report(&self, value: &Value) -> Option<ValidationError> {
+        let declared = self
+            .json_schema
+            .get("properties")
+            .and_then(Value::as_object)
+            .map_or(0, serde_json::Map::len);
         jsonschema_issues::collect(&self.validator, &self.json_schema, value)
+            .map(|error| error.in_object_declaring(declared))
     }
 }
 
@@ -221,6 +244,81 @@ mod tests {
             .map(|answer| answer.map_err(|e| e.to_string()));
         assert_eq!(report, Some(Err("必须 <= 9007199254740993".to_owned())));
         assert_eq!(schema.check_text("{not json"), None);
+    }
+
+    /// What the official Python MCP SDK advertises for
+    /// `def greet(name: str, title: str = None, loud: bool = "false", times: int = 1)`.
+    fn python_sdk_greet() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"title": "Name", "type": "string"},
+                "title": {"default": null, "title": "Title", "type": "string"},
+                "loud": {"default": "false", "title": "Loud", "type": "boolean"},
+                "times": {"default": 1, "title": "Times", "type": "integer"}
+            },
+            "required": ["name"],
+            "title": "greetArguments"
+        })
+    }
+
+    #[test]
+    fn a_default_is_an_annotation_on_every_road() {
+        let schema = DynamicSchema::new(python_sdk_greet()).unwrap();
+        assert!(
+            schema.compiled.is_some(),
+            "bad defaults no longer decline the walk"
+        );
+        let expected = json!({"name": "Ada", "times": 1});
+        assert_eq!(schema.parse(&json!({"name": "Ada"})).unwrap(), expected);
+        assert_eq!(
+            schema.check_text(r#"{"name":"Ada"}"#).map(Result::unwrap),
+            Some(expected)
+        );
+        // The generic road (no compiled walk) says the same.
+        let generic = DynamicSchema {
+            compiled: None,
+            ..schema.clone()
+        };
+        assert_eq!(
+            generic.parse(&json!({"name": "Ada", "x": 1})).unwrap(),
+            json!({"name": "Ada", "times": 1})
+        );
+        // A sent value is still judged: defaults only fill what is absent.
+        assert_eq!(
+            schema
+                .parse(&json!({"name": "Ada", "title": null}))
+                .unwrap_err()
+                .to_string(),
+            "title: 必须是 string，收到 null"
+        );
+    }
+
+    #[test]
+    fn a_default_never_satisfies_required() {
+        let schema = json!({
+            "type": "object",
+            "properties": {"path": {"type": "string", "default": "."}, "n": {"type": "integer"}},
+            "required": ["path"]
+        });
+        for road in [
+            DynamicSchema::new(schema.clone()).unwrap(),
+            DynamicSchema {
+                compiled: None,
+                ..DynamicSchema::new(schema.clone()).unwrap()
+            },
+        ] {
+            let error = road.parse(&json!({"n": 1})).unwrap_err();
+            assert_eq!(error.issues()[0].path_string(), "path");
+            assert!(
+                road.check_text(r#"{"n":1}"#)
+                    .is_none_or(|answer| answer.is_err())
+            );
+            assert_eq!(
+                road.parse(&json!({"path": "a"})).unwrap(),
+                json!({"path": "a"})
+            );
+        }
     }
 
     #[test]

@@ -103,6 +103,9 @@ impl Issue {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValidationError {
     issues: Vec<Issue>,
+    /// Whether the object schema that found these declares exactly one property: the spec's
+    /// bare text (`必须是 string`) is kept for that shape only.
+    sole_property: bool,
 }
 
 impl ValidationError {
@@ -110,12 +113,16 @@ impl ValidationError {
     pub fn single(issue: Issue) -> Self {
         Self {
             issues: vec![issue],
+            sole_property: false,
         }
     }
 
     /// An error from several issues; `None` when there are none.
     pub fn from_issues(issues: Vec<Issue>) -> Option<Self> {
-        (!issues.is_empty()).then_some(Self { issues })
+        (!issues.is_empty()).then_some(Self {
+            issues,
+            sole_property: false,
+        })
     }
 
     /// The violations, in the order they were found (declaration order for objects).
@@ -129,6 +136,19 @@ impl ValidationError {
             issue.path.insert(0, segment.clone());
         }
         self
+    }
+
+    /// Marks these as found by an object schema that declares `properties` properties at the
+    /// top level (see [`crate::model_text::validation_text`] for why that matters).
+    #[must_use]
+    pub fn in_object_declaring(mut self, properties: usize) -> Self {
+        self.sole_property = properties == 1;
+        self
+    }
+
+    /// Whether the object schema that found these declares exactly one property.
+    pub fn from_sole_property(&self) -> bool {
+        self.sole_property
     }
 
     /// Adds the issues of `other` after these.

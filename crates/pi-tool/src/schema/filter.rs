@@ -5,8 +5,8 @@
 //! and keeps, at every level where the schema declares `properties`, only those properties.
 //! Extras survive only where the schema explicitly allows them (`additionalProperties` true or
 //! a schema, or `patternProperties`). `$ref`s (local) and `allOf`/`anyOf`/`oneOf` branches are
-//! followed: a property declared by any branch is kept. A declared property that is absent
-//! and has a `default` gets that default, as our own validators do.
+//! followed: a property declared by any branch is kept. Defaults are not filled in here: that
+//! happens after validation (see `defaults`), so that a default never changes a verdict.
 
 use serde_json::{Map, Value};
 
@@ -82,15 +82,6 @@ impl<'s> Filter<'s> {
                             kept.insert(key.clone(), field.clone());
                         }
                         None => {}
-                    }
-                }
-                for properties in &shape.properties {
-                    for (key, field_schema) in properties.iter() {
-                        if let (false, Some(default)) =
-                            (kept.contains_key(key), field_schema.get("default"))
-                        {
-                            kept.insert(key.clone(), default.clone());
-                        }
                     }
                 }
                 Ok(Value::Object(kept))
@@ -202,12 +193,12 @@ mod tests {
     }
 
     #[test]
-    fn absent_properties_take_their_defaults() {
+    fn absent_properties_stay_absent_until_validated() {
         let schema = json!({"type": "object", "properties": {
             "limit": {"type": "integer", "default": 100}, "path": {"type": "string"}}});
         assert_eq!(
             drop_undeclared(&schema, &json!({"path": "a"})).unwrap(),
-            json!({"path": "a", "limit": 100})
+            json!({"path": "a"})
         );
         assert_eq!(
             drop_undeclared(&schema, &json!({"limit": 5})).unwrap(),

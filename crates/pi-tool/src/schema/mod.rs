@@ -12,6 +12,7 @@
 
 mod compiled;
 mod composite;
+mod defaults;
 mod dynamic;
 mod enums;
 mod error;
@@ -25,6 +26,7 @@ mod typed;
 mod validator;
 
 pub use composite::{array, nullable, object, optional, with_default};
+pub(crate) use defaults::fill_defaults;
 pub use dynamic::DynamicSchema;
 pub use enums::{StringEnum, enum_value};
 pub use error::{Issue, PathSegment, Received, ValidationError};

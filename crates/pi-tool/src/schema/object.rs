@@ -23,6 +23,8 @@ pub struct ObjectSchema<T> {
     parse_fields: Arc<ParseFieldsFn<T>>,
     /// One-pass parsing of raw JSON text, for structs declared with `object_schema!`.
     text_parser: Option<fn(&str) -> Option<T>>,
+    /// How many fields are declared: the spec's bare error text is for one-field schemas.
+    declared: usize,
 }
 
 impl<T> Clone for ObjectSchema<T> {
@@ -31,6 +33,7 @@ impl<T> Clone for ObjectSchema<T> {
             json_schema: self.json_schema.clone(),
             parse_fields: Arc::clone(&self.parse_fields),
             text_parser: self.text_parser,
+            declared: self.declared,
         }
     }
 }
@@ -50,6 +53,7 @@ impl<T> ObjectSchema<T> {
         fields: Vec<FieldSpec>,
         parse_fields: impl Fn(&Map<String, Value>) -> Result<T, ValidationError> + Send + Sync + 'static,
     ) -> Self {
+        let properties_len = fields.len();
         let mut properties = Map::new();
         let mut required = Vec::new();
         for field in fields {
@@ -67,6 +71,7 @@ impl<T> ObjectSchema<T> {
             }),
             parse_fields: Arc::new(parse_fields),
             text_parser: None,
+            declared: properties_len,
         }
     }
 
@@ -92,7 +97,8 @@ impl<T> Schema for ObjectSchema<T> {
 
     fn parse(&self, value: &Value) -> Result<T, ValidationError> {
         match value {
-            Value::Object(object) => (self.parse_fields)(object),
+            Value::Object(object) => (self.parse_fields)(object)
+                .map_err(|error| error.in_object_declaring(self.declared)),
             other => Err(ValidationError::single(Issue::new(
                 must_be("object"),
                 Some(other),

@@ -42,7 +42,8 @@ use super::{DynamicSchema, Issue, Schema, SchemaError, ValidationError};
 /// assert_eq!(shown["properties"]["path"]["description"], "Path to the file to read");
 /// let params = schema.parse(&json!({"path": "a.rs", "limit": 5, "extra": 1})).unwrap();
 /// assert_eq!((params.path.as_str(), params.limit), ("a.rs", Some(5)));
-/// assert_eq!(schema.parse(&json!({"path": "a.rs", "limit": 0})).unwrap_err().to_string(), "必须 >= 1");
+/// assert_eq!(schema.parse(&json!({"path": "a.rs", "limit": 0})).unwrap_err().to_string(),
+///            "limit: 必须 >= 1，收到 number 0");
 /// ```
 pub struct TypedSchema<T> {
     dynamic: DynamicSchema,
@@ -194,6 +195,9 @@ mod tests {
         let empty = schema
             .parse(&json!({"path": "a", "edits": []}))
             .unwrap_err();
-        assert_eq!(empty.to_string(), "项数必须 >= 1");
+        assert_eq!(
+            empty.to_string(),
+            "edits: 项数必须 >= 1，收到 array of 0 items"
+        );
     }
 }
