@@ -154,7 +154,11 @@ fn mcp_call_takes_a_python_sdk_tool_with_only_its_required_arguments() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let result: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(result["content"][0]["text"], "Hello Ada");
     assert_eq!(result["isError"], false);

@@ -32,15 +32,18 @@ const DRAIN_GRACE: Duration = Duration::from_millis(250);
 /// The `bash` tool for `workspace`.
 pub fn bash_tool(workspace: &Workspace) -> RegisteredTool {
     let workspace = workspace.clone();
-    RegisteredTool::new(FnTool::new(
-        "bash",
-        description_of("bash"),
-        BashParams::object_schema(),
-        move |params: BashParams, context: ToolContext| {
-            let workspace = workspace.clone();
-            async move { bash(&workspace, &params, &context).await }
-        },
-    ))
+    RegisteredTool::new(
+        FnTool::new(
+            "bash",
+            description_of("bash"),
+            BashParams::object_schema(),
+            move |params: BashParams, context: ToolContext| {
+                let workspace = workspace.clone();
+                async move { bash(&workspace, &params, &context).await }
+            },
+        )
+        .with_scalar_string_repair(),
+    )
 }
 
 /// How the command ended.
@@ -236,8 +239,12 @@ impl Output {
     }
 
     fn finish(mut self, ending: Ending) -> Result<ToolOutput<Value>, ToolError> {
+        // A final newline ends the last line; it does not start another (`seq 1 3000` is 3000
+        // lines, and its last 2000 start at 1001, as upstream shows them).
+        let text = String::from_utf8_lossy(&self.tail).into_owned();
+        let ends_line = text.ends_with('\n');
         let cut = truncate_tail(
-            &String::from_utf8_lossy(&self.tail),
+            text.strip_suffix('\n').unwrap_or(&text),
             DEFAULT_MAX_LINES,
             DEFAULT_MAX_BYTES,
         );
@@ -249,8 +256,11 @@ impl Output {
         let mut details = Map::new();
         let mut shown = if cut.content.is_empty() {
             "(no output)".to_owned()
-        } else {
+        } else if cut.truncated {
             cut.content.clone()
+        } else {
+            // Uncut output is shown exactly as written, final newline included.
+            text
         };
         let spilled = self
             .spill
@@ -259,7 +269,7 @@ impl Output {
         let dropped = self.total_bytes > self.tail.len();
         if cut.truncated || dropped {
             // Lines are counted over everything the command wrote, not just the tail kept.
-            let total_lines = self.newlines + 1;
+            let total_lines = self.newlines + 1 - usize::from(ends_line);
             let end = total_lines;
             let start = end + 1 - cut.output_lines.max(1);
             let full = spilled

@@ -28,8 +28,12 @@ fn find(workspace: &Workspace, params: &FindParams, context: &ToolContext) -> Ou
         )));
     }
     let by_path = params.pattern.contains('/');
+    // Smart case, as fd (upstream's finder) and ripgrep: a pattern without upper-case letters
+    // matches either case.
+    let case_insensitive = !params.pattern.chars().any(char::is_uppercase);
     let glob: GlobMatcher = GlobBuilder::new(params.pattern.trim_start_matches("./"))
         .literal_separator(by_path)
+        .case_insensitive(case_insensitive)
         .build()
         .map_err(|error| ToolError::new(format!("Invalid pattern {}: {error}", params.pattern)))?
         .compile_matcher();

@@ -22,6 +22,7 @@ mod blocking;
 mod edit;
 mod find;
 mod grep;
+mod image_file;
 mod ls;
 pub mod params;
 mod read;

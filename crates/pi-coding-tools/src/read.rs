@@ -1,16 +1,13 @@
 //! `read`: a file's text (a window of lines, within the output limits) or an image.
 
-use base64::Engine;
-use pi_tool::{RegisteredTool, ToolContext, ToolError, ToolOutput, image, text};
-use serde_json::{Value, json};
+use pi_tool::{RegisteredTool, ToolContext, ToolError, ToolOutput};
+use serde_json::json;
 
 use crate::Workspace;
+use crate::image_file::{read_image, sniff};
 use crate::params::ReadParams;
 use crate::tool::{Outcome, reading_tool};
 use crate::truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head};
-
-/// Images larger than this are described, not attached (Pi resizes them; we do not decode).
-const MAX_IMAGE_BYTES: usize = 4_500_000;
 
 /// The `read` tool for `workspace`.
 pub fn read_tool(workspace: &Workspace) -> RegisteredTool {
@@ -21,51 +18,11 @@ fn read(workspace: &Workspace, params: &ReadParams, _context: &ToolContext) -> O
     let path = workspace.resolve(&params.path);
     let bytes = std::fs::read(&path)
         .map_err(|error| ToolError::new(format!("Could not read {}: {error}", params.path)))?;
-    if let Some(mime) = image_type(&bytes) {
-        return Ok(read_image(&bytes, mime));
+    if let Some(format) = sniff(&bytes) {
+        return Ok(read_image(&bytes, format));
     }
     let content = String::from_utf8_lossy(&bytes);
     read_text(&content, params)
-}
-
-/// The image type of `bytes`, by their magic numbers (not the file name).
-fn image_type(bytes: &[u8]) -> Option<&'static str> {
-    match bytes {
-        [0xFF, 0xD8, 0xFF, ..] => Some("image/jpeg"),
-        [0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, ..] => Some("image/png"),
-        [b'G', b'I', b'F', b'8', b'7' | b'9', b'a', ..] => Some("image/gif"),
-        [
-            b'R',
-            b'I',
-            b'F',
-            b'F',
-            _,
-            _,
-            _,
-            _,
-            b'W',
-            b'E',
-            b'B',
-            b'P',
-            ..,
-        ] => Some("image/webp"),
-        _ => None,
-    }
-}
-
-fn read_image(bytes: &[u8], mime: &str) -> ToolOutput<Value> {
-    if bytes.len() > MAX_IMAGE_BYTES {
-        return ToolOutput::text(format!(
-            "Read image file [{mime}]\n[Image is {}, over the {} limit: not attached]",
-            format_size(bytes.len()),
-            format_size(MAX_IMAGE_BYTES)
-        ));
-    }
-    let data = base64::engine::general_purpose::STANDARD.encode(bytes);
-    ToolOutput::new(vec![
-        text(format!("Read image file [{mime}]")),
-        image(data, mime),
-    ])
 }
 
 fn read_text(content: &str, params: &ReadParams) -> Outcome {

@@ -1,5 +1,6 @@
 //! How each coding tool becomes a registered tool: Pi's name, description and parameters, and
-//! its work done where it cannot stall other tasks.
+//! its work done where it cannot stall other tasks. Every coding tool repairs numbers and
+//! booleans a model sent as strings (`"offset": "2"`), as upstream Pi's do.
 
 use std::path::Path;
 
@@ -30,15 +31,18 @@ where
     P: ObjectParams + Send + 'static,
 {
     let workspace = workspace.clone();
-    RegisteredTool::new(FnTool::new(
-        name,
-        description_of(name),
-        P::object_schema(),
-        move |params: P, context: ToolContext| {
-            let workspace = workspace.clone();
-            async move { blocking(move || work(&workspace, &params, &context)).await? }
-        },
-    ))
+    RegisteredTool::new(
+        FnTool::new(
+            name,
+            description_of(name),
+            P::object_schema(),
+            move |params: P, context: ToolContext| {
+                let workspace = workspace.clone();
+                async move { blocking(move || work(&workspace, &params, &context)).await? }
+            },
+        )
+        .with_scalar_string_repair(),
+    )
 }
 
 /// A tool that changes the one file `path_of` its parameters names: it waits for the file's
@@ -67,6 +71,7 @@ where
             }
         },
     );
+    let tool = tool.with_scalar_string_repair();
     RegisteredTool::new(match prepare {
         Some(prepare) => tool.with_prepare_arguments(prepare),
         None => tool,

@@ -112,12 +112,13 @@ async fn a_background_process_holding_the_pipes_does_not_hang_the_call() {
 async fn long_output_is_cut_to_its_tail_and_kept_whole_in_a_file() {
     let result = run("seq 1 3000").await;
     let text = result.text();
-    assert!(text.starts_with("1002\n"), "{}", &text[..20]);
+    // 3000 lines (the final newline ends the last one): the last 2000 start at 1001.
+    assert!(text.starts_with("1001\n"), "{}", &text[..20]);
     let details = result.details.unwrap();
     let path = details["fullOutputPath"].as_str().unwrap().to_owned();
     assert!(
         text.ends_with(&format!(
-            "3000\n\n\n[Showing lines 1002-3001 of 3001. Full output: {path}]"
+            "3000\n\n[Showing lines 1001-3000 of 3000. Full output: {path}]"
         )),
         "{}",
         &text[text.len() - 120..]

@@ -95,6 +95,10 @@ async fn refusals_say_which_edit_and_why() {
     }
     let empty_list = edit(dir.path(), json!({"path": path, "edits": []})).await;
     assert!(empty_list.is_error);
+    assert_eq!(
+        empty_list.text(),
+        "Tool edit failed: edits: 项数必须 >= 1，收到 array of 0 items"
+    );
 }
 
 #[tokio::test]

@@ -1,6 +1,12 @@
 //! `read`, `write`, `ls`, `find`, `grep` on real temporary directories, through the executor
 //! (so arguments are parsed exactly as a model's would be), checked against Pi's texts.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    clippy::cast_possible_truncation,
+    missing_docs
+)]
 
 use std::fs;
 use std::path::Path;
@@ -106,11 +112,42 @@ async fn read_cuts_long_files_at_pi_limits() {
     );
 }
 
+/// An image of `width`×`height` in `format`, with a gradient so that it compresses like a photo.
+fn picture(width: u32, height: u32, format: image::ImageFormat) -> Vec<u8> {
+    let pixels = image::RgbImage::from_fn(width, height, |x, y| {
+        image::Rgb([(x % 256) as u8, (y % 256) as u8, ((x * y) % 251) as u8])
+    });
+    let mut out = std::io::Cursor::new(Vec::new());
+    image::DynamicImage::ImageRgb8(pixels)
+        .write_to(&mut out, format)
+        .unwrap();
+    out.into_inner()
+}
+
+/// The attached image of a result, decoded: (MIME type, width, height).
+fn attached(result: &ToolResultMessage) -> (String, u32, u32) {
+    use base64::Engine;
+    let content = serde_json::to_value(&result.content).unwrap();
+    assert_eq!(content[1]["type"], "image", "{content}");
+    let data = base64::engine::general_purpose::STANDARD
+        .decode(content[1]["data"].as_str().unwrap())
+        .unwrap();
+    let decoded = image::load_from_memory(&data).unwrap();
+    (
+        content[1]["mimeType"].as_str().unwrap().to_owned(),
+        decoded.width(),
+        decoded.height(),
+    )
+}
+
 #[tokio::test]
 async fn read_knows_images_by_their_bytes_not_their_names() {
+    use base64::Engine;
     let dir = tempfile::tempdir().unwrap();
-    let png = [0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13];
-    write(dir.path(), "picture.txt", png);
+    let png = base64::engine::general_purpose::STANDARD
+        .decode(pi_tool::builtin::PIXEL_PNG_BASE64)
+        .unwrap();
+    write(dir.path(), "picture.txt", &png);
     write(dir.path(), "notes.png", "just text");
     let image = call(dir.path(), "read", json!({"path": "picture.txt"})).await;
     let content = serde_json::to_value(&image.content).unwrap();
@@ -118,11 +155,103 @@ async fn read_knows_images_by_their_bytes_not_their_names() {
         content[0],
         json!({"type": "text", "text": "Read image file [image/png]"})
     );
+    // Small and in a format every provider takes: attached byte for byte.
     assert_eq!(content[1]["type"], "image");
     assert_eq!(content[1]["mimeType"], "image/png");
-    assert_eq!(content[1]["data"], "iVBORw0KGgoAAAAN");
+    assert_eq!(content[1]["data"], pi_tool::builtin::PIXEL_PNG_BASE64);
     let notes = call(dir.path(), "read", json!({"path": "notes.png"})).await;
     assert_eq!(notes.text(), "just text");
+}
+
+#[tokio::test]
+async fn read_converts_bmp_and_shrinks_large_images_within_pi_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "shot.bmp",
+        picture(3, 2, image::ImageFormat::Bmp),
+    );
+    let bmp = call(dir.path(), "read", json!({"path": "shot.bmp"})).await;
+    assert!(!bmp.is_error);
+    assert_eq!(
+        serde_json::to_value(&bmp.content).unwrap()[0]["text"],
+        "Read image file [image/png]\n[Converted from image/bmp]"
+    );
+    assert_eq!(attached(&bmp), ("image/png".to_owned(), 3, 2));
+
+    write(
+        dir.path(),
+        "wide.png",
+        picture(3000, 1000, image::ImageFormat::Png),
+    );
+    let wide = call(dir.path(), "read", json!({"path": "wide.png"})).await;
+    let (mime, width, height) = attached(&wide);
+    assert_eq!((width, height), (2000, 667), "{mime}");
+    let note = serde_json::to_value(&wide.content).unwrap()[0]["text"].clone();
+    assert!(
+        note.as_str().unwrap().contains(
+            "original 3000x1000 (image/png), displayed at 2000x667. Multiply coordinates by 1.50"
+        ),
+        "{note}"
+    );
+    assert_eq!(wide.details.unwrap()["image"]["originalWidth"], 3000);
+
+    // A broken image is named, not sent to a provider that would refuse the whole request.
+    write(
+        dir.path(),
+        "broken.png",
+        [0x89, b'P', b'N', b'G', 0x0D, 0x0A, 0x1A, 0x0A, 0, 0],
+    );
+    let broken = call(dir.path(), "read", json!({"path": "broken.png"})).await;
+    assert_eq!(broken.content.len(), 1);
+    assert!(
+        broken.text().contains("could not be decoded"),
+        "{}",
+        broken.text()
+    );
+}
+
+#[tokio::test]
+async fn numbers_and_booleans_sent_as_strings_are_repaired_as_upstream_does() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.txt", "one\ntwo\nthree");
+    let read = call(
+        dir.path(),
+        "read",
+        json!({"path": "a.txt", "offset": "2", "limit": "1"}),
+    )
+    .await;
+    assert!(!read.is_error, "{}", read.text());
+    assert!(read.text().starts_with("two\n"), "{}", read.text());
+    let grep = call(
+        dir.path(),
+        "grep",
+        json!({"pattern": "TWO", "ignoreCase": "true", "context": "1"}),
+    )
+    .await;
+    assert_eq!(grep.text(), "a.txt-1- one\na.txt:2: two\na.txt-3- three");
+    // Only exact numbers: anything else is still refused, and names the field.
+    let vague = call(
+        dir.path(),
+        "read",
+        json!({"path": "a.txt", "offset": "two"}),
+    )
+    .await;
+    assert!(vague.is_error);
+    assert_eq!(
+        vague.text(),
+        r#"Tool read failed: offset: 必须是 integer 且 >= 1，收到 string "two""#
+    );
+}
+
+#[tokio::test]
+async fn missing_fields_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = call(dir.path(), "write", json!({"path": "a.txt"})).await;
+    assert_eq!(
+        write.text(),
+        "Tool write failed: content: 必须是 string，但缺失"
+    );
 }
 
 #[tokio::test]
@@ -325,4 +454,17 @@ async fn walks_stop_when_the_call_is_cancelled() {
             format!("Tool {name} failed: Operation aborted")
         );
     }
+}
+
+#[tokio::test]
+async fn find_uses_smart_case_as_fd_does() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "Case.txt", "x");
+    write(dir.path(), "docs/README.md", "x");
+    let lower = call(dir.path(), "find", json!({"pattern": "case.txt"})).await;
+    assert_eq!(lower.text(), "Case.txt");
+    let readme = call(dir.path(), "find", json!({"pattern": "*.MD"})).await;
+    assert_eq!(readme.text(), "No files found matching pattern");
+    let exact = call(dir.path(), "find", json!({"pattern": "README.md"})).await;
+    assert_eq!(exact.text(), "docs/README.md");
 }

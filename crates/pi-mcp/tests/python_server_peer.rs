@@ -1,6 +1,11 @@
 //! Our MCP client against a server built on the official MCP Python SDK (installed by
 //! `scripts/setup-python-peers.sh`), over stdio and streamable HTTP.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
@@ -83,11 +88,19 @@ async fn exercise(client: McpClient) {
     // call with only the required argument is valid, and only `times`' valid default is sent.
     let greet_schema = tools.get("greet").unwrap().json_schema().unwrap().clone();
     assert_eq!(greet_schema["properties"]["title"]["default"], Value::Null);
-    assert_eq!(greet_schema["properties"]["loud"]["default"], json!("false"));
+    assert_eq!(
+        greet_schema["properties"]["loud"]["default"],
+        json!("false")
+    );
     let greeted = call(&tools, "greet", json!({"name": "Ada"})).await;
     assert!(!greeted.is_error, "{}", greeted.text());
     assert_eq!(greeted.text(), "Hello Ada");
-    let loud = call(&tools, "greet", json!({"name": "Ada", "title": "Dr", "loud": true})).await;
+    let loud = call(
+        &tools,
+        "greet",
+        json!({"name": "Ada", "title": "Dr", "loud": true}),
+    )
+    .await;
     assert_eq!(loud.text(), "HELLO DR ADA");
 
     let failed = call(&tools, "fail", json!({"message": "no way"})).await;

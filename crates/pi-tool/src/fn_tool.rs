@@ -8,6 +8,7 @@ use std::sync::Arc;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::schema::{Repairs, repair_arguments};
 use crate::{Schema, Tool, ToolContext, ToolError, ToolOutput};
 
 /// A [`Tool`] from a name, a description, a schema and an async closure, like the seed's
@@ -30,6 +31,8 @@ pub struct FnTool<S, F, D> {
     schema: S,
     execute: F,
     prepare: Option<PrepareFn>,
+    /// Schema-guided repairs, after `prepare`.
+    repairs: Repairs,
     exclusive: bool,
     details: PhantomData<fn() -> D>,
 }
@@ -58,6 +61,7 @@ where
             schema,
             execute,
             prepare: None,
+            repairs: Repairs::NONE,
             exclusive: false,
             details: PhantomData,
         }
@@ -85,10 +89,23 @@ where
     /// tool's own JSON Schema (see [`repair_json_strings`](crate::schema::repair_json_strings)).
     #[must_use]
     pub fn with_json_string_repair(self) -> Self {
-        let schema = self.schema.json_schema().cloned().unwrap_or(Value::Null);
-        self.with_prepare_arguments(move |arguments| {
-            crate::schema::repair_json_strings(&schema, arguments)
-        })
+        self.with_repairs(Repairs::JSON_STRINGS)
+    }
+
+    /// Turns a string that is exactly a number or `true`/`false` into the number or boolean
+    /// this tool's JSON Schema asks for (`"offset": "2"` becomes `2`), as upstream Pi's
+    /// validator does; the result is validated as usual (see
+    /// [`Repairs::SCALAR_STRINGS`](crate::schema::Repairs::SCALAR_STRINGS)).
+    #[must_use]
+    pub fn with_scalar_string_repair(self) -> Self {
+        self.with_repairs(Repairs::SCALAR_STRINGS)
+    }
+
+    /// Adds schema-guided repairs (they run after a [`FnTool::with_prepare_arguments`] step).
+    #[must_use]
+    pub fn with_repairs(mut self, repairs: Repairs) -> Self {
+        self.repairs = self.repairs.and(repairs);
+        self
     }
 }
 
@@ -129,13 +146,20 @@ where
     }
 
     fn prepares_arguments(&self) -> bool {
-        self.prepare.is_some()
+        self.prepare.is_some() || self.repairs.any()
     }
 
     fn prepare_arguments<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
-        match self.prepare.as_ref().and_then(|prepare| prepare(arguments)) {
+        let prepared = match self.prepare.as_ref().and_then(|prepare| prepare(arguments)) {
             Some(repaired) => Cow::Owned(repaired),
             None => Cow::Borrowed(arguments),
+        };
+        let Some(schema) = self.schema.json_schema().filter(|_| self.repairs.any()) else {
+            return prepared;
+        };
+        match repair_arguments(schema, &prepared, self.repairs) {
+            Some(repaired) => Cow::Owned(repaired),
+            None => prepared,
         }
     }
 

@@ -1,7 +1,12 @@
 //! A `default` is an annotation: on every road (compiled walk from JSON, from text, and the
 //! generic filter + `jsonschema`), the verdict is the verdict on what was sent, and an accepted
 //! call gets exactly the defaults that satisfy their own property schema.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
 
 use pi_tool::{DynamicSchema, Schema};
 use proptest::prelude::*;

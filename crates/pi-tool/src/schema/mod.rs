@@ -32,7 +32,7 @@ pub use enums::{StringEnum, enum_value};
 pub use error::{Issue, PathSegment, Received, ValidationError};
 pub(crate) use filter::{MAX_DEPTH as MAX_FILTER_DEPTH, drop_undeclared, resolve_ref};
 pub use object::{FieldSpec, ObjectFields, ObjectParams, ObjectSchema};
-pub use repair::repair_json_strings;
+pub use repair::{Repairs, repair_arguments, repair_json_strings};
 pub use scalars::{NumberBound, boolean, integer, number, string, string_enum};
 pub use schema_error::SchemaError;
 pub use typed::TypedSchema;

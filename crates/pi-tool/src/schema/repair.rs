@@ -1,13 +1,74 @@
-//! Argument repair: fixing the most common model mistake before validation.
+//! Argument repair: fixing the most common model mistakes before validation.
 //!
 //! Models sometimes send an array or object JSON-encoded as a string
-//! (`"edits": "[{\"oldText\": …}]"`). Pi's maintainers answer this with a per-tool
-//! `prepareArguments` hook rather than silent coercion; this is the ready-made repair for it.
-//! Repaired arguments still go through validation.
+//! (`"edits": "[{\"oldText\": …}]"`), and often send numbers and booleans as strings
+//! (`"offset": "2"`, `"ignoreCase": "true"`). Pi's maintainers answer the first with a per-tool
+//! `prepareArguments` hook rather than silent coercion, and upstream's validator coerces
+//! scalars; here both are opt-in repairs, guided by the tool's own JSON Schema. Repaired
+//! arguments still go through validation.
 
 use serde_json::{Map, Value};
 
 use super::filter::resolve_ref;
+
+/// Which model slips a repair fixes (see [`repair_arguments`]).
+///
+/// ```
+/// use pi_tool::schema::Repairs;
+///
+/// let both = Repairs::JSON_STRINGS.and(Repairs::SCALAR_STRINGS);
+/// assert!(both.json_strings() && both.scalar_strings());
+/// assert!(!Repairs::NONE.any());
+/// ```
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Repairs {
+    json_strings: bool,
+    scalar_strings: bool,
+}
+
+impl Repairs {
+    /// No repair.
+    pub const NONE: Self = Self {
+        json_strings: false,
+        scalar_strings: false,
+    };
+    /// Arrays and objects sent JSON-encoded as strings are decoded.
+    pub const JSON_STRINGS: Self = Self {
+        json_strings: true,
+        scalar_strings: false,
+    };
+    /// A string that is exactly a JSON number (where the schema asks for a number or an
+    /// integer) or exactly `true`/`false` (where it asks for a boolean) becomes that value,
+    /// as upstream Pi's validator coerces; a schema that also accepts a string keeps it.
+    pub const SCALAR_STRINGS: Self = Self {
+        json_strings: false,
+        scalar_strings: true,
+    };
+
+    /// Both sets of repairs.
+    #[must_use]
+    pub const fn and(self, other: Self) -> Self {
+        Self {
+            json_strings: self.json_strings || other.json_strings,
+            scalar_strings: self.scalar_strings || other.scalar_strings,
+        }
+    }
+
+    /// Whether JSON-encoded arrays and objects are decoded.
+    pub const fn json_strings(self) -> bool {
+        self.json_strings
+    }
+
+    /// Whether numeric and boolean strings are converted.
+    pub const fn scalar_strings(self) -> bool {
+        self.scalar_strings
+    }
+
+    /// Whether any repair is on.
+    pub const fn any(self) -> bool {
+        self.json_strings || self.scalar_strings
+    }
+}
 
 /// Where `schema` expects an array or an object (and not a string) but `arguments` holds a
 /// string that parses as JSON of that kind, returns a copy with the parsed value in its place.
@@ -29,7 +90,39 @@ use super::filter::resolve_ref;
 /// assert_eq!(repair_json_strings(&schema, &json!({"edits": []})), None);
 /// ```
 pub fn repair_json_strings(schema: &Value, arguments: &Value) -> Option<Value> {
-    Repair { root: schema }.value(schema, arguments, 0)
+    repair_arguments(schema, arguments, Repairs::JSON_STRINGS)
+}
+
+/// Applies `repairs` wherever `schema` says what a value should be; `None` when nothing needed
+/// repair. Nested objects and array items are repaired too.
+///
+/// ```
+/// use pi_tool::schema::{Repairs, repair_arguments};
+/// use serde_json::json;
+///
+/// let schema = json!({"type": "object", "properties": {
+///     "offset": {"type": "integer"},
+///     "ignoreCase": {"type": "boolean"},
+///     "pattern": {"type": "string"}
+/// }});
+/// let sent = json!({"offset": "2", "ignoreCase": "true", "pattern": "1"});
+/// assert_eq!(
+///     repair_arguments(&schema, &sent, Repairs::SCALAR_STRINGS),
+///     Some(json!({"offset": 2, "ignoreCase": true, "pattern": "1"}))
+/// );
+/// // Not a plain number: left for the validator to refuse.
+/// assert_eq!(repair_arguments(&schema, &json!({"offset": "2 lines"}), Repairs::SCALAR_STRINGS), None);
+/// assert_eq!(repair_arguments(&schema, &json!({"offset": "2.5"}), Repairs::SCALAR_STRINGS), None);
+/// ```
+pub fn repair_arguments(schema: &Value, arguments: &Value, repairs: Repairs) -> Option<Value> {
+    if !repairs.any() {
+        return None;
+    }
+    Repair {
+        root: schema,
+        repairs,
+    }
+    .value(schema, arguments, 0)
 }
 
 /// Repair looks no deeper than this; the validator reports whatever is left.
@@ -37,6 +130,7 @@ const MAX_DEPTH: usize = 64;
 
 struct Repair<'s> {
     root: &'s Value,
+    repairs: Repairs,
 }
 
 impl<'s> Repair<'s> {
@@ -48,7 +142,15 @@ impl<'s> Repair<'s> {
         match value {
             Value::String(text) => {
                 let wants = |kind: &str| accepts(schema, kind);
-                if wants("string") || !(wants("array") || wants("object")) {
+                if wants("string") {
+                    return None;
+                }
+                if self.repairs.scalar_strings
+                    && let Some(scalar) = scalar_from(text, &wants)
+                {
+                    return Some(scalar);
+                }
+                if !self.repairs.json_strings || !(wants("array") || wants("object")) {
                     return None;
                 }
                 let decoded: Value = serde_json::from_str(text).ok()?;
@@ -112,6 +214,29 @@ impl<'s> Repair<'s> {
         }
         current
     }
+}
+
+/// The number or boolean `text` spells exactly, if the schema wants one: a JSON number literal
+/// (whole, for `integer`) or `true`/`false`. Anything else (`"2 lines"`, `" 2"`, `"yes"`) is
+/// left for the validator to refuse.
+fn scalar_from(text: &str, wants: &impl Fn(&str) -> bool) -> Option<Value> {
+    if wants("boolean") {
+        match text {
+            "true" => return Some(Value::Bool(true)),
+            "false" => return Some(Value::Bool(false)),
+            _ => {}
+        }
+    }
+    if !(wants("number") || wants("integer")) || text.trim() != text {
+        return None;
+    }
+    let number: serde_json::Number = serde_json::from_str(text).ok()?;
+    let whole = number.is_i64()
+        || number.is_u64()
+        || number
+            .as_f64()
+            .is_some_and(|n| n.is_finite() && n.fract() == 0.0);
+    (wants("number") || whole).then_some(Value::Number(number))
 }
 
 /// Whether `schema`'s `type` admits `kind`.
