@@ -248,11 +248,11 @@ async fn run_call(
     let progress = {
         let emitter = emitter.clone();
         let (id, name) = (call.id.clone(), call.name.clone());
-        ProgressCallback::new(move |content| {
+        ProgressCallback::new(move |update| {
             emitter.emit(AgentEvent::ToolExecutionUpdate {
                 tool_call_id: id.clone(),
                 tool_name: name.clone(),
-                partial_result: content,
+                partial_result: update,
             });
         })
     };

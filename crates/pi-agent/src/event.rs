@@ -1,7 +1,7 @@
 //! What an agent run tells its subscribers, in Pi's event shapes.
 
 use pi_ai::{AssistantMessage, AssistantMessageEvent, Message};
-use pi_tool::{Content, ToolResultMessage};
+use pi_tool::{ToolResultMessage, ToolUpdate};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -78,8 +78,8 @@ pub enum AgentEvent {
         tool_call_id: String,
         /// The tool name.
         tool_name: String,
-        /// What it reported.
-        partial_result: Vec<Content>,
+        /// What it reported: `{content, details?}`, as Pi's `partialResult`.
+        partial_result: ToolUpdate,
     },
     /// A tool call has its result (events fire in completion order).
     #[serde(rename_all = "camelCase")]

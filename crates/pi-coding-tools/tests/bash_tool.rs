@@ -160,7 +160,10 @@ async fn progress_streams_the_output_so_far() {
     assert_eq!(result.text(), "one\ntwo\n");
     let seen = seen.lock().unwrap();
     assert!(seen.len() >= 2, "{seen:?}");
-    assert_eq!(seen[0], json!([{"type": "text", "text": "one\n"}]));
+    assert_eq!(
+        seen[0],
+        json!({"content": [{"type": "text", "text": "one\n"}]})
+    );
 }
 
 #[tokio::test]

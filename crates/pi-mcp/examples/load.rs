@@ -158,6 +158,17 @@ async fn main() {
         our_p99.as_secs_f64() * 1e3,
         py_p99.as_secs_f64() * 1e3
     );
+
+    // One client on one kept-alive connection, each call waiting for the last: the case a
+    // Nagle stall (a server without TCP_NODELAY) turns into ~40 ms per call.
+    println!("\n1 kept-alive client, sequential calls, {seconds} s\n");
+    println!("| server | calls | calls/s | p50 ms | p99 ms | mismatched | failed |");
+    println!("|---|---|---|---|---|---|---|");
+    row(
+        "pi-tool (Rust, rmcp)",
+        &load(&format!("http://{ours}/mcp"), 1, duration).await,
+    );
+    row("MCP Python SDK", &load(&python_url, 1, duration).await);
     shutdown.cancel();
     let _ = python_server.kill().await;
 }

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use pi_tool::{
     Content, DynamicSchema, FnTool, RegisteredTool, ToolContext, ToolError, ToolOutput,
-    ToolRegistry, image, text,
+    ToolRegistry, ToolUpdate, image, text,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientRequest, ContentBlock, ProgressNotificationParam,
@@ -190,18 +190,6 @@ async fn call_remote(
         .await
         .map_err(|error| ToolError::new(format!("the MCP server could not be reached: {error}")))?;
     let mut progress = service.service().subscribe(handle.progress_token.clone());
-    let forward = {
-        let context = context.clone();
-        async move {
-            while let Some(update) = progress.next().await {
-                context.progress(vec![text(
-                    update
-                        .message
-                        .unwrap_or_else(|| update.progress.to_string()),
-                )]);
-            }
-        }
-    };
     let signal = context.signal.clone();
     let id = handle.id.clone();
     let peer = handle.peer.clone();
@@ -211,10 +199,25 @@ async fn call_remote(
             () = signal.cancelled() => Err(()),
         }
     };
-    // Progress is forwarded on its own task for as long as the call is pending.
-    let forwarder = tokio::spawn(forward);
-    let outcome = tokio::time::timeout(limit, response).await;
-    forwarder.abort();
+    // Progress is forwarded inside this future (no task to outlive it) while the call is
+    // pending; what arrived just before the result is delivered before it.
+    let outcome = {
+        let answer = tokio::time::timeout(limit, response);
+        tokio::pin!(answer);
+        let forward = async {
+            while let Some(notification) = progress.next().await {
+                context.update(progress_update(notification));
+            }
+        };
+        tokio::select! {
+            outcome = &mut answer => outcome,
+            // The route closed (it does not while subscribed): just wait for the answer.
+            () = forward => answer.await,
+        }
+    };
+    while let Some(notification) = progress.try_next() {
+        context.update(progress_update(notification));
+    }
     match outcome {
         Ok(Ok(Ok(ServerResult::CallToolResult(result)))) => Ok(from_call_tool_result(result)),
         Ok(Ok(Ok(_))) => Err(ToolError::new(
@@ -232,6 +235,47 @@ async fn call_remote(
                 limit.as_secs_f64()
             )))
         }
+    }
+}
+
+/// A server's `notifications/progress` as a partial result: readable text (`2/4: copying`) and
+/// every field kept in the details.
+fn progress_update(notification: ProgressNotificationParam) -> ToolUpdate {
+    let ProgressNotificationParam {
+        progress,
+        total,
+        message,
+        ..
+    } = notification;
+    let mut line = match total {
+        Some(total) => format!("{progress}/{total}"),
+        None => progress.to_string(),
+    };
+    if let Some(message) = &message {
+        line.push_str(": ");
+        line.push_str(message);
+    }
+    let mut details = serde_json::Map::new();
+    details.insert("progress".into(), json_number(progress));
+    if let Some(total) = total {
+        details.insert("total".into(), json_number(total));
+    }
+    if let Some(message) = message {
+        details.insert("message".into(), Value::String(message));
+    }
+    ToolUpdate::new(vec![text(line)]).with_details(Value::Object(details))
+}
+
+/// A progress figure as JSON: whole numbers as integers (`2`, not `2.0`).
+fn json_number(figure: f64) -> Value {
+    #[expect(
+        clippy::cast_possible_truncation,
+        reason = "only whole figures within i64 are converted"
+    )]
+    let whole = (figure.fract() == 0.0 && figure.abs() < 9e15).then_some(figure as i64);
+    match whole {
+        Some(whole) => Value::from(whole),
+        None => serde_json::Number::from_f64(figure).map_or(Value::Null, Value::Number),
     }
 }
 

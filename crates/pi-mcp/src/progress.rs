@@ -78,6 +78,11 @@ impl Subscription {
     pub(crate) async fn next(&mut self) -> Option<ProgressNotificationParam> {
         self.receiver.recv().await
     }
+
+    /// A notification that has already arrived, without waiting.
+    pub(crate) fn try_next(&mut self) -> Option<ProgressNotificationParam> {
+        self.receiver.try_recv().ok()
+    }
 }
 
 impl Drop for Subscription {

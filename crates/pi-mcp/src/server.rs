@@ -4,10 +4,12 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use axum::serve::ListenerExt;
 use pi_tool::dialect::Dialect;
 use pi_tool::{
     CallContext, ProgressCallback, ToolCall, ToolRegistry, UnsupportedSchema, execute_tool_call,
 };
+use rmcp::model::ProgressToken;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, ServerCapabilities, ServerConfig, Tool,
@@ -15,8 +17,9 @@ use rmcp::model::{
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
-use rmcp::{ErrorData, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData, Peer, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Map, Value};
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
 use crate::convert::to_call_tool_result;
@@ -89,39 +92,107 @@ impl ServerHandler for McpToolServer {
         }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(request_id(&context), request.name.to_string(), arguments);
-        let report_progress = context.meta.get_progress_token().map(|token| {
-            let peer = context.peer.clone();
-            let step = Arc::new(AtomicU64::new(0));
-            ProgressCallback::new(move |content| {
-                let done = step.fetch_add(1, Ordering::SeqCst) + 1;
-                let message: String = content
-                    .iter()
-                    .filter_map(pi_tool::Content::as_text)
-                    .collect();
-                #[expect(
-                    clippy::cast_precision_loss,
-                    reason = "a step count, not a measurement"
-                )]
-                let progress = ProgressNotificationParam::new(token.clone(), done as f64)
-                    .with_message(message);
-                let peer = peer.clone();
-                // The tool's callback is synchronous; the notification goes out on its own.
-                tokio::spawn(async move {
-                    let _ = peer.notify_progress(progress).await;
-                });
-            })
-        });
+        let progress = context
+            .meta
+            .get_progress_token()
+            .map(|token| ProgressSender::start(context.peer.clone(), token));
         let result = execute_tool_call(
             &call,
             &self.tools,
             CallContext {
                 // Cancelled when the client sends notifications/cancelled for this request.
                 signal: Some(context.ct.clone()),
-                report_progress,
+                report_progress: progress.as_ref().map(ProgressSender::callback),
             },
         )
         .await;
+        // Progress stops at completion: everything reported goes out before the result.
+        if let Some(progress) = progress {
+            progress.finish().await;
+        }
         Ok(to_call_tool_result(&result).into())
+    }
+}
+
+/// One call's progress notifications, sent in the order the tool reported them through one
+/// task, and drained before the call's result goes out (MCP: progress increases, and stops at
+/// completion).
+struct ProgressSender {
+    token: ProgressToken,
+    queue: mpsc::UnboundedSender<Report>,
+    step: Arc<AtomicU64>,
+    sending: AbortOnDrop,
+}
+
+enum Report {
+    Progress(ProgressNotificationParam),
+    Done,
+}
+
+/// Aborts the task when dropped: a call whose future is dropped leaves no sender behind.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+impl ProgressSender {
+    fn start(peer: Peer<RoleServer>, token: ProgressToken) -> Self {
+        let (queue, mut reports) = mpsc::unbounded_channel::<Report>();
+        let sending = tokio::spawn(async move {
+            while let Some(Report::Progress(progress)) = reports.recv().await {
+                // A client that went away cannot be told; the call still answers.
+                if peer.notify_progress(progress).await.is_err() {
+                    break;
+                }
+            }
+        });
+        Self {
+            token,
+            queue,
+            step: Arc::new(AtomicU64::new(0)),
+            sending: AbortOnDrop(sending),
+        }
+    }
+
+    /// The callback the tool reports through. A tool's update becomes `progress` (its own
+    /// `details.progress`, or a count of updates), `total` (from `details.total`) and
+    /// `message` (its text).
+    fn callback(&self) -> ProgressCallback {
+        let (token, queue, step) = (
+            self.token.clone(),
+            self.queue.clone(),
+            Arc::clone(&self.step),
+        );
+        ProgressCallback::new(move |update| {
+            let count = step.fetch_add(1, Ordering::SeqCst) + 1;
+            let details = update.details.as_ref();
+            let number = |key: &str| details.and_then(|d| d.get(key)).and_then(Value::as_f64);
+            #[expect(
+                clippy::cast_precision_loss,
+                reason = "a step count, not a measurement"
+            )]
+            let progress = number("progress").unwrap_or(count as f64);
+            let mut notification = ProgressNotificationParam::new(token.clone(), progress);
+            if let Some(total) = number("total") {
+                notification = notification.with_total(total);
+            }
+            let message = update.text();
+            if !message.is_empty() {
+                notification = notification.with_message(message);
+            }
+            // Fails only once the call has finished: progress after completion is not sent.
+            let _ = queue.send(Report::Progress(notification));
+        })
+    }
+
+    /// Sends everything reported so far, then stops.
+    async fn finish(self) {
+        let _ = self.queue.send(Report::Done);
+        let mut sending = self.sending;
+        let _ = (&mut sending.0).await;
     }
 }
 
@@ -159,19 +230,41 @@ pub async fn serve_http(
         StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token());
     let service: StreamableHttpService<McpToolServer, LocalSessionManager> =
         StreamableHttpService::new(move || Ok(server.clone()), Default::default(), config);
-    let router = axum::Router::new().nest_service("/mcp", service);
+    let router = axum::Router::new()
+        .nest_service("/mcp", service)
+        .layer(axum::middleware::map_response(session_ended_is_ok));
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .map_err(|error| ServeError::Start(format!("binding {address}: {error}")))?;
     let bound = listener
         .local_addr()
         .map_err(|error| ServeError::Start(error.to_string()))?;
+    // Each response goes out in several small writes: without TCP_NODELAY, Nagle's algorithm
+    // holds the last one until the client's delayed ACK (~40 ms per call on a kept-alive
+    // connection).
+    let listener = listener.tap_io(|stream| {
+        // Only fails on a socket that is already closed; serving it will say so.
+        let _ = stream.set_nodelay(true);
+    });
     let task = tokio::spawn(async move {
         let _ = axum::serve(listener, router)
             .with_graceful_shutdown(async move { shutdown.cancelled_owned().await })
             .await;
     });
     Ok((bound, task))
+}
+
+/// rmcp answers a session's `DELETE` with 202; the SDK clients expect 200 (the Python SDK logs
+/// "Session termination failed: 202" otherwise), as the TypeScript SDK's server answers.
+async fn session_ended_is_ok(
+    method: axum::http::Method,
+    mut response: axum::response::Response,
+) -> axum::response::Response {
+    if method == axum::http::Method::DELETE && response.status() == axum::http::StatusCode::ACCEPTED
+    {
+        *response.status_mut() = axum::http::StatusCode::OK;
+    }
+    response
 }
 
 /// Why serving stopped.

@@ -131,7 +131,18 @@ async fn exercise(client: McpClient) {
     )
     .await;
     assert_eq!(progress.text(), "4 steps");
-    assert!(!seen.lock().unwrap().is_empty(), "progress was forwarded");
+    // Every notification arrives whole (progress, total, message) and in order, before the
+    // result.
+    let seen = seen.lock().unwrap().clone();
+    let texts: Vec<String> = seen.iter().map(pi_tool::ToolUpdate::text).collect();
+    assert_eq!(
+        texts,
+        ["1/4: step 1", "2/4: step 2", "3/4: step 3", "4/4: step 4"]
+    );
+    assert_eq!(
+        seen[1].details,
+        Some(json!({"progress": 2, "total": 4, "message": "step 2"}))
+    );
 
     let hung = call(&tools, "hang", json!({})).await;
     assert!(hung.is_error);

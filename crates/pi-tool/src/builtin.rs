@@ -94,7 +94,13 @@ pub fn test_registry() -> ToolRegistry {
                         return Err(crate::ToolError::new(format!("cancelled after {} steps", step - 1)));
                     }
                 }
-                context.progress(vec![crate::text(format!("step {step}/{}", params.steps))]);
+                context.update(
+                    crate::ToolUpdate::new(vec![crate::text(format!(
+                        "step {step}/{}",
+                        params.steps
+                    ))])
+                    .with_details(serde_json::json!({"progress": step, "total": params.steps})),
+                );
             }
             Ok(ToolOutput::<serde_json::Value>::text(format!(
                 "done after {} steps",

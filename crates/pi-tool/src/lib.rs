@@ -66,7 +66,7 @@ pub use schema::{
     optional, optional_positive_integer, optional_string, positive_integer, string, string_enum,
     string_value, with_default,
 };
-pub use tool::{ProgressCallback, Tool, ToolContext, ToolError, ToolOutput};
+pub use tool::{ProgressCallback, Tool, ToolContext, ToolError, ToolOutput, ToolUpdate};
 
 /// What `object_schema!` expands to uses; not a public API.
 #[doc(hidden)]

@@ -5,7 +5,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -95,9 +95,60 @@ pub struct ToolContext {
 impl ToolContext {
     /// Sends progress content to the caller; does nothing when nobody listens.
     pub fn progress(&self, content: Vec<Content>) {
+        self.update(ToolUpdate::new(content));
+    }
+
+    /// Sends a partial result (content and details) to the caller; does nothing when nobody
+    /// listens.
+    pub fn update(&self, update: ToolUpdate) {
         if let Some(callback) = &self.report_progress {
-            callback.call(content);
+            callback.call(update);
         }
+    }
+}
+
+/// A partial result a tool reports while it runs: Pi's `onUpdate(partialResult)`, with the
+/// content a person or model may read and details for programs (an MCP server's
+/// `{progress, total, message}`, for instance).
+///
+/// ```
+/// use pi_tool::{ToolUpdate, text};
+/// use serde_json::json;
+///
+/// let update = ToolUpdate::new(vec![text("2/4: copying")]).with_details(json!({"progress": 2, "total": 4}));
+/// assert_eq!(
+///     serde_json::to_value(&update).unwrap(),
+///     json!({"content": [{"type": "text", "text": "2/4: copying"}], "details": {"progress": 2, "total": 4}})
+/// );
+/// ```
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolUpdate {
+    /// What was reported, as content.
+    pub content: Vec<Content>,
+    /// Structured data about the progress, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub details: Option<Value>,
+}
+
+impl ToolUpdate {
+    /// An update with `content` and no details.
+    pub fn new(content: Vec<Content>) -> Self {
+        Self {
+            content,
+            details: None,
+        }
+    }
+
+    /// The same update with `details`.
+    #[must_use]
+    pub fn with_details(mut self, details: Value) -> Self {
+        self.details = Some(details);
+        self
+    }
+
+    /// The text of every text block, concatenated.
+    pub fn text(&self) -> String {
+        self.content.iter().filter_map(Content::as_text).collect()
     }
 }
 
@@ -105,17 +156,17 @@ impl ToolContext {
 ///
 /// Cheap to clone; clones are the same callback ([`ProgressCallback::ptr_eq`]).
 #[derive(Clone)]
-pub struct ProgressCallback(Arc<dyn Fn(Vec<Content>) + Send + Sync>);
+pub struct ProgressCallback(Arc<dyn Fn(ToolUpdate) + Send + Sync>);
 
 impl ProgressCallback {
     /// Wraps a function.
-    pub fn new(callback: impl Fn(Vec<Content>) + Send + Sync + 'static) -> Self {
+    pub fn new(callback: impl Fn(ToolUpdate) + Send + Sync + 'static) -> Self {
         Self(Arc::new(callback))
     }
 
     /// Calls it.
-    pub fn call(&self, content: Vec<Content>) {
-        (self.0)(content);
+    pub fn call(&self, update: ToolUpdate) {
+        (self.0)(update);
     }
 
     /// Whether both are the very same callback.

@@ -302,7 +302,7 @@ async fn raw_calls_get_the_callers_signal_progress_and_their_own_id() {
         signal: Some(signal.clone()),
         report_progress: Some(pi_tool::ProgressCallback::new({
             let seen = Arc::clone(&seen);
-            move |content| seen.lock().unwrap().extend(content)
+            move |update: pi_tool::ToolUpdate| seen.lock().unwrap().extend(update.content)
         })),
     };
     let running = execute_raw_tool_call("call-7", "probe", r#" {"value":"x"} "#, &tools, context);

@@ -214,7 +214,7 @@ async fn executor_success_keeps_output_and_context() {
     let progress: Arc<Mutex<Vec<Vec<Content>>>> = Arc::default();
     let progress_sink = Arc::clone(&progress);
     let report_progress = ProgressCallback::new(move |content| {
-        progress_sink.lock().unwrap().push(content);
+        progress_sink.lock().unwrap().push(content.content);
     });
     let call = ToolCall::new("ctx", "inspect", json!({"value": "Pi"}));
     let result = execute_tool_call(

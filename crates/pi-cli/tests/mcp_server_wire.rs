@@ -1,0 +1,233 @@
+//! `pi-tool serve` on the wire, byte by byte: progress order over stdio, and a kept-alive HTTP
+//! client making sequential calls (no Nagle stall), session deletion answered as SDKs expect.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+use std::collections::HashSet;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+struct Served(Child);
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+
+/// 100 calls that each report progress: no notification of a call may follow its result
+/// (MCP: progress stops at completion), progress increases, and `total` is carried.
+#[test]
+fn stdio_progress_is_ordered_and_never_follows_its_result() {
+    const CALLS: i64 = 100;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args(["serve", "--test-tools"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let _served = Served(child);
+    writeln!(stdin, "{INITIALIZE}").unwrap();
+    writeln!(stdin, "{INITIALIZED}").unwrap();
+    for id in 1..=CALLS {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "slow", "arguments": {"steps": 3}, "_meta": {"progressToken": format!("p{id}")}}});
+        writeln!(stdin, "{call}").unwrap();
+    }
+    let mut answered = HashSet::new();
+    let mut last_progress = std::collections::HashMap::new();
+    let mut late = Vec::new();
+    let mut pinged = false;
+    for line in BufReader::new(stdout).lines() {
+        let message: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if message["id"] == "last" {
+            break;
+        }
+        if message["method"] == "notifications/progress" {
+            let params = &message["params"];
+            let token = params["progressToken"].as_str().unwrap().to_owned();
+            let id: i64 = token[1..].parse().unwrap();
+            if answered.contains(&id) {
+                late.push(token.clone());
+            }
+            assert_eq!(params["total"], 3.0, "{message}");
+            let progress = params["progress"].as_f64().unwrap();
+            let before = last_progress.insert(token, progress).unwrap_or(0.0);
+            assert!(
+                progress > before,
+                "progress went from {before} to {progress}"
+            );
+        } else if let Some(id) = message["id"].as_i64()
+            && id > 0
+        {
+            assert_eq!(
+                message["result"]["content"][0]["text"],
+                "done after 3 steps"
+            );
+            answered.insert(id);
+        }
+        if !pinged && answered.len() == usize::try_from(CALLS).unwrap() {
+            // Every call is answered: a last request flushes out anything still to come.
+            writeln!(stdin, r#"{{"jsonrpc":"2.0","id":"last","method":"ping"}}"#).unwrap();
+            pinged = true;
+        }
+    }
+    assert_eq!(answered.len(), usize::try_from(CALLS).unwrap());
+    assert!(late.is_empty(), "progress after the result for {late:?}");
+    assert_eq!(last_progress.len(), usize::try_from(CALLS).unwrap());
+    assert!(
+        last_progress
+            .values()
+            .all(|&p| (p - 3.0).abs() < f64::EPSILON)
+    );
+}
+
+/// A minimal HTTP/1.1 client on one kept-alive connection, as Node's fetch and Python's
+/// `http.client` keep one: each request is written whole, each response read to its end.
+struct KeptAlive {
+    stream: BufReader<TcpStream>,
+    port: u16,
+    session: Option<String>,
+}
+
+impl KeptAlive {
+    fn connect(port: u16) -> Self {
+        let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .unwrap();
+        Self {
+            stream: BufReader::new(stream),
+            port,
+            session: None,
+        }
+    }
+
+    /// Sends one request; returns the status and the body.
+    fn request(&mut self, method: &str, body: &str) -> (u16, String) {
+        let mut head = format!(
+            "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
+             Content-Length: {}\r\n",
+            self.port,
+            body.len()
+        );
+        if let Some(session) = &self.session {
+            head.push_str(&format!("Mcp-Session-Id: {session}\r\n"));
+        }
+        head.push_str("\r\n");
+        head.push_str(body);
+        // One write: the request goes out whole, as a browser's or SDK's does.
+        self.stream.get_mut().write_all(head.as_bytes()).unwrap();
+        self.response()
+    }
+
+    fn response(&mut self) -> (u16, String) {
+        let mut status_line = String::new();
+        self.stream.read_line(&mut status_line).unwrap();
+        let status: u16 = status_line.split(' ').nth(1).unwrap().parse().unwrap();
+        let mut length = None;
+        let mut chunked = false;
+        loop {
+            let mut header = String::new();
+            self.stream.read_line(&mut header).unwrap();
+            let header = header.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            let (name, value) = header.split_once(':').unwrap();
+            match name.to_ascii_lowercase().as_str() {
+                "content-length" => length = Some(value.trim().parse::<usize>().unwrap()),
+                "transfer-encoding" => chunked = value.contains("chunked"),
+                "mcp-session-id" => self.session = Some(value.trim().to_owned()),
+                _ => {}
+            }
+        }
+        let mut body = Vec::new();
+        if chunked {
+            loop {
+                let mut size = String::new();
+                self.stream.read_line(&mut size).unwrap();
+                let size = usize::from_str_radix(size.trim(), 16).unwrap();
+                let mut chunk = vec![0; size + 2];
+                self.stream.read_exact(&mut chunk).unwrap();
+                if size == 0 {
+                    break;
+                }
+                body.extend_from_slice(&chunk[..size]);
+            }
+        } else if let Some(length) = length {
+            body.resize(length, 0);
+            self.stream.read_exact(&mut body).unwrap();
+        }
+        (status, String::from_utf8(body).unwrap())
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+#[test]
+fn a_kept_alive_client_is_answered_without_a_nagle_stall() {
+    let port = free_port();
+    let child = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args(["serve", "--http", &format!("127.0.0.1:{port}")])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let _served = Served(child);
+    let started = Instant::now();
+    let mut client = loop {
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break KeptAlive::connect(port);
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "no server");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let (status, _) = client.request("POST", INITIALIZE);
+    assert_eq!(status, 200);
+    assert!(client.session.is_some());
+    let (status, _) = client.request("POST", INITIALIZED);
+    assert_eq!(status, 202);
+
+    let mut times = Vec::new();
+    for id in 1..=40 {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                          "params": {"name": "echo", "arguments": {"value": format!("v{id}")}}});
+        let sent = Instant::now();
+        let (status, body) = client.request("POST", &call.to_string());
+        times.push(sent.elapsed());
+        assert_eq!(status, 200);
+        assert!(body.contains(&format!("\"text\":\"v{id}\"")), "{body}");
+    }
+    times.sort();
+    let median = times[times.len() / 2];
+    // Nagle + delayed ACK costs ~40 ms per call; a served call here takes well under 2 ms.
+    assert!(
+        median < Duration::from_millis(20),
+        "median {median:?} per call on a kept-alive connection"
+    );
+
+    // Ending the session answers 200, as the SDK clients expect.
+    let (status, _) = client.request("DELETE", "");
+    assert_eq!(status, 200);
+}
