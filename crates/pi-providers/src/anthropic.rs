@@ -1,0 +1,334 @@
+//! Anthropic Messages (`POST {base}/v1/messages`).
+
+use std::sync::Arc;
+
+use pi_ai::{
+    AssistantContent, EventStream, Message, ModelInfo, Provider, Request, StopReason, Usage,
+    UserContent,
+};
+use pi_tool::dialect::Dialect;
+use pi_tool::{Content, ToolDefinition};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::assemble::Piece;
+use crate::driver::{Feed, Parser, RenderedTools, Wire, drive};
+use crate::http::{self, Post};
+use crate::ids::wire_id;
+use crate::{ProviderConfig, ProviderError, ToolChoice, transcript};
+
+/// Anthropic's id rule: `[A-Za-z0-9_-]`, and we keep them within 64.
+const MAX_ID: usize = 64;
+/// Anthropic requires an output limit.
+const DEFAULT_MAX_TOKENS: u64 = 4096;
+
+/// An Anthropic Messages model.
+///
+/// ```
+/// use pi_ai::Provider;
+/// use pi_providers::{Anthropic, ProviderConfig};
+///
+/// let claude = Anthropic::new(ProviderConfig::new("claude-sonnet-4-5")).unwrap();
+/// assert_eq!(claude.model().api, "anthropic-messages");
+/// ```
+pub struct Anthropic {
+    wire: Arc<MessagesWire>,
+    rendered: Arc<RenderedTools>,
+    client: reqwest::Client,
+}
+
+impl std::fmt::Debug for Anthropic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Anthropic")
+            .field("config", &self.wire.config)
+            .finish_non_exhaustive()
+    }
+}
+
+struct MessagesWire {
+    config: ProviderConfig,
+}
+
+impl Anthropic {
+    /// A model on `config.base_url` (default `https://api.anthropic.com`).
+    pub fn new(config: ProviderConfig) -> Result<Self, ProviderError> {
+        let client = http::client(config.read_timeout)?;
+        Ok(Self {
+            wire: Arc::new(MessagesWire { config }),
+            rendered: Arc::default(),
+            client,
+        })
+    }
+}
+
+impl Provider for Anthropic {
+    fn model(&self) -> ModelInfo {
+        self.wire.info()
+    }
+
+    fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
+        drive(
+            Arc::clone(&self.wire),
+            Arc::clone(&self.rendered),
+            self.client.clone(),
+            self.wire.config.retry,
+            request,
+            cancel,
+        )
+    }
+}
+
+fn image_block(data: &str, mime_type: &str) -> Value {
+    json!({"type": "image", "source": {"type": "base64", "media_type": mime_type, "data": data}})
+}
+
+fn blocks(content: &[Content]) -> Vec<Value> {
+    content
+        .iter()
+        .map(|block| match block {
+            Content::Text { text } => json!({"type": "text", "text": text}),
+            Content::Image { data, mime_type } => image_block(data, mime_type),
+        })
+        .collect()
+}
+
+impl Wire for MessagesWire {
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            api: "anthropic-messages".to_owned(),
+            provider: "anthropic".to_owned(),
+            model: self.config.model.clone(),
+        }
+    }
+
+    fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String> {
+        tools
+            .iter()
+            .map(|tool| {
+                let schema = Dialect::Anthropic
+                    .render(&tool.parameters)
+                    .map_err(|error| format!("the tool {} cannot be sent: {error}", tool.name))?;
+                Ok(json!({"name": tool.name, "description": tool.description, "input_schema": schema}))
+            })
+            .collect::<Result<Vec<_>, String>>()
+            .map(Value::Array)
+    }
+
+    fn post(&self, request: &Request, tools: &Value) -> Result<Post, String> {
+        let info = self.info();
+        let prepared = transcript::prepare(&request.messages, &info.api, &info.provider);
+        let mut messages: Vec<Value> = Vec::new();
+        // Consecutive results share one user message of `tool_result` blocks.
+        let mut results: Vec<Value> = Vec::new();
+        for message in &prepared {
+            if !matches!(message, Message::ToolResult(_)) && !results.is_empty() {
+                messages.push(json!({"role": "user", "content": std::mem::take(&mut results)}));
+            }
+            match message {
+                Message::User(user) => {
+                    let content = match &user.content {
+                        UserContent::Text(text) => json!(text),
+                        UserContent::Blocks(content) => Value::Array(blocks(content)),
+                    };
+                    messages.push(json!({"role": "user", "content": content}));
+                }
+                Message::Assistant(assistant) => {
+                    let content: Vec<Value> = assistant
+                        .content
+                        .iter()
+                        .filter_map(|block| match block {
+                            AssistantContent::Text { text, .. } if !text.is_empty() => {
+                                Some(json!({"type": "text", "text": text}))
+                            }
+                            AssistantContent::Text { .. } => None,
+                            AssistantContent::Thinking { thinking, thinking_signature, .. } => {
+                                // Without its signature the API refuses a thinking block.
+                                thinking_signature.as_ref().map(|signature| {
+                                    json!({"type": "thinking", "thinking": thinking, "signature": signature})
+                                })
+                            }
+                            AssistantContent::ToolCall { id, name, arguments, .. } => Some(json!({
+                                "type": "tool_use", "id": wire_id(id, MAX_ID), "name": name,
+                                "input": if arguments.is_object() { arguments.clone() } else { json!({}) }})),
+                        })
+                        .collect();
+                    if !content.is_empty() {
+                        messages.push(json!({"role": "assistant", "content": content}));
+                    }
+                }
+                Message::ToolResult(result) => {
+                    let content = if result.content.is_empty() {
+                        json!("(no tool output)")
+                    } else {
+                        Value::Array(blocks(&result.content))
+                    };
+                    results.push(json!({"type": "tool_result",
+                        "tool_use_id": wire_id(&result.tool_call_id, MAX_ID),
+                        "content": content, "is_error": result.is_error}));
+                }
+            }
+        }
+        if !results.is_empty() {
+            messages.push(json!({"role": "user", "content": results}));
+        }
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.config.model));
+        body.insert(
+            "max_tokens".into(),
+            json!(self.config.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+        );
+        if let Some(system) = &request.system_prompt {
+            body.insert("system".into(), json!(system));
+        }
+        body.insert("messages".into(), Value::Array(messages));
+        if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
+            body.insert("tools".into(), tools.clone());
+            body.insert(
+                "tool_choice".into(),
+                match &self.config.tool_choice {
+                    ToolChoice::Auto => json!({"type": "auto"}),
+                    ToolChoice::None => json!({"type": "none"}),
+                    ToolChoice::Required => json!({"type": "any"}),
+                    ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
+                },
+            );
+        }
+        body.insert("stream".into(), json!(true));
+        let url = format!(
+            "{}/v1/messages",
+            self.config.base("https://api.anthropic.com")
+        );
+        let mut post = Post::new(url, Value::Object(body))
+            .header("anthropic-version", "2023-06-01")
+            .map_err(|e| e.to_string())?;
+        if let Some(key) = &self.config.api_key {
+            post = post.header("x-api-key", key).map_err(|e| e.to_string())?;
+        }
+        Ok(post)
+    }
+
+    fn parser(&self) -> Box<dyn Parser> {
+        Box::new(MessagesParser::default())
+    }
+}
+
+#[derive(Default)]
+struct MessagesParser {
+    usage: Usage,
+}
+
+impl MessagesParser {
+    fn read_usage(&mut self, usage: &Value) -> Piece {
+        let count = |key: &str| usage.get(key).and_then(Value::as_u64);
+        if let Some(input) = count("input_tokens") {
+            self.usage.input = input;
+        }
+        if let Some(read) = count("cache_read_input_tokens") {
+            self.usage.cache_read = read;
+        }
+        if let Some(written) = count("cache_creation_input_tokens") {
+            self.usage.cache_write = written;
+        }
+        if let Some(output) = count("output_tokens") {
+            self.usage.output = output;
+        }
+        self.usage.total_tokens =
+            self.usage.input + self.usage.output + self.usage.cache_read + self.usage.cache_write;
+        Piece::Usage(self.usage)
+    }
+}
+
+impl Parser for MessagesParser {
+    fn feed(&mut self, _event: Option<&str>, data: &str) -> Result<Feed, String> {
+        let event: Value = serde_json::from_str(data)
+            .map_err(|error| format!("the provider sent an unreadable event: {error}"))?;
+        let mut feed = Feed::default();
+        let index = || {
+            event
+                .get("index")
+                .and_then(Value::as_u64)
+                .unwrap_or(0)
+                .to_string()
+        };
+        match event
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+        {
+            "message_start" => {
+                if let Some(usage) = event.pointer("/message/usage") {
+                    feed.pieces.push(self.read_usage(usage));
+                }
+            }
+            "content_block_start" => {
+                let block = event.get("content_block").unwrap_or(&Value::Null);
+                match block.get("type").and_then(Value::as_str) {
+                    Some("tool_use") => feed.pieces.push(Piece::ToolStart {
+                        key: index(),
+                        id: block
+                            .get("id")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned(),
+                        name: block
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned(),
+                    }),
+                    Some("text") => {
+                        let text = block
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        feed.pieces.push(Piece::Text(text.to_owned()));
+                    }
+                    _ => {}
+                }
+            }
+            "content_block_delta" => {
+                let delta = event.get("delta").unwrap_or(&Value::Null);
+                let text = |key: &str| {
+                    delta
+                        .get(key)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_owned()
+                };
+                match delta.get("type").and_then(Value::as_str) {
+                    Some("text_delta") => feed.pieces.push(Piece::Text(text("text"))),
+                    Some("thinking_delta") => feed.pieces.push(Piece::Thinking(text("thinking"))),
+                    Some("input_json_delta") => feed.pieces.push(Piece::ToolArguments {
+                        key: index(),
+                        fragment: text("partial_json"),
+                    }),
+                    _ => {}
+                }
+            }
+            "message_delta" => {
+                if let Some(usage) = event.get("usage") {
+                    feed.pieces.push(self.read_usage(usage));
+                }
+                match event.pointer("/delta/stop_reason").and_then(Value::as_str) {
+                    Some("tool_use") => feed.pieces.push(Piece::Stop(StopReason::ToolUse)),
+                    Some("max_tokens" | "model_context_window_exceeded") => {
+                        feed.pieces.push(Piece::Stop(StopReason::Length));
+                    }
+                    Some("refusal") => return Err("the model refused to answer".to_owned()),
+                    Some(_) => feed.pieces.push(Piece::Stop(StopReason::Stop)),
+                    None => {}
+                }
+            }
+            "message_stop" => feed.done = true,
+            "error" => {
+                return Err(event
+                    .pointer("/error/message")
+                    .and_then(Value::as_str)
+                    .unwrap_or("the provider reported an error")
+                    .to_owned());
+            }
+            _ => {}
+        }
+        Ok(feed)
+    }
+}

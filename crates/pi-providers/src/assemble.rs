@@ -1,0 +1,391 @@
+//! What every wire shares once its own framing is read: turning text, thinking and tool-call
+//! fragments into Pi's event protocol, and assembling the final message in linear time.
+//!
+//! Each wire parses its SSE data into [`Piece`]s; the [`Assembler`] keeps the content blocks
+//! (a text block closes when a tool call starts, tool calls are keyed by the wire's own index
+//! or item id so that interleaved fragments land in the right call), appends argument fragments
+//! to one buffer per call and parses each buffer exactly once, when the response ends. Total
+//! work is linear in the size of the arguments (upstream re-parses the whole buffer on every
+//! delta, which is quadratic).
+
+use pi_ai::{AssistantContent, AssistantMessage, AssistantMessageEvent, StopReason, Usage};
+use pi_tool::{ToolCall, now_millis};
+use serde_json::Value;
+
+/// One thing a wire read from its stream.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Piece {
+    /// More answer text.
+    Text(String),
+    /// More reasoning text.
+    Thinking(String),
+    /// A tool call began; `key` is how later fragments name it (an index, an item id).
+    ToolStart {
+        key: String,
+        id: String,
+        name: String,
+    },
+    /// More of a call's argument text.
+    ToolArguments { key: String, fragment: String },
+    /// A whole call at once (Gemini sends calls complete).
+    ToolWhole {
+        id: String,
+        name: String,
+        arguments: Value,
+        signature: Option<String>,
+    },
+    /// Token usage so far (cumulative: the last one wins).
+    Usage(Usage),
+    /// Why the model stopped, as the wire says it.
+    Stop(StopReason),
+}
+
+/// The block being written, if any.
+enum Open {
+    None,
+    Text { index: usize, text: String },
+    Thinking { index: usize, text: String },
+}
+
+/// A tool call being streamed.
+struct PendingCall {
+    key: String,
+    index: usize,
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+/// Folds pieces into events and the final message.
+pub(crate) struct Assembler {
+    message: AssistantMessage,
+    open: Open,
+    calls: Vec<PendingCall>,
+    stop: Option<StopReason>,
+}
+
+impl Assembler {
+    /// Starts a response: returns the assembler and the `start` event.
+    pub(crate) fn start(api: &str, provider: &str, model: &str) -> (Self, AssistantMessageEvent) {
+        let message = AssistantMessage {
+            content: Vec::new(),
+            api: api.to_owned(),
+            provider: provider.to_owned(),
+            model: model.to_owned(),
+            usage: Usage::default(),
+            stop_reason: StopReason::Stop,
+            error_message: None,
+            timestamp: now_millis(),
+        };
+        let start = AssistantMessageEvent::Start {
+            partial: message.clone(),
+        };
+        (
+            Self {
+                message,
+                open: Open::None,
+                calls: Vec::new(),
+                stop: None,
+            },
+            start,
+        )
+    }
+
+    /// Applies one piece; returns the events it makes.
+    pub(crate) fn apply(&mut self, piece: Piece) -> Vec<AssistantMessageEvent> {
+        let mut events = Vec::new();
+        match piece {
+            Piece::Text(delta) if !delta.is_empty() => {
+                if !matches!(self.open, Open::Text { .. }) {
+                    self.close(&mut events);
+                    let index = self.reserve();
+                    events.push(AssistantMessageEvent::TextStart {
+                        content_index: index,
+                    });
+                    self.open = Open::Text {
+                        index,
+                        text: String::new(),
+                    };
+                }
+                if let Open::Text { index, text } = &mut self.open {
+                    text.push_str(&delta);
+                    events.push(AssistantMessageEvent::TextDelta {
+                        content_index: *index,
+                        delta,
+                    });
+                }
+            }
+            Piece::Thinking(delta) if !delta.is_empty() => {
+                if !matches!(self.open, Open::Thinking { .. }) {
+                    self.close(&mut events);
+                    let index = self.reserve();
+                    events.push(AssistantMessageEvent::ThinkingStart {
+                        content_index: index,
+                    });
+                    self.open = Open::Thinking {
+                        index,
+                        text: String::new(),
+                    };
+                }
+                if let Open::Thinking { index, text } = &mut self.open {
+                    text.push_str(&delta);
+                    events.push(AssistantMessageEvent::ThinkingDelta {
+                        content_index: *index,
+                        delta,
+                    });
+                }
+            }
+            Piece::Text(_) | Piece::Thinking(_) => {}
+            Piece::ToolStart { key, id, name } => {
+                self.close(&mut events);
+                let index = self.reserve();
+                events.push(AssistantMessageEvent::ToolCallStart {
+                    content_index: index,
+                    id: id.clone(),
+                    name: name.clone(),
+                });
+                self.calls.push(PendingCall {
+                    key,
+                    index,
+                    id,
+                    name,
+                    arguments: String::new(),
+                });
+            }
+            Piece::ToolArguments { key, fragment } => {
+                if let Some(call) = self.calls.iter_mut().find(|call| call.key == key)
+                    && !fragment.is_empty()
+                {
+                    call.arguments.push_str(&fragment);
+                    events.push(AssistantMessageEvent::ToolCallDelta {
+                        content_index: call.index,
+                        delta: fragment,
+                    });
+                }
+            }
+            Piece::ToolWhole {
+                id,
+                name,
+                arguments,
+                signature,
+            } => {
+                self.close(&mut events);
+                let index = self.reserve();
+                events.push(AssistantMessageEvent::ToolCallStart {
+                    content_index: index,
+                    id: id.clone(),
+                    name: name.clone(),
+                });
+                self.put(
+                    index,
+                    AssistantContent::ToolCall {
+                        id: id.clone(),
+                        name: name.clone(),
+                        arguments: arguments.clone(),
+                        thought_signature: signature,
+                    },
+                );
+                events.push(AssistantMessageEvent::ToolCallEnd {
+                    content_index: index,
+                    tool_call: ToolCall::new(id, name, arguments),
+                });
+            }
+            Piece::Usage(usage) => self.message.usage = usage,
+            Piece::Stop(reason) => self.stop = Some(reason),
+        }
+        events
+    }
+
+    /// Ends the response normally: closes every block, parses every call's arguments once,
+    /// and gives the final events (`done`, or `error` when the wire never said it stopped).
+    pub(crate) fn finish(mut self) -> Vec<AssistantMessageEvent> {
+        let mut events = Vec::new();
+        self.close(&mut events);
+        self.close_calls(&mut events);
+        match self.stop {
+            Some(mut reason) => {
+                let has_calls = self
+                    .message
+                    .content
+                    .iter()
+                    .any(|block| matches!(block, AssistantContent::ToolCall { .. }));
+                // Some wires (Gemini) say STOP for tool calls.
+                if reason == StopReason::Stop && has_calls {
+                    reason = StopReason::ToolUse;
+                }
+                self.message.stop_reason = reason;
+                self.message.timestamp = now_millis();
+                events.push(AssistantMessageEvent::Done {
+                    reason,
+                    message: self.message,
+                });
+            }
+            None => events.push(failed(
+                self.message,
+                StopReason::Error,
+                "the stream ended before the response was complete".to_owned(),
+            )),
+        }
+        events
+    }
+
+    /// Ends the response with a failure (`error` or `aborted`), keeping what arrived.
+    pub(crate) fn fail(
+        mut self,
+        reason: StopReason,
+        message: String,
+    ) -> Vec<AssistantMessageEvent> {
+        let mut events = Vec::new();
+        self.close(&mut events);
+        self.close_calls(&mut events);
+        events.push(failed(self.message, reason, message));
+        events
+    }
+
+    /// The next content index (a placeholder keeps indexes dense).
+    fn reserve(&mut self) -> usize {
+        self.message.content.push(AssistantContent::text(""));
+        self.message.content.len() - 1
+    }
+
+    fn put(&mut self, index: usize, block: AssistantContent) {
+        if let Some(slot) = self.message.content.get_mut(index) {
+            *slot = block;
+        }
+    }
+
+    fn close(&mut self, events: &mut Vec<AssistantMessageEvent>) {
+        match std::mem::replace(&mut self.open, Open::None) {
+            Open::None => {}
+            Open::Text { index, text } => {
+                self.put(index, AssistantContent::text(text.clone()));
+                events.push(AssistantMessageEvent::TextEnd {
+                    content_index: index,
+                    content: text,
+                });
+            }
+            Open::Thinking { index, text } => {
+                self.put(
+                    index,
+                    AssistantContent::Thinking {
+                        thinking: text.clone(),
+                        thinking_signature: None,
+                        redacted: None,
+                    },
+                );
+                events.push(AssistantMessageEvent::ThinkingEnd {
+                    content_index: index,
+                    content: text,
+                });
+            }
+        }
+    }
+
+    /// Parses each call's argument text, once. Text that is not a JSON object is kept as a
+    /// string: validation then refuses the call with a paired error result, and nothing runs on
+    /// guessed arguments.
+    fn close_calls(&mut self, events: &mut Vec<AssistantMessageEvent>) {
+        for call in std::mem::take(&mut self.calls) {
+            let arguments = parse_arguments(&call.arguments);
+            self.put(
+                call.index,
+                AssistantContent::tool_call(call.id.clone(), call.name.clone(), arguments.clone()),
+            );
+            events.push(AssistantMessageEvent::ToolCallEnd {
+                content_index: call.index,
+                tool_call: ToolCall::new(call.id, call.name, arguments),
+            });
+        }
+    }
+}
+
+/// A call's complete argument text as JSON: empty means no arguments (`{}`); anything that is
+/// not JSON stays the text it was, for validation to refuse.
+pub(crate) fn parse_arguments(text: &str) -> Value {
+    if text.trim().is_empty() {
+        return Value::Object(serde_json::Map::new());
+    }
+    serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
+}
+
+fn failed(
+    mut message: AssistantMessage,
+    reason: StopReason,
+    error: String,
+) -> AssistantMessageEvent {
+    message.stop_reason = reason;
+    message.error_message = Some(error);
+    message.timestamp = now_millis();
+    AssistantMessageEvent::Error {
+        reason,
+        error: message,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn pieces(list: Vec<Piece>) -> AssistantMessage {
+        let (mut assembler, _) = Assembler::start("api", "p", "m");
+        for piece in list {
+            assembler.apply(piece);
+        }
+        match assembler.finish().pop() {
+            Some(AssistantMessageEvent::Done { message, .. }) => message,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn interleaved_fragments_land_in_their_own_calls() {
+        let message = pieces(vec![
+            Piece::Text("Checking.".into()),
+            Piece::ToolStart {
+                key: "0".into(),
+                id: "a".into(),
+                name: "f".into(),
+            },
+            Piece::ToolStart {
+                key: "1".into(),
+                id: "b".into(),
+                name: "g".into(),
+            },
+            Piece::ToolArguments {
+                key: "1".into(),
+                fragment: "{\"y\":".into(),
+            },
+            Piece::ToolArguments {
+                key: "0".into(),
+                fragment: "{\"x\":1}".into(),
+            },
+            Piece::ToolArguments {
+                key: "1".into(),
+                fragment: "2}".into(),
+            },
+            Piece::Stop(StopReason::ToolUse),
+        ]);
+        assert_eq!(message.text(), "Checking.");
+        let calls = message.tool_calls();
+        assert_eq!(calls[0].arguments, json!({"x": 1}));
+        assert_eq!(calls[1].arguments, json!({"y": 2}));
+        assert_eq!(message.stop_reason, StopReason::ToolUse);
+    }
+
+    #[test]
+    fn broken_arguments_stay_text_and_a_missing_stop_is_an_error() {
+        assert_eq!(parse_arguments(""), json!({}));
+        assert_eq!(parse_arguments("{\"a\":"), json!("{\"a\":"));
+        let (mut assembler, _) = Assembler::start("api", "p", "m");
+        assembler.apply(Piece::Text("half".into()));
+        match assembler.finish().pop() {
+            Some(AssistantMessageEvent::Error { reason, error }) => {
+                assert_eq!(reason, StopReason::Error);
+                assert_eq!(error.text(), "half");
+                assert!(error.error_message.unwrap().contains("ended before"));
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+}

@@ -1,0 +1,137 @@
+//! What a person chooses about a model: which, where, with which key, and how to ask.
+
+use std::time::Duration;
+
+use crate::RetryPolicy;
+
+/// Which tools the model may or must call.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum ToolChoice {
+    /// The model decides (the default).
+    #[default]
+    Auto,
+    /// No tool calls.
+    None,
+    /// At least one tool call.
+    Required,
+    /// This tool, by name.
+    Tool(String),
+}
+
+impl std::str::FromStr for ToolChoice {
+    type Err = String;
+
+    /// `auto`, `none`, `required`, or a tool's name.
+    fn from_str(text: &str) -> Result<Self, String> {
+        Ok(match text {
+            "auto" => Self::Auto,
+            "none" => Self::None,
+            "required" | "any" => Self::Required,
+            "" => return Err("a tool choice cannot be empty".to_owned()),
+            name => Self::Tool(name.to_owned()),
+        })
+    }
+}
+
+/// The settings of one provider.
+///
+/// ```
+/// use pi_providers::ProviderConfig;
+///
+/// let local = ProviderConfig::new("smollm2").with_base_url("http://127.0.0.1:8080/v1");
+/// assert_eq!(local.api_key, None);
+/// ```
+#[derive(Clone, PartialEq)]
+pub struct ProviderConfig {
+    /// The model id.
+    pub model: String,
+    /// Where the API is; `None` for the provider's own. Taken as each official SDK takes it:
+    /// OpenAI `http://HOST:PORT/v1`, Anthropic and Gemini `http://HOST:PORT`.
+    pub base_url: Option<String>,
+    /// The API key; optional for a local server.
+    pub api_key: Option<String>,
+    /// Which tools the model may call.
+    pub tool_choice: ToolChoice,
+    /// The output token limit (Anthropic requires one: 4096 when unset).
+    pub max_tokens: Option<u64>,
+    /// How failed requests are retried.
+    pub retry: RetryPolicy,
+    /// How long the stream may stay silent before the request fails.
+    pub read_timeout: Duration,
+}
+
+impl std::fmt::Debug for ProviderConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The key never reaches a log.
+        f.debug_struct("ProviderConfig")
+            .field("model", &self.model)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("tool_choice", &self.tool_choice)
+            .field("max_tokens", &self.max_tokens)
+            .field("retry", &self.retry)
+            .field("read_timeout", &self.read_timeout)
+            .finish()
+    }
+}
+
+impl ProviderConfig {
+    /// Settings for `model` with every default.
+    pub fn new(model: impl Into<String>) -> Self {
+        Self {
+            model: model.into(),
+            base_url: None,
+            api_key: None,
+            tool_choice: ToolChoice::Auto,
+            max_tokens: None,
+            retry: RetryPolicy::default(),
+            read_timeout: Duration::from_secs(300),
+        }
+    }
+
+    /// Another API location.
+    #[must_use]
+    pub fn with_base_url(mut self, url: impl Into<String>) -> Self {
+        self.base_url = Some(url.into());
+        self
+    }
+
+    /// The API key.
+    #[must_use]
+    pub fn with_api_key(mut self, key: impl Into<String>) -> Self {
+        self.api_key = Some(key.into());
+        self
+    }
+
+    /// Which tools the model may call.
+    #[must_use]
+    pub fn with_tool_choice(mut self, choice: ToolChoice) -> Self {
+        self.tool_choice = choice;
+        self
+    }
+
+    /// The retry policy.
+    #[must_use]
+    pub fn with_retry(mut self, retry: RetryPolicy) -> Self {
+        self.retry = retry;
+        self
+    }
+
+    /// The base URL without a trailing slash, or `default`.
+    pub(crate) fn base(&self, default: &str) -> String {
+        self.base_url
+            .as_deref()
+            .unwrap_or(default)
+            .trim_end_matches('/')
+            .to_owned()
+    }
+}
+
+/// A provider that cannot be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ProviderError {
+    /// The HTTP client could not be made.
+    #[error("the HTTP client could not be built: {0}")]
+    Client(String),
+}

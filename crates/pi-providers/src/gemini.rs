@@ -1,0 +1,318 @@
+//! Google Gemini (`POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse`).
+
+use std::sync::Arc;
+
+use pi_ai::{
+    AssistantContent, EventStream, Message, ModelInfo, Provider, Request, StopReason, Usage,
+    UserContent,
+};
+use pi_tool::dialect::Dialect;
+use pi_tool::{Content, ToolDefinition};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::assemble::Piece;
+use crate::driver::{Feed, Parser, RenderedTools, Wire, drive};
+use crate::http::{self, Post};
+use crate::{ProviderConfig, ProviderError, ToolChoice, transcript};
+
+/// Ids we made for calls the model sent without one (Gemini 2.x): never sent back.
+const MADE_ID: &str = "pi-gemini-";
+
+/// A Gemini model.
+///
+/// ```
+/// use pi_ai::Provider;
+/// use pi_providers::{Gemini, ProviderConfig};
+///
+/// let gemini = Gemini::new(ProviderConfig::new("gemini-2.5-flash")).unwrap();
+/// assert_eq!(gemini.model().api, "google-generative-ai");
+/// ```
+pub struct Gemini {
+    wire: Arc<GeminiWire>,
+    rendered: Arc<RenderedTools>,
+    client: reqwest::Client,
+}
+
+impl std::fmt::Debug for Gemini {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gemini")
+            .field("config", &self.wire.config)
+            .finish_non_exhaustive()
+    }
+}
+
+struct GeminiWire {
+    config: ProviderConfig,
+}
+
+impl Gemini {
+    /// A model on `config.base_url` (default `https://generativelanguage.googleapis.com`).
+    pub fn new(config: ProviderConfig) -> Result<Self, ProviderError> {
+        let client = http::client(config.read_timeout)?;
+        Ok(Self {
+            wire: Arc::new(GeminiWire { config }),
+            rendered: Arc::default(),
+            client,
+        })
+    }
+}
+
+impl Provider for Gemini {
+    fn model(&self) -> ModelInfo {
+        self.wire.info()
+    }
+
+    fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
+        drive(
+            Arc::clone(&self.wire),
+            Arc::clone(&self.rendered),
+            self.client.clone(),
+            self.wire.config.retry,
+            request,
+            cancel,
+        )
+    }
+}
+
+fn inline(data: &str, mime_type: &str) -> Value {
+    json!({"inlineData": {"mimeType": mime_type, "data": data}})
+}
+
+impl Wire for GeminiWire {
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            api: "google-generative-ai".to_owned(),
+            provider: "google".to_owned(),
+            model: self.config.model.clone(),
+        }
+    }
+
+    fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String> {
+        let declarations = tools
+            .iter()
+            .map(|tool| {
+                let parameters = Dialect::Gemini
+                    .render(&tool.parameters)
+                    .map_err(|error| format!("the tool {} cannot be sent: {error}", tool.name))?;
+                Ok(json!({"name": tool.name, "description": tool.description, "parameters": parameters}))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        Ok(if declarations.is_empty() {
+            json!([])
+        } else {
+            json!([{"functionDeclarations": declarations}])
+        })
+    }
+
+    fn post(&self, request: &Request, tools: &Value) -> Result<Post, String> {
+        let info = self.info();
+        let prepared = transcript::prepare(&request.messages, &info.api, &info.provider);
+        let mut contents: Vec<Value> = Vec::new();
+        // Consecutive results share one user turn of `functionResponse` parts.
+        let mut results: Vec<Value> = Vec::new();
+        for message in &prepared {
+            if !matches!(message, Message::ToolResult(_)) && !results.is_empty() {
+                contents.push(json!({"role": "user", "parts": std::mem::take(&mut results)}));
+            }
+            match message {
+                Message::User(user) => {
+                    let parts = match &user.content {
+                        UserContent::Text(text) => vec![json!({"text": text})],
+                        UserContent::Blocks(blocks) => blocks
+                            .iter()
+                            .map(|block| match block {
+                                Content::Text { text } => json!({"text": text}),
+                                Content::Image { data, mime_type } => inline(data, mime_type),
+                            })
+                            .collect(),
+                    };
+                    contents.push(json!({"role": "user", "parts": parts}));
+                }
+                Message::Assistant(assistant) => {
+                    let parts: Vec<Value> = assistant
+                        .content
+                        .iter()
+                        .filter_map(|block| match block {
+                            AssistantContent::Text { text, .. } if !text.is_empty() => {
+                                Some(json!({"text": text}))
+                            }
+                            AssistantContent::Text { .. } | AssistantContent::Thinking { .. } => {
+                                None
+                            }
+                            AssistantContent::ToolCall {
+                                id,
+                                name,
+                                arguments,
+                                thought_signature,
+                            } => {
+                                let mut call = Map::new();
+                                if !id.starts_with(MADE_ID) {
+                                    call.insert("id".into(), json!(id));
+                                }
+                                call.insert("name".into(), json!(name));
+                                call.insert(
+                                    "args".into(),
+                                    if arguments.is_object() {
+                                        arguments.clone()
+                                    } else {
+                                        json!({})
+                                    },
+                                );
+                                let mut part = Map::new();
+                                part.insert("functionCall".into(), Value::Object(call));
+                                if let Some(signature) = thought_signature {
+                                    part.insert("thoughtSignature".into(), json!(signature));
+                                }
+                                Some(Value::Object(part))
+                            }
+                        })
+                        .collect();
+                    if !parts.is_empty() {
+                        contents.push(json!({"role": "model", "parts": parts}));
+                    }
+                }
+                Message::ToolResult(result) => {
+                    let text: String = result.content.iter().filter_map(Content::as_text).collect();
+                    let key = if result.is_error { "error" } else { "output" };
+                    let mut response = Map::new();
+                    if !result.tool_call_id.starts_with(MADE_ID) {
+                        response.insert("id".into(), json!(result.tool_call_id));
+                    }
+                    response.insert("name".into(), json!(result.tool_name));
+                    response.insert("response".into(), json!({ key: text }));
+                    results.push(json!({"functionResponse": response}));
+                    for block in &result.content {
+                        if let Content::Image { data, mime_type } = block {
+                            results.push(inline(data, mime_type));
+                        }
+                    }
+                }
+            }
+        }
+        if !results.is_empty() {
+            contents.push(json!({"role": "user", "parts": results}));
+        }
+        let mut body = Map::new();
+        if let Some(system) = &request.system_prompt {
+            body.insert(
+                "systemInstruction".into(),
+                json!({"parts": [{"text": system}]}),
+            );
+        }
+        body.insert("contents".into(), Value::Array(contents));
+        if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
+            body.insert("tools".into(), tools.clone());
+            let config = match &self.config.tool_choice {
+                ToolChoice::Auto => json!({"mode": "AUTO"}),
+                ToolChoice::None => json!({"mode": "NONE"}),
+                ToolChoice::Required => json!({"mode": "ANY"}),
+                ToolChoice::Tool(name) => json!({"mode": "ANY", "allowedFunctionNames": [name]}),
+            };
+            body.insert(
+                "toolConfig".into(),
+                json!({"functionCallingConfig": config}),
+            );
+        }
+        if let Some(max) = self.config.max_tokens {
+            body.insert("generationConfig".into(), json!({"maxOutputTokens": max}));
+        }
+        let url = format!(
+            "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
+            self.config
+                .base("https://generativelanguage.googleapis.com"),
+            self.config.model
+        );
+        let post = Post::new(url, Value::Object(body));
+        match &self.config.api_key {
+            Some(key) => post
+                .header("x-goog-api-key", key)
+                .map_err(|e| e.to_string()),
+            None => Ok(post),
+        }
+    }
+
+    fn parser(&self) -> Box<dyn Parser> {
+        Box::new(GeminiParser::default())
+    }
+}
+
+#[derive(Default)]
+struct GeminiParser {
+    calls: usize,
+}
+
+impl Parser for GeminiParser {
+    fn feed(&mut self, _event: Option<&str>, data: &str) -> Result<Feed, String> {
+        let chunk: Value = serde_json::from_str(data)
+            .map_err(|error| format!("the provider sent an unreadable event: {error}"))?;
+        if let Some(error) = chunk.get("error") {
+            return Err(error
+                .get("message")
+                .and_then(Value::as_str)
+                .unwrap_or("the provider reported an error")
+                .to_owned());
+        }
+        let mut feed = Feed::default();
+        let candidate = chunk
+            .get("candidates")
+            .and_then(Value::as_array)
+            .and_then(|candidates| candidates.first());
+        if let Some(candidate) = candidate {
+            let parts = candidate
+                .pointer("/content/parts")
+                .and_then(Value::as_array);
+            for part in parts.into_iter().flatten() {
+                if let Some(call) = part.get("functionCall") {
+                    self.calls += 1;
+                    let id = call
+                        .get("id")
+                        .and_then(Value::as_str)
+                        .filter(|id| !id.is_empty())
+                        .map_or_else(
+                            || format!("{MADE_ID}{}-{}", pi_tool::now_millis(), self.calls),
+                            str::to_owned,
+                        );
+                    feed.pieces.push(Piece::ToolWhole {
+                        id,
+                        name: call
+                            .get("name")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default()
+                            .to_owned(),
+                        arguments: call.get("args").cloned().unwrap_or_else(|| json!({})),
+                        signature: part
+                            .get("thoughtSignature")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
+                    });
+                } else if let Some(text) = part.get("text").and_then(Value::as_str) {
+                    if part.get("thought").and_then(Value::as_bool) == Some(true) {
+                        feed.pieces.push(Piece::Thinking(text.to_owned()));
+                    } else {
+                        feed.pieces.push(Piece::Text(text.to_owned()));
+                    }
+                }
+            }
+            match candidate.get("finishReason").and_then(Value::as_str) {
+                None => {}
+                Some("STOP") => feed.pieces.push(Piece::Stop(StopReason::Stop)),
+                Some("MAX_TOKENS") => feed.pieces.push(Piece::Stop(StopReason::Length)),
+                Some(other) => return Err(format!("the model stopped with {other}")),
+            }
+        }
+        if let Some(usage) = chunk.get("usageMetadata") {
+            let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
+            let cached = count("cachedContentTokenCount");
+            feed.pieces.push(Piece::Usage(Usage {
+                input: count("promptTokenCount").saturating_sub(cached),
+                output: count("candidatesTokenCount") + count("thoughtsTokenCount"),
+                cache_read: cached,
+                cache_write: 0,
+                total_tokens: count("totalTokenCount"),
+                cost: pi_ai::Cost::default(),
+            }));
+        }
+        Ok(feed)
+    }
+}

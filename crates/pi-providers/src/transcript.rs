@@ -1,0 +1,121 @@
+//! A transcript made ready for the model it is sent to, whichever model wrote it.
+//!
+//! - Thinking another provider wrote becomes plain text (its signature means nothing here), and
+//!   foreign signatures on text and tool calls are dropped.
+//! - A tool call without a result (a run cut short) gets an `isError` result saying so: every
+//!   wire refuses a call left unanswered.
+
+use pi_ai::{AssistantContent, Message};
+use pi_tool::{ToolResultMessage, text};
+
+/// What the model reads about a call that never got a result.
+pub(crate) const NO_RESULT: &str = "No result provided";
+
+/// `messages` ready for the model `api`/`provider`.
+pub(crate) fn prepare(messages: &[Message], api: &str, provider: &str) -> Vec<Message> {
+    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+    let mut waiting: Vec<(String, String)> = Vec::new();
+    for message in messages {
+        match message {
+            Message::Assistant(assistant) => {
+                answer_missing(&mut out, &mut waiting);
+                let own = assistant.api == api && assistant.provider == provider;
+                let mut assistant = assistant.clone();
+                if !own {
+                    assistant.content = assistant
+                        .content
+                        .into_iter()
+                        .map(|block| match block {
+                            AssistantContent::Thinking { thinking, .. } => {
+                                AssistantContent::text(thinking)
+                            }
+                            AssistantContent::Text { text, .. } => AssistantContent::text(text),
+                            AssistantContent::ToolCall {
+                                id,
+                                name,
+                                arguments,
+                                ..
+                            } => AssistantContent::tool_call(id, name, arguments),
+                        })
+                        .collect();
+                }
+                waiting = assistant
+                    .tool_calls()
+                    .into_iter()
+                    .map(|call| (call.id, call.name))
+                    .collect();
+                out.push(Message::Assistant(assistant));
+            }
+            Message::ToolResult(result) => {
+                waiting.retain(|(id, _)| id != &result.tool_call_id);
+                out.push(message.clone());
+            }
+            Message::User(_) => {
+                answer_missing(&mut out, &mut waiting);
+                out.push(message.clone());
+            }
+        }
+    }
+    answer_missing(&mut out, &mut waiting);
+    out
+}
+
+fn answer_missing(out: &mut Vec<Message>, waiting: &mut Vec<(String, String)>) {
+    for (id, name) in waiting.drain(..) {
+        out.push(Message::ToolResult(ToolResultMessage {
+            tool_call_id: id,
+            tool_name: name,
+            content: vec![text(NO_RESULT)],
+            details: None,
+            is_error: true,
+            timestamp: pi_tool::now_millis(),
+        }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use pi_ai::{AssistantMessage, StopReason, Usage, UserMessage};
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn foreign_thinking_becomes_text_and_unanswered_calls_are_answered() {
+        let assistant = AssistantMessage {
+            content: vec![
+                AssistantContent::Thinking {
+                    thinking: "hmm".into(),
+                    thinking_signature: Some("sig".into()),
+                    redacted: None,
+                },
+                AssistantContent::tool_call("c1", "f", json!({})),
+            ],
+            api: "anthropic-messages".into(),
+            provider: "anthropic".into(),
+            model: "m".into(),
+            usage: Usage::default(),
+            stop_reason: StopReason::ToolUse,
+            error_message: None,
+            timestamp: 0,
+        };
+        let messages = vec![
+            Message::User(UserMessage::text("go")),
+            Message::Assistant(assistant),
+            Message::User(UserMessage::text("again")),
+        ];
+        let prepared = prepare(&messages, "openai-completions", "openai");
+        assert_eq!(prepared.len(), 4);
+        let Message::Assistant(first) = &prepared[1] else {
+            panic!()
+        };
+        assert_eq!(first.content[0], AssistantContent::text("hmm"));
+        let Message::ToolResult(result) = &prepared[2] else {
+            panic!()
+        };
+        assert_eq!(
+            (result.tool_call_id.as_str(), result.is_error),
+            ("c1", true)
+        );
+    }
+}

@@ -1,0 +1,258 @@
+//! OpenAI Chat Completions against a local fake replaying the reference's byte-exact streams.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+mod support;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures::StreamExt;
+use pi_agent::{Agent, AgentConfig, EndReason};
+use pi_ai::{AssistantMessageEvent, Message, Provider, Request, StopReason, UserMessage};
+use pi_providers::{OpenAiChat, ProviderConfig, RetryPolicy};
+use serde_json::{Value, json};
+use support::{Fake, Reply, sse, travel_tools};
+use tokio_util::sync::CancellationToken;
+
+/// The reference's two parallel calls (§1.2), byte for byte.
+const TWO_CALLS: &str = r#"
+data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_SB7pIL63nRHhVPr41Ve8o9Ez","type":"function","function":{"name":"get_weather","arguments":""}}],"refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}
+data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":\"To"}}]},"logprobs":null,"finish_reason":null}],"usage":null}
+data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"kyo\",\"unit\":\""}}]},"logprobs":null,"finish_reason":null}],"usage":null}
+data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"celsius\"}"}}]},"logprobs":null,"finish_reason":null}],"usage":null}
+data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_IKNfdX1VNcWs6GHnVB0afHS6","type":"function","function":{"name":"get_time","arguments":""}}]},"logprobs":null,"finish_reason":null}],"usage":null}
+data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\"timezone\":"}}]},"logprobs":null,"finish_reason":null}],"usage":null}
+data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"\"Asia/Tokyo\"}"}}]},"logprobs":null,"finish_reason":null}],"usage":null}
+data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"tool_calls"}],"usage":null}
+data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[],"usage":{"prompt_tokens":151,"completion_tokens":48,"total_tokens":199,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}
+data: [DONE]
+"#;
+
+fn text_answer(text: &str) -> String {
+    let chunk = |delta: Value, finish: Value| {
+        json!({"id": "chatcmpl-2", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4.1",
+               "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+    };
+    let (head, tail) = text.split_at(text.len() / 2);
+    format!(
+        "data: {}\n\ndata: {}\n\ndata: {}\n\ndata: [DONE]\n\n",
+        chunk(json!({"role": "assistant", "content": head}), Value::Null),
+        chunk(json!({"content": tail}), Value::Null),
+        chunk(json!({}), json!("stop"))
+    )
+}
+
+fn provider(fake: &Fake) -> OpenAiChat {
+    OpenAiChat::new(
+        ProviderConfig::new("gpt-4.1")
+            .with_base_url(fake.url("/v1"))
+            .with_api_key("sk-test-secret")
+            .with_retry(RetryPolicy {
+                max_retries: 2,
+                initial_delay: Duration::from_millis(10),
+                max_delay: Duration::from_secs(5),
+            }),
+    )
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_tool_using_run_completes_over_the_chat_wire() {
+    let fake = Fake::start(vec![
+        Reply::sse(sse(TWO_CALLS)),
+        Reply::sse(text_answer("Tokyo is 21°C and it is 14:05.")),
+    ])
+    .await;
+    let config = AgentConfig::new(Arc::new(provider(&fake)), Arc::new(travel_tools()))
+        .with_system_prompt("You are a travel assistant. Use the tools for live data.");
+    let run = Agent::new(config)
+        .run(
+            Vec::new(),
+            vec![UserMessage::text("Weather and time in Tokyo?").into()],
+            CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(run.end, EndReason::Completed, "{:?}", run.error);
+    let Some(Message::Assistant(last)) = run.messages.last() else {
+        panic!("{:?}", run.messages)
+    };
+    assert_eq!(last.text(), "Tokyo is 21°C and it is 14:05.");
+    assert_eq!(last.stop_reason, StopReason::Stop);
+    let Message::Assistant(calls) = &run.messages[1] else {
+        panic!()
+    };
+    assert_eq!(calls.stop_reason, StopReason::ToolUse);
+    assert_eq!(calls.usage.input, 151);
+    assert_eq!(calls.usage.output, 48);
+    let called = calls.tool_calls();
+    assert_eq!(called[0].id, "call_SB7pIL63nRHhVPr41Ve8o9Ez");
+    assert_eq!(
+        called[0].arguments,
+        json!({"city": "Tokyo", "unit": "celsius"})
+    );
+    assert_eq!(called[1].arguments, json!({"timezone": "Asia/Tokyo"}));
+
+    let requests = fake.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(requests[0].path, "/v1/chat/completions");
+    assert_eq!(
+        requests[0].headers["authorization"].to_str().unwrap(),
+        "Bearer sk-test-secret"
+    );
+    let first = &requests[0].body;
+    assert_eq!(first["model"], "gpt-4.1");
+    assert_eq!(first["stream"], true);
+    assert_eq!(first["stream_options"], json!({"include_usage": true}));
+    assert_eq!(first["tool_choice"], "auto");
+    assert_eq!(
+        first["messages"][0],
+        json!({"role": "system", "content": "You are a travel assistant. Use the tools for live data."})
+    );
+    assert_eq!(first["tools"][0]["type"], "function");
+    assert_eq!(first["tools"][0]["function"]["name"], "get_weather");
+    assert_eq!(
+        first["tools"][1]["function"]["parameters"]["required"],
+        json!(["timezone"])
+    );
+    // The results go back as one `tool` message per call, arguments replayed as strings.
+    let second = &requests[1].body["messages"];
+    assert_eq!(second[2]["role"], "assistant");
+    assert_eq!(second[2]["content"], Value::Null);
+    assert_eq!(
+        second[2]["tool_calls"][0]["function"]["arguments"],
+        r#"{"city":"Tokyo","unit":"celsius"}"#
+    );
+    assert_eq!(
+        second[3],
+        json!({"role": "tool", "tool_call_id": "call_SB7pIL63nRHhVPr41Ve8o9Ez", "content": "{\"city\":\"Tokyo\",\"temp_c\":21}"})
+    );
+    assert_eq!(second[4]["tool_call_id"], "call_IKNfdX1VNcWs6GHnVB0afHS6");
+    assert_eq!(second[4]["content"], "14:05");
+}
+
+async fn one_response(
+    provider: &OpenAiChat,
+    cancel: CancellationToken,
+) -> Vec<AssistantMessageEvent> {
+    provider
+        .stream(
+            Request {
+                system_prompt: None,
+                messages: vec![UserMessage::text("hi").into()],
+                tools: Vec::new(),
+            },
+            cancel,
+        )
+        .collect()
+        .await
+}
+
+fn final_message(events: &[AssistantMessageEvent]) -> (StopReason, pi_ai::AssistantMessage) {
+    match events.last() {
+        Some(AssistantMessageEvent::Done { reason, message }) => (*reason, message.clone()),
+        Some(AssistantMessageEvent::Error { reason, error }) => (*reason, error.clone()),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn rate_limits_are_retried_as_the_server_asks() {
+    let fake = Fake::start(vec![
+        Reply::error(429, r#"{"error":{"message":"Rate limit reached","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#)
+            .with_header("retry-after-ms", "30"),
+        Reply::error(503, r#"{"error":{"message":"overloaded"}}"#),
+        Reply::sse(text_answer("hello")),
+    ])
+    .await;
+    let started = std::time::Instant::now();
+    let events = one_response(&provider(&fake), CancellationToken::new()).await;
+    let (reason, message) = final_message(&events);
+    assert_eq!(
+        (reason, message.text().as_str()),
+        (StopReason::Stop, "hello")
+    );
+    assert_eq!(fake.requests().len(), 3);
+    assert!(started.elapsed() >= Duration::from_millis(30));
+}
+
+#[tokio::test]
+async fn failures_end_as_errors_with_the_providers_words_and_no_key() {
+    let fake = Fake::start(vec![Reply::error(
+        401,
+        r#"{"error":{"message":"Incorrect API key provided: sk-test. You can find your API key at https://platform.openai.com.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}"#,
+    )])
+    .await;
+    let (reason, message) =
+        final_message(&one_response(&provider(&fake), CancellationToken::new()).await);
+    assert_eq!(reason, StopReason::Error);
+    let error = message.error_message.unwrap();
+    assert!(
+        error.starts_with("401: Incorrect API key provided"),
+        "{error}"
+    );
+    assert!(!error.contains("sk-test-secret"));
+    assert_eq!(fake.requests().len(), 1, "a 401 is not retried");
+
+    // An error inside the stream, after some text.
+    let in_stream = format!(
+        "{}data: {{\"error\":{{\"message\":\"The server had an error\",\"type\":\"server_error\",\"param\":null,\"code\":null}}}}\n\n",
+        text_answer("partial")
+            .replace("data: [DONE]\n\n", "")
+            .replace("\"finish_reason\":\"stop\"", "\"finish_reason\":null")
+    );
+    let fake = Fake::start(vec![Reply::sse(in_stream)]).await;
+    let (reason, message) =
+        final_message(&one_response(&provider(&fake), CancellationToken::new()).await);
+    assert_eq!(reason, StopReason::Error);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("The server had an error")
+    );
+    assert_eq!(message.text(), "partial");
+
+    // A connection dropped mid-stream, and a stream that ends without a finish.
+    let mut dropped = Reply::sse(sse(TWO_CALLS));
+    dropped.cut_after = Some(900);
+    let fake = Fake::start(vec![dropped]).await;
+    let (reason, message) =
+        final_message(&one_response(&provider(&fake), CancellationToken::new()).await);
+    assert_eq!(reason, StopReason::Error, "{message:?}");
+    let fake = Fake::start(vec![Reply::sse(
+        text_answer("cut")
+            .replace("data: [DONE]\n\n", "")
+            .replace("\"finish_reason\":\"stop\"", "\"finish_reason\":null"),
+    )])
+    .await;
+    let (reason, message) =
+        final_message(&one_response(&provider(&fake), CancellationToken::new()).await);
+    assert_eq!(reason, StopReason::Error);
+    assert!(message.error_message.unwrap().contains("ended before"));
+}
+
+#[tokio::test]
+async fn cancellation_aborts_at_once() {
+    let mut slow = Reply::sse(sse(TWO_CALLS).repeat(200));
+    slow.cut_after = None;
+    let fake = Fake::start(vec![slow]).await;
+    let provider = provider(&fake);
+    let cancel = CancellationToken::new();
+    let stopper = cancel.clone();
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        stopper.cancel();
+    });
+    let started = std::time::Instant::now();
+    let events = one_response(&provider, cancel).await;
+    let (reason, message) = final_message(&events);
+    assert_eq!(reason, StopReason::Aborted);
+    assert_eq!(
+        message.error_message.as_deref(),
+        Some("Request was aborted")
+    );
+    assert!(started.elapsed() < Duration::from_secs(2));
+}
