@@ -268,6 +268,7 @@ fn agent_runs_the_offline_demo_end_to_end() {
     let output = pi_tool()
         .args([
             "agent",
+            "--json",
             "--faux",
             &demo_script(),
             "Echo Pi, and shout it",
@@ -325,7 +326,7 @@ fn agent_with_an_exhausted_script_says_why_and_exits_1() {
     )
     .unwrap();
     let output = pi_tool()
-        .args(["agent", "--faux", script.to_str().unwrap(), "go"])
+        .args(["agent", "--json", "--faux", script.to_str().unwrap(), "go"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
@@ -337,7 +338,7 @@ fn agent_with_an_exhausted_script_says_why_and_exits_1() {
 
     std::fs::write(&script, r#"{"not": "an array"}"#).unwrap();
     let bad = pi_tool()
-        .args(["agent", "--faux", script.to_str().unwrap(), "go"])
+        .args(["agent", "--json", "--faux", script.to_str().unwrap(), "go"])
         .output()
         .unwrap();
     assert_eq!(bad.status.code(), Some(2));
@@ -536,6 +537,7 @@ fn agent_drives_the_coding_tools_in_a_directory() {
             "--coding-tools",
             dir.path().to_str().unwrap(),
             "agent",
+            "--json",
             "--faux",
         ])
         .arg(&script)

@@ -1,6 +1,8 @@
-//! `pi-tool agent --faux SCRIPT.json "PROMPT"`: the whole loop over the built-in tools, with a
-//! scripted model. The transcript goes to stdout as JSONL; with `--events`, every event goes to
-//! stderr as JSONL while it happens.
+//! `pi-tool agent (--provider P --model M | --faux SCRIPT.json) "PROMPT"`: the whole loop over
+//! the built-in tools (and `--coding-tools`, `--mcp` servers) with a real model or a scripted
+//! one. By default a person watches: the model's text streams to stdout as it arrives, each tool
+//! call and its result is shown as it runs. `--json` prints the transcript as JSONL instead;
+//! with `--events`, every event goes to stderr as JSONL while it happens.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -9,7 +11,8 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Args;
 use pi_agent::{Agent, AgentConfig, EndReason, ExecutionMode};
-use pi_ai::{FauxProvider, UserMessage, write_transcript};
+use pi_ai::{FauxProvider, Provider, UserMessage, write_transcript};
+use pi_providers::{Anthropic, Gemini, OpenAiChat, ProviderConfig};
 use pi_tool::ToolRegistry;
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
@@ -17,12 +20,54 @@ use tokio_util::sync::CancellationToken;
 
 use super::EXIT_TOOL_ERROR;
 
+/// The wires `--provider` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Wire {
+    /// OpenAI Chat Completions, and every OpenAI-compatible server (llama.cpp, Ollama, vLLM).
+    Openai,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Google Gemini.
+    Gemini,
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct AgentArgs {
     /// The scripted model: a JSON array whose element k is the assistant message returned on
     /// the k-th request.
-    #[arg(long, value_name = "SCRIPT.json")]
-    faux: PathBuf,
+    #[arg(
+        long,
+        value_name = "SCRIPT.json",
+        conflicts_with = "provider",
+        required_unless_present = "provider"
+    )]
+    faux: Option<PathBuf>,
+    /// A real model's wire.
+    #[arg(long, requires = "model")]
+    provider: Option<Wire>,
+    /// The model id, e.g. `gpt-4.1`, `claude-sonnet-4-5`, `gemini-2.5-flash`.
+    #[arg(long)]
+    model: Option<String>,
+    /// Where the API is, as the official SDK takes it: OpenAI `http://HOST:PORT/v1`, Anthropic
+    /// and Gemini `http://HOST:PORT`.
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    /// The API key (default: `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` or `GEMINI_API_KEY`; none
+    /// needed for a local server).
+    #[arg(long, value_name = "KEY")]
+    api_key: Option<String>,
+    /// `auto`, `none`, `required`, or a tool's name.
+    #[arg(long, default_value = "auto")]
+    tool_choice: String,
+    /// The system prompt.
+    #[arg(long)]
+    system: Option<String>,
+    /// The output token limit per response.
+    #[arg(long)]
+    max_tokens: Option<u64>,
+    /// Print the transcript as JSONL instead of the live view.
+    #[arg(long)]
+    json: bool,
     /// What the user says.
     prompt: String,
     /// Write every event to stderr as JSONL.
@@ -59,13 +104,11 @@ pub(crate) async fn run(args: AgentArgs, mut tools: ToolRegistry) -> anyhow::Res
             .await?;
         servers.push(client);
     }
-    let text = std::fs::read_to_string(&args.faux)
-        .with_context(|| format!("reading {}", args.faux.display()))?;
-    let script: Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not valid JSON", args.faux.display()))?;
-    let faux = FauxProvider::from_script(&script)?;
-
-    let mut config = AgentConfig::new(Arc::new(faux), Arc::new(tools));
+    let provider = provider(&args)?;
+    let mut config = AgentConfig::new(provider, Arc::new(tools));
+    if let Some(system) = &args.system {
+        config = config.with_system_prompt(system.clone());
+    }
     if args.sequential {
         config = config.with_execution(ExecutionMode::Sequential);
     }
@@ -73,6 +116,7 @@ pub(crate) async fn run(args: AgentArgs, mut tools: ToolRegistry) -> anyhow::Res
         config = config.with_max_turns(turns);
     }
     let agent = Agent::new(config);
+    let watcher = (!args.json).then(|| tokio::spawn(super::agent_view::show(agent.subscribe())));
     let printer = args.events.then(|| {
         let mut events = agent.subscribe();
         tokio::spawn(async move {
@@ -108,7 +152,13 @@ pub(crate) async fn run(args: AgentArgs, mut tools: ToolRegistry) -> anyhow::Res
     if let Some(printer) = printer {
         printer.await.context("printing events")?;
     }
-    print!("{}", write_transcript(&run.messages));
+    if let Some(watcher) = watcher {
+        watcher.await.context("showing the run")?;
+    }
+    if args.json {
+        print!("{}", write_transcript(&run.messages));
+    }
+    let _ = std::io::Write::flush(&mut std::io::stdout());
     match run.end {
         EndReason::Completed | EndReason::Terminated => Ok(ExitCode::SUCCESS),
         other => {
@@ -121,4 +171,42 @@ pub(crate) async fn run(args: AgentArgs, mut tools: ToolRegistry) -> anyhow::Res
             Ok(ExitCode::from(EXIT_TOOL_ERROR))
         }
     }
+}
+
+/// The model the run talks to: a scripted one, or a real one behind its wire.
+fn provider(args: &AgentArgs) -> anyhow::Result<Arc<dyn Provider>> {
+    if let Some(path) = &args.faux {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+        let script: Value = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not valid JSON", path.display()))?;
+        return Ok(Arc::new(FauxProvider::from_script(&script)?));
+    }
+    let (Some(wire), Some(model)) = (args.provider, &args.model) else {
+        anyhow::bail!("give --faux SCRIPT, or --provider and --model");
+    };
+    let variable = match wire {
+        Wire::Openai => "OPENAI_API_KEY",
+        Wire::Anthropic => "ANTHROPIC_API_KEY",
+        Wire::Gemini => "GEMINI_API_KEY",
+    };
+    let key = args
+        .api_key
+        .clone()
+        .or_else(|| std::env::var(variable).ok().filter(|key| !key.is_empty()));
+    if key.is_none() && args.base_url.is_none() {
+        anyhow::bail!(
+            "no API key: set {variable} or pass --api-key (a local --base-url needs none)"
+        );
+    }
+    let mut config = ProviderConfig::new(model.clone())
+        .with_tool_choice(args.tool_choice.parse().map_err(anyhow::Error::msg)?);
+    config.base_url = args.base_url.clone();
+    config.api_key = key;
+    config.max_tokens = args.max_tokens;
+    Ok(match wire {
+        Wire::Openai => Arc::new(OpenAiChat::new(config)?),
+        Wire::Anthropic => Arc::new(Anthropic::new(config)?),
+        Wire::Gemini => Arc::new(Gemini::new(config)?),
+    })
 }

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub(crate) mod agent;
+mod agent_view;
 pub(crate) mod call;
 pub(crate) mod check;
 pub(crate) mod mcp;

@@ -1,0 +1,216 @@
+//! `pi-tool agent --provider P --base-url URL --model M` end to end against a local fake of each
+//! wire: the model calls the built-in `echo`, reads its result, and answers.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::sync::{Arc, Mutex};
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+/// Serves each scripted SSE body once, in order, on its own connection; records request bodies.
+fn fake(bodies: Vec<String>) -> (String, Arc<Mutex<Vec<(String, Value)>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for body in bodies {
+            let (stream, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(stream);
+            let mut request_line = String::new();
+            reader.read_line(&mut request_line).unwrap();
+            let mut length = 0;
+            loop {
+                let mut header = String::new();
+                reader.read_line(&mut header).unwrap();
+                if header.trim().is_empty() {
+                    break;
+                }
+                if let Some((name, value)) = header.split_once(':')
+                    && name.eq_ignore_ascii_case("content-length")
+                {
+                    length = value.trim().parse().unwrap();
+                }
+            }
+            let mut request = vec![0; length];
+            reader.read_exact(&mut request).unwrap();
+            let path = request_line
+                .split(' ')
+                .nth(1)
+                .unwrap_or_default()
+                .to_owned();
+            record
+                .lock()
+                .unwrap()
+                .push((path, serde_json::from_slice(&request).unwrap()));
+            let mut stream = reader.into_inner();
+            write!(
+                stream,
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .unwrap();
+        }
+    });
+    (format!("http://{address}"), seen)
+}
+
+fn data(json: &str) -> String {
+    format!("data: {json}\n\n")
+}
+
+fn event(name: &str, json: &str) -> String {
+    format!("event: {name}\ndata: {json}\n\n")
+}
+
+fn openai() -> Vec<String> {
+    vec![
+        [
+            data(r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":"Let me echo. ","tool_calls":[{"index":0,"id":"call_1","type":"function","function":{"name":"echo","arguments":""}}]},"finish_reason":null}]}"#),
+            data(r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"value\":"}}]},"finish_reason":null}]}"#),
+            data(r#"{"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"\"Pi\"}"}}]},"finish_reason":"tool_calls"}]}"#),
+            "data: [DONE]\n\n".to_owned(),
+        ]
+        .concat(),
+        [
+            data(r#"{"choices":[{"index":0,"delta":{"content":"echo said "},"finish_reason":null}]}"#),
+            data(r#"{"choices":[{"index":0,"delta":{"content":"Pi."},"finish_reason":"stop"}]}"#),
+            "data: [DONE]\n\n".to_owned(),
+        ]
+        .concat(),
+    ]
+}
+
+fn anthropic() -> Vec<String> {
+    let start = r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":5,"output_tokens":1}}}"#;
+    vec![
+        [
+            event("message_start", start),
+            event("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+            event("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Let me echo. "}}"#),
+            event("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
+            event("content_block_start", r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_1","name":"echo","input":{}}}"#),
+            event("content_block_delta", r#"{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"value\": \"Pi\"}"}}"#),
+            event("content_block_stop", r#"{"type":"content_block_stop","index":1}"#),
+            event("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}"#),
+            event("message_stop", r#"{"type":"message_stop"}"#),
+        ]
+        .concat(),
+        [
+            event("message_start", start),
+            event("content_block_start", r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+            event("content_block_delta", r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"echo said Pi."}}"#),
+            event("content_block_stop", r#"{"type":"content_block_stop","index":0}"#),
+            event("message_delta", r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":4}}"#),
+            event("message_stop", r#"{"type":"message_stop"}"#),
+        ]
+        .concat(),
+    ]
+}
+
+fn gemini() -> Vec<String> {
+    vec![
+        [
+            data(r#"{"candidates":[{"content":{"parts":[{"text":"Let me echo. "}],"role":"model"},"index":0}]}"#),
+            data(r#"{"candidates":[{"content":{"parts":[{"functionCall":{"name":"echo","args":{"value":"Pi"},"id":"g1"}}],"role":"model"},"finishReason":"STOP","index":0}]}"#),
+        ]
+        .concat(),
+        data(r#"{"candidates":[{"content":{"parts":[{"text":"echo said Pi."}],"role":"model"},"finishReason":"STOP","index":0}]}"#),
+    ]
+}
+
+fn run(
+    provider: &str,
+    bodies: Vec<String>,
+    base_suffix: &str,
+    json: bool,
+) -> (String, Vec<(String, Value)>) {
+    let (url, seen) = fake(bodies);
+    let mut args = vec![
+        "agent".to_owned(),
+        "--provider".into(),
+        provider.into(),
+        "--model".into(),
+        "test-model".into(),
+        "--base-url".into(),
+        format!("{url}{base_suffix}"),
+        "Echo Pi".into(),
+    ];
+    if json {
+        args.push("--json".into());
+    }
+    let output = Command::cargo_bin("pi-tool")
+        .unwrap()
+        .args(&args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        output.status.success(),
+        "{provider}: {stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let requests = seen.lock().unwrap().clone();
+    (stdout, requests)
+}
+
+#[test]
+fn every_wire_completes_a_tool_using_run_with_a_live_view() {
+    for (provider, bodies, suffix, path) in [
+        ("openai", openai(), "/v1", "/v1/chat/completions"),
+        ("anthropic", anthropic(), "", "/v1/messages"),
+        (
+            "gemini",
+            gemini(),
+            "",
+            "/v1beta/models/test-model:streamGenerateContent?alt=sse",
+        ),
+    ] {
+        let (stdout, requests) = run(provider, bodies, suffix, false);
+        assert_eq!(
+            stdout, "Let me echo. \n→ echo {\"value\":\"Pi\"}\n← echo: Pi\necho said Pi.\n",
+            "{provider}"
+        );
+        assert_eq!(requests.len(), 2, "{provider}");
+        assert_eq!(requests[0].0, path, "{provider}");
+        // The second request carries echo's result.
+        assert!(
+            requests[1].1.to_string().contains("\"Pi\""),
+            "{provider}: {}",
+            requests[1].1
+        );
+    }
+}
+
+#[test]
+fn json_prints_the_transcript() {
+    let (stdout, _) = run("openai", openai(), "/v1", true);
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 4);
+    assert_eq!(lines[1]["stopReason"], "toolUse");
+    assert_eq!(lines[2]["role"], "toolResult");
+    assert_eq!(lines[2]["content"][0]["text"], "Pi");
+    assert_eq!(lines[3]["stopReason"], "stop");
+}
+
+#[test]
+fn a_hosted_provider_without_a_key_is_refused_clearly() {
+    let output = Command::cargo_bin("pi-tool")
+        .unwrap()
+        .env_remove("ANTHROPIC_API_KEY")
+        .args(["agent", "--provider", "anthropic", "--model", "m", "hi"])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("ANTHROPIC_API_KEY"));
+}
