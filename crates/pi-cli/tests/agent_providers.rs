@@ -14,8 +14,11 @@ use std::sync::{Arc, Mutex};
 use assert_cmd::Command;
 use serde_json::Value;
 
+/// Every request the fake received: path and JSON body.
+type Seen = Arc<Mutex<Vec<(String, Value)>>>;
+
 /// Serves each scripted SSE body once, in order, on its own connection; records request bodies.
-fn fake(bodies: Vec<String>) -> (String, Arc<Mutex<Vec<(String, Value)>>>) {
+fn fake(bodies: Vec<String>) -> (String, Seen) {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));
