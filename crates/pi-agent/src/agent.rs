@@ -60,6 +60,17 @@ impl Agent {
         self.follow_ups.clone()
     }
 
+    /// The one-shot case: a new conversation of one user message, run to its end (nothing
+    /// cancels it; use [`Agent::run`] for history and cancellation).
+    pub async fn prompt(&self, text: impl Into<String>) -> AgentRun {
+        self.run(
+            Vec::new(),
+            vec![pi_ai::UserMessage::text(text).into()],
+            CancellationToken::new(),
+        )
+        .await
+    }
+
     /// Runs the loop on `history` plus the new `prompts` until the model stops, every result
     /// of a batch asks to terminate, the turn limit is reached, or `cancel` fires.
     pub async fn run(

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use futures::StreamExt;
-use pi_tool::{ToolCall, now_millis};
+use pi_tool::now_millis;
 use serde::Deserialize;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -180,7 +180,7 @@ impl Provider for FauxProvider {
             state.responses.pop_front()
         };
         let events = match next {
-            Some(response) => script_events(response, self.chunk_chars),
+            Some(response) => crate::message_events(response, self.chunk_chars),
             None => vec![failure(
                 StopReason::Error,
                 "No more faux responses queued",
@@ -243,111 +243,6 @@ fn failure(reason: StopReason, text: &str, mut message: AssistantMessage) -> Ass
         reason,
         error: message,
     }
-}
-
-/// Splits text into chunks of `size` characters.
-fn chunks(text: &str, size: usize) -> Vec<String> {
-    let characters: Vec<char> = text.chars().collect();
-    characters
-        .chunks(size)
-        .map(|chunk| chunk.iter().collect())
-        .collect()
-}
-
-/// Which kind of text block is streaming.
-#[derive(Clone, Copy)]
-enum TextKind {
-    Text,
-    Thinking,
-}
-
-/// Start, chunked deltas and end of one text or thinking block.
-fn stream_text(
-    events: &mut Vec<AssistantMessageEvent>,
-    kind: TextKind,
-    content_index: usize,
-    text: &str,
-    size: usize,
-) {
-    events.push(match kind {
-        TextKind::Text => AssistantMessageEvent::TextStart { content_index },
-        TextKind::Thinking => AssistantMessageEvent::ThinkingStart { content_index },
-    });
-    events.extend(chunks(text, size).into_iter().map(|delta| match kind {
-        TextKind::Text => AssistantMessageEvent::TextDelta {
-            content_index,
-            delta,
-        },
-        TextKind::Thinking => AssistantMessageEvent::ThinkingDelta {
-            content_index,
-            delta,
-        },
-    }));
-    let content = text.to_owned();
-    events.push(match kind {
-        TextKind::Text => AssistantMessageEvent::TextEnd {
-            content_index,
-            content,
-        },
-        TextKind::Thinking => AssistantMessageEvent::ThinkingEnd {
-            content_index,
-            content,
-        },
-    });
-}
-
-/// The events that stream `response`.
-fn script_events(mut response: AssistantMessage, size: usize) -> Vec<AssistantMessageEvent> {
-    response.timestamp = now_millis();
-    let mut partial = response.clone();
-    partial.content.clear();
-    let mut events = vec![AssistantMessageEvent::Start { partial }];
-    for (index, block) in response.content.iter().enumerate() {
-        match block {
-            AssistantContent::Text { text, .. } => {
-                stream_text(&mut events, TextKind::Text, index, text, size)
-            }
-            AssistantContent::Thinking { thinking, .. } => {
-                stream_text(&mut events, TextKind::Thinking, index, thinking, size)
-            }
-            AssistantContent::ToolCall {
-                id,
-                name,
-                arguments,
-                ..
-            } => {
-                events.push(AssistantMessageEvent::ToolCallStart {
-                    content_index: index,
-                    id: id.clone(),
-                    name: name.clone(),
-                });
-                events.extend(
-                    chunks(&arguments.to_string(), size)
-                        .into_iter()
-                        .map(|delta| AssistantMessageEvent::ToolCallDelta {
-                            content_index: index,
-                            delta,
-                        }),
-                );
-                events.push(AssistantMessageEvent::ToolCallEnd {
-                    content_index: index,
-                    tool_call: ToolCall::new(id.clone(), name.clone(), arguments.clone()),
-                });
-            }
-        }
-    }
-    let reason = response.stop_reason;
-    events.push(match reason {
-        StopReason::Error | StopReason::Aborted => AssistantMessageEvent::Error {
-            reason,
-            error: response,
-        },
-        _ => AssistantMessageEvent::Done {
-            reason,
-            message: response,
-        },
-    });
-    events
 }
 
 #[cfg(test)]

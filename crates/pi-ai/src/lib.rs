@@ -5,12 +5,15 @@
 //! JSON shapes are Pi's (camelCase, `role`/`type` tags, millisecond timestamps), so Pi
 //! transcripts and ours read each other.
 
+mod assembler;
 mod builder;
 mod event;
 mod faux;
 mod message;
 mod provider;
+mod replay;
 
+pub use assembler::{ArgumentBuffer, Fragment, StreamAssembler, parse_arguments};
 pub use builder::AssistantMessageBuilder;
 pub use event::AssistantMessageEvent;
 pub use faux::{FauxProvider, FauxScriptError};
@@ -19,3 +22,4 @@ pub use message::{
     UserContent, UserMessage, read_transcript, write_transcript,
 };
 pub use provider::{EventStream, ModelInfo, Provider, Request};
+pub use replay::message_events;

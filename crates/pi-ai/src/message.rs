@@ -174,6 +174,61 @@ pub struct AssistantMessage {
 }
 
 impl AssistantMessage {
+    /// A finished message of `model` with `content`, stamped now: `stopReason` is `toolUse`
+    /// when it holds tool calls, `stop` otherwise.
+    ///
+    /// ```
+    /// use pi_ai::{AssistantContent, AssistantMessage, ModelInfo, StopReason};
+    ///
+    /// let model = ModelInfo { api: "faux".into(), provider: "faux".into(), model: "m".into() };
+    /// let call = AssistantMessage::new(&model, vec![AssistantContent::tool_call("c1", "echo", serde_json::json!({"value": "Pi"}))]);
+    /// assert_eq!(call.stop_reason, StopReason::ToolUse);
+    /// let failed = AssistantMessage::new(&model, Vec::new()).with_error(StopReason::Error, "timed out");
+    /// assert_eq!(failed.error_message.as_deref(), Some("timed out"));
+    /// ```
+    pub fn new(model: &crate::ModelInfo, content: Vec<AssistantContent>) -> Self {
+        let stop_reason = if content
+            .iter()
+            .any(|block| matches!(block, AssistantContent::ToolCall { .. }))
+        {
+            StopReason::ToolUse
+        } else {
+            StopReason::Stop
+        };
+        Self {
+            content,
+            api: model.api.clone(),
+            provider: model.provider.clone(),
+            model: model.model.clone(),
+            usage: Usage::default(),
+            stop_reason,
+            error_message: None,
+            timestamp: now_millis(),
+        }
+    }
+
+    /// The same message with another stop reason.
+    #[must_use]
+    pub fn with_stop_reason(mut self, reason: StopReason) -> Self {
+        self.stop_reason = reason;
+        self
+    }
+
+    /// The same message ended by a failure (`error` or `aborted`) with `message`.
+    #[must_use]
+    pub fn with_error(mut self, reason: StopReason, message: impl Into<String>) -> Self {
+        self.stop_reason = reason;
+        self.error_message = Some(message.into());
+        self
+    }
+
+    /// The same message with `usage`.
+    #[must_use]
+    pub fn with_usage(mut self, usage: Usage) -> Self {
+        self.usage = usage;
+        self
+    }
+
     /// The tool calls it holds, in order.
     pub fn tool_calls(&self) -> Vec<ToolCall> {
         self.content

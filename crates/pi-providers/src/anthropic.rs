@@ -3,15 +3,14 @@
 use std::sync::Arc;
 
 use pi_ai::{
-    AssistantContent, EventStream, Message, ModelInfo, Provider, Request, StopReason, Usage,
-    UserContent,
+    AssistantContent, EventStream, Fragment, Message, ModelInfo, Provider, Request, StopReason,
+    Usage, UserContent,
 };
 use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::assemble::Piece;
 use crate::driver::{Feed, Parser, RenderedTools, Wire, drive};
 use crate::http::{self, Post};
 use crate::ids::wire_id;
@@ -218,7 +217,7 @@ struct MessagesParser {
 }
 
 impl MessagesParser {
-    fn read_usage(&mut self, usage: &Value) -> Piece {
+    fn read_usage(&mut self, usage: &Value) -> Fragment {
         let count = |key: &str| usage.get(key).and_then(Value::as_u64);
         if let Some(input) = count("input_tokens") {
             self.usage.input = input;
@@ -234,7 +233,7 @@ impl MessagesParser {
         }
         self.usage.total_tokens =
             self.usage.input + self.usage.output + self.usage.cache_read + self.usage.cache_write;
-        Piece::Usage(self.usage)
+        Fragment::Usage(self.usage)
     }
 }
 
@@ -263,7 +262,7 @@ impl Parser for MessagesParser {
             "content_block_start" => {
                 let block = event.get("content_block").unwrap_or(&Value::Null);
                 match block.get("type").and_then(Value::as_str) {
-                    Some("tool_use") => feed.pieces.push(Piece::ToolStart {
+                    Some("tool_use") => feed.pieces.push(Fragment::ToolStart {
                         key: index(),
                         id: block
                             .get("id")
@@ -281,7 +280,7 @@ impl Parser for MessagesParser {
                             .get("text")
                             .and_then(Value::as_str)
                             .unwrap_or_default();
-                        feed.pieces.push(Piece::Text(text.to_owned()));
+                        feed.pieces.push(Fragment::Text(text.to_owned()));
                     }
                     _ => {}
                 }
@@ -296,9 +295,11 @@ impl Parser for MessagesParser {
                         .to_owned()
                 };
                 match delta.get("type").and_then(Value::as_str) {
-                    Some("text_delta") => feed.pieces.push(Piece::Text(text("text"))),
-                    Some("thinking_delta") => feed.pieces.push(Piece::Thinking(text("thinking"))),
-                    Some("input_json_delta") => feed.pieces.push(Piece::ToolArguments {
+                    Some("text_delta") => feed.pieces.push(Fragment::Text(text("text"))),
+                    Some("thinking_delta") => {
+                        feed.pieces.push(Fragment::Thinking(text("thinking")))
+                    }
+                    Some("input_json_delta") => feed.pieces.push(Fragment::ToolArguments {
                         key: index(),
                         fragment: text("partial_json"),
                     }),
@@ -310,12 +311,12 @@ impl Parser for MessagesParser {
                     feed.pieces.push(self.read_usage(usage));
                 }
                 match event.pointer("/delta/stop_reason").and_then(Value::as_str) {
-                    Some("tool_use") => feed.pieces.push(Piece::Stop(StopReason::ToolUse)),
+                    Some("tool_use") => feed.pieces.push(Fragment::Stop(StopReason::ToolUse)),
                     Some("max_tokens" | "model_context_window_exceeded") => {
-                        feed.pieces.push(Piece::Stop(StopReason::Length));
+                        feed.pieces.push(Fragment::Stop(StopReason::Length));
                     }
                     Some("refusal") => return Err("the model refused to answer".to_owned()),
-                    Some(_) => feed.pieces.push(Piece::Stop(StopReason::Stop)),
+                    Some(_) => feed.pieces.push(Fragment::Stop(StopReason::Stop)),
                     None => {}
                 }
             }

@@ -9,13 +9,13 @@ use pi_tool::ToolDefinition;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::assemble::{Assembler, Piece};
 use crate::http::{self, Failure, Post, RetryPolicy};
+use pi_ai::{Fragment, StreamAssembler};
 
 /// What a wire says about one SSE event.
 #[derive(Debug, Default)]
 pub(crate) struct Feed {
-    pub(crate) pieces: Vec<Piece>,
+    pub(crate) pieces: Vec<Fragment>,
     /// The wire's end-of-stream marker arrived.
     pub(crate) done: bool,
 }
@@ -67,7 +67,7 @@ pub(crate) fn drive<W: Wire>(
 ) -> EventStream {
     Box::pin(async_stream::stream! {
         let info = wire.info();
-        let (mut assembler, start) = Assembler::start(&info.api, &info.provider, &info.model);
+        let (mut assembler, start) = StreamAssembler::start(&info.api, &info.provider, &info.model);
         yield start;
         let post = rendered
             .get(wire.as_ref(), &request.tools)

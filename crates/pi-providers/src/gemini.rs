@@ -3,15 +3,14 @@
 use std::sync::Arc;
 
 use pi_ai::{
-    AssistantContent, EventStream, Message, ModelInfo, Provider, Request, StopReason, Usage,
-    UserContent,
+    AssistantContent, EventStream, Fragment, Message, ModelInfo, Provider, Request, StopReason,
+    Usage, UserContent,
 };
 use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::assemble::Piece;
 use crate::driver::{Feed, Parser, RenderedTools, Wire, drive};
 use crate::http::{self, Post};
 use crate::{ProviderConfig, ProviderError, ToolChoice, transcript};
@@ -273,7 +272,7 @@ impl Parser for GeminiParser {
                             || format!("{MADE_ID}{}-{}", pi_tool::now_millis(), self.calls),
                             str::to_owned,
                         );
-                    feed.pieces.push(Piece::ToolWhole {
+                    feed.pieces.push(Fragment::ToolWhole {
                         id,
                         name: call
                             .get("name")
@@ -288,23 +287,23 @@ impl Parser for GeminiParser {
                     });
                 } else if let Some(text) = part.get("text").and_then(Value::as_str) {
                     if part.get("thought").and_then(Value::as_bool) == Some(true) {
-                        feed.pieces.push(Piece::Thinking(text.to_owned()));
+                        feed.pieces.push(Fragment::Thinking(text.to_owned()));
                     } else {
-                        feed.pieces.push(Piece::Text(text.to_owned()));
+                        feed.pieces.push(Fragment::Text(text.to_owned()));
                     }
                 }
             }
             match candidate.get("finishReason").and_then(Value::as_str) {
                 None => {}
-                Some("STOP") => feed.pieces.push(Piece::Stop(StopReason::Stop)),
-                Some("MAX_TOKENS") => feed.pieces.push(Piece::Stop(StopReason::Length)),
+                Some("STOP") => feed.pieces.push(Fragment::Stop(StopReason::Stop)),
+                Some("MAX_TOKENS") => feed.pieces.push(Fragment::Stop(StopReason::Length)),
                 Some(other) => return Err(format!("the model stopped with {other}")),
             }
         }
         if let Some(usage) = chunk.get("usageMetadata") {
             let count = |key: &str| usage.get(key).and_then(Value::as_u64).unwrap_or(0);
             let cached = count("cachedContentTokenCount");
-            feed.pieces.push(Piece::Usage(Usage {
+            feed.pieces.push(Fragment::Usage(Usage {
                 input: count("promptTokenCount").saturating_sub(cached),
                 output: count("candidatesTokenCount") + count("thoughtsTokenCount"),
                 cache_read: cached,

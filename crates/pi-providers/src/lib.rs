@@ -18,7 +18,6 @@
 //! and the coding tools build without an HTTP or TLS stack.
 
 mod anthropic;
-mod assemble;
 mod config;
 mod driver;
 mod gemini;

@@ -4,15 +4,14 @@
 use std::sync::Arc;
 
 use pi_ai::{
-    AssistantContent, EventStream, Message, ModelInfo, Provider, Request, StopReason, Usage,
-    UserContent,
+    AssistantContent, EventStream, Fragment, Message, ModelInfo, Provider, Request, StopReason,
+    Usage, UserContent,
 };
 use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::assemble::Piece;
 use crate::driver::{Feed, Parser, RenderedTools, Wire, drive};
 use crate::http::{self, Post};
 use crate::ids::wire_id;
@@ -285,11 +284,11 @@ impl Parser for ChatParser {
             let delta = choice.get("delta").unwrap_or(&Value::Null);
             for key in ["reasoning_content", "reasoning"] {
                 if let Some(thinking) = delta.get(key).and_then(Value::as_str) {
-                    pieces.push(Piece::Thinking(thinking.to_owned()));
+                    pieces.push(Fragment::Thinking(thinking.to_owned()));
                 }
             }
             if let Some(text) = delta.get("content").and_then(Value::as_str) {
-                pieces.push(Piece::Text(text.to_owned()));
+                pieces.push(Fragment::Text(text.to_owned()));
             }
             for call in delta
                 .get("tool_calls")
@@ -311,14 +310,14 @@ impl Parser for ChatParser {
                         .get("name")
                         .and_then(Value::as_str)
                         .unwrap_or_default();
-                    pieces.push(Piece::ToolStart {
+                    pieces.push(Fragment::ToolStart {
                         key: key.clone(),
                         id,
                         name: name.to_owned(),
                     });
                 }
                 if let Some(fragment) = function.get("arguments").and_then(Value::as_str) {
-                    pieces.push(Piece::ToolArguments {
+                    pieces.push(Fragment::ToolArguments {
                         key,
                         fragment: fragment.to_owned(),
                     });
@@ -326,10 +325,10 @@ impl Parser for ChatParser {
             }
             match choice.get("finish_reason").and_then(Value::as_str) {
                 Some("tool_calls" | "function_call") => {
-                    pieces.push(Piece::Stop(StopReason::ToolUse))
+                    pieces.push(Fragment::Stop(StopReason::ToolUse))
                 }
-                Some("length") => pieces.push(Piece::Stop(StopReason::Length)),
-                Some(_) => pieces.push(Piece::Stop(StopReason::Stop)),
+                Some("length") => pieces.push(Fragment::Stop(StopReason::Length)),
+                Some(_) => pieces.push(Fragment::Stop(StopReason::Stop)),
                 None => {}
             }
         }
@@ -339,7 +338,7 @@ impl Parser for ChatParser {
                 .pointer("/prompt_tokens_details/cached_tokens")
                 .and_then(Value::as_u64)
                 .unwrap_or(0);
-            pieces.push(Piece::Usage(Usage {
+            pieces.push(Fragment::Usage(Usage {
                 input: count("prompt_tokens").saturating_sub(cached),
                 output: count("completion_tokens"),
                 cache_read: cached,

@@ -1,37 +1,50 @@
-//! What every wire shares once its own framing is read: turning text, thinking and tool-call
-//! fragments into Pi's event protocol, and assembling the final message in linear time.
+//! What every provider shares once its own wire format is read: turning text, thinking and
+//! tool-call fragments into Pi's event protocol, and assembling the final message in linear
+//! time.
 //!
-//! Each wire parses its SSE data into [`Piece`]s; the [`Assembler`] keeps the content blocks
+//! A provider parses its stream into [`Fragment`]s; the [`StreamAssembler`] keeps the content blocks
 //! (a text block closes when a tool call starts, tool calls are keyed by the wire's own index
 //! or item id so that interleaved fragments land in the right call), appends argument fragments
 //! to one buffer per call and parses each buffer exactly once, when the response ends. Total
 //! work is linear in the size of the arguments (upstream re-parses the whole buffer on every
 //! delta, which is quadratic).
 
-use pi_ai::{AssistantContent, AssistantMessage, AssistantMessageEvent, StopReason, Usage};
+use crate::{AssistantContent, AssistantMessage, AssistantMessageEvent, StopReason, Usage};
 use pi_tool::{ToolCall, now_millis};
 use serde_json::Value;
 
-/// One thing a wire read from its stream.
+/// One thing a provider read from its stream.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Piece {
+pub enum Fragment {
     /// More answer text.
     Text(String),
     /// More reasoning text.
     Thinking(String),
     /// A tool call began; `key` is how later fragments name it (an index, an item id).
     ToolStart {
+        /// The wire's name for this call in later fragments.
         key: String,
+        /// The call id.
         id: String,
+        /// The tool's name.
         name: String,
     },
     /// More of a call's argument text.
-    ToolArguments { key: String, fragment: String },
+    ToolArguments {
+        /// The call's key, as given at its start.
+        key: String,
+        /// The new text (not JSON by itself).
+        fragment: String,
+    },
     /// A whole call at once (Gemini sends calls complete).
     ToolWhole {
+        /// The call id.
         id: String,
+        /// The tool's name.
         name: String,
+        /// Its arguments.
         arguments: Value,
+        /// Opaque provider data to send back with the call (Gemini's `thoughtSignature`).
         signature: Option<String>,
     },
     /// Token usage so far (cumulative: the last one wins).
@@ -53,20 +66,77 @@ struct PendingCall {
     index: usize,
     id: String,
     name: String,
-    arguments: String,
+    arguments: ArgumentBuffer,
 }
 
-/// Folds pieces into events and the final message.
-pub(crate) struct Assembler {
+/// A tool call's argument text while it streams: fragments are appended (amortised constant
+/// time each) and the whole is parsed exactly once, when the call ends. Total work is linear in
+/// the argument size however it is split.
+///
+/// ```
+/// use pi_ai::ArgumentBuffer;
+///
+/// let mut buffer = ArgumentBuffer::default();
+/// for fragment in ["{\"pa", "th\":\"a", ".rs\"}"] {
+///     buffer.push(fragment);
+/// }
+/// assert_eq!(buffer.finish(), serde_json::json!({"path": "a.rs"}));
+/// // Text that is not JSON stays text, for validation to refuse; nothing is guessed.
+/// let mut broken = ArgumentBuffer::default();
+/// broken.push("{\"path\":");
+/// assert_eq!(broken.finish(), serde_json::json!("{\"path\":"));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ArgumentBuffer {
+    text: String,
+}
+
+impl ArgumentBuffer {
+    /// Appends a fragment.
+    pub fn push(&mut self, fragment: &str) {
+        self.text.push_str(fragment);
+    }
+
+    /// The text so far (for display; not valid JSON until the call ends).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// The arguments, parsed once (see [`parse_arguments`]).
+    pub fn finish(self) -> Value {
+        parse_arguments(&self.text)
+    }
+}
+
+/// Folds [`Fragment`]s into Pi's events and the final message: what every provider needs
+/// between its wire format and the loop.
+///
+/// ```
+/// use pi_ai::{AssistantMessageEvent, Fragment, StopReason, StreamAssembler};
+///
+/// let (mut assembler, _start) = StreamAssembler::start("my-api", "me", "my-model");
+/// let mut events = Vec::new();
+/// events.extend(assembler.apply(Fragment::Text("Let me look.".into())));
+/// events.extend(assembler.apply(Fragment::ToolStart { key: "0".into(), id: "c1".into(), name: "read".into() }));
+/// for piece in ["{\"path\":", "\"a.rs\"}"] {
+///     events.extend(assembler.apply(Fragment::ToolArguments { key: "0".into(), fragment: piece.into() }));
+/// }
+/// events.extend(assembler.apply(Fragment::Stop(StopReason::ToolUse)));
+/// events.extend(assembler.finish());
+/// let Some(AssistantMessageEvent::Done { message, .. }) = events.last() else { panic!() };
+/// assert_eq!(message.tool_calls()[0].arguments, serde_json::json!({"path": "a.rs"}));
+/// ```
+pub struct StreamAssembler {
     message: AssistantMessage,
     open: Open,
     calls: Vec<PendingCall>,
     stop: Option<StopReason>,
 }
 
-impl Assembler {
-    /// Starts a response: returns the assembler and the `start` event.
-    pub(crate) fn start(api: &str, provider: &str, model: &str) -> (Self, AssistantMessageEvent) {
+impl StreamAssembler {
+    /// Starts a response of `model` behind `api`/`provider`: the assembler and the `start`
+    /// event.
+    pub fn start(api: &str, provider: &str, model: &str) -> (Self, AssistantMessageEvent) {
         let message = AssistantMessage {
             content: Vec::new(),
             api: api.to_owned(),
@@ -91,11 +161,11 @@ impl Assembler {
         )
     }
 
-    /// Applies one piece; returns the events it makes.
-    pub(crate) fn apply(&mut self, piece: Piece) -> Vec<AssistantMessageEvent> {
+    /// Applies one fragment; returns the events it makes.
+    pub fn apply(&mut self, fragment: Fragment) -> Vec<AssistantMessageEvent> {
         let mut events = Vec::new();
-        match piece {
-            Piece::Text(delta) if !delta.is_empty() => {
+        match fragment {
+            Fragment::Text(delta) if !delta.is_empty() => {
                 if !matches!(self.open, Open::Text { .. }) {
                     self.close(&mut events);
                     let index = self.reserve();
@@ -115,7 +185,7 @@ impl Assembler {
                     });
                 }
             }
-            Piece::Thinking(delta) if !delta.is_empty() => {
+            Fragment::Thinking(delta) if !delta.is_empty() => {
                 if !matches!(self.open, Open::Thinking { .. }) {
                     self.close(&mut events);
                     let index = self.reserve();
@@ -135,8 +205,8 @@ impl Assembler {
                     });
                 }
             }
-            Piece::Text(_) | Piece::Thinking(_) => {}
-            Piece::ToolStart { key, id, name } => {
+            Fragment::Text(_) | Fragment::Thinking(_) => {}
+            Fragment::ToolStart { key, id, name } => {
                 self.close(&mut events);
                 let index = self.reserve();
                 events.push(AssistantMessageEvent::ToolCallStart {
@@ -149,21 +219,21 @@ impl Assembler {
                     index,
                     id,
                     name,
-                    arguments: String::new(),
+                    arguments: ArgumentBuffer::default(),
                 });
             }
-            Piece::ToolArguments { key, fragment } => {
+            Fragment::ToolArguments { key, fragment } => {
                 if let Some(call) = self.calls.iter_mut().find(|call| call.key == key)
                     && !fragment.is_empty()
                 {
-                    call.arguments.push_str(&fragment);
+                    call.arguments.push(&fragment);
                     events.push(AssistantMessageEvent::ToolCallDelta {
                         content_index: call.index,
                         delta: fragment,
                     });
                 }
             }
-            Piece::ToolWhole {
+            Fragment::ToolWhole {
                 id,
                 name,
                 arguments,
@@ -190,15 +260,15 @@ impl Assembler {
                     tool_call: ToolCall::new(id, name, arguments),
                 });
             }
-            Piece::Usage(usage) => self.message.usage = usage,
-            Piece::Stop(reason) => self.stop = Some(reason),
+            Fragment::Usage(usage) => self.message.usage = usage,
+            Fragment::Stop(reason) => self.stop = Some(reason),
         }
         events
     }
 
     /// Ends the response normally: closes every block, parses every call's arguments once,
     /// and gives the final events (`done`, or `error` when the wire never said it stopped).
-    pub(crate) fn finish(mut self) -> Vec<AssistantMessageEvent> {
+    pub fn finish(mut self) -> Vec<AssistantMessageEvent> {
         let mut events = Vec::new();
         self.close(&mut events);
         self.close_calls(&mut events);
@@ -230,11 +300,7 @@ impl Assembler {
     }
 
     /// Ends the response with a failure (`error` or `aborted`), keeping what arrived.
-    pub(crate) fn fail(
-        mut self,
-        reason: StopReason,
-        message: String,
-    ) -> Vec<AssistantMessageEvent> {
+    pub fn fail(mut self, reason: StopReason, message: String) -> Vec<AssistantMessageEvent> {
         let mut events = Vec::new();
         self.close(&mut events);
         self.close_calls(&mut events);
@@ -286,7 +352,7 @@ impl Assembler {
     /// guessed arguments.
     fn close_calls(&mut self, events: &mut Vec<AssistantMessageEvent>) {
         for call in std::mem::take(&mut self.calls) {
-            let arguments = parse_arguments(&call.arguments);
+            let arguments = call.arguments.finish();
             self.put(
                 call.index,
                 AssistantContent::tool_call(call.id.clone(), call.name.clone(), arguments.clone()),
@@ -301,7 +367,7 @@ impl Assembler {
 
 /// A call's complete argument text as JSON: empty means no arguments (`{}`); anything that is
 /// not JSON stays the text it was, for validation to refuse.
-pub(crate) fn parse_arguments(text: &str) -> Value {
+pub fn parse_arguments(text: &str) -> Value {
     if text.trim().is_empty() {
         return Value::Object(serde_json::Map::new());
     }
@@ -327,10 +393,10 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn pieces(list: Vec<Piece>) -> AssistantMessage {
-        let (mut assembler, _) = Assembler::start("api", "p", "m");
-        for piece in list {
-            assembler.apply(piece);
+    fn pieces(list: Vec<Fragment>) -> AssistantMessage {
+        let (mut assembler, _) = StreamAssembler::start("api", "p", "m");
+        for fragment in list {
+            assembler.apply(fragment);
         }
         match assembler.finish().pop() {
             Some(AssistantMessageEvent::Done { message, .. }) => message,
@@ -341,30 +407,30 @@ mod tests {
     #[test]
     fn interleaved_fragments_land_in_their_own_calls() {
         let message = pieces(vec![
-            Piece::Text("Checking.".into()),
-            Piece::ToolStart {
+            Fragment::Text("Checking.".into()),
+            Fragment::ToolStart {
                 key: "0".into(),
                 id: "a".into(),
                 name: "f".into(),
             },
-            Piece::ToolStart {
+            Fragment::ToolStart {
                 key: "1".into(),
                 id: "b".into(),
                 name: "g".into(),
             },
-            Piece::ToolArguments {
+            Fragment::ToolArguments {
                 key: "1".into(),
                 fragment: "{\"y\":".into(),
             },
-            Piece::ToolArguments {
+            Fragment::ToolArguments {
                 key: "0".into(),
                 fragment: "{\"x\":1}".into(),
             },
-            Piece::ToolArguments {
+            Fragment::ToolArguments {
                 key: "1".into(),
                 fragment: "2}".into(),
             },
-            Piece::Stop(StopReason::ToolUse),
+            Fragment::Stop(StopReason::ToolUse),
         ]);
         assert_eq!(message.text(), "Checking.");
         let calls = message.tool_calls();
@@ -377,8 +443,8 @@ mod tests {
     fn broken_arguments_stay_text_and_a_missing_stop_is_an_error() {
         assert_eq!(parse_arguments(""), json!({}));
         assert_eq!(parse_arguments("{\"a\":"), json!("{\"a\":"));
-        let (mut assembler, _) = Assembler::start("api", "p", "m");
-        assembler.apply(Piece::Text("half".into()));
+        let (mut assembler, _) = StreamAssembler::start("api", "p", "m");
+        assembler.apply(Fragment::Text("half".into()));
         match assembler.finish().pop() {
             Some(AssistantMessageEvent::Error { reason, error }) => {
                 assert_eq!(reason, StopReason::Error);
