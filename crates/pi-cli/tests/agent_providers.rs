@@ -91,6 +91,24 @@ fn openai() -> Vec<String> {
     ]
 }
 
+fn openai_responses() -> Vec<String> {
+    vec![
+        [
+            event("response.created", r#"{"type":"response.created","response":{"id":"resp_1","status":"in_progress","output":[]},"sequence_number":0}"#),
+            event("response.output_text.delta", r#"{"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"Let me echo. ","sequence_number":1}"#),
+            event("response.output_item.added", r#"{"type":"response.output_item.added","item":{"id":"fc_1","type":"function_call","status":"in_progress","arguments":"","call_id":"call_1","name":"echo"},"output_index":1,"sequence_number":2}"#),
+            event("response.function_call_arguments.delta", r#"{"type":"response.function_call_arguments.delta","delta":"{\"value\":\"Pi\"}","item_id":"fc_1","output_index":1,"sequence_number":3}"#),
+            event("response.completed", r#"{"type":"response.completed","response":{"id":"resp_1","status":"completed","output":[]},"sequence_number":4}"#),
+        ]
+        .concat(),
+        [
+            event("response.output_text.delta", r#"{"type":"response.output_text.delta","item_id":"msg_2","output_index":0,"content_index":0,"delta":"echo said Pi.","sequence_number":0}"#),
+            event("response.completed", r#"{"type":"response.completed","response":{"id":"resp_2","status":"completed","output":[]},"sequence_number":1}"#),
+        ]
+        .concat(),
+    ]
+}
+
 fn anthropic() -> Vec<String> {
     let start = r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":5,"output_tokens":1}}}"#;
     vec![
@@ -168,6 +186,12 @@ fn run(
 fn every_wire_completes_a_tool_using_run_with_a_live_view() {
     for (provider, bodies, suffix, path) in [
         ("openai", openai(), "/v1", "/v1/chat/completions"),
+        (
+            "openai-responses",
+            openai_responses(),
+            "/v1",
+            "/v1/responses",
+        ),
         ("anthropic", anthropic(), "", "/v1/messages"),
         (
             "gemini",

@@ -2,6 +2,7 @@
 //!
 //! - [`OpenAiChat`]: OpenAI Chat Completions, and through a base URL every OpenAI-compatible
 //!   server (llama.cpp's server, Ollama, vLLM, OpenRouter, DeepSeek, Groq).
+//! - [`OpenAiResponses`]: OpenAI Responses.
 //! - [`Anthropic`]: Anthropic Messages.
 //! - [`Gemini`]: Google Gemini (`streamGenerateContent?alt=sse`).
 //!
@@ -25,6 +26,7 @@ mod gemini;
 mod http;
 mod ids;
 mod openai_chat;
+mod openai_responses;
 mod transcript;
 
 pub use anthropic::Anthropic;
@@ -33,3 +35,4 @@ pub use config::{ProviderConfig, ProviderError, ToolChoice};
 pub use gemini::Gemini;
 pub use http::RetryPolicy;
 pub use openai_chat::OpenAiChat;
+pub use openai_responses::OpenAiResponses;

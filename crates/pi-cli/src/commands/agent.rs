@@ -12,7 +12,7 @@ use anyhow::Context;
 use clap::Args;
 use pi_agent::{Agent, AgentConfig, EndReason, ExecutionMode};
 use pi_ai::{FauxProvider, Provider, UserMessage, write_transcript};
-use pi_providers::{Anthropic, Gemini, OpenAiChat, ProviderConfig};
+use pi_providers::{Anthropic, Gemini, OpenAiChat, OpenAiResponses, ProviderConfig};
 use pi_tool::ToolRegistry;
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
@@ -25,6 +25,8 @@ use super::EXIT_TOOL_ERROR;
 pub(crate) enum Wire {
     /// OpenAI Chat Completions, and every OpenAI-compatible server (llama.cpp, Ollama, vLLM).
     Openai,
+    /// OpenAI Responses.
+    OpenaiResponses,
     /// Anthropic Messages.
     Anthropic,
     /// Google Gemini.
@@ -186,7 +188,7 @@ fn provider(args: &AgentArgs) -> anyhow::Result<Arc<dyn Provider>> {
         anyhow::bail!("give --faux SCRIPT, or --provider and --model");
     };
     let variable = match wire {
-        Wire::Openai => "OPENAI_API_KEY",
+        Wire::Openai | Wire::OpenaiResponses => "OPENAI_API_KEY",
         Wire::Anthropic => "ANTHROPIC_API_KEY",
         Wire::Gemini => "GEMINI_API_KEY",
     };
@@ -206,6 +208,7 @@ fn provider(args: &AgentArgs) -> anyhow::Result<Arc<dyn Provider>> {
     config.max_tokens = args.max_tokens;
     Ok(match wire {
         Wire::Openai => Arc::new(OpenAiChat::new(config)?),
+        Wire::OpenaiResponses => Arc::new(OpenAiResponses::new(config)?),
         Wire::Anthropic => Arc::new(Anthropic::new(config)?),
         Wire::Gemini => Arc::new(Gemini::new(config)?),
     })

@@ -1,0 +1,316 @@
+//! OpenAI Responses (`POST {base}/responses`).
+//!
+//! A call has two ids on this wire: `call_id` pairs it with its output, the item id (`fc_…`)
+//! names the item in the stream. Our call id keeps both, `call_id|fc_item`, as upstream Pi
+//! does; only `call_id` is sent back (item ids fail when the response was not stored).
+
+use std::sync::Arc;
+
+use pi_ai::{
+    AssistantContent, EventStream, Fragment, Message, ModelInfo, Provider, Request, StopReason,
+    Usage, UserContent,
+};
+use pi_tool::dialect::Dialect;
+use pi_tool::{Content, ToolDefinition};
+use serde_json::{Map, Value, json};
+use tokio_util::sync::CancellationToken;
+
+use crate::driver::{Feed, Parser, RenderedTools, Wire, drive};
+use crate::http::{self, Post};
+use crate::ids::wire_id;
+use crate::openai_chat::{ERROR_MARK, arguments_text};
+use crate::{ProviderConfig, ProviderError, ToolChoice, transcript};
+
+/// A replayed `call_id` is kept within this.
+const MAX_ID: usize = 64;
+
+/// An OpenAI Responses model.
+///
+/// ```
+/// use pi_ai::Provider;
+/// use pi_providers::{OpenAiResponses, ProviderConfig};
+///
+/// let model = OpenAiResponses::new(ProviderConfig::new("gpt-5.1")).unwrap();
+/// assert_eq!(model.model().api, "openai-responses");
+/// ```
+pub struct OpenAiResponses {
+    wire: Arc<ResponsesWire>,
+    rendered: Arc<RenderedTools>,
+    client: reqwest::Client,
+}
+
+impl std::fmt::Debug for OpenAiResponses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenAiResponses")
+            .field("config", &self.wire.config)
+            .finish_non_exhaustive()
+    }
+}
+
+struct ResponsesWire {
+    config: ProviderConfig,
+}
+
+impl OpenAiResponses {
+    /// A model on `config.base_url` (default `https://api.openai.com/v1`).
+    pub fn new(config: ProviderConfig) -> Result<Self, ProviderError> {
+        let client = http::client(config.read_timeout)?;
+        Ok(Self {
+            wire: Arc::new(ResponsesWire { config }),
+            rendered: Arc::default(),
+            client,
+        })
+    }
+}
+
+impl Provider for OpenAiResponses {
+    fn model(&self) -> ModelInfo {
+        self.wire.info()
+    }
+
+    fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
+        drive(
+            Arc::clone(&self.wire),
+            Arc::clone(&self.rendered),
+            self.client.clone(),
+            self.wire.config.retry,
+            request,
+            cancel,
+        )
+    }
+}
+
+/// The `call_id` part of our id (`call_id|fc_item`), valid for the wire.
+fn call_id(id: &str) -> String {
+    let call = id.split_once('|').map_or(id, |(call, _)| call);
+    wire_id(call, MAX_ID)
+}
+
+fn image(data: &str, mime_type: &str) -> Value {
+    json!({"type": "input_image", "detail": "auto", "image_url": format!("data:{mime_type};base64,{data}")})
+}
+
+impl Wire for ResponsesWire {
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            api: "openai-responses".to_owned(),
+            provider: "openai".to_owned(),
+            model: self.config.model.clone(),
+        }
+    }
+
+    fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String> {
+        tools
+            .iter()
+            .map(|tool| {
+                let parameters = Dialect::OpenAi
+                    .render(&tool.parameters)
+                    .map_err(|error| format!("the tool {} cannot be sent: {error}", tool.name))?;
+                // `strict` omitted means strict here: say non-strict for schemas as they are.
+                Ok(
+                    json!({"type": "function", "name": tool.name, "description": tool.description,
+                          "parameters": parameters, "strict": false}),
+                )
+            })
+            .collect::<Result<Vec<_>, String>>()
+            .map(Value::Array)
+    }
+
+    fn post(&self, request: &Request, tools: &Value) -> Result<Post, String> {
+        let info = self.info();
+        let prepared = transcript::prepare(&request.messages, &info.api, &info.provider);
+        let mut input: Vec<Value> = Vec::new();
+        for message in &prepared {
+            match message {
+                Message::User(user) => {
+                    let content = match &user.content {
+                        UserContent::Text(text) => json!(text),
+                        UserContent::Blocks(blocks) => Value::Array(
+                            blocks
+                                .iter()
+                                .map(|block| match block {
+                                    Content::Text { text } => {
+                                        json!({"type": "input_text", "text": text})
+                                    }
+                                    Content::Image { data, mime_type } => image(data, mime_type),
+                                })
+                                .collect(),
+                        ),
+                    };
+                    input.push(json!({"type": "message", "role": "user", "content": content}));
+                }
+                Message::Assistant(assistant) => {
+                    for block in &assistant.content {
+                        match block {
+                            AssistantContent::Text { text, .. } if !text.is_empty() => input.push(
+                                json!({"type": "message", "role": "assistant", "content": text}),
+                            ),
+                            AssistantContent::ToolCall {
+                                id,
+                                name,
+                                arguments,
+                                ..
+                            } => input.push(json!({
+                                "type": "function_call", "call_id": call_id(id), "name": name,
+                                "arguments": arguments_text(arguments)})),
+                            _ => {}
+                        }
+                    }
+                }
+                Message::ToolResult(result) => {
+                    let has_image = result
+                        .content
+                        .iter()
+                        .any(|block| matches!(block, Content::Image { .. }));
+                    let mark = if result.is_error { ERROR_MARK } else { "" };
+                    let output = if has_image {
+                        let mut parts = Vec::new();
+                        if !mark.is_empty() {
+                            parts.push(json!({"type": "input_text", "text": mark.trim_end()}));
+                        }
+                        parts.extend(result.content.iter().map(|block| match block {
+                            Content::Text { text } => json!({"type": "input_text", "text": text}),
+                            Content::Image { data, mime_type } => image(data, mime_type),
+                        }));
+                        Value::Array(parts)
+                    } else {
+                        let text: String =
+                            result.content.iter().filter_map(Content::as_text).collect();
+                        json!(format!("{mark}{text}"))
+                    };
+                    input.push(json!({"type": "function_call_output",
+                        "call_id": call_id(&result.tool_call_id), "output": output}));
+                }
+            }
+        }
+        let mut body = Map::new();
+        body.insert("model".into(), json!(self.config.model));
+        if let Some(system) = &request.system_prompt {
+            body.insert("instructions".into(), json!(system));
+        }
+        body.insert("input".into(), Value::Array(input));
+        if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
+            body.insert("tools".into(), tools.clone());
+            body.insert(
+                "tool_choice".into(),
+                match &self.config.tool_choice {
+                    ToolChoice::Auto => json!("auto"),
+                    ToolChoice::None => json!("none"),
+                    ToolChoice::Required => json!("required"),
+                    ToolChoice::Tool(name) => json!({"type": "function", "name": name}),
+                },
+            );
+        }
+        if let Some(max) = self.config.max_tokens {
+            body.insert("max_output_tokens".into(), json!(max));
+        }
+        body.insert("stream".into(), json!(true));
+        let url = format!(
+            "{}/responses",
+            self.config.base("https://api.openai.com/v1")
+        );
+        let post = Post::new(url, Value::Object(body));
+        match &self.config.api_key {
+            Some(key) => post
+                .header("authorization", &format!("Bearer {key}"))
+                .map_err(|e| e.to_string()),
+            None => Ok(post),
+        }
+    }
+
+    fn parser(&self) -> Box<dyn Parser> {
+        Box::new(ResponsesParser::default())
+    }
+}
+
+#[derive(Default)]
+struct ResponsesParser {
+    calls: usize,
+}
+
+fn message_of(value: Option<&Value>) -> String {
+    value
+        .and_then(|error| error.get("message"))
+        .and_then(Value::as_str)
+        .unwrap_or("the provider reported an error")
+        .to_owned()
+}
+
+impl Parser for ResponsesParser {
+    fn feed(&mut self, _event: Option<&str>, data: &str) -> Result<Feed, String> {
+        let event: Value = serde_json::from_str(data)
+            .map_err(|error| format!("the provider sent an unreadable event: {error}"))?;
+        let text = |key: &str| {
+            event
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or_default()
+                .to_owned()
+        };
+        let mut feed = Feed::default();
+        match event
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+        {
+            "response.output_item.added" => {
+                let item = event.get("item").unwrap_or(&Value::Null);
+                if item.get("type").and_then(Value::as_str) == Some("function_call") {
+                    self.calls += 1;
+                    let field =
+                        |key: &str| item.get(key).and_then(Value::as_str).unwrap_or_default();
+                    let item_id = field("id");
+                    feed.pieces.push(Fragment::ToolStart {
+                        key: item_id.to_owned(),
+                        id: format!("{}|{item_id}", field("call_id")),
+                        name: field("name").to_owned(),
+                    });
+                }
+            }
+            "response.output_text.delta" => feed.pieces.push(Fragment::Text(text("delta"))),
+            "response.reasoning_summary_text.delta" | "response.reasoning_text.delta" => {
+                feed.pieces.push(Fragment::Thinking(text("delta")));
+            }
+            "response.function_call_arguments.delta" => feed.pieces.push(Fragment::ToolArguments {
+                key: text("item_id"),
+                fragment: text("delta"),
+            }),
+            "response.completed" | "response.incomplete" => {
+                let response = event.get("response").unwrap_or(&Value::Null);
+                if let Some(usage) = response.get("usage").filter(|usage| usage.is_object()) {
+                    let count =
+                        |pointer: &str| usage.pointer(pointer).and_then(Value::as_u64).unwrap_or(0);
+                    let cached = count("/input_tokens_details/cached_tokens");
+                    feed.pieces.push(Fragment::Usage(Usage {
+                        input: count("/input_tokens").saturating_sub(cached),
+                        output: count("/output_tokens"),
+                        cache_read: cached,
+                        cache_write: 0,
+                        total_tokens: count("/total_tokens"),
+                        cost: pi_ai::Cost::default(),
+                    }));
+                }
+                let reason =
+                    if event.get("type").and_then(Value::as_str) == Some("response.incomplete") {
+                        StopReason::Length
+                    } else if self.calls > 0 {
+                        StopReason::ToolUse
+                    } else {
+                        StopReason::Stop
+                    };
+                feed.pieces.push(Fragment::Stop(reason));
+                feed.done = true;
+            }
+            "response.failed" => return Err(message_of(event.pointer("/response/error"))),
+            "error" => {
+                // Nested (`{"error": {...}}`) and flat (`{"message": ...}`) forms both occur.
+                return Err(match event.get("error") {
+                    Some(error) => message_of(Some(error)),
+                    None => message_of(Some(&event)),
+                });
+            }
+            _ => {}
+        }
+        Ok(feed)
+    }
+}
