@@ -1,11 +1,16 @@
 #!/usr/bin/env bash
-# Installs the real peer programs the tests talk to (the official MCP Python SDK) into
-# .venv/ inside the repository. Idempotent: does nothing when they are already there.
+# Installs the real peer programs the tests talk to into .venv/ inside the repository: the
+# official MCP Python SDK, and the official OpenAI, Anthropic and Google GenAI SDKs whose types
+# judge our provider traffic. Idempotent: does nothing when they are already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-MCP_VERSION="2.3.0"
-if [ -x .venv/bin/python ] && .venv/bin/python -c "import mcp, sys; sys.exit(0 if __import__('importlib.metadata').metadata.version('mcp') == '$MCP_VERSION' else 1)" 2>/dev/null; then
+PACKAGES=("mcp==2.3.0" "openai==3.57.0" "anthropic==2.15.0" "google-genai==3.6.1")
+if [ -x .venv/bin/python ] && .venv/bin/python - "${PACKAGES[@]}" <<'PY' 2>/dev/null
+import importlib.metadata as metadata, sys
+sys.exit(0 if all(metadata.version(name) == version for name, version in (p.split("==") for p in sys.argv[1:])) else 1)
+PY
+then
   exit 0
 fi
-python3 -m venv .venv
-.venv/bin/pip install --quiet --disable-pip-version-check "mcp==$MCP_VERSION"
+[ -x .venv/bin/python ] || python3 -m venv .venv
+.venv/bin/pip install --quiet --disable-pip-version-check "${PACKAGES[@]}"

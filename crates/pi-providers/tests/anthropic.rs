@@ -18,57 +18,9 @@ use support::{Fake, Reply, sse, travel_tools};
 use tokio_util::sync::CancellationToken;
 
 /// The reference's text + two parallel calls (§3.2), byte for byte.
-const TEXT_AND_TWO_CALLS: &str = r#"
-event: message_start
-data: {"type":"message_start","message":{"model":"claude-sonnet-4-5-20250929","id":"msg_01X3fQtjkgsrBQXUdOB4m06z","type":"message","role":"assistant","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":702,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1,"service_tier":"standard"}}}
-event: content_block_start
-data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
-event: ping
-data: {"type": "ping"}
-event: content_block_delta
-data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Checking Tokyo now."}}
-event: content_block_stop
-data: {"type":"content_block_stop","index":0}
-event: content_block_start
-data: {"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01Qz3ZnN2kKdwH7lQvJoXeXc","name":"get_weather","input":{},"caller":{"type":"direct"}}}
-event: content_block_delta
-data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":""}}
-event: content_block_delta
-data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"city\": \"Tok"}}
-event: content_block_delta
-data: {"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"yo\", \"unit\": \"celsius\"}"}}
-event: content_block_stop
-data: {"type":"content_block_stop","index":1}
-event: content_block_start
-data: {"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_01dbf1y7it66Mf5moAuBLVN3","name":"get_time","input":{},"caller":{"type":"direct"}}}
-event: content_block_delta
-data: {"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":""}}
-event: content_block_delta
-data: {"type":"content_block_delta","index":2,"delta":{"type":"input_json_delta","partial_json":"{\"timezone\": \"Asia/Tokyo\"}"}}
-event: content_block_stop
-data: {"type":"content_block_stop","index":2}
-event: message_delta
-data: {"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"input_tokens":702,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":96}}
-event: message_stop
-data: {"type":"message_stop"}
-"#;
+const TEXT_AND_TWO_CALLS: &str = include_str!("fixtures/anthropic_text_and_two_calls.sse");
 
-const FINAL_TEXT: &str = r#"
-event: message_start
-data: {"type":"message_start","message":{"model":"claude-sonnet-4-5-20250929","id":"msg_02","type":"message","role":"assistant","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":900,"output_tokens":1}}}
-event: content_block_start
-data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}
-event: content_block_delta
-data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Tokyo: 21°C, "}}
-event: content_block_delta
-data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"14:05."}}
-event: content_block_stop
-data: {"type":"content_block_stop","index":0}
-event: message_delta
-data: {"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":12}}
-event: message_stop
-data: {"type":"message_stop"}
-"#;
+const FINAL_TEXT: &str = include_str!("fixtures/anthropic_final_text.sse");
 
 #[tokio::test]
 async fn a_tool_using_run_completes_over_the_messages_wire() {

@@ -18,16 +18,9 @@ use support::{Fake, Reply, sse, travel_tools};
 use tokio_util::sync::CancellationToken;
 
 /// The reference's Gemini 3 parallel calls (§4.2), byte for byte.
-const TWO_CALLS: &str = r#"
-data: {"candidates": [{"content": {"parts": [{"functionCall": {"name": "get_weather","args": {"city": "Tokyo","unit": "celsius"},"id": "ma9k428g"},"thoughtSignature": "EpskZ1z9vHZLkoQ0iWXCA31aKhViA1IHHbRQn8kxK9PvTeRUGFHe4MtGYWWymHBqyxO8t36DNZ0/xPXfw/0="}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 118,"candidatesTokenCount": 17,"totalTokenCount": 199,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 118}],"thoughtsTokenCount": 64},"modelVersion": "gemini-3-flash-preview","responseId": "2JFJlmWwugYkFskMVajKfZA"}
-data: {"candidates": [{"content": {"parts": [{"functionCall": {"name": "get_time","args": {"timezone": "Asia/Tokyo"},"id": "8j9ihm7z"}}],"role": "model"},"index": 0}],"usageMetadata": {"promptTokenCount": 118,"candidatesTokenCount": 29,"totalTokenCount": 211,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 118}],"thoughtsTokenCount": 64},"modelVersion": "gemini-3-flash-preview","responseId": "2JFJlmWwugYkFskMVajKfZA"}
-data: {"candidates": [{"content": {"parts": [{"text": ""}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 118,"candidatesTokenCount": 29,"totalTokenCount": 211,"promptTokensDetails": [{"modality": "TEXT","tokenCount": 118}],"thoughtsTokenCount": 64},"modelVersion": "gemini-3-flash-preview","responseId": "2JFJlmWwugYkFskMVajKfZA"}
-"#;
+const TWO_CALLS: &str = include_str!("fixtures/gemini_two_calls.sse");
 
-const FINAL_TEXT: &str = r#"
-data: {"candidates": [{"content": {"parts": [{"text": "Tokyo: 21°C, "}],"role": "model"},"index": 0}]}
-data: {"candidates": [{"content": {"parts": [{"text": "14:05."}],"role": "model"},"finishReason": "STOP","index": 0}],"usageMetadata": {"promptTokenCount": 200,"candidatesTokenCount": 9,"totalTokenCount": 209}}
-"#;
+const FINAL_TEXT: &str = include_str!("fixtures/gemini_final_text.sse");
 
 #[tokio::test]
 async fn a_tool_using_run_completes_over_the_gemini_wire() {

@@ -20,18 +20,7 @@ use support::{Fake, Reply, sse, travel_tools};
 use tokio_util::sync::CancellationToken;
 
 /// The reference's two parallel calls (§1.2), byte for byte.
-const TWO_CALLS: &str = r#"
-data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"role":"assistant","content":null,"tool_calls":[{"index":0,"id":"call_SB7pIL63nRHhVPr41Ve8o9Ez","type":"function","function":{"name":"get_weather","arguments":""}}],"refusal":null},"logprobs":null,"finish_reason":null}],"usage":null}
-data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"{\"city\":\"To"}}]},"logprobs":null,"finish_reason":null}],"usage":null}
-data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"kyo\",\"unit\":\""}}]},"logprobs":null,"finish_reason":null}],"usage":null}
-data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"celsius\"}"}}]},"logprobs":null,"finish_reason":null}],"usage":null}
-data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"call_IKNfdX1VNcWs6GHnVB0afHS6","type":"function","function":{"name":"get_time","arguments":""}}]},"logprobs":null,"finish_reason":null}],"usage":null}
-data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"{\"timezone\":"}}]},"logprobs":null,"finish_reason":null}],"usage":null}
-data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"function":{"arguments":"\"Asia/Tokyo\"}"}}]},"logprobs":null,"finish_reason":null}],"usage":null}
-data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"tool_calls"}],"usage":null}
-data: {"id":"chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix","object":"chat.completion.chunk","created":1767225600,"model":"gpt-4.1-2025-04-14","service_tier":"default","system_fingerprint":"fp_b3f1157249","choices":[],"usage":{"prompt_tokens":151,"completion_tokens":48,"total_tokens":199,"prompt_tokens_details":{"cached_tokens":0,"audio_tokens":0},"completion_tokens_details":{"reasoning_tokens":0,"audio_tokens":0,"accepted_prediction_tokens":0,"rejected_prediction_tokens":0}}}
-data: [DONE]
-"#;
+const TWO_CALLS: &str = include_str!("fixtures/openai_two_calls.sse");
 
 fn text_answer(text: &str) -> String {
     let chunk = |delta: Value, finish: Value| {

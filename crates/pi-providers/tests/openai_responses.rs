@@ -17,45 +17,9 @@ use serde_json::json;
 use support::{Fake, Reply, sse, travel_tools};
 
 /// The reference's two parallel calls (§2.2), byte for byte.
-const TWO_CALLS: &str = r#"
-event: response.created
-data: {"type":"response.created","response":{"id":"resp_d30db74ae503504cf0eff5cf28a7f23188e0bed27b2484fac7","object":"response","created_at":1767225600,"status":"in_progress","completed_at":null,"error":null,"incomplete_details":null,"instructions":"You are a travel assistant. Use the tools for live data.","model":"gpt-5.1-2025-11-13","output":[],"parallel_tool_calls":true,"previous_response_id":null,"store":true,"temperature":1.0,"tool_choice":"auto","tools":[],"top_p":1.0,"truncation":"disabled","usage":null,"metadata":{}},"sequence_number":0}
-event: response.in_progress
-data: {"type":"response.in_progress","response":{"id":"resp_d30db74ae503504cf0eff5cf28a7f23188e0bed27b2484fac7","object":"response","created_at":1767225600,"status":"in_progress","completed_at":null,"error":null,"incomplete_details":null,"instructions":"You are a travel assistant. Use the tools for live data.","model":"gpt-5.1-2025-11-13","output":[],"parallel_tool_calls":true,"previous_response_id":null,"store":true,"temperature":1.0,"tool_choice":"auto","tools":[],"top_p":1.0,"truncation":"disabled","usage":null,"metadata":{}},"sequence_number":1}
-event: response.output_item.added
-data: {"type":"response.output_item.added","item":{"id":"fc_cb107ef919596a96f6ad98019a2bab3210fb5cc64571c699e2","type":"function_call","status":"in_progress","arguments":"","call_id":"call_SB7pIL63nRHhVPr41Ve8o9Ez","name":"get_weather"},"output_index":0,"sequence_number":2}
-event: response.function_call_arguments.delta
-data: {"type":"response.function_call_arguments.delta","delta":"{\"city\":\"To","item_id":"fc_cb107ef919596a96f6ad98019a2bab3210fb5cc64571c699e2","obfuscation":"Xq3bT9","output_index":0,"sequence_number":3}
-event: response.function_call_arguments.delta
-data: {"type":"response.function_call_arguments.delta","delta":"kyo\",\"unit\":\"celsius\"}","item_id":"fc_cb107ef919596a96f6ad98019a2bab3210fb5cc64571c699e2","obfuscation":"kP0w","output_index":0,"sequence_number":4}
-event: response.function_call_arguments.done
-data: {"type":"response.function_call_arguments.done","arguments":"{\"city\":\"Tokyo\",\"unit\":\"celsius\"}","item_id":"fc_cb107ef919596a96f6ad98019a2bab3210fb5cc64571c699e2","output_index":0,"sequence_number":5}
-event: response.output_item.done
-data: {"type":"response.output_item.done","item":{"id":"fc_cb107ef919596a96f6ad98019a2bab3210fb5cc64571c699e2","type":"function_call","status":"completed","arguments":"{\"city\":\"Tokyo\",\"unit\":\"celsius\"}","call_id":"call_SB7pIL63nRHhVPr41Ve8o9Ez","name":"get_weather"},"output_index":0,"sequence_number":6}
-event: response.output_item.added
-data: {"type":"response.output_item.added","item":{"id":"fc_45125bb70317d674b0390d61940020fee10853923932d15925","type":"function_call","status":"in_progress","arguments":"","call_id":"call_IKNfdX1VNcWs6GHnVB0afHS6","name":"get_time"},"output_index":1,"sequence_number":7}
-event: response.function_call_arguments.delta
-data: {"type":"response.function_call_arguments.delta","delta":"{\"timezone\":\"Asia/Tokyo\"}","item_id":"fc_45125bb70317d674b0390d61940020fee10853923932d15925","obfuscation":"Xq3bT9","output_index":1,"sequence_number":8}
-event: response.function_call_arguments.done
-data: {"type":"response.function_call_arguments.done","arguments":"{\"timezone\":\"Asia/Tokyo\"}","item_id":"fc_45125bb70317d674b0390d61940020fee10853923932d15925","output_index":1,"sequence_number":9}
-event: response.output_item.done
-data: {"type":"response.output_item.done","item":{"id":"fc_45125bb70317d674b0390d61940020fee10853923932d15925","type":"function_call","status":"completed","arguments":"{\"timezone\":\"Asia/Tokyo\"}","call_id":"call_IKNfdX1VNcWs6GHnVB0afHS6","name":"get_time"},"output_index":1,"sequence_number":10}
-event: response.completed
-data: {"type":"response.completed","response":{"id":"resp_d30db74ae503504cf0eff5cf28a7f23188e0bed27b2484fac7","object":"response","created_at":1767225600,"status":"completed","completed_at":1767225601,"error":null,"incomplete_details":null,"instructions":"You are a travel assistant. Use the tools for live data.","model":"gpt-5.1-2025-11-13","output":[{"id":"fc_cb107ef919596a96f6ad98019a2bab3210fb5cc64571c699e2","type":"function_call","status":"completed","arguments":"{\"city\":\"Tokyo\",\"unit\":\"celsius\"}","call_id":"call_SB7pIL63nRHhVPr41Ve8o9Ez","name":"get_weather"},{"id":"fc_45125bb70317d674b0390d61940020fee10853923932d15925","type":"function_call","status":"completed","arguments":"{\"timezone\":\"Asia/Tokyo\"}","call_id":"call_IKNfdX1VNcWs6GHnVB0afHS6","name":"get_time"}],"parallel_tool_calls":true,"previous_response_id":null,"store":true,"temperature":1.0,"tool_choice":"auto","tools":[],"top_p":1.0,"truncation":"disabled","usage":{"input_tokens":143,"input_tokens_details":{"cache_write_tokens":0,"cached_tokens":0},"output_tokens":52,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":195},"metadata":{}},"sequence_number":11}
-"#;
+const TWO_CALLS: &str = include_str!("fixtures/openai_responses_two_calls.sse");
 
-const FINAL_TEXT: &str = r#"
-event: response.created
-data: {"type":"response.created","response":{"id":"resp_2","object":"response","status":"in_progress","output":[]},"sequence_number":0}
-event: response.output_item.added
-data: {"type":"response.output_item.added","item":{"id":"msg_1","type":"message","status":"in_progress","role":"assistant","content":[]},"output_index":0,"sequence_number":1}
-event: response.output_text.delta
-data: {"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"Tokyo: 21°C, ","sequence_number":2}
-event: response.output_text.delta
-data: {"type":"response.output_text.delta","item_id":"msg_1","output_index":0,"content_index":0,"delta":"14:05.","sequence_number":3}
-event: response.completed
-data: {"type":"response.completed","response":{"id":"resp_2","object":"response","status":"completed","output":[],"usage":{"input_tokens":300,"input_tokens_details":{"cache_write_tokens":0,"cached_tokens":100},"output_tokens":9,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":309}},"sequence_number":4}
-"#;
+const FINAL_TEXT: &str = include_str!("fixtures/openai_responses_final_text.sse");
 
 #[tokio::test]
 async fn a_tool_using_run_completes_over_the_responses_wire() {

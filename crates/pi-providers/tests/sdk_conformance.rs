@@ -1,0 +1,168 @@
+//! Our traffic judged by the official SDKs (`openai`, `anthropic`, `google-genai`, installed into
+//! `.venv/` by `scripts/setup-python-peers.sh`): every request body we send validates as the
+//! SDK's own request type (no key it does not know), and every event of the fake streams our
+//! tests replay validates as the SDK's stream event type.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+mod support;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pi_agent::{Agent, AgentConfig, EndReason};
+use pi_ai::{AssistantContent, AssistantMessage, Message, Provider, UserContent, UserMessage};
+use pi_providers::{Anthropic, Gemini, OpenAiChat, OpenAiResponses, ProviderConfig, ToolChoice};
+use pi_tool::{ToolResultMessage, image, text};
+use serde_json::json;
+use support::{Fake, Reply, sse, travel_tools};
+use tokio_util::sync::CancellationToken;
+
+fn here() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn python() -> PathBuf {
+    let python = here().join("../../.venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run scripts/test.sh (or scripts/setup-python-peers.sh) to install the SDKs",
+        python.display()
+    );
+    python
+}
+
+fn fixture(name: &str) -> PathBuf {
+    here().join("tests/fixtures").join(name)
+}
+
+/// A transcript that exercises every shape: an image from the user, an earlier turn of this
+/// model with text and a call, a failed result carrying an image.
+fn history(model: &pi_ai::ModelInfo) -> Vec<Message> {
+    vec![
+        Message::User(UserMessage {
+            content: UserContent::Blocks(vec![
+                text("Here is the radar."),
+                image(pi_tool::builtin::PIXEL_PNG_BASE64, "image/png"),
+            ]),
+            timestamp: 1,
+        }),
+        Message::Assistant(AssistantMessage::new(
+            model,
+            vec![
+                AssistantContent::text("Looking at Paris."),
+                AssistantContent::tool_call(
+                    "call_prev1",
+                    "get_weather",
+                    json!({"city": "Paris", "unit": "celsius"}),
+                ),
+            ],
+        )),
+        Message::ToolResult(ToolResultMessage {
+            tool_call_id: "call_prev1".into(),
+            tool_name: "get_weather".into(),
+            content: vec![
+                text("weather backend timed out"),
+                image(pi_tool::builtin::PIXEL_PNG_BASE64, "image/png"),
+            ],
+            details: None,
+            is_error: true,
+            timestamp: 2,
+        }),
+    ]
+}
+
+async fn conforms(wire: &str, provider: Arc<dyn Provider>, fake: &Fake, streams: &[&str]) {
+    let model = provider.model();
+    let config = AgentConfig::new(provider, Arc::new(travel_tools()))
+        .with_system_prompt("You are a travel assistant. Use the tools for live data.");
+    let run = Agent::new(config)
+        .run(
+            history(&model),
+            vec![UserMessage::text("And Tokyo?").into()],
+            CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(run.end, EndReason::Completed, "{wire}: {:?}", run.error);
+    let bodies: Vec<_> = fake.requests().into_iter().map(|r| r.body).collect();
+    assert_eq!(bodies.len(), 2);
+    let dir = tempfile_dir(wire);
+    let requests = dir.join("requests.json");
+    std::fs::write(&requests, serde_json::to_string(&bodies).unwrap()).unwrap();
+    let output = std::process::Command::new(python())
+        .arg(here().join("tests/peers/sdk_check.py"))
+        .arg(wire)
+        .arg(&requests)
+        .args(streams.iter().map(|name| fixture(name)))
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{wire}: {report}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(report.contains("0 problems"), "{report}");
+}
+
+fn tempfile_dir(wire: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pi-sdk-check-{wire}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn config(fake: &Fake, suffix: &str, model: &str) -> ProviderConfig {
+    ProviderConfig::new(model)
+        .with_base_url(fake.url(suffix))
+        .with_api_key("key")
+        .with_tool_choice(ToolChoice::Tool("get_time".into()))
+}
+
+fn replies(streams: &[&str]) -> Vec<Reply> {
+    streams
+        .iter()
+        .map(|name| Reply::sse(sse(&std::fs::read_to_string(fixture(name)).unwrap())))
+        .collect()
+}
+
+#[tokio::test]
+async fn openai_chat_traffic_passes_the_openai_sdk() {
+    let streams = ["openai_two_calls.sse", "openai_final_text.sse"];
+    let fake = Fake::start(replies(&streams)).await;
+    let provider = Arc::new(OpenAiChat::new(config(&fake, "/v1", "gpt-4.1")).unwrap());
+    conforms("openai", provider, &fake, &streams).await;
+}
+
+#[tokio::test]
+async fn openai_responses_traffic_passes_the_openai_sdk() {
+    let streams = [
+        "openai_responses_two_calls.sse",
+        "openai_responses_final_text.sse",
+    ];
+    let fake = Fake::start(replies(&streams)).await;
+    let provider = Arc::new(OpenAiResponses::new(config(&fake, "/v1", "gpt-5.1")).unwrap());
+    conforms("openai-responses", provider, &fake, &streams).await;
+}
+
+#[tokio::test]
+async fn anthropic_traffic_passes_the_anthropic_sdk() {
+    let streams = [
+        "anthropic_text_and_two_calls.sse",
+        "anthropic_final_text.sse",
+    ];
+    let fake = Fake::start(replies(&streams)).await;
+    let provider = Arc::new(Anthropic::new(config(&fake, "", "claude-sonnet-4-5")).unwrap());
+    conforms("anthropic", provider, &fake, &streams).await;
+}
+
+#[tokio::test]
+async fn gemini_traffic_passes_the_google_genai_sdk() {
+    let streams = ["gemini_two_calls.sse", "gemini_final_text.sse"];
+    let fake = Fake::start(replies(&streams)).await;
+    let provider = Arc::new(Gemini::new(config(&fake, "", "gemini-3-flash-preview")).unwrap());
+    conforms("gemini", provider, &fake, &streams).await;
+}
