@@ -1,11 +1,14 @@
 //! `pi-tool call NAME 'JSON-ARGS' [--id ID]`: one call, one result line.
+//!
+//! The argument text takes the executor's raw road (`execute_raw_tool_call`): it is parsed once,
+//! straight into the tool's typed parameters, as a provider's argument text would be.
 
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use pi_tool::{CallContext, ToolCall, ToolRegistry, execute_tool_call};
-use serde_json::Value;
+use pi_tool::{CallContext, ToolRegistry, execute_raw_tool_call};
+use serde::de::IgnoredAny;
 
 use super::EXIT_TOOL_ERROR;
 
@@ -21,10 +24,20 @@ pub(crate) struct CallArgs {
 }
 
 pub(crate) async fn run(args: CallArgs, tools: &ToolRegistry) -> anyhow::Result<ExitCode> {
-    let arguments: Value = serde_json::from_str(&args.arguments)
-        .with_context(|| format!("the arguments are not valid JSON: {}", args.arguments))?;
-    let call = ToolCall::new(args.id, args.name, arguments);
-    let result = execute_tool_call(&call, tools, CallContext::default()).await;
+    let result = execute_raw_tool_call(
+        &args.id,
+        &args.name,
+        &args.arguments,
+        tools,
+        CallContext::default(),
+    )
+    .await;
+    // A person's typo is a usage error, not a model's bad call: checked only when the call
+    // failed, so valid text is read once.
+    if result.is_error {
+        serde_json::from_str::<IgnoredAny>(&args.arguments)
+            .with_context(|| format!("the arguments are not valid JSON: {}", args.arguments))?;
+    }
     println!("{}", serde_json::to_string(&result)?);
     Ok(if result.is_error {
         ExitCode::from(EXIT_TOOL_ERROR)

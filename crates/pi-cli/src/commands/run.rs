@@ -2,7 +2,9 @@
 //!
 //! Calls run concurrently (up to `--concurrency` at once) but results are written in input
 //! order, each as soon as it and every result before it are ready. A line that is not a tool
-//! call still gets its one result line, with `isError: true`.
+//! call still gets its one result line, with `isError: true`. Each call's `arguments` are kept
+//! as raw text and take the executor's raw road: parsed once, straight into the tool's typed
+//! parameters.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -11,9 +13,11 @@ use anyhow::Context;
 use clap::Args;
 use futures::{StreamExt, stream};
 use pi_tool::{
-    CallContext, ToolCall, ToolRegistry, ToolResultMessage, execute_tool_call, failed_result,
+    CallContext, ToolCall, ToolRegistry, ToolResultMessage, execute_raw_tool_call, failed_result,
 };
+use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 
 #[derive(Debug, Args)]
@@ -70,43 +74,85 @@ pub(crate) async fn run(args: RunArgs, tools: ToolRegistry) -> anyhow::Result<Ex
 /// Runs one input line to its one result. Each call gets its own task so that calls run in
 /// parallel on the runtime's threads, not just concurrently on this one.
 async fn run_line(number: usize, line: &[u8], tools: Arc<ToolRegistry>) -> ToolResultMessage {
-    let call = match parse_line(number, line) {
+    let (id, name, arguments) = match parse_line(number, line) {
         Ok(call) => call,
         Err(result) => return *result,
     };
-    let task_call = call.clone();
-    let task =
-        tokio::spawn(
-            async move { execute_tool_call(&task_call, &tools, CallContext::default()).await },
-        );
+    let (task_id, task_name) = (id.clone(), name.clone());
+    let task = tokio::spawn(async move {
+        execute_raw_tool_call(
+            &task_id,
+            &task_name,
+            &arguments,
+            &tools,
+            CallContext::default(),
+        )
+        .await
+    });
     match task.await {
         Ok(result) => result,
-        // execute_tool_call contains panics, so this is the runtime shutting down.
-        Err(error) => failed_result(&call, &format!("the call did not finish: {error}")),
+        // The executor contains panics, so this is the runtime shutting down.
+        Err(error) => failed_result(
+            &ToolCall::new(id, name, Value::Null),
+            &format!("the call did not finish: {error}"),
+        ),
     }
 }
 
-/// A tool call from one line, or the error result that line deserves.
-fn parse_line(number: usize, line: &[u8]) -> Result<ToolCall, Box<ToolResultMessage>> {
+/// One line as a tool call whose arguments stay text: `{"type":"toolCall","id","name",
+/// "arguments"}` (`type` optional, missing `arguments` meaning `{}`).
+#[derive(Deserialize)]
+struct RawCall<'a> {
+    #[serde(rename = "type")]
+    tag: Option<String>,
+    id: String,
+    name: String,
+    #[serde(borrow)]
+    arguments: Option<&'a RawValue>,
+}
+
+/// A tool call from one line (id, name, argument text), or the error result that line
+/// deserves.
+fn parse_line(
+    number: usize,
+    line: &[u8],
+) -> Result<(String, String, String), Box<ToolResultMessage>> {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let generated_id = || format!("line-{number}");
-    let value: Value = serde_json::from_slice(line).map_err(|error| {
-        let call = ToolCall::new(generated_id(), "", Value::Null);
-        Box::new(failed_result(
-            &call,
-            &format!("line {number} is not valid JSON: {error}"),
-        ))
-    })?;
-    serde_json::from_value::<ToolCall>(value.clone()).map_err(|error| {
-        let text_field = |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
-        let call = ToolCall::new(
-            text_field("id").unwrap_or_else(generated_id),
-            text_field("name").unwrap_or_default(),
-            Value::Null,
-        );
-        Box::new(failed_result(
-            &call,
-            &format!("line {number} is not a tool call: {error}"),
-        ))
-    })
+    let refuse = |id: String, name: String, why: String| {
+        Box::new(failed_result(&ToolCall::new(id, name, Value::Null), &why))
+    };
+    match serde_json::from_slice::<RawCall<'_>>(line) {
+        Ok(call) if call.tag.as_deref().is_none_or(|tag| tag == "toolCall") => Ok((
+            call.id,
+            call.name,
+            call.arguments
+                .map_or_else(|| "{}".to_owned(), |raw| raw.get().to_owned()),
+        )),
+        Ok(call) => Err(refuse(
+            call.id,
+            call.name,
+            format!(
+                "line {number} is not a tool call: \"type\" must be \"toolCall\", not {:?}",
+                call.tag.unwrap_or_default()
+            ),
+        )),
+        // Only a refused line is read a second time, to name its id and tool if it has them.
+        Err(error) => match serde_json::from_slice::<Value>(line) {
+            Err(error) => Err(refuse(
+                generated_id(),
+                String::new(),
+                format!("line {number} is not valid JSON: {error}"),
+            )),
+            Ok(value) => {
+                let text_field =
+                    |key: &str| value.get(key).and_then(Value::as_str).map(str::to_owned);
+                Err(refuse(
+                    text_field("id").unwrap_or_else(generated_id),
+                    text_field("name").unwrap_or_default(),
+                    format!("line {number} is not a tool call: {error}"),
+                ))
+            }
+        },
+    }
 }
