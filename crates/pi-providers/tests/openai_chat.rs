@@ -245,3 +245,119 @@ async fn cancellation_aborts_at_once() {
     );
     assert!(started.elapsed() < Duration::from_secs(2));
 }
+
+#[tokio::test]
+async fn malformed_final_arguments_get_a_paired_error_and_never_run() {
+    let chunk = |delta: Value, finish: Value| {
+        format!(
+            "data: {}\n\n",
+            json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                   "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        )
+    };
+    let broken = [
+        chunk(
+            json!({"role": "assistant", "tool_calls": [{"index": 0, "id": "call_b", "type": "function",
+                   "function": {"name": "get_weather", "arguments": "{\"city\": \"Tok"}}]}),
+            Value::Null,
+        ),
+        chunk(json!({}), json!("tool_calls")),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+    .concat();
+    let fake = Fake::start(vec![Reply::sse(broken), Reply::sse(text_answer("Sorry."))]).await;
+    let config = AgentConfig::new(Arc::new(provider(&fake)), Arc::new(travel_tools()));
+    let run = Agent::new(config).prompt("Weather in Tokyo?").await;
+    assert_eq!(run.end, EndReason::Completed, "{:?}", run.error);
+    let Message::ToolResult(result) = &run.messages[2] else {
+        panic!("{:?}", run.messages)
+    };
+    assert_eq!(result.tool_call_id, "call_b");
+    assert!(result.is_error);
+    assert!(
+        result
+            .text()
+            .starts_with("Tool get_weather failed: 必须是 object，收到 string"),
+        "{}",
+        result.text()
+    );
+    // The model is told, and the wire gets the broken text back as the model wrote it.
+    let replay = &fake.requests()[1].body["messages"];
+    assert_eq!(
+        replay[1]["tool_calls"][0]["function"]["arguments"],
+        "{\"city\": \"Tok"
+    );
+    assert!(
+        replay[2]["content"]
+            .as_str()
+            .unwrap()
+            .starts_with("[tool error] Tool get_weather failed")
+    );
+}
+
+#[tokio::test]
+async fn a_transcript_from_another_provider_replays_with_valid_paired_ids() {
+    use pi_ai::{AssistantContent, AssistantMessage, ModelInfo};
+    use pi_tool::ToolResultMessage;
+
+    let responses = ModelInfo {
+        api: "openai-responses".into(),
+        provider: "openai".into(),
+        model: "gpt-5.1".into(),
+    };
+    let long_id =
+        "call_SB7pIL63nRHhVPr41Ve8o9Ez|fc_cb107ef919596a96f6ad98019a2bab3210fb5cc64571c699e2";
+    let history = vec![
+        Message::User(UserMessage::text("Weather in Tokyo?")),
+        Message::Assistant(AssistantMessage::new(
+            &responses,
+            vec![
+                AssistantContent::Thinking {
+                    thinking: "The user wants weather.".into(),
+                    thinking_signature: Some("opaque".into()),
+                    redacted: None,
+                },
+                AssistantContent::tool_call(
+                    long_id,
+                    "get_weather",
+                    json!({"city": "Tokyo", "unit": "celsius"}),
+                ),
+                // A call cut short: it never got a result.
+                AssistantContent::tool_call(
+                    "call_orphan",
+                    "get_time",
+                    json!({"timezone": "Asia/Tokyo"}),
+                ),
+            ],
+        )),
+        Message::ToolResult(ToolResultMessage {
+            tool_call_id: long_id.into(),
+            tool_name: "get_weather".into(),
+            content: vec![pi_tool::text("21°C")],
+            details: None,
+            is_error: false,
+            timestamp: 1,
+        }),
+    ];
+    let fake = Fake::start(vec![Reply::sse(text_answer("It is 21°C."))]).await;
+    let config = AgentConfig::new(Arc::new(provider(&fake)), Arc::new(travel_tools()));
+    let run = Agent::new(config)
+        .run(
+            history,
+            vec![UserMessage::text("Thanks").into()],
+            CancellationToken::new(),
+        )
+        .await;
+    assert_eq!(run.end, EndReason::Completed, "{:?}", run.error);
+    let messages = &fake.requests()[0].body["messages"];
+    let assistant = &messages[1];
+    // Foreign thinking became text; the 83-character id became a valid, stable one.
+    assert_eq!(assistant["content"], "The user wants weather.");
+    let mapped = assistant["tool_calls"][0]["id"].as_str().unwrap();
+    assert!(mapped.len() <= 40, "{mapped}");
+    assert_eq!(messages[2]["tool_call_id"], mapped);
+    assert_eq!(messages[2]["content"], "21°C");
+    // The orphan call is answered, so the wire accepts the transcript.
+    assert_eq!(messages[3]["tool_call_id"], "call_orphan");
+    assert_eq!(messages[3]["content"], "[tool error] No result provided");
+}
