@@ -1,7 +1,7 @@
 //! Our traffic judged by the official SDKs (`openai`, `anthropic`, `google-genai`, installed into
 //! `.venv/` by `scripts/setup-python-peers.sh`): every request body we send validates as the
 //! SDK's own request type (no key it does not know), and every event of the fake streams our
-//! tests replay validates as the SDK's stream event type.
+//! tests replay validates as the SDK's stream event type. The bodies are also golden files.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -90,6 +90,7 @@ async fn conforms(wire: &str, provider: Arc<dyn Provider>, fake: &Fake, streams:
     assert_eq!(run.end, EndReason::Completed, "{wire}: {:?}", run.error);
     let bodies: Vec<_> = fake.requests().into_iter().map(|r| r.body).collect();
     assert_eq!(bodies.len(), 2);
+    golden(wire, &bodies);
     let dir = tempfile_dir(wire);
     let requests = dir.join("requests.json");
     std::fs::write(&requests, serde_json::to_string(&bodies).unwrap()).unwrap();
@@ -107,6 +108,20 @@ async fn conforms(wire: &str, provider: Arc<dyn Provider>, fake: &Fake, streams:
         String::from_utf8_lossy(&output.stderr)
     );
     assert!(report.contains("0 problems"), "{report}");
+}
+
+/// The request bodies of the run, byte for byte as last reviewed, in
+/// `tests/golden/WIRE.requests.json` (`PI_UPDATE_GOLDEN=1` rewrites them after a reviewed change).
+fn golden(wire: &str, bodies: &[serde_json::Value]) {
+    let path = here().join(format!("tests/golden/{wire}.requests.json"));
+    let text = serde_json::to_string_pretty(bodies).unwrap() + "\n";
+    if std::env::var_os("PI_UPDATE_GOLDEN").is_some() {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, &text).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|_| panic!("{} is missing: run with PI_UPDATE_GOLDEN=1", path.display()));
+    assert_eq!(text, expected, "{wire}: the request bodies changed");
 }
 
 fn tempfile_dir(wire: &str) -> PathBuf {
