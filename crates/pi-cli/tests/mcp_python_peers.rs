@@ -60,7 +60,14 @@ impl Drop for KillOnDrop {
 fn python_sdk_client_over_streamable_http() {
     let python = python();
     let server = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
-        .args(["serve", "--test-tools", "--http", "127.0.0.1:0"])
+        .args([
+            "serve",
+            "--test-tools",
+            "--http",
+            "127.0.0.1:0",
+            "--token",
+            "peer-token",
+        ])
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -82,7 +89,7 @@ fn python_sdk_client_over_streamable_http() {
     std::thread::spawn(move || for _ in lines {});
     let output = Command::new(python)
         .arg(client_script())
-        .args(["--url", &url])
+        .args(["--url", &url, "--token", "peer-token"])
         .output()
         .unwrap();
     drop(server);

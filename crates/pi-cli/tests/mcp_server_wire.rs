@@ -117,8 +117,13 @@ impl KeptAlive {
         }
     }
 
-    /// Sends one request; returns the status and the body.
+    /// Sends one request with the test token; returns the status and the body.
     fn request(&mut self, method: &str, body: &str) -> (u16, String) {
+        self.request_with(method, body, &["Authorization: Bearer test-token"])
+    }
+
+    /// Sends one request with these extra header lines; returns the status and the body.
+    fn request_with(&mut self, method: &str, body: &str, extra: &[&str]) -> (u16, String) {
         let mut head = format!(
             "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
@@ -126,6 +131,10 @@ impl KeptAlive {
             self.port,
             body.len()
         );
+        for line in extra {
+            head.push_str(line);
+            head.push_str("\r\n");
+        }
         if let Some(session) = &self.session {
             head.push_str(&format!("Mcp-Session-Id: {session}\r\n"));
         }
@@ -190,7 +199,13 @@ fn free_port() -> u16 {
 fn a_kept_alive_client_is_answered_without_a_nagle_stall() {
     let port = free_port();
     let child = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
-        .args(["serve", "--http", &format!("127.0.0.1:{port}")])
+        .args([
+            "serve",
+            "--http",
+            &format!("127.0.0.1:{port}"),
+            "--token",
+            "test-token",
+        ])
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -230,4 +245,94 @@ fn a_kept_alive_client_is_answered_without_a_nagle_stall() {
     // Ending the session answers 200, as the SDK clients expect.
     let (status, _) = client.request("DELETE", "");
     assert_eq!(status, 200);
+}
+
+/// `serve --http` on a free loopback port with `--token test-token`, and a connected client.
+fn served() -> (Served, KeptAlive) {
+    let port = free_port();
+    let child = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args([
+            "serve",
+            "--http",
+            &format!("127.0.0.1:{port}"),
+            "--token",
+            "test-token",
+        ])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let served = Served(child);
+    let started = Instant::now();
+    loop {
+        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return (served, KeptAlive::connect(port));
+        }
+        assert!(started.elapsed() < Duration::from_secs(10), "no server");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Every request needs the bearer token: missing or wrong gets 401 with `WWW-Authenticate`.
+#[test]
+fn http_requires_the_bearer_token() {
+    let (_served, mut client) = served();
+    let (status, body) = client.request_with("POST", INITIALIZE, &[]);
+    assert_eq!(status, 401, "{body}");
+    let (status, _) =
+        client.request_with("POST", INITIALIZE, &["Authorization: Bearer wrong-token"]);
+    assert_eq!(status, 401);
+    let (status, _) = client.request_with("POST", INITIALIZE, &["Authorization: Basic dGVzdA=="]);
+    assert_eq!(status, 401);
+    let (status, _) = client.request("POST", INITIALIZE);
+    assert_eq!(status, 200);
+}
+
+#[test]
+fn the_challenge_names_the_scheme() {
+    let (_served, client) = served();
+    let mut stream = client.stream.into_inner();
+    write!(
+        stream,
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{{}}"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    assert!(
+        answer
+            .to_ascii_lowercase()
+            .contains("www-authenticate: bearer realm=\"pi-tool\""),
+        "{answer}"
+    );
+}
+
+/// A page from a foreign origin is refused even with the right token and host; loopback
+/// origins and those allowed with `--allow-origin` are not.
+#[test]
+fn foreign_origins_are_refused() {
+    let (_served, mut client) = served();
+    let token = "Authorization: Bearer test-token";
+    let (status, _) =
+        client.request_with("POST", INITIALIZE, &[token, "Origin: http://evil.example"]);
+    assert_eq!(status, 403);
+    let (status, _) = client.request_with(
+        "POST",
+        INITIALIZE,
+        &[token, "Origin: http://localhost:5173"],
+    );
+    assert_eq!(status, 200);
+}
+
+/// An address other machines can reach needs a token the person chose.
+#[test]
+fn a_reachable_address_without_a_chosen_token_is_refused() {
+    let output = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args(["serve", "--http", "0.0.0.0:0"])
+        .env_remove("PI_TOOL_TOKEN")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("give a token of your own"), "{stderr}");
 }

@@ -14,7 +14,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pi_mcp::{McpClient, McpToolServer, serve_http};
+use pi_mcp::{HttpAccess, McpClient, McpToolServer, serve_http};
 use pi_tool::{CallContext, ToolCall, ToolRegistry, builtin, execute_tool_call};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -27,14 +27,19 @@ struct Outcome {
     elapsed: Duration,
 }
 
-async fn load(url: &str, clients: usize, duration: Duration) -> Outcome {
+async fn load(url: &str, token: Option<&str>, clients: usize, duration: Duration) -> Outcome {
     let mut tasks = Vec::new();
     let started = Instant::now();
     let deadline = started + duration;
     for client_index in 0..clients {
         let url = url.to_owned();
+        let token = token.map(str::to_owned);
         tasks.push(tokio::spawn(async move {
-            let client = McpClient::connect_http(&url).await.expect("connect");
+            let client = match &token {
+                Some(token) => McpClient::connect_http_with_token(&url, token).await,
+                None => McpClient::connect_http(&url).await,
+            }
+            .expect("connect");
             let mut tools = ToolRegistry::default();
             client.register_into(&mut tools).await.expect("list tools");
             let (mut calls, mut mismatches, mut failures, mut latencies) = (0, 0, 0, Vec::new());
@@ -115,9 +120,16 @@ async fn main() {
 
     let shutdown = CancellationToken::new();
     let server = McpToolServer::new(Arc::new(builtin::registry())).unwrap();
-    let (ours, _task) = serve_http(server, "127.0.0.1:0".parse().unwrap(), shutdown.clone())
-        .await
-        .unwrap();
+    let access = HttpAccess::generated().unwrap();
+    let token = access.token().to_owned();
+    let (ours, _task) = serve_http(
+        server,
+        "127.0.0.1:0".parse().unwrap(),
+        access,
+        shutdown.clone(),
+    )
+    .await
+    .unwrap();
 
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -146,11 +158,17 @@ async fn main() {
     println!("|---|---|---|---|---|---|---|");
     let (our_rate, our_p99) = row(
         "pi-tool (Rust, rmcp)",
-        &load(&format!("http://{ours}/mcp"), clients, duration).await,
+        &load(
+            &format!("http://{ours}/mcp"),
+            Some(&token),
+            clients,
+            duration,
+        )
+        .await,
     );
     let (py_rate, py_p99) = row(
         "MCP Python SDK",
-        &load(&python_url, clients, duration).await,
+        &load(&python_url, None, clients, duration).await,
     );
     println!(
         "\nthroughput ratio {:.1}x, p99 {:.2} ms against {:.2} ms",
@@ -166,9 +184,12 @@ async fn main() {
     println!("|---|---|---|---|---|---|---|");
     row(
         "pi-tool (Rust, rmcp)",
-        &load(&format!("http://{ours}/mcp"), 1, duration).await,
+        &load(&format!("http://{ours}/mcp"), Some(&token), 1, duration).await,
     );
-    row("MCP Python SDK", &load(&python_url, 1, duration).await);
+    row(
+        "MCP Python SDK",
+        &load(&python_url, None, 1, duration).await,
+    );
     shutdown.cancel();
     let _ = python_server.kill().await;
 }

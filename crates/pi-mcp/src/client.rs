@@ -89,6 +89,17 @@ impl McpClient {
         Self::start(StreamableHttpClientTransport::from_uri(url.to_owned())).await
     }
 
+    /// Connects to a streamable HTTP endpoint that wants `Authorization: Bearer <token>` (as
+    /// `pi-tool serve --http` does).
+    pub async fn connect_http_with_token(url: &str, token: &str) -> Result<Self, ClientError> {
+        let config =
+            rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig::with_uri(
+                url.to_owned(),
+            )
+            .auth_header(token.to_owned());
+        Self::start(StreamableHttpClientTransport::from_config(config)).await
+    }
+
     async fn start<T, E, A>(transport: T) -> Result<Self, ClientError>
     where
         T: rmcp::transport::IntoTransport<RoleClient, E, A>,

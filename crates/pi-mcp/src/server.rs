@@ -219,20 +219,47 @@ pub async fn serve_stdio(server: McpToolServer) -> Result<(), ServeError> {
 }
 
 /// Serves `server` over streamable HTTP on `address`, endpoint `http://ADDRESS/mcp`, until
-/// `shutdown` fires. Returns once the listener is bound, with the address it got (port 0 picks
-/// a free port) and the task serving it.
+/// `shutdown` fires, letting in only what `access` allows (see [`HttpAccess`]). Returns once
+/// the listener is bound, with the address it got (port 0 picks a free port) and the task
+/// serving it.
+///
+/// Limits (rmcp's defaults, kept): a request body of at most 4 MiB (413 beyond), a session
+/// idle for 5 minutes is closed.
 pub async fn serve_http(
     server: McpToolServer,
     address: SocketAddr,
+    access: HttpAccess,
     shutdown: CancellationToken,
 ) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), ServeError> {
-    let config =
-        StreamableHttpServerConfig::default().with_cancellation_token(shutdown.child_token());
+    let loopback = address.ip().is_loopback();
+    if !loopback && access.generated {
+        return Err(ServeError::Start(format!(
+            "{address} is reachable from other machines: give a token of your own \
+             (--token or PI_TOOL_TOKEN) to serve there"
+        )));
+    }
+    let mut origins: Vec<String> = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    origins.extend(access.allowed_origins.iter().cloned());
+    let mut config = StreamableHttpServerConfig::default()
+        .with_cancellation_token(shutdown.child_token())
+        .with_allowed_origins(origins);
+    if !loopback {
+        // Clients name the host however they reach it; the bearer token is what lets them in
+        // (DNS rebinding cannot forge it).
+        config = config.disable_allowed_hosts();
+    }
     let service: StreamableHttpService<McpToolServer, LocalSessionManager> =
         StreamableHttpService::new(move || Ok(server.clone()), Default::default(), config);
     let router = axum::Router::new()
         .nest_service("/mcp", service)
-        .layer(axum::middleware::map_response(session_ended_is_ok));
+        .layer(axum::middleware::map_response(session_ended_is_ok))
+        .layer(axum::middleware::from_fn_with_state(
+            Arc::new(access.token),
+            require_token,
+        ));
     let listener = tokio::net::TcpListener::bind(address)
         .await
         .map_err(|error| ServeError::Start(format!("binding {address}: {error}")))?;
@@ -252,6 +279,113 @@ pub async fn serve_http(
             .await;
     });
     Ok((bound, task))
+}
+
+/// Who may use the HTTP endpoint: every request must carry `Authorization: Bearer <token>`
+/// (compared in constant time; anything else gets 401 with `WWW-Authenticate`), and a request
+/// from a browser page must come from a loopback origin or one allowed here (403 otherwise).
+///
+/// ```
+/// use pi_mcp::HttpAccess;
+///
+/// let access = HttpAccess::new("s3cret-token").unwrap().with_allowed_origin("https://app.example.com");
+/// assert_eq!(access.token(), "s3cret-token");
+/// assert_eq!(HttpAccess::generated().unwrap().token().len(), 64);
+/// assert!(HttpAccess::new("").is_err());
+/// ```
+#[derive(Clone)]
+pub struct HttpAccess {
+    token: String,
+    allowed_origins: Vec<String>,
+    /// A token nobody chose: fine on loopback, refused for an address others can reach.
+    generated: bool,
+}
+
+impl std::fmt::Debug for HttpAccess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpAccess")
+            .field("token", &"<hidden>")
+            .field("allowed_origins", &self.allowed_origins)
+            .finish_non_exhaustive()
+    }
+}
+
+impl HttpAccess {
+    /// Access with a token of the caller's choosing; refused when empty or not usable in a
+    /// header.
+    pub fn new(token: impl Into<String>) -> Result<Self, ServeError> {
+        let token = token.into();
+        if token.is_empty()
+            || !token
+                .bytes()
+                .all(|byte| byte.is_ascii_graphic() && byte != b',')
+        {
+            return Err(ServeError::Start(
+                "the token must be non-empty printable ASCII without spaces".to_owned(),
+            ));
+        }
+        Ok(Self {
+            token,
+            allowed_origins: Vec::new(),
+            generated: false,
+        })
+    }
+
+    /// Access with a fresh random token (256 bits from the operating system), to be shown to
+    /// the person who started the server. Fails only when the system has no randomness to
+    /// give, and then nothing is served with a guessable token.
+    pub fn generated() -> Result<Self, ServeError> {
+        let mut bytes = [0_u8; 32];
+        getrandom::fill(&mut bytes)
+            .map_err(|error| ServeError::Start(format!("no randomness for the token: {error}")))?;
+        Ok(Self {
+            token: bytes.iter().map(|byte| format!("{byte:02x}")).collect(),
+            allowed_origins: Vec::new(),
+            generated: true,
+        })
+    }
+
+    /// Also lets in browser pages from `origin` (`https://app.example.com`, or with `:*` for
+    /// any port).
+    #[must_use]
+    pub fn with_allowed_origin(mut self, origin: impl Into<String>) -> Self {
+        self.allowed_origins.push(origin.into());
+        self
+    }
+
+    /// The token clients must send.
+    pub fn token(&self) -> &str {
+        &self.token
+    }
+}
+
+/// 401 for a request without the right bearer token.
+async fn require_token(
+    axum::extract::State(token): axum::extract::State<Arc<String>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let presented = request
+        .headers()
+        .get(axum::http::header::AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "))
+        .unwrap_or_default();
+    if bool::from(subtle::ConstantTimeEq::ct_eq(
+        presented.as_bytes(),
+        token.as_bytes(),
+    )) {
+        return next.run(request).await;
+    }
+    let mut response = axum::response::IntoResponse::into_response((
+        axum::http::StatusCode::UNAUTHORIZED,
+        "a valid `Authorization: Bearer <token>` header is required\n",
+    ));
+    response.headers_mut().insert(
+        axum::http::header::WWW_AUTHENTICATE,
+        axum::http::HeaderValue::from_static("Bearer realm=\"pi-tool\""),
+    );
+    response
 }
 
 /// rmcp answers a session's `DELETE` with 202; the SDK clients expect 200 (the Python SDK logs

@@ -41,6 +41,9 @@ pub(crate) struct Server {
     /// A streamable HTTP endpoint.
     #[arg(long)]
     url: Option<String>,
+    /// The bearer token the HTTP endpoint wants (`pi-tool serve --http` wants one).
+    #[arg(long, env = "PI_TOOL_TOKEN", hide_env_values = true)]
+    token: Option<String>,
     /// Seconds a call may take before it is answered with a time-out error.
     #[arg(long, default_value_t = 60.0)]
     timeout: f64,
@@ -52,7 +55,10 @@ pub(crate) struct Server {
 impl Server {
     pub(crate) async fn connect(&self) -> anyhow::Result<McpClient> {
         let client = match (&self.url, self.command.split_first()) {
-            (Some(url), None) => McpClient::connect_http(url).await?,
+            (Some(url), None) => match &self.token {
+                Some(token) => McpClient::connect_http_with_token(url, token).await?,
+                None => McpClient::connect_http(url).await?,
+            },
             (None, Some((program, args))) => McpClient::connect_stdio(program, args).await?,
             _ => anyhow::bail!("give the server as --url URL or as a command after --"),
         };

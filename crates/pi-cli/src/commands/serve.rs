@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Args;
-use pi_mcp::{McpToolServer, serve_http, serve_stdio};
+use pi_mcp::{HttpAccess, McpToolServer, serve_http, serve_stdio};
 use pi_tool::ToolRegistry;
 use tokio_util::sync::CancellationToken;
 
@@ -15,6 +15,13 @@ pub(crate) struct ServeArgs {
     /// Loopback unless you say otherwise.
     #[arg(long, value_name = "HOST:PORT")]
     http: Option<SocketAddr>,
+    /// The bearer token every HTTP request must carry. Without one, a random token is made and
+    /// printed once on stderr (loopback only: an address others can reach needs your own).
+    #[arg(long, env = "PI_TOOL_TOKEN", hide_env_values = true)]
+    token: Option<String>,
+    /// Also let browser pages from this origin in (loopback origins always are); repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
     /// Also serve `slow` (progress, cancellation) and `explode` (a panic), for testing hosts.
     #[arg(long)]
     test_tools: bool,
@@ -30,9 +37,20 @@ pub(crate) async fn run(args: ServeArgs, tools: ToolRegistry) -> anyhow::Result<
     match args.http {
         None => serve_stdio(server).await?,
         Some(address) => {
+            let (mut access, made) = match &args.token {
+                Some(token) => (HttpAccess::new(token.clone())?, false),
+                None => (HttpAccess::generated()?, true),
+            };
+            for origin in &args.allow_origin {
+                access = access.with_allowed_origin(origin.clone());
+            }
+            let token = access.token().to_owned();
             let shutdown = CancellationToken::new();
-            let (bound, task) = serve_http(server, address, shutdown.clone()).await?;
+            let (bound, task) = serve_http(server, address, access, shutdown.clone()).await?;
             eprintln!("pi-tool: serving MCP on http://{bound}/mcp");
+            if made {
+                eprintln!("pi-tool: bearer token (send `Authorization: Bearer <token>`): {token}");
+            }
             tokio::select! {
                 _ = tokio::signal::ctrl_c() => shutdown.cancel(),
                 _ = task => {}

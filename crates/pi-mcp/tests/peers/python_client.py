@@ -120,6 +120,7 @@ async def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--stdio", help="the pi-tool binary to run as `serve --test-tools`")
     parser.add_argument("--url", help="a streamable HTTP endpoint")
+    parser.add_argument("--token", help="the bearer token the endpoint wants")
     args = parser.parse_args()
     if args.stdio:
         server = StdioServerParameters(command=args.stdio, args=["serve", "--test-tools"])
@@ -127,7 +128,11 @@ async def main() -> int:
             async with ClientSession(read, write) as session:
                 await run_checks(session)
     elif args.url:
-        async with streamable_http_client(args.url) as streams:
+        import httpx2
+
+        headers = {"Authorization": f"Bearer {args.token}"} if args.token else None
+        http_client = httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0))
+        async with http_client, streamable_http_client(args.url, http_client=http_client) as streams:
             read, write = streams[0], streams[1]
             async with ClientSession(read, write) as session:
                 await run_checks(session)
