@@ -2,7 +2,7 @@
 //! retry (bounded, honouring `retry-after`), provider error bodies turned into one readable
 //! line, and the response body read as server-sent events.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures::{Stream, StreamExt};
@@ -34,13 +34,8 @@ impl Default for RetryPolicy {
     }
 }
 
-/// The HTTP client all providers share (connection pool, TLS with the ring provider).
+/// The HTTP client all providers share (connection pool, TLS by rustls).
 pub(crate) fn client(timeout: Duration) -> Result<reqwest::Client, ProviderError> {
-    static PROVIDER: OnceLock<()> = OnceLock::new();
-    PROVIDER.get_or_init(|| {
-        // Fails only when another provider was installed first, which is as good.
-        let _ = rustls::crypto::ring::default_provider().install_default();
-    });
     reqwest::Client::builder()
         .connect_timeout(Duration::from_secs(30))
         .read_timeout(timeout)
