@@ -111,7 +111,7 @@ fn edit(path: &std::path::Path, params: &EditParams) -> Outcome {
     } else {
         updated.clone()
     };
-    std::fs::write(path, format!("{bom}{written}"))
+    crate::atomic::write_file(path, format!("{bom}{written}").as_bytes())
         .map_err(|error| ToolError::new(format!("Could not write {shown}: {error}")))?;
     Ok(ToolOutput::text(format!(
         "Successfully replaced {} block(s) in {shown}.",

@@ -17,6 +17,7 @@
 //! assert_eq!(names, ["read", "grep", "find", "ls"]);
 //! ```
 
+mod atomic;
 mod bash;
 mod blocking;
 mod edit;

@@ -62,7 +62,8 @@ impl Workspace {
         }
     }
 
-    /// Holds the write queue of `path` until the guard is dropped.
+    /// Holds the write queue of the file `path` names until the guard is dropped. `a`, `./a`,
+    /// `dir/../a` and a link to `a` share one queue.
     pub(crate) async fn lock_for_writing(&self, path: &Path) -> tokio::sync::OwnedMutexGuard<()> {
         let lock = {
             let mut writers = self
@@ -72,10 +73,34 @@ impl Workspace {
                 .unwrap_or_else(PoisonError::into_inner);
             // Forget locks nobody holds or waits for, so the map stays as small as the work.
             writers.retain(|_, lock| Arc::strong_count(lock) > 1);
-            Arc::clone(writers.entry(path.to_path_buf()).or_default())
+            Arc::clone(writers.entry(queue_key(path)).or_default())
         };
         lock.lock_owned().await
     }
+}
+
+/// One name per file: the canonical path when the file exists; otherwise its canonical
+/// directory and its name; otherwise the path with `.` and `..` resolved by hand.
+fn queue_key(path: &Path) -> PathBuf {
+    if let Ok(canonical) = std::fs::canonicalize(path) {
+        return canonical;
+    }
+    if let (Some(parent), Some(name)) = (path.parent(), path.file_name())
+        && let Ok(parent) = std::fs::canonicalize(parent)
+    {
+        return parent.join(name);
+    }
+    let mut normal = PathBuf::new();
+    for component in path.components() {
+        match component {
+            std::path::Component::CurDir => {}
+            std::path::Component::ParentDir => {
+                normal.pop();
+            }
+            other => normal.push(other),
+        }
+    }
+    normal
 }
 
 #[cfg(test)]
@@ -105,5 +130,36 @@ mod tests {
             next.is_ok(),
             "the queued writer goes once the first is done"
         );
+    }
+
+    #[tokio::test]
+    async fn every_spelling_of_one_file_shares_its_queue() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("d")).unwrap();
+        std::fs::write(dir.path().join("a"), "x").unwrap();
+        let workspace = Workspace::new(dir.path());
+        let held = workspace.lock_for_writing(&workspace.resolve("a")).await;
+        for spelling in ["./a", "d/../a", "@a"] {
+            let path = workspace.resolve(spelling);
+            let queued = workspace.lock_for_writing(&path);
+            assert!(
+                tokio::time::timeout(Duration::from_millis(30), queued)
+                    .await
+                    .is_err(),
+                "{spelling} took another queue"
+            );
+        }
+        // A file that does not exist yet: its directory is canonical, its name kept.
+        let new = workspace
+            .lock_for_writing(&workspace.resolve("d/../new"))
+            .await;
+        let path = workspace.resolve("./new");
+        let again = workspace.lock_for_writing(&path);
+        assert!(
+            tokio::time::timeout(Duration::from_millis(30), again)
+                .await
+                .is_err()
+        );
+        drop((held, new));
     }
 }
