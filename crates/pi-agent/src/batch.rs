@@ -51,12 +51,12 @@ pub(crate) async fn run_batch(
                     let aborted = synthesized(failed_result(call, ABORTED));
                     record(config, emitter, &mut results, next, call, aborted).await;
                 } else {
-                    let task = tokio::spawn(run_call(
+                    let task = OwnedTask(tokio::spawn(run_call(
                         config.clone(),
                         call.clone(),
                         cancel.clone(),
                         emitter.clone(),
-                    ));
+                    )));
                     let index = next;
                     running.push(task.map(move |joined| (index, joined)));
                 }
@@ -284,5 +284,27 @@ async fn run_call(
                 Err(_) => synthesized(failed_result(&call, ABORTED)),
             }
         }
+    }
+}
+
+/// A call running on its own task, owned by the batch: dropping the batch (the run's future
+/// dropped mid-batch) aborts it, so no tool keeps running for a run nobody awaits.
+struct OwnedTask<T>(tokio::task::JoinHandle<T>);
+
+impl<T> std::future::Future for OwnedTask<T> {
+    type Output = Result<T, tokio::task::JoinError>;
+
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        context: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Self::Output> {
+        std::pin::Pin::new(&mut self.0).poll(context)
+    }
+}
+
+impl<T> Drop for OwnedTask<T> {
+    fn drop(&mut self) {
+        // Aborting a finished task does nothing.
+        self.0.abort();
     }
 }

@@ -1,0 +1,77 @@
+//! Dropping a run's future mid-batch stops its calls: no tool keeps running for a run nobody
+//! awaits.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod support;
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use pi_agent::{Agent, AgentConfig};
+use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolOutput, ToolRegistry, builtin};
+use serde_json::{Value, json};
+use support::{call, faux, prompt};
+use tokio_util::sync::CancellationToken;
+
+#[derive(Default)]
+struct Counts {
+    started: AtomicUsize,
+    finished: AtomicUsize,
+    dropped: AtomicUsize,
+}
+
+/// Counts a call's future as dropped unless it finished.
+struct Watch(Arc<Counts>, bool);
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        if !self.1 {
+            self.0.dropped.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+#[tokio::test]
+async fn dropping_the_run_stops_every_running_call() {
+    let counts = Arc::new(Counts::default());
+    let seen = Arc::clone(&counts);
+    // Ignores its cancellation token on purpose: only aborting its task can stop it.
+    let linger = FnTool::new(
+        "linger",
+        "Works for 300 ms, deaf to cancellation",
+        builtin::ValueParams::object_schema(),
+        move |_params: builtin::ValueParams, _cx| {
+            let counts = Arc::clone(&seen);
+            async move {
+                counts.started.fetch_add(1, Ordering::SeqCst);
+                let mut watch = Watch(Arc::clone(&counts), false);
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                counts.finished.fetch_add(1, Ordering::SeqCst);
+                watch.1 = true;
+                Ok(ToolOutput::<Value>::text("done"))
+            }
+        },
+    );
+    let tools = Arc::new(ToolRegistry::new([RegisteredTool::new(linger)]).unwrap());
+    let calls: Vec<Value> = (0..8)
+        .map(|n| call(&format!("c{n}"), "linger", json!({"value": "x"})))
+        .collect();
+    let model = faux(json!([{"content": calls}, {"content": [{"type": "text", "text": "ok"}]}]));
+    let agent = Agent::new(AgentConfig::new(model, tools));
+    let run = agent.run(Vec::new(), prompt("go"), CancellationToken::new());
+    assert!(
+        tokio::time::timeout(Duration::from_millis(100), run)
+            .await
+            .is_err(),
+        "the run should still be in its batch"
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(counts.started.load(Ordering::SeqCst), 8);
+    assert_eq!(
+        counts.finished.load(Ordering::SeqCst),
+        0,
+        "calls outlived their run"
+    );
+    assert_eq!(counts.dropped.load(Ordering::SeqCst), 8);
+}
