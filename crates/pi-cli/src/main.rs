@@ -14,9 +14,16 @@ use clap::{Parser, Subcommand};
 #[command(name = "pi-tool", version, about)]
 struct Cli {
     /// Add Pi's seven coding tools (read, write, edit, bash, grep, find, ls), working in DIR
-    /// (the current directory when DIR is left out). Like Pi's, they are not a sandbox.
+    /// (the current directory when DIR is left out). The file tools may only reach paths inside
+    /// DIR (symbolic links and `..` followed); `bash` runs an unconfined shell.
     #[arg(long, global = true, value_name = "DIR", num_args = 0..=1, default_missing_value = ".")]
     coding_tools: Option<std::path::PathBuf>,
+    /// Let the file tools also reach this directory (repeatable).
+    #[arg(long, global = true, value_name = "DIR")]
+    allow_dir: Vec<std::path::PathBuf>,
+    /// Let the file tools reach any path this process can, as upstream Pi's do.
+    #[arg(long, global = true)]
+    unconfined_file_tools: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -55,7 +62,15 @@ async fn main() -> ExitCode {
     let cli = Cli::parse();
     let mut tools = pi_tool::builtin::registry();
     if let Some(dir) = &cli.coding_tools {
-        let coding = pi_coding_tools::all_tools(&pi_coding_tools::Workspace::new(dir));
+        let mut workspace = if cli.unconfined_file_tools {
+            pi_coding_tools::Workspace::unconfined(dir)
+        } else {
+            pi_coding_tools::Workspace::new(dir)
+        };
+        for extra in &cli.allow_dir {
+            workspace = workspace.with_root(extra);
+        }
+        let coding = pi_coding_tools::all_tools(&workspace);
         for tool in coding.list() {
             if let Err(error) = tools.register(tool.clone()) {
                 eprintln!("pi-tool: {error}");

@@ -20,7 +20,7 @@ pub fn find_tool(workspace: &Workspace) -> RegisteredTool {
 }
 
 fn find(workspace: &Workspace, params: &FindParams, context: &ToolContext) -> Outcome {
-    let root = workspace.resolve(params.path.as_deref().unwrap_or("."));
+    let root = workspace.confined_path(params.path.as_deref().unwrap_or("."))?;
     if !root.is_dir() {
         return Err(ToolError::new(format!(
             "Path not found: {}",

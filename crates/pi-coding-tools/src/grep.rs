@@ -71,7 +71,7 @@ impl Sink for FileSink<'_> {
 }
 
 fn grep(workspace: &Workspace, params: &GrepParams, context: &ToolContext) -> Outcome {
-    let root = workspace.resolve(params.path.as_deref().unwrap_or("."));
+    let root = workspace.confined_path(params.path.as_deref().unwrap_or("."))?;
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(params.ignore_case.unwrap_or(false))
         .fixed_strings(params.literal.unwrap_or(false))

@@ -15,7 +15,16 @@ pub fn read_tool(workspace: &Workspace) -> RegisteredTool {
 }
 
 fn read(workspace: &Workspace, params: &ReadParams, _context: &ToolContext) -> Outcome {
-    let path = workspace.resolve(&params.path);
+    let path = workspace.confined_path(&params.path)?;
+    // A FIFO, a device or a socket would block or never end: only regular files are read.
+    let metadata = std::fs::metadata(&path)
+        .map_err(|error| ToolError::new(format!("Could not read {}: {error}", params.path)))?;
+    if !metadata.is_file() {
+        return Err(ToolError::new(format!(
+            "Could not read {}: not a regular file",
+            params.path
+        )));
+    }
     let bytes = std::fs::read(&path)
         .map_err(|error| ToolError::new(format!("Could not read {}: {error}", params.path)))?;
     if let Some(format) = sniff(&bytes) {

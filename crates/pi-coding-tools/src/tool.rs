@@ -65,7 +65,7 @@ where
         move |params: P, _context: ToolContext| {
             let workspace = workspace.clone();
             async move {
-                let path = workspace.resolve(path_of(&params));
+                let path = workspace.confined_path(path_of(&params))?;
                 let _queue = workspace.lock_for_writing(&path).await;
                 blocking(move || work(&path, &params)).await?
             }

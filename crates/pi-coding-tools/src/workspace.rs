@@ -8,7 +8,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 ///
 /// Paths resolve as Pi resolves them: `~` is the home directory, a leading `@` (models copy it
 /// from file mentions) is dropped, relative paths join the working directory, absolute paths
-/// stay as they are. Like Pi, this is not a sandbox.
+/// stay as they are.
+///
+/// Unlike Pi, the file tools (`read`, `write`, `edit`, `ls`, `find`, `grep`) are confined by
+/// default: every path is canonicalised (symbolic links and `..` followed) and one that ends
+/// outside the working directory, or the extra roots granted with
+/// [`Workspace::with_root`], is refused with a clear error, never read or written.
+/// [`Workspace::unconfined`] opts out. `bash` is not confined by this (it runs a shell).
 ///
 /// ```
 /// use pi_coding_tools::Workspace;
@@ -18,6 +24,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// assert_eq!(workspace.resolve("src/lib.rs"), Path::new("/repo/src/lib.rs"));
 /// assert_eq!(workspace.resolve("@src/lib.rs"), Path::new("/repo/src/lib.rs"));
 /// assert_eq!(workspace.resolve("/etc/hosts"), Path::new("/etc/hosts"));
+/// assert!(workspace.confined_path("/etc/hosts").is_err());
+/// assert!(Workspace::unconfined("/repo").confined_path("/etc/hosts").is_ok());
 /// ```
 #[derive(Debug, Clone)]
 pub struct Workspace {
@@ -27,6 +35,8 @@ pub struct Workspace {
 #[derive(Debug)]
 struct Inner {
     cwd: PathBuf,
+    /// Canonical directories paths must stay inside; `None` when unconfined.
+    roots: Option<Vec<PathBuf>>,
     /// One lock per file being written: parallel edits of one file run one after another
     /// (upstream lost edits to this race, earendil-works/pi#2327).
     writers: Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>,
@@ -35,12 +45,65 @@ struct Inner {
 impl Workspace {
     /// Tools working in `cwd`.
     pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        let cwd = cwd.into();
+        let root = std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone());
         Self {
             inner: Arc::new(Inner {
-                cwd: cwd.into(),
+                cwd,
+                roots: Some(vec![root]),
                 writers: Mutex::new(HashMap::new()),
             }),
         }
+    }
+
+    /// A workspace whose tools may reach any path the process can (Pi's behaviour).
+    pub fn unconfined(cwd: impl Into<PathBuf>) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                cwd: cwd.into(),
+                roots: None,
+                writers: Mutex::new(HashMap::new()),
+            }),
+        }
+    }
+
+    /// The same workspace with `root` (and everything below it) reachable too.
+    #[must_use]
+    pub fn with_root(self, root: impl AsRef<Path>) -> Self {
+        let root = root.as_ref();
+        let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        let mut inner = Inner {
+            cwd: self.inner.cwd.clone(),
+            roots: self.inner.roots.clone(),
+            writers: Mutex::new(HashMap::new()),
+        };
+        if let Some(roots) = &mut inner.roots {
+            roots.push(root);
+        }
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The path a tool argument names, canonicalised, if the workspace lets tools reach it;
+    /// otherwise the error the model reads.
+    pub fn confined_path(&self, path: &str) -> Result<PathBuf, pi_tool::ToolError> {
+        let resolved = self.resolve(path);
+        let Some(roots) = &self.inner.roots else {
+            return Ok(resolved);
+        };
+        let canonical = canonical(&resolved);
+        if roots.iter().any(|root| canonical.starts_with(root)) {
+            return Ok(canonical);
+        }
+        Err(pi_tool::ToolError::new(format!(
+            "Path {path} is outside the workspace ({}): the tools may only reach files inside it",
+            roots
+                .iter()
+                .map(|root| root.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )))
     }
 
     /// The working directory.
@@ -77,6 +140,35 @@ impl Workspace {
         };
         lock.lock_owned().await
     }
+}
+
+/// Where `path` really leads: the canonical path when it exists; otherwise its longest existing
+/// ancestor, canonicalised, with the rest appended (`..` in the rest resolved by hand, never
+/// above that ancestor).
+fn canonical(path: &Path) -> PathBuf {
+    if let Ok(canonical) = std::fs::canonicalize(path) {
+        return canonical;
+    }
+    let components: Vec<std::path::Component<'_>> = path.components().collect();
+    for split in (0..components.len()).rev() {
+        let (Some(base), Some(rest)) = (components.get(..split), components.get(split..)) else {
+            continue;
+        };
+        let base: PathBuf = base.iter().collect();
+        if let Ok(mut result) = std::fs::canonicalize(&base) {
+            for component in rest {
+                match component {
+                    std::path::Component::ParentDir => {
+                        result.pop();
+                    }
+                    std::path::Component::CurDir => {}
+                    other => result.push(other),
+                }
+            }
+            return result;
+        }
+    }
+    path.to_path_buf()
 }
 
 /// One name per file: the canonical path when the file exists; otherwise its canonical

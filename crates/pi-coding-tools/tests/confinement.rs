@@ -1,0 +1,168 @@
+//! The file tools stay inside their workspace: every escape (`..`, an absolute path, a symbolic
+//! link out, `~`) is a clear error and nothing outside is read or written; files that would
+//! block (a FIFO, `/dev/zero`) are refused at once.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::fs;
+use std::path::Path;
+use std::time::Duration;
+
+use pi_coding_tools::{Workspace, all_tools};
+use pi_tool::{CallContext, ToolCall, ToolResultMessage, execute_tool_call};
+use serde_json::{Value, json};
+
+async fn call(workspace: &Workspace, name: &str, arguments: Value) -> ToolResultMessage {
+    let tools = all_tools(workspace);
+    let call = ToolCall::new("c", name, arguments);
+    tokio::time::timeout(
+        Duration::from_secs(5),
+        execute_tool_call(&call, &tools, CallContext::default()),
+    )
+    .await
+    .expect("a tool call must not hang")
+}
+
+fn layout() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("work");
+    let outside = dir.path().join("outside");
+    fs::create_dir_all(root.join("src")).unwrap();
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(root.join("src/a.txt"), "inside").unwrap();
+    fs::write(outside.join("secret.txt"), "secret").unwrap();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(outside.join("secret.txt"), root.join("link.txt")).unwrap();
+        std::os::unix::fs::symlink(&outside, root.join("door")).unwrap();
+    }
+    (dir, root, outside)
+}
+
+fn refused(result: &ToolResultMessage) {
+    assert!(result.is_error, "{}", result.text());
+    assert!(
+        result.text().contains("is outside the workspace"),
+        "{}",
+        result.text()
+    );
+}
+
+#[tokio::test]
+async fn every_escape_is_refused_and_nothing_outside_changes() {
+    let (_dir, root, outside) = layout();
+    let workspace = Workspace::new(&root);
+    let secret = outside.join("secret.txt");
+    let secret_path = secret.to_str().unwrap();
+
+    for path in [
+        "../outside/secret.txt",
+        secret_path,
+        "link.txt",
+        "door/secret.txt",
+        "src/../../outside/secret.txt",
+        "~/.bashrc",
+    ] {
+        refused(&call(&workspace, "read", json!({"path": path})).await);
+    }
+    for path in [
+        "../outside/new.txt",
+        "link.txt",
+        "door/new.txt",
+        "src/missing/../../../outside/new.txt",
+    ] {
+        refused(
+            &call(
+                &workspace,
+                "write",
+                json!({"path": path, "content": "pwned"}),
+            )
+            .await,
+        );
+    }
+    refused(
+        &call(
+            &workspace,
+            "edit",
+            json!({"path": "link.txt", "edits": [{"oldText": "secret", "newText": "pwned"}]}),
+        )
+        .await,
+    );
+    refused(&call(&workspace, "ls", json!({"path": ".."})).await);
+    refused(
+        &call(
+            &workspace,
+            "find",
+            json!({"pattern": "*.txt", "path": "door"}),
+        )
+        .await,
+    );
+    refused(
+        &call(
+            &workspace,
+            "grep",
+            json!({"pattern": "secret", "path": ".."}),
+        )
+        .await,
+    );
+
+    assert_eq!(fs::read_to_string(&secret).unwrap(), "secret");
+    assert!(!outside.join("new.txt").exists());
+
+    // Inside is as before, `..` that stays inside included.
+    let read = call(&workspace, "read", json!({"path": "src/../src/a.txt"})).await;
+    assert_eq!(read.text(), "inside");
+    let wrote = call(
+        &workspace,
+        "write",
+        json!({"path": "src/new/b.txt", "content": "ok"}),
+    )
+    .await;
+    assert!(!wrote.is_error, "{}", wrote.text());
+}
+
+#[tokio::test]
+async fn granted_roots_and_unconfined_workspaces_reach_further() {
+    let (_dir, root, outside) = layout();
+    let granted = Workspace::new(&root).with_root(&outside);
+    assert_eq!(
+        call(&granted, "read", json!({"path": "link.txt"}))
+            .await
+            .text(),
+        "secret"
+    );
+    let open = Workspace::unconfined(&root);
+    let secret = outside.join("secret.txt");
+    assert_eq!(
+        call(&open, "read", json!({"path": secret.to_str().unwrap()}))
+            .await
+            .text(),
+        "secret"
+    );
+}
+
+#[cfg(unix)]
+#[tokio::test]
+async fn files_that_would_block_are_refused_at_once() {
+    let (_dir, root, _outside) = layout();
+    let fifo = root.join("pipe");
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let workspace = Workspace::new(&root);
+    let result = call(&workspace, "read", json!({"path": "pipe"})).await;
+    assert!(result.is_error);
+    assert!(
+        result.text().contains("not a regular file"),
+        "{}",
+        result.text()
+    );
+    let open = Workspace::unconfined(Path::new("/"));
+    let zero = call(&open, "read", json!({"path": "/dev/zero"})).await;
+    assert!(
+        zero.text().contains("not a regular file"),
+        "{}",
+        zero.text()
+    );
+}
