@@ -15,15 +15,20 @@ use clap::{Parser, Subcommand};
 struct Cli {
     /// Add Pi's seven coding tools (read, write, edit, bash, grep, find, ls), working in DIR
     /// (the current directory when DIR is left out). The file tools may only reach paths inside
-    /// DIR (symbolic links and `..` followed); `bash` runs an unconfined shell.
+    /// DIR (symbolic links and `..` followed); `bash` may write only inside DIR and the
+    /// temporary directory (a Linux Landlock sandbox; its results' details say if enforced).
     #[arg(long, global = true, value_name = "DIR", num_args = 0..=1, default_missing_value = ".")]
     coding_tools: Option<std::path::PathBuf>,
     /// Let the file tools also reach this directory (repeatable).
     #[arg(long, global = true, value_name = "DIR")]
     allow_dir: Vec<std::path::PathBuf>,
-    /// Let the file tools reach any path this process can, as upstream Pi's do.
+    /// Let the file tools reach any path this process can, and run `bash` without its Landlock
+    /// sandbox, as upstream Pi's do.
     #[arg(long, global = true)]
     unconfined_file_tools: bool,
+    /// Keep `bash` (sandboxed) from opening TCP connections.
+    #[arg(long, global = true)]
+    no_network: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -69,6 +74,9 @@ async fn main() -> ExitCode {
         };
         for extra in &cli.allow_dir {
             workspace = workspace.with_root(extra);
+        }
+        if cli.no_network {
+            workspace = workspace.without_network();
         }
         let coding = pi_coding_tools::all_tools(&workspace);
         for tool in coding.list() {

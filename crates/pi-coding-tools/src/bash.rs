@@ -65,7 +65,8 @@ async fn bash(
             cwd.display()
         )));
     }
-    let mut child = spawn(&params.command, cwd)?;
+    let (child, enforcement) = spawn(&params.command, cwd, workspace);
+    let mut child = child?;
     let (sender, mut chunks) = mpsc::unbounded_channel();
     for stream in [
         child
@@ -122,10 +123,41 @@ async fn bash(
             () = &mut grace => break,
         }
     }
-    output.finish(ending)
+    let mut result = output.finish(ending)?;
+    if let Some(enforcement) = enforcement {
+        let mut details = match result.details.take() {
+            Some(Value::Object(details)) => details,
+            _ => Map::new(),
+        };
+        details.insert("sandbox".into(), Value::String(enforcement));
+        result.details = Some(Value::Object(details));
+    }
+    Ok(result)
 }
 
-fn spawn(command: &str, cwd: &std::path::Path) -> Result<Child, ToolError> {
+/// Starts the shell, confined when the workspace is; says how far the sandbox was enforced.
+fn spawn(
+    command: &str,
+    cwd: &std::path::Path,
+    workspace: &Workspace,
+) -> (Result<Child, ToolError>, Option<String>) {
+    let start = || start_shell(command, cwd);
+    match workspace.shell_confinement() {
+        Some(confinement) => {
+            let (child, enforcement) = crate::sandbox::spawn(
+                || start().map_err(|error| std::io::Error::other(error.to_string())),
+                &confinement,
+            );
+            (
+                child.map_err(|error| ToolError::new(error.to_string())),
+                Some(enforcement),
+            )
+        }
+        None => (start(), None),
+    }
+}
+
+fn start_shell(command: &str, cwd: &std::path::Path) -> Result<Child, ToolError> {
     let build = |shell: &str| {
         let mut process = Command::new(shell);
         process

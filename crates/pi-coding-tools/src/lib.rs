@@ -28,6 +28,7 @@ mod ls;
 pub mod params;
 mod read;
 mod report;
+mod sandbox;
 mod tool;
 pub mod truncate;
 mod walk;

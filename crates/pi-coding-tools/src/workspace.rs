@@ -14,7 +14,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// default: every path is canonicalised (symbolic links and `..` followed) and one that ends
 /// outside the working directory, or the extra roots granted with
 /// [`Workspace::with_root`], is refused with a clear error, never read or written.
-/// [`Workspace::unconfined`] opts out. `bash` is not confined by this (it runs a shell).
+/// [`Workspace::unconfined`] opts out. `bash` is confined by a Landlock ruleset instead (Linux):
+/// it may write only inside the same roots and the temporary directory, and with
+/// [`Workspace::without_network`] may not open TCP connections; each result's details say how
+/// far the kernel enforced that.
 ///
 /// ```
 /// use pi_coding_tools::Workspace;
@@ -37,6 +40,8 @@ struct Inner {
     cwd: PathBuf,
     /// Canonical directories paths must stay inside; `None` when unconfined.
     roots: Option<Vec<PathBuf>>,
+    /// Whether a confined `bash` may use the network.
+    network: bool,
     /// One lock per file being written: parallel edits of one file run one after another
     /// (upstream lost edits to this race, earendil-works/pi#2327).
     writers: Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>,
@@ -51,6 +56,7 @@ impl Workspace {
             inner: Arc::new(Inner {
                 cwd,
                 roots: Some(vec![root]),
+                network: true,
                 writers: Mutex::new(HashMap::new()),
             }),
         }
@@ -62,6 +68,7 @@ impl Workspace {
             inner: Arc::new(Inner {
                 cwd: cwd.into(),
                 roots: None,
+                network: true,
                 writers: Mutex::new(HashMap::new()),
             }),
         }
@@ -75,11 +82,38 @@ impl Workspace {
         let mut inner = Inner {
             cwd: self.inner.cwd.clone(),
             roots: self.inner.roots.clone(),
+            network: self.inner.network,
             writers: Mutex::new(HashMap::new()),
         };
         if let Some(roots) = &mut inner.roots {
             roots.push(root);
         }
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// What `bash` may do: write inside the roots and the temporary directory (and nowhere
+    /// else); `None` when unconfined.
+    pub(crate) fn shell_confinement(&self) -> Option<crate::sandbox::Confinement> {
+        let roots = self.inner.roots.as_ref()?;
+        let mut writable = roots.clone();
+        writable.push(std::env::temp_dir());
+        Some(crate::sandbox::Confinement {
+            writable,
+            network: self.inner.network,
+        })
+    }
+
+    /// The same workspace with `bash` unable to open TCP connections (when confined).
+    #[must_use]
+    pub fn without_network(self) -> Self {
+        let inner = Inner {
+            cwd: self.inner.cwd.clone(),
+            roots: self.inner.roots.clone(),
+            network: false,
+            writers: Mutex::new(HashMap::new()),
+        };
         Self {
             inner: Arc::new(inner),
         }

@@ -22,8 +22,10 @@ async fn call(workspace: &Workspace, name: &str, arguments: Value) -> ToolResult
     .expect("a tool call must not hang")
 }
 
+/// A workspace and a directory beside it, both outside the temporary directory (which a
+/// confined shell may write to).
 fn layout() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
     let root = dir.path().join("work");
     let outside = dir.path().join("outside");
     fs::create_dir_all(root.join("src")).unwrap();
@@ -165,4 +167,60 @@ async fn files_that_would_block_are_refused_at_once() {
         "{}",
         zero.text()
     );
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn a_confined_shell_cannot_write_outside_or_connect_when_told_not_to() {
+    let (_dir, root, outside) = layout();
+    let workspace = Workspace::new(&root);
+    let target = outside.join("escaped.txt");
+    let escape = format!(
+        "echo pwned > {}; echo inside > here.txt; echo done",
+        target.display()
+    );
+    let result = call(&workspace, "bash", json!({"command": escape})).await;
+    let sandbox = result.details.as_ref().unwrap()["sandbox"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    if sandbox.starts_with("none") {
+        eprintln!("SKIPPED: {sandbox}");
+        return;
+    }
+    assert!(sandbox.starts_with("landlock"), "{sandbox}");
+    assert!(!target.exists(), "the shell wrote outside the workspace");
+    assert!(
+        result.text().contains("Permission denied"),
+        "{}",
+        result.text()
+    );
+    assert_eq!(
+        fs::read_to_string(root.join("here.txt")).unwrap(),
+        "inside\n"
+    );
+    let temporary = std::env::temp_dir().join(format!("pi-sandbox-{}", std::process::id()));
+    let tmp = call(
+        &workspace,
+        "bash",
+        json!({"command": format!("echo ok > {}", temporary.display())}),
+    )
+    .await;
+    assert!(!tmp.is_error, "{}", tmp.text());
+    let _ = fs::remove_file(&temporary);
+
+    // Network: a listener on loopback; the confined shell without network cannot reach it.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let connect = format!("exec 3<>/dev/tcp/127.0.0.1/{port} && echo connected");
+    let open = call(&workspace, "bash", json!({"command": connect})).await;
+    assert!(open.text().contains("connected"), "{}", open.text());
+    let closed = call(
+        &workspace.clone().without_network(),
+        "bash",
+        json!({"command": connect}),
+    )
+    .await;
+    assert!(!closed.text().contains("connected"), "{}", closed.text());
+    assert!(closed.is_error);
 }
