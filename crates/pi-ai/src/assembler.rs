@@ -53,11 +53,21 @@ pub enum Fragment {
     Stop(StopReason),
 }
 
+/// Which kind of text block streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Text,
+    Thinking,
+}
+
 /// The block being written, if any.
 enum Open {
     None,
-    Text { index: usize, text: String },
-    Thinking { index: usize, text: String },
+    Block {
+        kind: Kind,
+        index: usize,
+        text: String,
+    },
 }
 
 /// A tool call being streamed.
@@ -166,44 +176,10 @@ impl StreamAssembler {
         let mut events = Vec::new();
         match fragment {
             Fragment::Text(delta) if !delta.is_empty() => {
-                if !matches!(self.open, Open::Text { .. }) {
-                    self.close(&mut events);
-                    let index = self.reserve();
-                    events.push(AssistantMessageEvent::TextStart {
-                        content_index: index,
-                    });
-                    self.open = Open::Text {
-                        index,
-                        text: String::new(),
-                    };
-                }
-                if let Open::Text { index, text } = &mut self.open {
-                    text.push_str(&delta);
-                    events.push(AssistantMessageEvent::TextDelta {
-                        content_index: *index,
-                        delta,
-                    });
-                }
+                self.stream_text(Kind::Text, delta, &mut events);
             }
             Fragment::Thinking(delta) if !delta.is_empty() => {
-                if !matches!(self.open, Open::Thinking { .. }) {
-                    self.close(&mut events);
-                    let index = self.reserve();
-                    events.push(AssistantMessageEvent::ThinkingStart {
-                        content_index: index,
-                    });
-                    self.open = Open::Thinking {
-                        index,
-                        text: String::new(),
-                    };
-                }
-                if let Open::Thinking { index, text } = &mut self.open {
-                    text.push_str(&delta);
-                    events.push(AssistantMessageEvent::ThinkingDelta {
-                        content_index: *index,
-                        delta,
-                    });
-                }
+                self.stream_text(Kind::Thinking, delta, &mut events);
             }
             Fragment::Text(_) | Fragment::Thinking(_) => {}
             Fragment::ToolStart { key, id, name } => {
@@ -308,6 +284,38 @@ impl StreamAssembler {
         events
     }
 
+    /// More text of `kind`: continues the open block of that kind, or closes what is open and
+    /// starts one.
+    fn stream_text(&mut self, kind: Kind, delta: String, events: &mut Vec<AssistantMessageEvent>) {
+        if !matches!(&self.open, Open::Block { kind: open, .. } if *open == kind) {
+            self.close(events);
+            let content_index = self.reserve();
+            events.push(match kind {
+                Kind::Text => AssistantMessageEvent::TextStart { content_index },
+                Kind::Thinking => AssistantMessageEvent::ThinkingStart { content_index },
+            });
+            self.open = Open::Block {
+                kind,
+                index: content_index,
+                text: String::new(),
+            };
+        }
+        if let Open::Block { index, text, .. } = &mut self.open {
+            text.push_str(&delta);
+            let content_index = *index;
+            events.push(match kind {
+                Kind::Text => AssistantMessageEvent::TextDelta {
+                    content_index,
+                    delta,
+                },
+                Kind::Thinking => AssistantMessageEvent::ThinkingDelta {
+                    content_index,
+                    delta,
+                },
+            });
+        }
+    }
+
     /// The next content index (a placeholder keeps indexes dense).
     fn reserve(&mut self) -> usize {
         self.message.content.push(AssistantContent::text(""));
@@ -321,16 +329,19 @@ impl StreamAssembler {
     }
 
     fn close(&mut self, events: &mut Vec<AssistantMessageEvent>) {
-        match std::mem::replace(&mut self.open, Open::None) {
-            Open::None => {}
-            Open::Text { index, text } => {
+        let Open::Block { kind, index, text } = std::mem::replace(&mut self.open, Open::None)
+        else {
+            return;
+        };
+        match kind {
+            Kind::Text => {
                 self.put(index, AssistantContent::text(text.clone()));
                 events.push(AssistantMessageEvent::TextEnd {
                     content_index: index,
                     content: text,
                 });
             }
-            Open::Thinking { index, text } => {
+            Kind::Thinking => {
                 self.put(
                     index,
                     AssistantContent::Thinking {

@@ -1,80 +1,31 @@
 //! Anthropic Messages (`POST {base}/v1/messages`).
 
-use std::sync::Arc;
-
-use pi_ai::{
-    AssistantContent, EventStream, Fragment, Message, ModelInfo, Provider, Request, StopReason,
-    Usage, UserContent,
-};
+use pi_ai::{AssistantContent, Fragment, Message, Request, StopReason, Usage, UserContent};
 use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
-use tokio_util::sync::CancellationToken;
 
-use crate::driver::{Feed, Parser, RenderedTools, Wire, drive};
-use crate::http::{self, Post};
+use crate::driver::{Feed, Parser, Wire, render_each, wire_provider};
+use crate::http::Post;
 use crate::ids::wire_id;
-use crate::{ProviderConfig, ProviderError, ToolChoice, transcript};
+use crate::{ProviderConfig, ToolChoice, transcript};
 
 /// Anthropic's id rule: `[A-Za-z0-9_-]`, and we keep them within 64.
 const MAX_ID: usize = 64;
 /// Anthropic requires an output limit.
 const DEFAULT_MAX_TOKENS: u64 = 4096;
 
-/// An Anthropic Messages model.
-///
-/// ```
-/// use pi_ai::Provider;
-/// use pi_providers::{Anthropic, ProviderConfig};
-///
-/// let claude = Anthropic::new(ProviderConfig::new("claude-sonnet-4-5")).unwrap();
-/// assert_eq!(claude.model().api, "anthropic-messages");
-/// ```
-pub struct Anthropic {
-    wire: Arc<MessagesWire>,
-    rendered: Arc<RenderedTools>,
-    client: reqwest::Client,
-}
-
-impl std::fmt::Debug for Anthropic {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Anthropic")
-            .field("config", &self.wire.config)
-            .finish_non_exhaustive()
-    }
-}
-
-struct MessagesWire {
-    config: ProviderConfig,
-}
-
-impl Anthropic {
-    /// A model on `config.base_url` (default `https://api.anthropic.com`).
-    pub fn new(config: ProviderConfig) -> Result<Self, ProviderError> {
-        let client = http::client(config.read_timeout)?;
-        Ok(Self {
-            wire: Arc::new(MessagesWire { config }),
-            rendered: Arc::default(),
-            client,
-        })
-    }
-}
-
-impl Provider for Anthropic {
-    fn model(&self) -> ModelInfo {
-        self.wire.info()
-    }
-
-    fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
-        drive(
-            Arc::clone(&self.wire),
-            Arc::clone(&self.rendered),
-            self.client.clone(),
-            self.wire.config.retry,
-            request,
-            cancel,
-        )
-    }
+wire_provider! {
+    /// An Anthropic Messages model.
+    ///
+    /// ```
+    /// use pi_ai::Provider;
+    /// use pi_providers::{Anthropic, ProviderConfig};
+    ///
+    /// let claude = Anthropic::new(ProviderConfig::new("claude-sonnet-4-5")).unwrap();
+    /// assert_eq!(claude.model().api, "anthropic-messages");
+    /// ```
+    Anthropic over MessagesWire, default "https://api.anthropic.com"
 }
 
 fn image_block(data: &str, mime_type: &str) -> Value {
@@ -92,25 +43,18 @@ fn blocks(content: &[Content]) -> Vec<Value> {
 }
 
 impl Wire for MessagesWire {
-    fn info(&self) -> ModelInfo {
-        ModelInfo {
-            api: "anthropic-messages".to_owned(),
-            provider: "anthropic".to_owned(),
-            model: self.config.model.clone(),
-        }
+    const API: &'static str = "anthropic-messages";
+    const PROVIDER: &'static str = "anthropic";
+
+    fn config(&self) -> &ProviderConfig {
+        &self.config
     }
 
     fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String> {
-        tools
-            .iter()
-            .map(|tool| {
-                let schema = Dialect::Anthropic
-                    .render(&tool.parameters)
-                    .map_err(|error| format!("the tool {} cannot be sent: {error}", tool.name))?;
-                Ok(json!({"name": tool.name, "description": tool.description, "input_schema": schema}))
-            })
-            .collect::<Result<Vec<_>, String>>()
-            .map(Value::Array)
+        render_each(tools, Dialect::Anthropic, |tool, schema| {
+            json!({"name": tool.name, "description": tool.description, "input_schema": schema})
+        })
+        .map(Value::Array)
     }
 
     fn post(&self, request: &Request, tools: &Value) -> Result<Post, String> {

@@ -28,8 +28,20 @@ pub(crate) trait Parser: Send {
 
 /// A wire format: how to ask, and how to read the answer.
 pub(crate) trait Wire: Send + Sync + 'static {
+    /// The wire API's name on every message it makes, e.g. `openai-completions`.
+    const API: &'static str;
+    /// The provider's name on every message it makes, e.g. `openai`.
+    const PROVIDER: &'static str;
+    /// The settings it was made with.
+    fn config(&self) -> &crate::ProviderConfig;
     /// Which model answers.
-    fn info(&self) -> ModelInfo;
+    fn info(&self) -> ModelInfo {
+        ModelInfo {
+            api: Self::API.to_owned(),
+            provider: Self::PROVIDER.to_owned(),
+            model: self.config().model.clone(),
+        }
+    }
     /// The tools in this wire's shape; `Err` names the tool and the schema path it cannot take.
     fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String>;
     /// The request for `request`, with the tools already rendered.
@@ -38,12 +50,108 @@ pub(crate) trait Wire: Send + Sync + 'static {
     fn parser(&self) -> Box<dyn Parser>;
 }
 
+/// Declares a public provider type over a wire: the struct, `new(config)` and the `Provider`
+/// impl, which are the same for every wire.
+macro_rules! wire_provider {
+    ($(#[$doc:meta])* $name:ident over $wire:ident, default $default:literal) => {
+        $(#[$doc])*
+        #[derive(Debug)]
+        pub struct $name($crate::driver::Model<$wire>);
+
+        struct $wire {
+            config: $crate::ProviderConfig,
+        }
+
+        impl $name {
+            #[doc = concat!("A model on `config.base_url` (default `", $default, "`).")]
+            pub fn new(config: $crate::ProviderConfig) -> Result<Self, $crate::ProviderError> {
+                $crate::driver::Model::new($wire { config }).map(Self)
+            }
+        }
+
+        impl pi_ai::Provider for $name {
+            fn model(&self) -> pi_ai::ModelInfo {
+                self.0.info()
+            }
+
+            fn stream(
+                &self,
+                request: pi_ai::Request,
+                cancel: tokio_util::sync::CancellationToken,
+            ) -> pi_ai::EventStream {
+                self.0.stream(request, cancel)
+            }
+        }
+    };
+}
+pub(crate) use wire_provider;
+
+/// Each tool's parameters rendered in `dialect`, shaped by `shape(tool, parameters)`; the first
+/// schema the dialect cannot take stops it, naming the tool and the schema path.
+pub(crate) fn render_each(
+    tools: &[ToolDefinition],
+    dialect: pi_tool::dialect::Dialect,
+    shape: impl Fn(&ToolDefinition, Value) -> Value,
+) -> Result<Vec<Value>, String> {
+    tools
+        .iter()
+        .map(|tool| {
+            dialect
+                .render(&tool.parameters)
+                .map(|parameters| shape(tool, parameters))
+                .map_err(|error| format!("the tool {} cannot be sent: {error}", tool.name))
+        })
+        .collect()
+}
+
+/// A model behind a wire: what every public provider type wraps.
+pub(crate) struct Model<W> {
+    wire: Arc<W>,
+    rendered: Arc<RenderedTools>,
+    client: reqwest::Client,
+}
+
+impl<W: Wire> Model<W> {
+    pub(crate) fn new(wire: W) -> Result<Self, crate::ProviderError> {
+        let client = crate::http::client(wire.config().read_timeout)?;
+        Ok(Self {
+            wire: Arc::new(wire),
+            rendered: Arc::default(),
+            client,
+        })
+    }
+
+    pub(crate) fn info(&self) -> ModelInfo {
+        self.wire.info()
+    }
+
+    pub(crate) fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
+        drive(
+            Arc::clone(&self.wire),
+            Arc::clone(&self.rendered),
+            self.client.clone(),
+            self.wire.config().retry,
+            request,
+            cancel,
+        )
+    }
+}
+
+impl<W: Wire> std::fmt::Debug for Model<W> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The config's own Debug hides the key.
+        f.debug_struct("Model")
+            .field("config", self.wire.config())
+            .finish_non_exhaustive()
+    }
+}
+
 /// Tools rendered once and reused while the tool set stays the same (a run's every turn).
 #[derive(Default)]
 pub(crate) struct RenderedTools(Mutex<Option<(Vec<ToolDefinition>, Value)>>);
 
 impl RenderedTools {
-    fn get(&self, wire: &dyn Wire, tools: &[ToolDefinition]) -> Result<Value, String> {
+    fn get<W: Wire>(&self, wire: &W, tools: &[ToolDefinition]) -> Result<Value, String> {
         let mut cached = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some((definitions, rendered)) = cached.as_ref()
             && definitions.as_slice() == tools
@@ -57,7 +165,7 @@ impl RenderedTools {
 }
 
 /// Runs one response of `wire` as an event stream. Dropping the stream drops the request.
-pub(crate) fn drive<W: Wire>(
+fn drive<W: Wire>(
     wire: Arc<W>,
     rendered: Arc<RenderedTools>,
     client: reqwest::Client,

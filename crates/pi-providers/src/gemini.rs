@@ -1,77 +1,28 @@
 //! Google Gemini (`POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse`).
 
-use std::sync::Arc;
-
-use pi_ai::{
-    AssistantContent, EventStream, Fragment, Message, ModelInfo, Provider, Request, StopReason,
-    Usage, UserContent,
-};
+use pi_ai::{AssistantContent, Fragment, Message, Request, StopReason, Usage, UserContent};
 use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
-use tokio_util::sync::CancellationToken;
 
-use crate::driver::{Feed, Parser, RenderedTools, Wire, drive};
-use crate::http::{self, Post};
-use crate::{ProviderConfig, ProviderError, ToolChoice, transcript};
+use crate::driver::{Feed, Parser, Wire, render_each, wire_provider};
+use crate::http::Post;
+use crate::{ProviderConfig, ToolChoice, transcript};
 
 /// Ids we made for calls the model sent without one (Gemini 2.x): never sent back.
 const MADE_ID: &str = "pi-gemini-";
 
-/// A Gemini model.
-///
-/// ```
-/// use pi_ai::Provider;
-/// use pi_providers::{Gemini, ProviderConfig};
-///
-/// let gemini = Gemini::new(ProviderConfig::new("gemini-2.5-flash")).unwrap();
-/// assert_eq!(gemini.model().api, "google-generative-ai");
-/// ```
-pub struct Gemini {
-    wire: Arc<GeminiWire>,
-    rendered: Arc<RenderedTools>,
-    client: reqwest::Client,
-}
-
-impl std::fmt::Debug for Gemini {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gemini")
-            .field("config", &self.wire.config)
-            .finish_non_exhaustive()
-    }
-}
-
-struct GeminiWire {
-    config: ProviderConfig,
-}
-
-impl Gemini {
-    /// A model on `config.base_url` (default `https://generativelanguage.googleapis.com`).
-    pub fn new(config: ProviderConfig) -> Result<Self, ProviderError> {
-        let client = http::client(config.read_timeout)?;
-        Ok(Self {
-            wire: Arc::new(GeminiWire { config }),
-            rendered: Arc::default(),
-            client,
-        })
-    }
-}
-
-impl Provider for Gemini {
-    fn model(&self) -> ModelInfo {
-        self.wire.info()
-    }
-
-    fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
-        drive(
-            Arc::clone(&self.wire),
-            Arc::clone(&self.rendered),
-            self.client.clone(),
-            self.wire.config.retry,
-            request,
-            cancel,
-        )
-    }
+wire_provider! {
+    /// A Gemini model.
+    ///
+    /// ```
+    /// use pi_ai::Provider;
+    /// use pi_providers::{Gemini, ProviderConfig};
+    ///
+    /// let gemini = Gemini::new(ProviderConfig::new("gemini-2.5-flash")).unwrap();
+    /// assert_eq!(gemini.model().api, "google-generative-ai");
+    /// ```
+    Gemini over GeminiWire, default "https://generativelanguage.googleapis.com"
 }
 
 fn inline(data: &str, mime_type: &str) -> Value {
@@ -79,24 +30,19 @@ fn inline(data: &str, mime_type: &str) -> Value {
 }
 
 impl Wire for GeminiWire {
-    fn info(&self) -> ModelInfo {
-        ModelInfo {
-            api: "google-generative-ai".to_owned(),
-            provider: "google".to_owned(),
-            model: self.config.model.clone(),
-        }
+    const API: &'static str = "google-generative-ai";
+    const PROVIDER: &'static str = "google";
+
+    fn config(&self) -> &ProviderConfig {
+        &self.config
     }
 
     fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String> {
-        let declarations = tools
-            .iter()
-            .map(|tool| {
-                let parameters = Dialect::Gemini
-                    .render(&tool.parameters)
-                    .map_err(|error| format!("the tool {} cannot be sent: {error}", tool.name))?;
-                Ok(json!({"name": tool.name, "description": tool.description, "parameters": parameters}))
-            })
-            .collect::<Result<Vec<_>, String>>()?;
+        let declarations = render_each(
+            tools,
+            Dialect::Gemini,
+            |tool, parameters| json!({"name": tool.name, "description": tool.description, "parameters": parameters}),
+        )?;
         Ok(if declarations.is_empty() {
             json!([])
         } else {

@@ -1,104 +1,48 @@
 //! OpenAI Chat Completions (`POST {base}/chat/completions`), which is also the wire of every
 //! OpenAI-compatible server: llama.cpp's server, Ollama, vLLM, OpenRouter, DeepSeek, Groq.
 
-use std::sync::Arc;
-
-use pi_ai::{
-    AssistantContent, EventStream, Fragment, Message, ModelInfo, Provider, Request, StopReason,
-    Usage, UserContent,
-};
+use pi_ai::{AssistantContent, Fragment, Message, Request, StopReason, Usage, UserContent};
 use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
-use tokio_util::sync::CancellationToken;
 
-use crate::driver::{Feed, Parser, RenderedTools, Wire, drive};
-use crate::http::{self, Post};
+use crate::driver::{Feed, Parser, Wire, render_each, wire_provider};
+use crate::http::Post;
 use crate::ids::wire_id;
-use crate::{ProviderConfig, ProviderError, ToolChoice, transcript};
+use crate::{ProviderConfig, ToolChoice, transcript};
 
 /// OpenAI's limit on a replayed tool-call id.
 const MAX_ID: usize = 40;
 /// How a failed result is marked: the wire has no error flag.
 pub(crate) const ERROR_MARK: &str = "[tool error] ";
 
-/// An OpenAI Chat Completions model.
-///
-/// ```
-/// use pi_ai::Provider;
-/// use pi_providers::{OpenAiChat, ProviderConfig};
-///
-/// let local = OpenAiChat::new(ProviderConfig::new("smollm2").with_base_url("http://127.0.0.1:8080/v1")).unwrap();
-/// assert_eq!(local.model().api, "openai-completions");
-/// ```
-pub struct OpenAiChat {
-    wire: Arc<ChatWire>,
-    rendered: Arc<RenderedTools>,
-    client: reqwest::Client,
-}
-
-impl std::fmt::Debug for OpenAiChat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenAiChat")
-            .field("config", &self.wire.config)
-            .finish_non_exhaustive()
-    }
-}
-
-struct ChatWire {
-    config: ProviderConfig,
-}
-
-impl OpenAiChat {
-    /// A model on `config.base_url` (default `https://api.openai.com/v1`).
-    pub fn new(config: ProviderConfig) -> Result<Self, ProviderError> {
-        let client = http::client(config.read_timeout)?;
-        Ok(Self {
-            wire: Arc::new(ChatWire { config }),
-            rendered: Arc::default(),
-            client,
-        })
-    }
-}
-
-impl Provider for OpenAiChat {
-    fn model(&self) -> ModelInfo {
-        self.wire.info()
-    }
-
-    fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
-        drive(
-            Arc::clone(&self.wire),
-            Arc::clone(&self.rendered),
-            self.client.clone(),
-            self.wire.config.retry,
-            request,
-            cancel,
-        )
-    }
+wire_provider! {
+    /// An OpenAI Chat Completions model.
+    ///
+    /// ```
+    /// use pi_ai::Provider;
+    /// use pi_providers::{OpenAiChat, ProviderConfig};
+    ///
+    /// let local = OpenAiChat::new(ProviderConfig::new("smollm2").with_base_url("http://127.0.0.1:8080/v1")).unwrap();
+    /// assert_eq!(local.model().api, "openai-completions");
+    /// ```
+    OpenAiChat over ChatWire, default "https://api.openai.com/v1"
 }
 
 impl Wire for ChatWire {
-    fn info(&self) -> ModelInfo {
-        ModelInfo {
-            api: "openai-completions".to_owned(),
-            provider: "openai".to_owned(),
-            model: self.config.model.clone(),
-        }
+    const API: &'static str = "openai-completions";
+    const PROVIDER: &'static str = "openai";
+
+    fn config(&self) -> &ProviderConfig {
+        &self.config
     }
 
     fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String> {
-        tools
-            .iter()
-            .map(|tool| {
-                let parameters = Dialect::OpenAi
-                    .render(&tool.parameters)
-                    .map_err(|error| format!("the tool {} cannot be sent: {error}", tool.name))?;
-                Ok(json!({"type": "function", "function": {
-                    "name": tool.name, "description": tool.description, "parameters": parameters}}))
-            })
-            .collect::<Result<Vec<_>, String>>()
-            .map(Value::Array)
+        render_each(tools, Dialect::OpenAi, |tool, parameters| {
+            json!({"type": "function", "function": {
+                "name": tool.name, "description": tool.description, "parameters": parameters}})
+        })
+        .map(Value::Array)
     }
 
     fn post(&self, request: &Request, tools: &Value) -> Result<Post, String> {

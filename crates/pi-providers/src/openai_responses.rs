@@ -4,80 +4,31 @@
 //! names the item in the stream. Our call id keeps both, `call_id|fc_item`, as upstream Pi
 //! does; only `call_id` is sent back (item ids fail when the response was not stored).
 
-use std::sync::Arc;
-
-use pi_ai::{
-    AssistantContent, EventStream, Fragment, Message, ModelInfo, Provider, Request, StopReason,
-    Usage, UserContent,
-};
+use pi_ai::{AssistantContent, Fragment, Message, Request, StopReason, Usage, UserContent};
 use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
-use tokio_util::sync::CancellationToken;
 
-use crate::driver::{Feed, Parser, RenderedTools, Wire, drive};
-use crate::http::{self, Post};
+use crate::driver::{Feed, Parser, Wire, render_each, wire_provider};
+use crate::http::Post;
 use crate::ids::wire_id;
 use crate::openai_chat::{ERROR_MARK, arguments_text};
-use crate::{ProviderConfig, ProviderError, ToolChoice, transcript};
+use crate::{ProviderConfig, ToolChoice, transcript};
 
 /// A replayed `call_id` is kept within this.
 const MAX_ID: usize = 64;
 
-/// An OpenAI Responses model.
-///
-/// ```
-/// use pi_ai::Provider;
-/// use pi_providers::{OpenAiResponses, ProviderConfig};
-///
-/// let model = OpenAiResponses::new(ProviderConfig::new("gpt-5.1")).unwrap();
-/// assert_eq!(model.model().api, "openai-responses");
-/// ```
-pub struct OpenAiResponses {
-    wire: Arc<ResponsesWire>,
-    rendered: Arc<RenderedTools>,
-    client: reqwest::Client,
-}
-
-impl std::fmt::Debug for OpenAiResponses {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenAiResponses")
-            .field("config", &self.wire.config)
-            .finish_non_exhaustive()
-    }
-}
-
-struct ResponsesWire {
-    config: ProviderConfig,
-}
-
-impl OpenAiResponses {
-    /// A model on `config.base_url` (default `https://api.openai.com/v1`).
-    pub fn new(config: ProviderConfig) -> Result<Self, ProviderError> {
-        let client = http::client(config.read_timeout)?;
-        Ok(Self {
-            wire: Arc::new(ResponsesWire { config }),
-            rendered: Arc::default(),
-            client,
-        })
-    }
-}
-
-impl Provider for OpenAiResponses {
-    fn model(&self) -> ModelInfo {
-        self.wire.info()
-    }
-
-    fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
-        drive(
-            Arc::clone(&self.wire),
-            Arc::clone(&self.rendered),
-            self.client.clone(),
-            self.wire.config.retry,
-            request,
-            cancel,
-        )
-    }
+wire_provider! {
+    /// An OpenAI Responses model.
+    ///
+    /// ```
+    /// use pi_ai::Provider;
+    /// use pi_providers::{OpenAiResponses, ProviderConfig};
+    ///
+    /// let model = OpenAiResponses::new(ProviderConfig::new("gpt-5.1")).unwrap();
+    /// assert_eq!(model.model().api, "openai-responses");
+    /// ```
+    OpenAiResponses over ResponsesWire, default "https://api.openai.com/v1"
 }
 
 /// The `call_id` part of our id (`call_id|fc_item`), valid for the wire.
@@ -91,29 +42,20 @@ fn image(data: &str, mime_type: &str) -> Value {
 }
 
 impl Wire for ResponsesWire {
-    fn info(&self) -> ModelInfo {
-        ModelInfo {
-            api: "openai-responses".to_owned(),
-            provider: "openai".to_owned(),
-            model: self.config.model.clone(),
-        }
+    const API: &'static str = "openai-responses";
+    const PROVIDER: &'static str = "openai";
+
+    fn config(&self) -> &ProviderConfig {
+        &self.config
     }
 
     fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String> {
-        tools
-            .iter()
-            .map(|tool| {
-                let parameters = Dialect::OpenAi
-                    .render(&tool.parameters)
-                    .map_err(|error| format!("the tool {} cannot be sent: {error}", tool.name))?;
-                // `strict` omitted means strict here: say non-strict for schemas as they are.
-                Ok(
-                    json!({"type": "function", "name": tool.name, "description": tool.description,
-                          "parameters": parameters, "strict": false}),
-                )
-            })
-            .collect::<Result<Vec<_>, String>>()
-            .map(Value::Array)
+        render_each(tools, Dialect::OpenAi, |tool, parameters| {
+            // `strict` omitted means strict here: say non-strict for schemas as they are.
+            json!({"type": "function", "name": tool.name, "description": tool.description,
+                   "parameters": parameters, "strict": false})
+        })
+        .map(Value::Array)
     }
 
     fn post(&self, request: &Request, tools: &Value) -> Result<Post, String> {
