@@ -50,6 +50,19 @@ pub(crate) async fn run_batch(
                     // Never started: answered without running.
                     let aborted = synthesized(failed_result(call, ABORTED));
                     record(config, emitter, &mut results, next, call, aborted).await;
+                } else if next >= config.max_calls_per_batch {
+                    let reason = model_text::too_many_calls(config.max_calls_per_batch);
+                    let mut refused = failed_result(call, &reason);
+                    refused.content = vec![pi_tool::text(reason)];
+                    record(
+                        config,
+                        emitter,
+                        &mut results,
+                        next,
+                        call,
+                        synthesized(refused),
+                    )
+                    .await;
                 } else {
                     let task = OwnedTask(tokio::spawn(run_call(
                         config.clone(),

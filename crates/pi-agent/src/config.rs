@@ -76,6 +76,9 @@ pub type BeforeHook =
 pub type AfterHook =
     Arc<dyn Fn(AfterToolCallContext) -> BoxFuture<'static, AfterToolCall> + Send + Sync>;
 
+/// How many calls of one response run by default.
+pub const DEFAULT_MAX_CALLS_PER_BATCH: usize = 128;
+
 /// Everything a run needs. Built with [`AgentConfig::new`] and the `with_*` methods.
 #[derive(Clone)]
 pub struct AgentConfig {
@@ -89,6 +92,9 @@ pub struct AgentConfig {
     pub execution: ExecutionMode,
     /// At most this many calls at once in a parallel batch.
     pub max_concurrency: Option<usize>,
+    /// At most this many calls of one response run; the rest are answered as refused, so a
+    /// runaway response cannot start thousands of tools (default [`DEFAULT_MAX_CALLS_PER_BATCH`]).
+    pub max_calls_per_batch: usize,
     /// A time limit for every call.
     pub tool_timeout: Option<Duration>,
     /// Time limits for particular tools, overriding `tool_timeout`.
@@ -126,6 +132,7 @@ impl AgentConfig {
             system_prompt: None,
             execution: ExecutionMode::Parallel,
             max_concurrency: None,
+            max_calls_per_batch: DEFAULT_MAX_CALLS_PER_BATCH,
             tool_timeout: None,
             tool_timeouts: HashMap::new(),
             cancel_grace: Duration::from_millis(200),
@@ -149,7 +156,14 @@ impl AgentConfig {
         self
     }
 
-    /// Limits how many calls run at once.
+    /// Runs at most `limit` (at least 1) calls of one response; the rest get refusals.
+    #[must_use]
+    pub fn with_max_calls_per_batch(mut self, limit: usize) -> Self {
+        self.max_calls_per_batch = limit.max(1);
+        self
+    }
+
+    /// At most `limit` (at least 1) calls at once in a parallel batch.
     #[must_use]
     pub fn with_max_concurrency(mut self, limit: usize) -> Self {
         self.max_concurrency = Some(limit.max(1));

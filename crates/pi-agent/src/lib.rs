@@ -41,7 +41,7 @@ mod queue;
 pub use agent::{Agent, AgentRun};
 pub use config::{
     AfterHook, AfterToolCall, AfterToolCallContext, AgentConfig, BeforeHook, BeforeToolCall,
-    BeforeToolCallContext, ExecutionMode,
+    BeforeToolCallContext, DEFAULT_MAX_CALLS_PER_BATCH, ExecutionMode,
 };
 pub use event::{AgentEvent, EndReason};
 pub use queue::MessageQueue;

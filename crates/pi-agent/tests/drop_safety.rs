@@ -1,6 +1,11 @@
 //! Dropping a run's future mid-batch stops its calls: no tool keeps running for a run nobody
 //! awaits.
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
 
 mod support;
 
@@ -74,4 +79,31 @@ async fn dropping_the_run_stops_every_running_call() {
         "calls outlived their run"
     );
     assert_eq!(counts.dropped.load(Ordering::SeqCst), 8);
+}
+
+/// A runaway response: only the first calls run, the rest are answered as refused, in order.
+#[tokio::test]
+async fn calls_beyond_the_batch_limit_are_refused_not_run() {
+    let calls: Vec<Value> = (0..5)
+        .map(|n| call(&format!("c{n}"), "echo", json!({"value": format!("v{n}")})))
+        .collect();
+    let model = faux(json!([{"content": calls}, {"content": [{"type": "text", "text": "ok"}]}]));
+    let config = AgentConfig::new(model, Arc::new(builtin::registry())).with_max_calls_per_batch(3);
+    let run = Agent::new(config).prompt("go").await;
+    let results: Vec<(String, bool)> = run
+        .messages
+        .iter()
+        .filter_map(|message| match message {
+            pi_ai::Message::ToolResult(result) => Some((result.text(), result.is_error)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(results.len(), 5);
+    assert_eq!(results[2], ("v2".to_owned(), false));
+    assert!(results[3].1 && results[4].1);
+    assert!(
+        results[3].0.contains("at most 3 tool calls"),
+        "{}",
+        results[3].0
+    );
 }

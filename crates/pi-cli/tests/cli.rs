@@ -579,3 +579,32 @@ fn agent_drives_the_coding_tools_in_a_directory() {
         "# Todo\n- ship the tools\n"
     );
 }
+
+#[test]
+fn run_answers_an_oversized_line_and_keeps_going() {
+    let huge = format!(
+        r#"{{"type":"toolCall","id":"big","name":"echo","arguments":{{"value":"{}"}}}}"#,
+        "x".repeat(17 * 1024 * 1024)
+    );
+    let input = format!(
+        "{huge}\n{}\n",
+        r#"{"type":"toolCall","id":"small","name":"echo","arguments":{"value":"ok"}}"#
+    );
+    let output = pi_tool().arg("run").write_stdin(input).output().unwrap();
+    assert!(output.status.success());
+    let lines: Vec<Value> = String::from_utf8(output.stdout)
+        .unwrap()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["isError"], true);
+    assert!(
+        lines[0]["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("over the 16777216-byte limit")
+    );
+    assert_eq!(lines[1]["toolCallId"], "small");
+    assert_eq!(lines[1]["content"][0]["text"], "ok");
+}

@@ -94,6 +94,14 @@ pub fn truncated_call(tool_name: &str) -> String {
     )
 }
 
+/// A call beyond the number one response may make.
+pub fn too_many_calls(limit: usize) -> String {
+    format!(
+        "Tool call was not executed: one response may make at most {limit} tool calls. \
+         Make the remaining calls in your next response."
+    )
+}
+
 /// A `before_tool_call` hook that failed (panicked): the call is blocked.
 pub fn hook_failed(message: &str) -> String {
     format!("before_tool_call hook failed: {message}")

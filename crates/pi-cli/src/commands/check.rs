@@ -10,9 +10,10 @@ use anyhow::Context;
 use clap::Args;
 use pi_tool::{DynamicSchema, Schema};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
 
 use super::EXIT_TOOL_ERROR;
+use super::lines::{BoundedLines, Line, MAX_LINE_BYTES};
 
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
@@ -92,11 +93,16 @@ fn check_line(line: &[u8]) -> Value {
 }
 
 async fn run_lines() -> anyhow::Result<ExitCode> {
-    let mut lines = BufReader::new(tokio::io::stdin()).split(b'\n');
+    let mut lines = BoundedLines::new(BufReader::new(tokio::io::stdin()), MAX_LINE_BYTES);
     let mut stdout = tokio::io::stdout();
-    while let Some(line) = lines.next_segment().await.context("reading stdin")? {
-        let line = line.strip_suffix(b"\r").unwrap_or(&line);
-        let mut out = serde_json::to_vec(&check_line(line))?;
+    while let Some(line) = lines.next_line().await.context("reading stdin")? {
+        let verdict = match line {
+            Line::Whole(line) => check_line(&line),
+            Line::TooLong(bytes) => json!({"ok": false, "error": format!(
+                "line is {bytes} bytes, over the {MAX_LINE_BYTES}-byte limit"
+            )}),
+        };
+        let mut out = serde_json::to_vec(&verdict)?;
         out.push(b'\n');
         stdout.write_all(&out).await.context("writing to stdout")?;
     }

@@ -4,6 +4,7 @@ pub(crate) mod agent;
 mod agent_view;
 pub(crate) mod call;
 pub(crate) mod check;
+mod lines;
 pub(crate) mod mcp;
 pub(crate) mod run;
 pub(crate) mod serve;

@@ -18,7 +18,9 @@ use pi_tool::{
 use serde::Deserialize;
 use serde_json::Value;
 use serde_json::value::RawValue;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
+
+use super::lines::{BoundedLines, Line, MAX_LINE_BYTES};
 
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
@@ -29,7 +31,7 @@ pub(crate) struct RunArgs {
 
 pub(crate) async fn run(args: RunArgs, tools: ToolRegistry) -> anyhow::Result<ExitCode> {
     let tools = Arc::new(tools);
-    let lines = BufReader::new(tokio::io::stdin()).split(b'\n');
+    let lines = BoundedLines::new(BufReader::new(tokio::io::stdin()), MAX_LINE_BYTES);
     // Stdin ends the stream on EOF; a read error ends it too, and is reported after the
     // results of every line read so far have been written.
     let read_error = Arc::new(std::sync::Mutex::new(None));
@@ -37,7 +39,7 @@ pub(crate) async fn run(args: RunArgs, tools: ToolRegistry) -> anyhow::Result<Ex
     let inputs = stream::unfold((lines, 0_usize), move |(mut lines, number)| {
         let read_error_slot = Arc::clone(&read_error_slot);
         async move {
-            match lines.next_segment().await {
+            match lines.next_line().await {
                 Ok(Some(line)) => Some(((number + 1, line), (lines, number + 1))),
                 Ok(None) => None,
                 Err(error) => {
@@ -52,7 +54,7 @@ pub(crate) async fn run(args: RunArgs, tools: ToolRegistry) -> anyhow::Result<Ex
     let results = inputs
         .map(|(number, line)| {
             let tools = Arc::clone(&tools);
-            async move { run_line(number, &line, tools).await }
+            async move { run_line(number, line, tools).await }
         })
         .buffered(usize::from(args.concurrency));
     let mut results = std::pin::pin!(results);
@@ -73,8 +75,17 @@ pub(crate) async fn run(args: RunArgs, tools: ToolRegistry) -> anyhow::Result<Ex
 
 /// Runs one input line to its one result. Each call gets its own task so that calls run in
 /// parallel on the runtime's threads, not just concurrently on this one.
-async fn run_line(number: usize, line: &[u8], tools: Arc<ToolRegistry>) -> ToolResultMessage {
-    let (id, name, arguments) = match parse_line(number, line) {
+async fn run_line(number: usize, line: Line, tools: Arc<ToolRegistry>) -> ToolResultMessage {
+    let line = match line {
+        Line::Whole(line) => line,
+        Line::TooLong(bytes) => {
+            return failed_result(
+                &ToolCall::new(format!("line-{number}"), "", Value::Null),
+                &format!("line {number} is {bytes} bytes, over the {MAX_LINE_BYTES}-byte limit"),
+            );
+        }
+    };
+    let (id, name, arguments) = match parse_line(number, &line) {
         Ok(call) => call,
         Err(result) => return *result,
     };
@@ -117,7 +128,6 @@ fn parse_line(
     number: usize,
     line: &[u8],
 ) -> Result<(String, String, String), Box<ToolResultMessage>> {
-    let line = line.strip_suffix(b"\r").unwrap_or(line);
     let generated_id = || format!("line-{number}");
     let refuse = |id: String, name: String, why: String| {
         Box::new(failed_result(&ToolCall::new(id, name, Value::Null), &why))
