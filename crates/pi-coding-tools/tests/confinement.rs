@@ -22,12 +22,33 @@ async fn call(workspace: &Workspace, name: &str, arguments: Value) -> ToolResult
     .expect("a tool call must not hang")
 }
 
-/// A workspace and a directory beside it, both outside the temporary directory (which a
-/// confined shell may write to).
-fn layout() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
-    let dir = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
-    let root = dir.path().join("work");
-    let outside = dir.path().join("outside");
+/// A place for the "outside" directory that is not under the temporary directory (which a
+/// confined shell may write to): the first candidate that is not.
+fn outside_parent() -> std::path::PathBuf {
+    let temporary = fs::canonicalize(std::env::temp_dir()).unwrap_or_else(|_| std::env::temp_dir());
+    let candidates = [
+        std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")),
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")),
+        std::path::PathBuf::from("/var/tmp"),
+        std::env::var_os("HOME").map(Into::into).unwrap_or_default(),
+    ];
+    candidates
+        .into_iter()
+        .filter_map(|candidate| fs::canonicalize(candidate).ok())
+        .find(|candidate| !candidate.starts_with(&temporary))
+        .expect("a directory outside the temporary directory")
+}
+
+/// A workspace, and a directory outside both it and the temporary directory.
+fn layout() -> (
+    (tempfile::TempDir, tempfile::TempDir),
+    std::path::PathBuf,
+    std::path::PathBuf,
+) {
+    let work = tempfile::tempdir().unwrap();
+    let away = tempfile::tempdir_in(outside_parent()).unwrap();
+    let root = work.path().join("work");
+    let outside = away.path().join("outside");
     fs::create_dir_all(root.join("src")).unwrap();
     fs::create_dir_all(&outside).unwrap();
     fs::write(root.join("src/a.txt"), "inside").unwrap();
@@ -37,7 +58,7 @@ fn layout() -> (tempfile::TempDir, std::path::PathBuf, std::path::PathBuf) {
         std::os::unix::fs::symlink(outside.join("secret.txt"), root.join("link.txt")).unwrap();
         std::os::unix::fs::symlink(&outside, root.join("door")).unwrap();
     }
-    (dir, root, outside)
+    ((work, away), root, outside)
 }
 
 fn refused(result: &ToolResultMessage) {
