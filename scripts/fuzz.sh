@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Fuzzing (not part of CI): installs cargo-fuzz if needed, seeds each target's corpus from the
+# repository's fixtures, and runs every target for SECONDS (default 60) with the nightly
+# toolchain. A crash stops with its input in fuzz/artifacts/TARGET/; make it a regression test.
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SECONDS_EACH="${1:-60}"
+shift || true
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(schema_text raw_tool_call stream_assembly transcript)
+command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
+seed() {
+  local target="$1"; shift
+  mkdir -p "fuzz/corpus/$target"
+  for file in "$@"; do
+    [ -f "$file" ] && cp "$file" "fuzz/corpus/$target/$(basename "$file")" || true
+  done
+}
+seed raw_tool_call crates/pi-tool/tests/fixtures/seed/*.json
+seed transcript crates/pi-tool/tests/fixtures/seed/*.json examples/faux/*.json
+seed stream_assembly crates/pi-providers/tests/fixtures/*.sse
+# schema_text: a schema line, then arguments.
+mkdir -p fuzz/corpus/schema_text
+printf '%s\n%s' '{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer","minimum":1,"default":100}},"required":["path"]}' '{"path":"a","limit":2,"x":1}' > fuzz/corpus/schema_text/read
+printf '%s\n%s' '{"type":"object","properties":{"title":{"type":"string","default":null},"name":{"type":"string"}},"required":["name"]}' '{"name":"Ada"}' > fuzz/corpus/schema_text/greet
+for target in "${TARGETS[@]}"; do
+  echo "== $target (${SECONDS_EACH}s)"
+  (cd fuzz && cargo +nightly fuzz run "$target" -- -max_total_time="$SECONDS_EACH" -print_final_stats=1 2>&1 \
+    | grep -E "stat::number_of_executed_units|stat::peak_rss_mb|ERROR|SUMMARY|Done" || true)
+done
