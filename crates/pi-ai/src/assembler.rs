@@ -107,11 +107,6 @@ impl ArgumentBuffer {
         self.text.push_str(fragment);
     }
 
-    /// The text so far (for display; not valid JSON until the call ends).
-    pub fn text(&self) -> &str {
-        &self.text
-    }
-
     /// The arguments, parsed once (see [`parse_arguments`]).
     pub fn finish(self) -> Value {
         parse_arguments(&self.text)

@@ -336,3 +336,17 @@ fn a_reachable_address_without_a_chosen_token_is_refused() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("give a token of your own"), "{stderr}");
 }
+
+/// A request body over 4 MiB is refused with 413, not read into memory.
+#[test]
+fn an_oversized_body_is_refused() {
+    let (_served, mut client) = served();
+    let (status, _) = client.request("POST", INITIALIZE);
+    assert_eq!(status, 200);
+    let huge = format!(
+        r#"{{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{{"name":"echo","arguments":{{"value":"{}"}}}}}}"#,
+        "x".repeat(5 * 1024 * 1024)
+    );
+    let (status, _) = client.request("POST", &huge);
+    assert_eq!(status, 413);
+}

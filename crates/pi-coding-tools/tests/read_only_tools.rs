@@ -211,6 +211,34 @@ async fn read_converts_bmp_and_shrinks_large_images_within_pi_limits() {
     );
 }
 
+/// A BMP header claiming 30 000 × 30 000 pixels (a decompression bomb) is refused before its
+/// pixels are decoded, and named in a note.
+#[tokio::test]
+async fn an_image_too_large_to_decode_is_refused_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let side: u32 = 30_000;
+    let mut bmp = Vec::new();
+    bmp.extend_from_slice(b"BM");
+    bmp.extend_from_slice(&(54 + 16_u32).to_le_bytes()); // file size (a lie)
+    bmp.extend_from_slice(&0_u32.to_le_bytes());
+    bmp.extend_from_slice(&54_u32.to_le_bytes()); // pixel data offset
+    bmp.extend_from_slice(&40_u32.to_le_bytes()); // BITMAPINFOHEADER
+    bmp.extend_from_slice(&side.to_le_bytes());
+    bmp.extend_from_slice(&side.to_le_bytes());
+    bmp.extend_from_slice(&1_u16.to_le_bytes());
+    bmp.extend_from_slice(&24_u16.to_le_bytes());
+    bmp.extend_from_slice(&[0; 24]);
+    bmp.extend_from_slice(&[0; 16]);
+    write(dir.path(), "bomb.bmp", bmp);
+    let result = call(dir.path(), "read", json!({"path": "bomb.bmp"})).await;
+    assert_eq!(result.content.len(), 1, "nothing attached");
+    assert!(
+        result.text().contains("could not be decoded"),
+        "{}",
+        result.text()
+    );
+}
+
 #[tokio::test]
 async fn numbers_and_booleans_sent_as_strings_are_repaired_as_upstream_does() {
     let dir = tempfile::tempdir().unwrap();

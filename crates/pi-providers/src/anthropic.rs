@@ -5,7 +5,7 @@ use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
 
-use crate::driver::{Feed, Parser, Wire, render_each, wire_provider};
+use crate::driver::{Feed, Parser, Wire, event_json, render_each, wire_provider};
 use crate::http::Post;
 use crate::ids::wire_id;
 use crate::{ProviderConfig, ToolChoice, transcript};
@@ -141,13 +141,9 @@ impl Wire for MessagesWire {
             "{}/v1/messages",
             self.config.base("https://api.anthropic.com")
         );
-        let mut post = Post::new(url, Value::Object(body))
-            .header("anthropic-version", "2023-06-01")
-            .map_err(|e| e.to_string())?;
-        if let Some(key) = &self.config.api_key {
-            post = post.header("x-api-key", key).map_err(|e| e.to_string())?;
-        }
-        Ok(post)
+        Post::new(url, Value::Object(body))
+            .header("anthropic-version", "2023-06-01")?
+            .key_header("x-api-key", self.config.api_key.as_deref(), str::to_owned)
     }
 
     fn parser(&self) -> Box<dyn Parser> {
@@ -183,8 +179,8 @@ impl MessagesParser {
 
 impl Parser for MessagesParser {
     fn feed(&mut self, _event: Option<&str>, data: &str) -> Result<Feed, String> {
-        let event: Value = serde_json::from_str(data)
-            .map_err(|error| format!("the provider sent an unreadable event: {error}"))?;
+        // `event: error` (`{"type":"error","error":{...}}`) ends here.
+        let event = event_json(data)?;
         let mut feed = Feed::default();
         let index = || {
             event
@@ -265,13 +261,6 @@ impl Parser for MessagesParser {
                 }
             }
             "message_stop" => feed.done = true,
-            "error" => {
-                return Err(event
-                    .pointer("/error/message")
-                    .and_then(Value::as_str)
-                    .unwrap_or("the provider reported an error")
-                    .to_owned());
-            }
             _ => {}
         }
         Ok(feed)

@@ -20,6 +20,26 @@ pub(crate) struct Feed {
     pub(crate) done: bool,
 }
 
+/// One SSE event's data as JSON; an `{"error": {"message": ...}}` object (every wire's in-stream
+/// failure shape) is the failure it reports.
+pub(crate) fn event_json(data: &str) -> Result<Value, String> {
+    let event: Value = serde_json::from_str(data)
+        .map_err(|error| format!("the provider sent an unreadable event: {error}"))?;
+    match event.get("error").filter(|error| error.is_object()) {
+        Some(error) => Err(error_message(Some(error))),
+        None => Ok(event),
+    }
+}
+
+/// The `message` of a provider's error object.
+pub(crate) fn error_message(error: Option<&Value>) -> String {
+    error
+        .and_then(|error| error.get("message"))
+        .and_then(Value::as_str)
+        .unwrap_or("the provider reported an error")
+        .to_owned()
+}
+
 /// Reads one response's events (state per response: indexes, ids seen).
 pub(crate) trait Parser: Send {
     /// One event; `Err` is a failure the provider reported inside the stream.

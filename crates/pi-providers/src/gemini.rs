@@ -5,7 +5,7 @@ use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
 
-use crate::driver::{Feed, Parser, Wire, render_each, wire_provider};
+use crate::driver::{Feed, Parser, Wire, event_json, render_each, wire_provider};
 use crate::http::Post;
 use crate::{ProviderConfig, ToolChoice, transcript};
 
@@ -168,13 +168,11 @@ impl Wire for GeminiWire {
                 .base("https://generativelanguage.googleapis.com"),
             self.config.model
         );
-        let post = Post::new(url, Value::Object(body));
-        match &self.config.api_key {
-            Some(key) => post
-                .header("x-goog-api-key", key)
-                .map_err(|e| e.to_string()),
-            None => Ok(post),
-        }
+        Post::new(url, Value::Object(body)).key_header(
+            "x-goog-api-key",
+            self.config.api_key.as_deref(),
+            str::to_owned,
+        )
     }
 
     fn parser(&self) -> Box<dyn Parser> {
@@ -189,15 +187,7 @@ struct GeminiParser {
 
 impl Parser for GeminiParser {
     fn feed(&mut self, _event: Option<&str>, data: &str) -> Result<Feed, String> {
-        let chunk: Value = serde_json::from_str(data)
-            .map_err(|error| format!("the provider sent an unreadable event: {error}"))?;
-        if let Some(error) = chunk.get("error") {
-            return Err(error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("the provider reported an error")
-                .to_owned());
-        }
+        let chunk = event_json(data)?;
         let mut feed = Feed::default();
         let candidate = chunk
             .get("candidates")

@@ -59,12 +59,26 @@ impl Post {
         }
     }
 
-    /// Adds a header; a value that cannot be a header (a key with a newline) is a clear error.
-    pub(crate) fn header(mut self, name: &'static str, value: &str) -> Result<Self, ProviderError> {
-        let value = HeaderValue::from_str(value)
-            .map_err(|_| ProviderError::Client(format!("the {name} header is not valid")))?;
+    /// Adds a header; a value that cannot be a header (a key with a newline) is a clear error
+    /// that does not repeat the value.
+    pub(crate) fn header(mut self, name: &'static str, value: &str) -> Result<Self, String> {
+        let value =
+            HeaderValue::from_str(value).map_err(|_| format!("the {name} header is not valid"))?;
         self.headers.insert(HeaderName::from_static(name), value);
         Ok(self)
+    }
+
+    /// Adds the API key's header when there is a key (a local server needs none).
+    pub(crate) fn key_header(
+        self,
+        name: &'static str,
+        key: Option<&str>,
+        shape: impl Fn(&str) -> String,
+    ) -> Result<Self, String> {
+        match key {
+            Some(key) => self.header(name, &shape(key)),
+            None => Ok(self),
+        }
     }
 }
 

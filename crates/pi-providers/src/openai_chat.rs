@@ -6,7 +6,7 @@ use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
 
-use crate::driver::{Feed, Parser, Wire, render_each, wire_provider};
+use crate::driver::{Feed, Parser, Wire, event_json, render_each, wire_provider};
 use crate::http::Post;
 use crate::ids::wire_id;
 use crate::{ProviderConfig, ToolChoice, transcript};
@@ -143,13 +143,11 @@ impl Wire for ChatWire {
             "{}/chat/completions",
             self.config.base("https://api.openai.com/v1")
         );
-        let post = Post::new(url, Value::Object(body));
-        match &self.config.api_key {
-            Some(key) => post
-                .header("authorization", &format!("Bearer {key}"))
-                .map_err(|e| e.to_string()),
-            None => Ok(post),
-        }
+        Post::new(url, Value::Object(body)).key_header(
+            "authorization",
+            self.config.api_key.as_deref(),
+            |key| format!("Bearer {key}"),
+        )
     }
 
     fn parser(&self) -> Box<dyn Parser> {
@@ -209,15 +207,7 @@ impl Parser for ChatParser {
                 done: true,
             });
         }
-        let chunk: Value = serde_json::from_str(data)
-            .map_err(|error| format!("the provider sent an unreadable event: {error}"))?;
-        if let Some(error) = chunk.get("error") {
-            return Err(error
-                .get("message")
-                .and_then(Value::as_str)
-                .unwrap_or("the provider reported an error")
-                .to_owned());
-        }
+        let chunk = event_json(data)?;
         let mut pieces = Vec::new();
         // With `include_usage`, one last chunk has `choices: []` and the usage.
         if let Some(choice) = chunk

@@ -9,7 +9,7 @@ use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
 
-use crate::driver::{Feed, Parser, Wire, render_each, wire_provider};
+use crate::driver::{Feed, Parser, Wire, error_message, event_json, render_each, wire_provider};
 use crate::http::Post;
 use crate::ids::wire_id;
 use crate::openai_chat::{ERROR_MARK, arguments_text};
@@ -151,13 +151,11 @@ impl Wire for ResponsesWire {
             "{}/responses",
             self.config.base("https://api.openai.com/v1")
         );
-        let post = Post::new(url, Value::Object(body));
-        match &self.config.api_key {
-            Some(key) => post
-                .header("authorization", &format!("Bearer {key}"))
-                .map_err(|e| e.to_string()),
-            None => Ok(post),
-        }
+        Post::new(url, Value::Object(body)).key_header(
+            "authorization",
+            self.config.api_key.as_deref(),
+            |key| format!("Bearer {key}"),
+        )
     }
 
     fn parser(&self) -> Box<dyn Parser> {
@@ -170,18 +168,10 @@ struct ResponsesParser {
     calls: usize,
 }
 
-fn message_of(value: Option<&Value>) -> String {
-    value
-        .and_then(|error| error.get("message"))
-        .and_then(Value::as_str)
-        .unwrap_or("the provider reported an error")
-        .to_owned()
-}
-
 impl Parser for ResponsesParser {
     fn feed(&mut self, _event: Option<&str>, data: &str) -> Result<Feed, String> {
-        let event: Value = serde_json::from_str(data)
-            .map_err(|error| format!("the provider sent an unreadable event: {error}"))?;
+        // The nested in-stream error (`{"type":"error","error":{...}}`) ends here.
+        let event = event_json(data)?;
         let text = |key: &str| {
             event
                 .get(key)
@@ -243,14 +233,9 @@ impl Parser for ResponsesParser {
                 feed.pieces.push(Fragment::Stop(reason));
                 feed.done = true;
             }
-            "response.failed" => return Err(message_of(event.pointer("/response/error"))),
-            "error" => {
-                // Nested (`{"error": {...}}`) and flat (`{"message": ...}`) forms both occur.
-                return Err(match event.get("error") {
-                    Some(error) => message_of(Some(error)),
-                    None => message_of(Some(&event)),
-                });
-            }
+            "response.failed" => return Err(error_message(event.pointer("/response/error"))),
+            // The flat form: `{"type":"error","message":...}`.
+            "error" => return Err(error_message(Some(&event))),
             _ => {}
         }
         Ok(feed)
