@@ -50,8 +50,12 @@ impl Wire for MessagesWire {
         &self.config
     }
 
+    fn dialect(&self) -> Dialect {
+        Dialect::Anthropic
+    }
+
     fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String> {
-        render_each(tools, Dialect::Anthropic, |tool, schema| {
+        render_each(tools, self.dialect(), |tool, schema| {
             json!({"name": tool.name, "description": tool.description, "input_schema": schema})
         })
         .map(Value::Array)

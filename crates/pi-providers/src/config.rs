@@ -58,6 +58,11 @@ pub struct ProviderConfig {
     pub retry: RetryPolicy,
     /// How long the stream may stay silent before the request fails.
     pub read_timeout: Duration,
+    /// OpenAI strict mode for function calling (both OpenAI wires; the other wires refuse it):
+    /// the tools are rendered in [`Dialect::OpenAiStrict`](pi_tool::dialect::Dialect) and sent
+    /// with `strict: true`, so the model's arguments always match the rendered schema; the
+    /// `null`s it then sends for optional properties are removed again before validation.
+    pub strict_tools: bool,
 }
 
 impl std::fmt::Debug for ProviderConfig {
@@ -71,6 +76,7 @@ impl std::fmt::Debug for ProviderConfig {
             .field("max_tokens", &self.max_tokens)
             .field("retry", &self.retry)
             .field("read_timeout", &self.read_timeout)
+            .field("strict_tools", &self.strict_tools)
             .finish()
     }
 }
@@ -86,6 +92,7 @@ impl ProviderConfig {
             max_tokens: None,
             retry: RetryPolicy::default(),
             read_timeout: Duration::from_secs(300),
+            strict_tools: false,
         }
     }
 
@@ -107,6 +114,20 @@ impl ProviderConfig {
     #[must_use]
     pub fn with_tool_choice(mut self, choice: ToolChoice) -> Self {
         self.tool_choice = choice;
+        self
+    }
+
+    /// OpenAI strict mode for the tools (see [`ProviderConfig::strict_tools`]).
+    #[must_use]
+    pub fn with_strict_tools(mut self, strict: bool) -> Self {
+        self.strict_tools = strict;
+        self
+    }
+
+    /// How long the stream may stay silent before the request fails (default 300 s).
+    #[must_use]
+    pub fn with_read_timeout(mut self, timeout: Duration) -> Self {
+        self.read_timeout = timeout;
         self
     }
 
@@ -134,4 +155,7 @@ pub enum ProviderError {
     /// The HTTP client could not be made.
     #[error("the HTTP client could not be built: {0}")]
     Client(String),
+    /// A setting this wire does not have.
+    #[error("{0}")]
+    Unsupported(String),
 }

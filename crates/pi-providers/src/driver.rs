@@ -4,13 +4,16 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::StreamExt;
-use pi_ai::{EventStream, ModelInfo, Request, StopReason};
+use pi_ai::{
+    AssistantContent, AssistantMessageEvent, EventStream, Fragment, ModelInfo, Request, StopReason,
+    StreamAssembler,
+};
 use pi_tool::ToolDefinition;
+use pi_tool::dialect::Dialect;
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
 use crate::http::{self, Failure, Post, RetryPolicy};
-use pi_ai::{Fragment, StreamAssembler};
 
 /// What a wire says about one SSE event.
 #[derive(Debug, Default)]
@@ -62,6 +65,8 @@ pub(crate) trait Wire: Send + Sync + 'static {
             model: self.config().model.clone(),
         }
     }
+    /// The JSON Schema flavour the tools are rendered in.
+    fn dialect(&self) -> Dialect;
     /// The tools in this wire's shape; `Err` names the tool and the schema path it cannot take.
     fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String>;
     /// The request for `request`, with the tools already rendered.
@@ -110,7 +115,7 @@ pub(crate) use wire_provider;
 /// schema the dialect cannot take stops it, naming the tool and the schema path.
 pub(crate) fn render_each(
     tools: &[ToolDefinition],
-    dialect: pi_tool::dialect::Dialect,
+    dialect: Dialect,
     shape: impl Fn(&ToolDefinition, Value) -> Value,
 ) -> Result<Vec<Value>, String> {
     tools
@@ -133,6 +138,12 @@ pub(crate) struct Model<W> {
 
 impl<W: Wire> Model<W> {
     pub(crate) fn new(wire: W) -> Result<Self, crate::ProviderError> {
+        if wire.config().strict_tools && wire.dialect() != Dialect::OpenAiStrict {
+            return Err(crate::ProviderError::Unsupported(format!(
+                "strict tools are an OpenAI feature; the {} wire has none",
+                W::API
+            )));
+        }
         let client = crate::http::client(wire.config().read_timeout)?;
         Ok(Self {
             wire: Arc::new(wire),
@@ -195,6 +206,7 @@ fn drive<W: Wire>(
 ) -> EventStream {
     Box::pin(async_stream::stream! {
         let info = wire.info();
+        let dialect = wire.dialect();
         let (mut assembler, start) = StreamAssembler::start(&info.api, &info.provider, &info.model);
         yield start;
         let post = rendered
@@ -249,7 +261,7 @@ fn drive<W: Wire>(
                 Ok(feed) => {
                     for piece in feed.pieces {
                         for event in assembler.apply(piece) {
-                            yield event;
+                            yield settle(dialect, &request.tools, event);
                         }
                     }
                     if feed.done {
@@ -265,7 +277,43 @@ fn drive<W: Wire>(
             }
         }
         for event in assembler.finish() {
-            yield event;
+            yield settle(dialect, &request.tools, event);
         }
     })
+}
+
+/// Undoes what the dialect made the model send differently (strict mode's `null`s for
+/// optional properties) in the calls a response ends with, before anything validates them.
+fn settle(
+    dialect: Dialect,
+    tools: &[ToolDefinition],
+    mut event: AssistantMessageEvent,
+) -> AssistantMessageEvent {
+    if dialect != Dialect::OpenAiStrict {
+        return event;
+    }
+    let normalize = |name: &str, arguments: &mut Value| {
+        if let Some(tool) = tools.iter().find(|tool| tool.name == name)
+            && let Some(normalized) = dialect.normalize_arguments(&tool.parameters, arguments)
+        {
+            *arguments = normalized;
+        }
+    };
+    match &mut event {
+        AssistantMessageEvent::ToolCallEnd { tool_call, .. } => {
+            normalize(&tool_call.name, &mut tool_call.arguments);
+        }
+        AssistantMessageEvent::Done { message, .. } => {
+            for block in &mut message.content {
+                if let AssistantContent::ToolCall {
+                    name, arguments, ..
+                } = block
+                {
+                    normalize(name, arguments);
+                }
+            }
+        }
+        _ => {}
+    }
+    event
 }

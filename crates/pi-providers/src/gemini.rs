@@ -37,10 +37,14 @@ impl Wire for GeminiWire {
         &self.config
     }
 
+    fn dialect(&self) -> Dialect {
+        Dialect::Gemini
+    }
+
     fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String> {
         let declarations = render_each(
             tools,
-            Dialect::Gemini,
+            self.dialect(),
             |tool, parameters| json!({"name": tool.name, "description": tool.description, "parameters": parameters}),
         )?;
         Ok(if declarations.is_empty() {

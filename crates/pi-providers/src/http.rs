@@ -199,12 +199,22 @@ pub(crate) fn error_message(status: u16, body: &str) -> String {
 
 /// A reqwest error without the URL (which may carry a `?key=`), with its sources.
 fn describe(error: reqwest::Error) -> String {
-    let error = error.without_url();
+    with_sources(&error.without_url())
+}
+
+/// An error's text followed by each of its sources' (layers that repeat the words of the one
+/// above them are said once).
+fn with_sources(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
-    let mut source = std::error::Error::source(&error);
+    let mut last = text.clone();
+    let mut source = error.source();
     while let Some(cause) = source {
-        text.push_str(": ");
-        text.push_str(&cause.to_string());
+        let words = cause.to_string();
+        if words != last {
+            text.push_str(": ");
+            text.push_str(&words);
+        }
+        last = words;
         source = cause.source();
     }
     text
@@ -218,7 +228,10 @@ pub(crate) fn events(
         |item| async move {
             match item {
                 Ok(sse) => sse.data.map(|data| Ok((sse.event, data))),
-                Err(error) => Some(Err(format!("the connection failed mid-stream: {error}"))),
+                Err(error) => Some(Err(format!(
+                    "the connection failed mid-stream: {}",
+                    with_sources(&error)
+                ))),
             }
         },
     )

@@ -13,6 +13,15 @@ use crate::{ProviderConfig, ToolChoice, transcript};
 
 /// OpenAI's limit on a replayed tool-call id.
 const MAX_ID: usize = 40;
+/// Plain or strict function calling, as configured.
+pub(crate) fn openai_dialect(config: &ProviderConfig) -> Dialect {
+    if config.strict_tools {
+        Dialect::OpenAiStrict
+    } else {
+        Dialect::OpenAi
+    }
+}
+
 /// How a failed result is marked: the wire has no error flag.
 pub(crate) const ERROR_MARK: &str = "[tool error] ";
 
@@ -37,10 +46,21 @@ impl Wire for ChatWire {
         &self.config
     }
 
+    fn dialect(&self) -> Dialect {
+        openai_dialect(&self.config)
+    }
+
     fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String> {
-        render_each(tools, Dialect::OpenAi, |tool, parameters| {
-            json!({"type": "function", "function": {
-                "name": tool.name, "description": tool.description, "parameters": parameters}})
+        let strict = self.config.strict_tools;
+        render_each(tools, self.dialect(), |tool, parameters| {
+            let mut function = Map::new();
+            function.insert("name".into(), json!(tool.name));
+            function.insert("description".into(), json!(tool.description));
+            function.insert("parameters".into(), parameters);
+            if strict {
+                function.insert("strict".into(), json!(true));
+            }
+            json!({"type": "function", "function": function})
         })
         .map(Value::Array)
     }

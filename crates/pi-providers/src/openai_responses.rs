@@ -12,7 +12,7 @@ use serde_json::{Map, Value, json};
 use crate::driver::{Feed, Parser, Wire, error_message, event_json, render_each, wire_provider};
 use crate::http::Post;
 use crate::ids::wire_id;
-use crate::openai_chat::{ERROR_MARK, arguments_text};
+use crate::openai_chat::{ERROR_MARK, arguments_text, openai_dialect};
 use crate::{ProviderConfig, ToolChoice, transcript};
 
 /// A replayed `call_id` is kept within this.
@@ -49,11 +49,16 @@ impl Wire for ResponsesWire {
         &self.config
     }
 
+    fn dialect(&self) -> Dialect {
+        openai_dialect(&self.config)
+    }
+
     fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String> {
-        render_each(tools, Dialect::OpenAi, |tool, parameters| {
-            // `strict` omitted means strict here: say non-strict for schemas as they are.
+        let strict = self.config.strict_tools;
+        render_each(tools, self.dialect(), |tool, parameters| {
+            // `strict` omitted means strict here: always say which.
             json!({"type": "function", "name": tool.name, "description": tool.description,
-                   "parameters": parameters, "strict": false})
+                   "parameters": parameters, "strict": strict})
         })
         .map(Value::Array)
     }

@@ -224,6 +224,25 @@ async fn failures_end_as_errors_with_the_providers_words_and_no_key() {
 }
 
 #[tokio::test]
+async fn a_stream_gone_silent_fails_at_the_read_timeout() {
+    let mut silent = Reply::sse(text_answer("Half an answer, then nothing."));
+    silent.stall_after = Some(250);
+    let fake = Fake::start(vec![silent]).await;
+    let config = ProviderConfig::new("gpt-4.1")
+        .with_base_url(fake.url("/v1"))
+        .with_read_timeout(Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let (reason, message) = final_message(
+        &one_response(&OpenAiChat::new(config).unwrap(), CancellationToken::new()).await,
+    );
+    assert_eq!(reason, StopReason::Error, "{message:?}");
+    let error = message.error_message.clone().unwrap();
+    assert!(error.contains("timed out"), "{error}");
+    assert!(!message.text().is_empty(), "the text so far is kept");
+    assert!(started.elapsed() < Duration::from_secs(5));
+}
+
+#[tokio::test]
 async fn cancellation_aborts_at_once() {
     let mut slow = Reply::sse(sse(TWO_CALLS).repeat(200));
     slow.cut_after = None;
@@ -360,4 +379,106 @@ async fn a_transcript_from_another_provider_replays_with_valid_paired_ids() {
     // The orphan call is answered, so the wire accepts the transcript.
     assert_eq!(messages[3]["tool_call_id"], "call_orphan");
     assert_eq!(messages[3]["content"], "[tool error] No result provided");
+}
+
+/// A tool with an optional property, answering with the arguments it received.
+fn reading_tools() -> pi_tool::ToolRegistry {
+    let read = pi_tool::FnTool::new(
+        "read",
+        "Read a file",
+        pi_tool::DynamicSchema::new(json!({"type": "object", "properties": {
+            "path": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}},
+            "required": ["path"]}))
+        .unwrap(),
+        |arguments: Value, _cx| async move {
+            Ok(pi_tool::ToolOutput::<Value>::text(arguments.to_string()))
+        },
+    );
+    pi_tool::ToolRegistry::new([pi_tool::RegisteredTool::new(read)]).unwrap()
+}
+
+/// One call of `read` with `arguments`, split in two deltas.
+fn read_call(arguments: &str) -> String {
+    let chunk = |delta: Value, finish: Value| {
+        format!(
+            "data: {}\n\n",
+            json!({"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m",
+                   "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+        )
+    };
+    let (head, tail) = arguments.split_at(arguments.len() / 2);
+    [
+        chunk(
+            json!({"role": "assistant", "tool_calls": [{"index": 0, "id": "call_r", "type": "function",
+                   "function": {"name": "read", "arguments": head}}]}),
+            Value::Null,
+        ),
+        chunk(
+            json!({"tool_calls": [{"index": 0, "function": {"arguments": tail}}]}),
+            Value::Null,
+        ),
+        chunk(json!({}), json!("tool_calls")),
+        "data: [DONE]\n\n".to_owned(),
+    ]
+    .concat()
+}
+
+#[tokio::test]
+async fn strict_tools_are_sent_strict_and_their_nulls_removed_before_validation() {
+    let sent = r#"{"path":"a.txt","limit":null}"#;
+    let fake = Fake::start(vec![
+        Reply::sse(read_call(sent)),
+        Reply::sse(text_answer("Done.")),
+    ])
+    .await;
+    let strict = OpenAiChat::new(
+        ProviderConfig::new("gpt-4.1")
+            .with_base_url(fake.url("/v1"))
+            .with_strict_tools(true),
+    )
+    .unwrap();
+    let config = AgentConfig::new(Arc::new(strict), Arc::new(reading_tools()));
+    let run = Agent::new(config).prompt("Read a.txt").await;
+    assert_eq!(run.end, EndReason::Completed, "{:?}", run.error);
+    let Message::ToolResult(result) = &run.messages[2] else {
+        panic!("{:?}", run.messages)
+    };
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(result.text(), r#"{"path":"a.txt"}"#);
+    let function = &fake.requests()[0].body["tools"][0]["function"];
+    assert_eq!(function["strict"], true);
+    assert_eq!(function["parameters"]["required"], json!(["path", "limit"]));
+    assert_eq!(
+        function["parameters"]["properties"]["limit"]["type"],
+        json!(["integer", "null"])
+    );
+    assert_eq!(function["parameters"]["additionalProperties"], false);
+
+    // Without strict mode the same `null` is the model's mistake, and it is told so.
+    let fake = Fake::start(vec![
+        Reply::sse(read_call(sent)),
+        Reply::sse(text_answer("Ok.")),
+    ])
+    .await;
+    let config = AgentConfig::new(Arc::new(provider(&fake)), Arc::new(reading_tools()));
+    let run = Agent::new(config).prompt("Read a.txt").await;
+    let Message::ToolResult(result) = &run.messages[2] else {
+        panic!("{:?}", run.messages)
+    };
+    assert!(result.is_error, "{}", result.text());
+    assert!(
+        fake.requests()[0].body["tools"][0]["function"]
+            .get("strict")
+            .is_none()
+    );
+}
+
+#[test]
+fn strict_tools_are_refused_by_wires_without_them() {
+    let config = ProviderConfig::new("claude").with_strict_tools(true);
+    let error = pi_providers::Anthropic::new(config).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "strict tools are an OpenAI feature; the anthropic-messages wire has none"
+    );
 }

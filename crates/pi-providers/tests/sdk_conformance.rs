@@ -77,6 +77,17 @@ fn history(model: &pi_ai::ModelInfo) -> Vec<Message> {
 }
 
 async fn conforms(wire: &str, provider: Arc<dyn Provider>, fake: &Fake, streams: &[&str]) {
+    conforms_as(wire, wire, provider, fake, streams).await;
+}
+
+/// As [`conforms`], with the golden file named `golden_name`.
+async fn conforms_as(
+    wire: &str,
+    golden_name: &str,
+    provider: Arc<dyn Provider>,
+    fake: &Fake,
+    streams: &[&str],
+) {
     let model = provider.model();
     let config = AgentConfig::new(provider, Arc::new(travel_tools()))
         .with_system_prompt("You are a travel assistant. Use the tools for live data.");
@@ -90,8 +101,8 @@ async fn conforms(wire: &str, provider: Arc<dyn Provider>, fake: &Fake, streams:
     assert_eq!(run.end, EndReason::Completed, "{wire}: {:?}", run.error);
     let bodies: Vec<_> = fake.requests().into_iter().map(|r| r.body).collect();
     assert_eq!(bodies.len(), 2);
-    golden(wire, &bodies);
-    let dir = tempfile_dir(wire);
+    golden(golden_name, &bodies);
+    let dir = tempfile_dir(golden_name);
     let requests = dir.join("requests.json");
     std::fs::write(&requests, serde_json::to_string(&bodies).unwrap()).unwrap();
     let output = std::process::Command::new(python())
@@ -150,6 +161,34 @@ async fn openai_chat_traffic_passes_the_openai_sdk() {
     let fake = Fake::start(replies(&streams)).await;
     let provider = Arc::new(OpenAiChat::new(config(&fake, "/v1", "gpt-4.1")).unwrap());
     conforms("openai", provider, &fake, &streams).await;
+}
+
+#[tokio::test]
+async fn openai_chat_strict_tools_pass_the_openai_sdk() {
+    let streams = ["openai_two_calls.sse", "openai_final_text.sse"];
+    let fake = Fake::start(replies(&streams)).await;
+    let config = config(&fake, "/v1", "gpt-4.1").with_strict_tools(true);
+    let provider = Arc::new(OpenAiChat::new(config).unwrap());
+    conforms_as("openai", "openai-strict", provider, &fake, &streams).await;
+}
+
+#[tokio::test]
+async fn openai_responses_strict_tools_pass_the_openai_sdk() {
+    let streams = [
+        "openai_responses_two_calls.sse",
+        "openai_responses_final_text.sse",
+    ];
+    let fake = Fake::start(replies(&streams)).await;
+    let config = config(&fake, "/v1", "gpt-5.1").with_strict_tools(true);
+    let provider = Arc::new(OpenAiResponses::new(config).unwrap());
+    conforms_as(
+        "openai-responses",
+        "openai-responses-strict",
+        provider,
+        &fake,
+        &streams,
+    )
+    .await;
 }
 
 #[tokio::test]

@@ -67,6 +67,10 @@ pub(crate) struct AgentArgs {
     /// The output token limit per response.
     #[arg(long)]
     max_tokens: Option<u64>,
+    /// OpenAI strict mode for function calling (`openai`, `openai-responses`): every tool
+    /// schema rendered strict and sent with `strict: true`.
+    #[arg(long)]
+    strict_tools: bool,
     /// Print the transcript as JSONL instead of the live view.
     #[arg(long)]
     json: bool,
@@ -206,6 +210,7 @@ fn provider(args: &AgentArgs) -> anyhow::Result<Arc<dyn Provider>> {
     config.base_url = args.base_url.clone();
     config.api_key = key;
     config.max_tokens = args.max_tokens;
+    config.strict_tools = args.strict_tools;
     Ok(match wire {
         Wire::Openai => Arc::new(OpenAiChat::new(config)?),
         Wire::OpenaiResponses => Arc::new(OpenAiResponses::new(config)?),

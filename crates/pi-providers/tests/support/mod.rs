@@ -29,6 +29,8 @@ pub struct Reply {
     pub body: String,
     /// Stop sending after this many bytes and drop the connection.
     pub cut_after: Option<usize>,
+    /// Stop sending after this many bytes and keep the connection open, silent.
+    pub stall_after: Option<usize>,
 }
 
 impl Reply {
@@ -39,6 +41,7 @@ impl Reply {
             headers: vec![("content-type", "text/event-stream".into())],
             body: body.into(),
             cut_after: None,
+            stall_after: None,
         }
     }
 
@@ -49,6 +52,7 @@ impl Reply {
             headers: vec![("content-type", "application/json".into())],
             body: body.into(),
             cut_after: None,
+            stall_after: None,
         }
     }
 
@@ -129,16 +133,20 @@ async fn answer(State(shared): State<Shared>, request: Request) -> Response {
     }
     let text = reply.body.clone();
     let cut = reply.cut_after;
+    let stall = reply.stall_after;
     // Small pieces, as a real server flushes them: fragments split mid-token.
     let stream = async_stream::stream! {
         let bytes = text.into_bytes();
-        let end = cut.unwrap_or(bytes.len()).min(bytes.len());
+        let end = cut.or(stall).unwrap_or(bytes.len()).min(bytes.len());
         for piece in bytes[..end].chunks(37) {
             tokio::time::sleep(Duration::from_millis(1)).await;
             yield Ok::<_, std::io::Error>(piece.to_vec());
         }
         if cut.is_some() {
             yield Err(std::io::Error::other("connection dropped"));
+        }
+        if stall.is_some() {
+            std::future::pending::<()>().await;
         }
     };
     builder.body(Body::from_stream(stream)).unwrap()
