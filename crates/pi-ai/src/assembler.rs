@@ -119,6 +119,16 @@ impl ArgumentBuffer {
         }
     }
 
+    /// How many bytes are buffered.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// Whether nothing is buffered.
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
     /// The arguments, parsed once (see [`parse_arguments`]).
     pub fn finish(self) -> Value {
         match String::from_utf8(self.bytes) {
@@ -152,7 +162,14 @@ pub struct StreamAssembler {
     open: Open,
     calls: Vec<PendingCall>,
     stop: Option<StopReason>,
+    /// Set when a call's arguments outgrew [`MAX_ARGUMENT_BYTES`]: the response fails.
+    too_long: Option<String>,
 }
+
+/// The most argument text one tool call may stream: 16 MiB (what `pi-tool run` takes per
+/// line). A call beyond it stops being buffered and its response ends with stopReason `error`
+/// saying so; the call then gets a paired refusal, as every call of a failed response does.
+pub const MAX_ARGUMENT_BYTES: usize = 16 << 20;
 
 impl StreamAssembler {
     /// Starts a response of `model` behind `api`/`provider`: the assembler and the `start`
@@ -177,6 +194,7 @@ impl StreamAssembler {
                 open: Open::None,
                 calls: Vec::new(),
                 stop: None,
+                too_long: None,
             },
             start,
         )
@@ -212,7 +230,19 @@ impl StreamAssembler {
             Fragment::ToolArguments { key, fragment } => {
                 if let Some(call) = self.calls.iter_mut().find(|call| call.key == key)
                     && !fragment.is_empty()
+                    && self.too_long.is_none()
                 {
+                    if call.arguments.len() + fragment.len() > MAX_ARGUMENT_BYTES {
+                        // Nothing more is kept: the response fails when it ends.
+                        call.arguments = ArgumentBuffer::default();
+                        self.too_long = Some(format!(
+                            "the model sent more than {} MiB of arguments for the call {} ({})",
+                            MAX_ARGUMENT_BYTES >> 20,
+                            call.id,
+                            call.name
+                        ));
+                        return events;
+                    }
                     call.arguments.push(&fragment);
                     events.push(AssistantMessageEvent::ToolCallDelta {
                         content_index: call.index,
@@ -256,6 +286,9 @@ impl StreamAssembler {
     /// Ends the response normally: closes every block, parses every call's arguments once,
     /// and gives the final events (`done`, or `error` when the wire never said it stopped).
     pub fn finish(mut self) -> Vec<AssistantMessageEvent> {
+        if let Some(message) = self.too_long.take() {
+            return self.fail(StopReason::Error, message);
+        }
         let mut events = Vec::new();
         self.close(&mut events);
         self.close_calls(&mut events);
@@ -414,6 +447,38 @@ fn failed(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn arguments_past_the_limit_fail_the_response_and_are_not_kept() {
+        let (mut assembler, _) = StreamAssembler::start("api", "p", "m");
+        assembler.apply(Fragment::ToolStart {
+            key: "0".into(),
+            id: "c1".into(),
+            name: "write".into(),
+        });
+        let mebibyte = "x".repeat(1 << 20);
+        let mut deltas = 0;
+        for _ in 0..20 {
+            let events = assembler.apply(Fragment::ToolArguments {
+                key: "0".into(),
+                fragment: mebibyte.clone(),
+            });
+            deltas += events.len();
+        }
+        assert_eq!(deltas, 16, "the deltas up to the limit are shown");
+        assert_eq!(assembler.calls[0].arguments.len(), 0);
+        assembler.apply(Fragment::Stop(StopReason::ToolUse));
+        let events = assembler.finish();
+        let Some(AssistantMessageEvent::Error { reason, error }) = events.last() else {
+            panic!("{events:?}")
+        };
+        assert_eq!(*reason, StopReason::Error);
+        assert_eq!(
+            error.error_message.as_deref(),
+            Some("the model sent more than 16 MiB of arguments for the call c1 (write)")
+        );
+        assert_eq!(error.tool_calls()[0].id, "c1");
+    }
 
     fn pieces(list: Vec<Fragment>) -> AssistantMessage {
         let (mut assembler, _) = StreamAssembler::start("api", "p", "m");

@@ -13,7 +13,9 @@ mod message;
 mod provider;
 mod replay;
 
-pub use assembler::{ArgumentBuffer, Fragment, StreamAssembler, parse_arguments};
+pub use assembler::{
+    ArgumentBuffer, Fragment, MAX_ARGUMENT_BYTES, StreamAssembler, parse_arguments,
+};
 pub use builder::AssistantMessageBuilder;
 pub use event::AssistantMessageEvent;
 pub use faux::{FauxProvider, FauxScriptError};

@@ -249,6 +249,11 @@ fn a_kept_alive_client_is_answered_without_a_nagle_stall() {
 
 /// `serve --http` on a free loopback port with `--token test-token`, and a connected client.
 fn served() -> (Served, KeptAlive) {
+    served_with(&[])
+}
+
+/// As [`served`], with more options.
+fn served_with(options: &[&str]) -> (Served, KeptAlive) {
     let port = free_port();
     let child = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
         .args([
@@ -258,6 +263,7 @@ fn served() -> (Served, KeptAlive) {
             "--token",
             "test-token",
         ])
+        .args(options)
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
@@ -349,4 +355,85 @@ fn an_oversized_body_is_refused() {
     );
     let (status, _) = client.request("POST", &huge);
     assert_eq!(status, 413);
+}
+
+/// Opens a session on a fresh connection; returns the status, the body and the session id.
+fn open_session(port: u16) -> (u16, String, Option<String>) {
+    let mut client = KeptAlive::connect(port);
+    let (status, body) = client.request("POST", INITIALIZE);
+    if status == 200 {
+        let (status, _) = client.request("POST", INITIALIZED);
+        assert_eq!(status, 202);
+    }
+    (status, body, client.session)
+}
+
+/// Sessions are bounded in number (503 with `Retry-After` and a JSON-RPC error beyond) and
+/// expire when idle (404 after, and a new one opens).
+#[test]
+fn sessions_are_bounded_and_expire_when_idle() {
+    let (_served, client) = served_with(&["--max-sessions", "2", "--session-idle", "1"]);
+    let port = client.port;
+    let (status, _, first) = open_session(port);
+    assert_eq!(status, 200);
+    let (status, _, _second) = open_session(port);
+    assert_eq!(status, 200);
+    let (status, body, none) = open_session(port);
+    assert_eq!(status, 503, "{body}");
+    assert!(none.is_none());
+    let error: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(error["error"]["code"], -32000);
+    assert!(
+        error["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("too many sessions: 2 are open"),
+        "{body}"
+    );
+
+    // Closing one makes room.
+    let mut closing = KeptAlive::connect(port);
+    closing.session = first;
+    let (status, _) = closing.request("DELETE", "");
+    assert_eq!(status, 200);
+    let (status, _, third) = open_session(port);
+    assert_eq!(status, 200);
+
+    // Idle sessions expire: their id is unknown after, and new sessions open again.
+    std::thread::sleep(Duration::from_millis(2500));
+    let mut expired = KeptAlive::connect(port);
+    expired.session = third;
+    let ping = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#;
+    let (status, body) = expired.request("POST", ping);
+    assert_eq!(status, 404, "{body}");
+    for _ in 0..2 {
+        let (status, body, _) = open_session(port);
+        assert_eq!(status, 200, "{body}");
+    }
+}
+
+/// With `--call-timeout`, a tool that never ends (and ignores its cancellation) is answered
+/// with an isError result at the limit; the session goes on serving.
+#[test]
+fn a_hung_call_is_answered_at_its_time_limit() {
+    let (_served, mut client) = served_with(&["--test-tools", "--call-timeout", "0.5"]);
+    let (status, _) = client.request("POST", INITIALIZE);
+    assert_eq!(status, 200);
+    client.request("POST", INITIALIZED);
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "hang", "arguments": {"value": "x"}}});
+    let started = Instant::now();
+    let (status, body) = client.request("POST", &call.to_string());
+    let waited = started.elapsed();
+    assert_eq!(status, 200);
+    assert!(body.contains("\"isError\":true"), "{body}");
+    assert!(body.contains("调用超时：0.5 秒内未完成"), "{body}");
+    assert!(
+        waited >= Duration::from_millis(500) && waited < Duration::from_secs(5),
+        "{waited:?}"
+    );
+    let echo = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "echo", "arguments": {"value": "still here"}}});
+    let (_, body) = client.request("POST", &echo.to_string());
+    assert!(body.contains("still here"), "{body}");
 }

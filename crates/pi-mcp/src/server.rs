@@ -3,11 +3,13 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use axum::serve::ListenerExt;
 use pi_tool::dialect::Dialect;
 use pi_tool::{
     CallContext, ProgressCallback, ToolCall, ToolRegistry, UnsupportedSchema, execute_tool_call,
+    failed_result, model_text,
 };
 use rmcp::model::ProgressToken;
 use rmcp::model::{
@@ -29,7 +31,12 @@ use crate::convert::to_call_tool_result;
 pub struct McpToolServer {
     tools: Arc<ToolRegistry>,
     listed: Arc<Vec<Tool>>,
+    call_timeout: Option<Duration>,
 }
+
+/// How long a timed-out tool may take to see its cancelled signal before its result is sent
+/// anyway.
+const CANCEL_GRACE: Duration = Duration::from_secs(1);
 
 impl std::fmt::Debug for McpToolServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -57,7 +64,17 @@ impl McpToolServer {
         Ok(Self {
             tools,
             listed: Arc::new(listed),
+            call_timeout: None,
         })
+    }
+
+    /// Answers every call within `limit`: a tool still running then has its signal cancelled,
+    /// a second of grace to stop, and the client gets an `isError` result saying the call
+    /// timed out (the same text the agent loop gives the model). No limit by default.
+    #[must_use]
+    pub fn with_call_timeout(mut self, limit: Duration) -> Self {
+        self.call_timeout = Some(limit);
+        self
     }
 }
 
@@ -96,16 +113,32 @@ impl ServerHandler for McpToolServer {
             .meta
             .get_progress_token()
             .map(|token| ProgressSender::start(context.peer.clone(), token));
-        let result = execute_tool_call(
+        // Cancelled when the client sends notifications/cancelled for this request, or when
+        // the time limit passes.
+        let signal = context.ct.child_token();
+        let running = execute_tool_call(
             &call,
             &self.tools,
             CallContext {
-                // Cancelled when the client sends notifications/cancelled for this request.
-                signal: Some(context.ct.clone()),
+                signal: Some(signal.clone()),
                 report_progress: progress.as_ref().map(ProgressSender::callback),
             },
-        )
-        .await;
+        );
+        let result = match self.call_timeout {
+            None => running.await,
+            Some(limit) => {
+                tokio::pin!(running);
+                match tokio::time::timeout(limit, &mut running).await {
+                    Ok(result) => result,
+                    Err(_) => {
+                        signal.cancel();
+                        // The tool may still answer; either way the call has failed.
+                        let _ = tokio::time::timeout(CANCEL_GRACE, &mut running).await;
+                        failed_result(&call, &model_text::timed_out(limit))
+                    }
+                }
+            }
+        };
         // Progress stops at completion: everything reported goes out before the result.
         if let Some(progress) = progress {
             progress.finish().await;
@@ -223,8 +256,10 @@ pub async fn serve_stdio(server: McpToolServer) -> Result<(), ServeError> {
 /// the listener is bound, with the address it got (port 0 picks a free port) and the task
 /// serving it.
 ///
-/// Limits (rmcp's defaults, kept): a request body of at most 4 MiB (413 beyond), a session
-/// idle for 5 minutes is closed.
+/// Limits: a request body of at most 4 MiB (413 beyond; rmcp's), at most
+/// [`HttpAccess::with_max_sessions`] sessions open at once (an `initialize` beyond gets 503
+/// with `Retry-After`), a session idle for [`HttpAccess::with_session_idle`] is closed (404
+/// after that, and the client starts a new one).
 pub async fn serve_http(
     server: McpToolServer,
     address: SocketAddr,
@@ -251,10 +286,20 @@ pub async fn serve_http(
         // (DNS rebinding cannot forge it).
         config = config.disable_allowed_hosts();
     }
+    let mut sessions = LocalSessionManager::default();
+    sessions.session_config.keep_alive = Some(access.session_idle);
+    let sessions = Arc::new(sessions);
     let service: StreamableHttpService<McpToolServer, LocalSessionManager> =
-        StreamableHttpService::new(move || Ok(server.clone()), Default::default(), config);
+        StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
     let router = axum::Router::new()
         .nest_service("/mcp", service)
+        .layer(axum::middleware::from_fn_with_state(
+            SessionLimit {
+                sessions,
+                max: access.max_sessions,
+            },
+            limit_sessions,
+        ))
         .layer(axum::middleware::map_response(session_ended_is_ok))
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(access.token),
@@ -299,13 +344,22 @@ pub struct HttpAccess {
     allowed_origins: Vec<String>,
     /// A token nobody chose: fine on loopback, refused for an address others can reach.
     generated: bool,
+    max_sessions: usize,
+    session_idle: Duration,
 }
+
+/// Sessions open at once, unless said otherwise.
+const DEFAULT_MAX_SESSIONS: usize = 1024;
+/// A session with no request for this long is closed, unless said otherwise (rmcp's default).
+const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(300);
 
 impl std::fmt::Debug for HttpAccess {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("HttpAccess")
             .field("token", &"<hidden>")
             .field("allowed_origins", &self.allowed_origins)
+            .field("max_sessions", &self.max_sessions)
+            .field("session_idle", &self.session_idle)
             .finish_non_exhaustive()
     }
 }
@@ -328,6 +382,8 @@ impl HttpAccess {
             token,
             allowed_origins: Vec::new(),
             generated: false,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            session_idle: DEFAULT_SESSION_IDLE,
         })
     }
 
@@ -342,6 +398,8 @@ impl HttpAccess {
             token: bytes.iter().map(|byte| format!("{byte:02x}")).collect(),
             allowed_origins: Vec::new(),
             generated: true,
+            max_sessions: DEFAULT_MAX_SESSIONS,
+            session_idle: DEFAULT_SESSION_IDLE,
         })
     }
 
@@ -353,10 +411,60 @@ impl HttpAccess {
         self
     }
 
+    /// At most `max` sessions open at once (default 1024); a new one beyond is refused with
+    /// 503 until one is closed (`DELETE`) or expires.
+    #[must_use]
+    pub fn with_max_sessions(mut self, max: usize) -> Self {
+        self.max_sessions = max;
+        self
+    }
+
+    /// A session with no request for `idle` is closed (default 5 minutes).
+    #[must_use]
+    pub fn with_session_idle(mut self, idle: Duration) -> Self {
+        self.session_idle = idle;
+        self
+    }
+
     /// The token clients must send.
     pub fn token(&self) -> &str {
         &self.token
     }
+}
+
+/// The open sessions and how many may be.
+#[derive(Clone)]
+struct SessionLimit {
+    sessions: Arc<LocalSessionManager>,
+    max: usize,
+}
+
+/// 503 for a request that would open a session (a `POST` without `Mcp-Session-Id`) while the
+/// limit is reached. Concurrent `initialize`s checked at the same moment may pass together, so
+/// the limit can be exceeded by the number of such requests in flight, never without bound.
+async fn limit_sessions(
+    axum::extract::State(limit): axum::extract::State<SessionLimit>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let opens = request.method() == axum::http::Method::POST
+        && !request.headers().contains_key("mcp-session-id");
+    if opens && limit.sessions.sessions.read().await.len() >= limit.max {
+        let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {
+            "code": -32000,
+            "message": format!("too many sessions: {} are open, the most this server keeps; \
+                                close one (DELETE) or retry when an idle one expires", limit.max)}});
+        let mut response = axum::response::IntoResponse::into_response((
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            axum::Json(body),
+        ));
+        response.headers_mut().insert(
+            axum::http::header::RETRY_AFTER,
+            axum::http::HeaderValue::from_static("5"),
+        );
+        return response;
+    }
+    next.run(request).await
 }
 
 /// 401 for a request without the right bearer token.

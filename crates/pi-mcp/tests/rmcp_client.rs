@@ -65,7 +65,10 @@ async fn lists_and_calls_with_the_seeds_results() {
     let (client, _) = connect(builtin::test_registry()).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
-    assert_eq!(names, ["echo", "uppercase", "slow", "explode", "pixel"]);
+    assert_eq!(
+        names,
+        ["echo", "uppercase", "slow", "explode", "pixel", "hang"]
+    );
     assert_eq!(
         Value::Object(tools[0].input_schema.as_ref().clone()),
         json!({"type": "object", "properties": {"value": {"type": "string"}},

@@ -130,11 +130,21 @@ pub fn test_registry() -> ToolRegistry {
             ]))
         },
     );
+    let hang = FnTool::new(
+        "hang",
+        "Never finish, and ignore cancellation (for testing time limits)",
+        ValueParams::object_schema(),
+        |_params: ValueParams, _context| async move {
+            std::future::pending::<()>().await;
+            Ok(ToolOutput::<serde_json::Value>::text("unreachable"))
+        },
+    );
     let mut registry = registry();
     for tool in [
         RegisteredTool::new(slow),
         RegisteredTool::new(explode),
         RegisteredTool::new(pixel),
+        RegisteredTool::new(hang),
     ] {
         // Distinct constant names: registration cannot fail.
         let _ = registry.register(tool);

@@ -152,7 +152,7 @@ pub(crate) async fn finish(id: String, name: String, running: OutputFuture<'_>) 
             message: ToolResultMessage {
                 tool_call_id: id,
                 tool_name: name,
-                content: output.content,
+                content: crate::output_limit::bounded(output.content),
                 details: output.details,
                 is_error: output.is_error.unwrap_or(false),
                 timestamp: now_millis(),

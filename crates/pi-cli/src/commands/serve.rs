@@ -3,6 +3,7 @@
 use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::Args;
 use pi_mcp::{HttpAccess, McpToolServer, serve_http, serve_stdio};
@@ -22,9 +23,26 @@ pub(crate) struct ServeArgs {
     /// Also let browser pages from this origin in (loopback origins always are); repeatable.
     #[arg(long, value_name = "ORIGIN")]
     allow_origin: Vec<String>,
-    /// Also serve `slow` (progress, cancellation) and `explode` (a panic), for testing hosts.
+    /// Answer every call within this many seconds: a tool still running is cancelled and the
+    /// call gets an isError result saying it timed out.
+    #[arg(long, value_name = "SECONDS")]
+    call_timeout: Option<f64>,
+    /// HTTP: at most this many sessions open at once (503 beyond).
+    #[arg(long, value_name = "N", default_value_t = 1024)]
+    max_sessions: usize,
+    /// HTTP: close a session after this many seconds without a request.
+    #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
+    session_idle: f64,
+    /// Also serve `slow` (progress, cancellation), `explode` (a panic) and `hang` (never ends,
+    /// ignores cancellation), for testing hosts.
     #[arg(long)]
     test_tools: bool,
+}
+
+/// Seconds from the command line as a duration, refused when negative or not finite.
+fn seconds(name: &str, value: f64) -> anyhow::Result<Duration> {
+    Duration::try_from_secs_f64(value)
+        .map_err(|_| anyhow::anyhow!("--{name} takes a number of seconds, not {value}"))
 }
 
 pub(crate) async fn run(args: ServeArgs, tools: ToolRegistry) -> anyhow::Result<ExitCode> {
@@ -33,7 +51,10 @@ pub(crate) async fn run(args: ServeArgs, tools: ToolRegistry) -> anyhow::Result<
     } else {
         tools
     };
-    let server = McpToolServer::new(Arc::new(tools))?;
+    let mut server = McpToolServer::new(Arc::new(tools))?;
+    if let Some(limit) = args.call_timeout {
+        server = server.with_call_timeout(seconds("call-timeout", limit)?);
+    }
     match args.http {
         None => serve_stdio(server).await?,
         Some(address) => {
@@ -44,6 +65,9 @@ pub(crate) async fn run(args: ServeArgs, tools: ToolRegistry) -> anyhow::Result<
             for origin in &args.allow_origin {
                 access = access.with_allowed_origin(origin.clone());
             }
+            access = access
+                .with_max_sessions(args.max_sessions)
+                .with_session_idle(seconds("session-idle", args.session_idle)?);
             let token = access.token().to_owned();
             let shutdown = CancellationToken::new();
             let (bound, task) = serve_http(server, address, access, shutdown.clone()).await?;

@@ -33,7 +33,7 @@ async def run_checks(session: ClientSession) -> None:
 
     listed = await session.list_tools()
     names = [tool.name for tool in listed.tools]
-    check("tools/list in registration order", names == ["echo", "uppercase", "slow", "explode", "pixel"], str(names))
+    check("tools/list in registration order", names == ["echo", "uppercase", "slow", "explode", "pixel", "hang"], str(names))
     echo = listed.tools[0]
     check(
         "echo's inputSchema is the seed's",
