@@ -30,12 +30,25 @@ const ROLLING_BYTES: usize = 100 * 1024;
 const DRAIN_GRACE: Duration = Duration::from_millis(250);
 
 /// The `bash` tool for `workspace`.
+///
+/// When the workspace is confined but this machine cannot enforce it (no Landlock), the
+/// description says so, as each result's `details.sandbox` does: nothing pretends.
 pub fn bash_tool(workspace: &Workspace) -> RegisteredTool {
     let workspace = workspace.clone();
+    let mut description = description_of("bash").to_owned();
+    if let Some(confinement) = workspace.shell_confinement() {
+        let enforcement = crate::sandbox::probe(&confinement);
+        if let Some(reason) = enforcement.strip_prefix("none: ") {
+            description.push_str(&format!(
+                "\n\nNot sandboxed on this machine ({reason}): the command can write \
+                 anywhere this user can."
+            ));
+        }
+    }
     RegisteredTool::new(
         FnTool::new(
             "bash",
-            description_of("bash"),
+            description,
             BashParams::object_schema(),
             move |params: BashParams, context: ToolContext| {
                 let workspace = workspace.clone();
@@ -67,6 +80,8 @@ async fn bash(
     }
     let (child, enforcement) = spawn(&params.command, cwd, workspace);
     let mut child = child?;
+    let mut group = GroupKiller(child.id());
+    let mut readers = Vec::new();
     let (sender, mut chunks) = mpsc::unbounded_channel();
     for stream in [
         child
@@ -81,7 +96,7 @@ async fn bash(
     .into_iter()
     .flatten()
     {
-        tokio::spawn(forward(stream, sender.clone()));
+        readers.push(AbortOnDrop(tokio::spawn(forward(stream, sender.clone()))));
     }
     drop(sender);
 
@@ -110,6 +125,10 @@ async fn bash(
             () = context.signal.cancelled() => break stop(&mut child, Ending::Aborted).await,
         }
     };
+    if matches!(ending, Ending::Exited(_)) {
+        // The shell ended on its own: jobs it left in the background are the user's to keep.
+        group.0 = None;
+    }
     // Output the shell wrote before exiting is in the pipes; a background process holding
     // them open gets a short grace, not the power to hang the call.
     let grace = tokio::time::sleep(DRAIN_GRACE);
@@ -133,6 +152,34 @@ async fn bash(
         result.details = Some(Value::Object(details));
     }
     Ok(result)
+}
+
+/// Kills the command's process group when the call ends without the shell having exited on
+/// its own (the call's future dropped mid-run, an error): `kill_on_drop` reaches only the shell,
+/// not the pipeline or the jobs it started.
+struct GroupKiller(Option<u32>);
+
+impl Drop for GroupKiller {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(id) = self.0.and_then(|id| i32::try_from(id).ok()) {
+            // The group may be gone already; nothing else to do then.
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(id),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+}
+
+/// A pipe reader owned by its call: aborted when the call ends, even if something outside
+/// the process group still holds the pipe open.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Starts the shell, confined when the workspace is; says how far the sandbox was enforced.
@@ -353,4 +400,32 @@ impl Output {
 
 fn keep_failed(error: std::io::Error) -> ToolError {
     ToolError::new(format!("Could not keep the output: {error}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The description tells the model whether the sandbox holds on this machine: Pi's words
+    /// where Landlock enforces it, a warning where it cannot.
+    #[test]
+    fn the_description_says_when_the_sandbox_cannot_hold() {
+        let dir = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let workspace = Workspace::new(dir.path());
+        let confinement = workspace
+            .shell_confinement()
+            .unwrap_or_else(|| panic!("confined by default"));
+        let enforced = !crate::sandbox::probe(&confinement).starts_with("none: ");
+        let description = bash_tool(&workspace).definition().description;
+        assert_eq!(description == description_of("bash"), enforced);
+        assert_eq!(
+            description.contains("Not sandboxed on this machine"),
+            !enforced
+        );
+        let unconfined = Workspace::unconfined(dir.path());
+        assert_eq!(
+            bash_tool(&unconfined).definition().description,
+            description_of("bash")
+        );
+    }
 }

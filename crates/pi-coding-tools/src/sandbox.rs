@@ -43,6 +43,16 @@ pub(crate) fn spawn(
     })
 }
 
+/// How far this machine would enforce `confinement`, found by restricting a throwaway thread.
+pub(crate) fn probe(confinement: &Confinement) -> Enforcement {
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| restrict(confinement))
+            .join()
+            .unwrap_or_else(|_| "none: the sandbox thread failed".to_owned())
+    })
+}
+
 #[cfg(target_os = "linux")]
 fn restrict(confinement: &Confinement) -> Enforcement {
     use landlock::{
