@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(schema_text raw_tool_call stream_assembly transcript)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(schema_text raw_tool_call stream_assembly transcript provider_stream mcp_messages)
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 seed() {
   local target="$1"; shift
@@ -20,6 +20,22 @@ seed() {
 seed raw_tool_call crates/pi-tool/tests/fixtures/seed/*.json
 seed transcript crates/pi-tool/tests/fixtures/seed/*.json examples/faux/*.json
 seed stream_assembly crates/pi-providers/tests/fixtures/*.sse
+# provider_stream: the first byte picks the wire (0 chat, 1 responses, 2 anthropic, 3 gemini).
+mkdir -p fuzz/corpus/provider_stream
+for pair in 0:openai 1:openai_responses 2:anthropic 3:gemini; do
+  wire="${pair%%:*}"; prefix="${pair#*:}"
+  for file in crates/pi-providers/tests/fixtures/"$prefix"_*.sse; do
+    case "$prefix:$(basename "$file")" in openai:openai_responses_*) continue ;; esac
+    { printf "\\x0$wire"; cat "$file"; } > "fuzz/corpus/provider_stream/$(basename "$file")"
+  done
+done
+# mcp_messages: requests a client sends after the handshake, one per line.
+mkdir -p fuzz/corpus/mcp_messages
+printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' \
+  '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"value":"Pi"}}}' \
+  '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{"steps":2},"_meta":{"progressToken":"p"}}}' \
+  '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}' \
+  > fuzz/corpus/mcp_messages/calls
 # schema_text: a schema line, then arguments.
 mkdir -p fuzz/corpus/schema_text
 printf '%s\n%s' '{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer","minimum":1,"default":100}},"required":["path"]}' '{"path":"a","limit":2,"x":1}' > fuzz/corpus/schema_text/read

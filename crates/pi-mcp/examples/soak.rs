@@ -338,16 +338,27 @@ async fn main() {
     for _ in 0..disconnecting {
         tasks.push(tokio::spawn(disconnecting_client(port, deadline)));
     }
-    // "Start" is measured once the load has warmed up.
+    // "Start" is measured once the load has warmed up; then every tenth of the run, so that a
+    // plateau (the allocator's high-water mark) can be told from a leak (a steady climb).
     tokio::time::sleep(Duration::from_secs_f64((seconds / 10.0).clamp(1.0, 30.0))).await;
     let warm = footprint(pid);
     let warm_at = started.elapsed();
+    let sampler = tokio::spawn(async move {
+        let mut samples = Vec::new();
+        for tenth in 1..=10_u32 {
+            let at = started + duration.mul_f64(f64::from(tenth) / 10.0);
+            tokio::time::sleep_until((at - Duration::from_millis(200)).into()).await;
+            samples.push(footprint(pid));
+        }
+        samples
+    });
     let mut tally = Tally::default();
     for task in tasks {
         tally.merge(task.await.unwrap());
     }
     let elapsed = started.elapsed();
     let end = footprint(pid);
+    let samples = sampler.await.unwrap();
     // Every client is gone: the sessions they left open expire.
     tokio::time::sleep(SESSION_IDLE + Duration::from_secs(3)).await;
     let after = footprint(pid);
@@ -392,6 +403,19 @@ async fn main() {
         "| open fds: idle / start / end / sessions expired | {} / {} / {} / {} |",
         idle.1, warm.1, end.1, after.1
     );
+    println!(
+        "| RSS kB at each tenth of the run | {} |",
+        samples
+            .iter()
+            .map(|(rss, _)| rss.to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    // Flat: the second half of the run adds under 5% (a leak climbs all the way).
+    let half = samples.get(4).map_or(0, |sample| sample.0);
+    let last = samples.last().map_or(0, |sample| sample.0);
+    let flat = last <= half + half / 20;
+    println!("| RSS flat over the second half | {flat} ({half} → {last} kB) |");
     println!("| server alive at the end | {alive} |");
     for wrong in tally.wrong.iter().take(10) {
         println!("wrong: {wrong}");
@@ -400,6 +424,7 @@ async fn main() {
         && tally.crossed == 0
         && tally.wrong.is_empty()
         && tally.hung_answered_in_time == tally.hung
+        && flat
         && alive;
     if !ok {
         std::process::exit(1);
