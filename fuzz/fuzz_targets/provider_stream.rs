@@ -16,8 +16,9 @@ use tokio_util::sync::CancellationToken;
 
 struct Bench {
     runtime: tokio::runtime::Runtime,
-    address: SocketAddr,
     body: Arc<Mutex<Vec<u8>>>,
+    /// One provider per wire, made once (building an HTTP client loads the TLS roots).
+    providers: Vec<Box<dyn Provider>>,
 }
 
 /// One runtime and one server for the whole run; each input replaces the body it answers with.
@@ -47,23 +48,28 @@ fn bench() -> &'static Bench {
                 });
             }
         });
-        Bench { runtime, address, body }
+        let providers = providers(address);
+        Bench { runtime, body, providers }
     })
+}
+
+fn providers(address: SocketAddr) -> Vec<Box<dyn Provider>> {
+    let base = format!("http://{address}");
+    let retry = RetryPolicy { max_retries: 0, ..RetryPolicy::default() };
+    let config = |base: String| ProviderConfig::new("m").with_base_url(base).with_retry(retry);
+    vec![
+        Box::new(OpenAiChat::new(config(format!("{base}/v1"))).unwrap()),
+        Box::new(OpenAiResponses::new(config(format!("{base}/v1"))).unwrap()),
+        Box::new(Anthropic::new(config(base.clone())).unwrap()),
+        Box::new(Gemini::new(config(base)).unwrap()),
+    ]
 }
 
 fuzz_target!(|data: &[u8]| {
     let Some((&wire, body)) = data.split_first() else { return };
     let bench = bench();
     *bench.body.lock().unwrap() = body.to_vec();
-    let base = format!("http://{}", bench.address);
-    let retry = RetryPolicy { max_retries: 0, ..RetryPolicy::default() };
-    let config = |base: String| ProviderConfig::new("m").with_base_url(base).with_retry(retry);
-    let provider: Box<dyn Provider> = match wire % 4 {
-        0 => Box::new(OpenAiChat::new(config(format!("{base}/v1"))).unwrap()),
-        1 => Box::new(OpenAiResponses::new(config(format!("{base}/v1"))).unwrap()),
-        2 => Box::new(Anthropic::new(config(base)).unwrap()),
-        _ => Box::new(Gemini::new(config(base)).unwrap()),
-    };
+    let provider = &bench.providers[usize::from(wire % 4)];
     let request = Request {
         system_prompt: None,
         messages: vec![UserMessage::text("hi").into()],

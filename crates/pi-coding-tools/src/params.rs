@@ -1,116 +1,106 @@
 //! The parameters of Pi's seven coding tools, as Pi shows them to a model.
 //!
-//! Declared with [`object_schema!`]: the schemas are exactly Pi's (no `$defs`, no integer
+//! Derived with [`ToolParams`]: the schemas are exactly Pi's (no `$defs`, no integer
 //! `format`s, no type arrays), so every provider dialect renders them cleanly, and parsing walks
 //! the arguments once without a JSON Schema engine on the hot path.
 
 #![allow(missing_docs)] // Field docs are the model-facing descriptions; each struct is documented.
 
-use pi_tool::{
-    ObjectParams, array, boolean, non_negative_integer, number, object, object_schema, optional,
-    positive_integer, string_value,
-};
+use pi_tool::{ObjectParams, ToolParams};
 
-object_schema! {
-    /// `read`: a file's contents, optionally a window of lines.
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct ReadParams {
-        /// Path to the file to read (relative or absolute)
-        pub path: String = string_value(),
-        /// Line number to start reading from (1-indexed)
-        pub offset: Option<u64> = optional(positive_integer()),
-        /// Maximum number of lines to read
-        pub limit: Option<u64> = optional(positive_integer()),
-    }
+/// `read`: a file's contents, optionally a window of lines.
+#[derive(Debug, Clone, PartialEq, ToolParams)]
+pub struct ReadParams {
+    /// Path to the file to read (relative or absolute)
+    pub path: String,
+    /// Line number to start reading from (1-indexed)
+    #[param(min = 1)]
+    pub offset: Option<u64>,
+    /// Maximum number of lines to read
+    #[param(min = 1)]
+    pub limit: Option<u64>,
 }
 
-object_schema! {
-    /// `write`: create or overwrite a file.
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct WriteParams {
-        /// Path to the file to write (relative or absolute)
-        pub path: String = string_value(),
-        /// Content to write to the file
-        pub content: String = string_value(),
-    }
+/// `write`: create or overwrite a file.
+#[derive(Debug, Clone, PartialEq, ToolParams)]
+pub struct WriteParams {
+    /// Path to the file to write (relative or absolute)
+    pub path: String,
+    /// Content to write to the file
+    pub content: String,
 }
 
-object_schema! {
-    /// One replacement of an `edit`.
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct EditOperation {
-        /// Exact text to find and replace (must match exactly)
-        pub old_text as "oldText": String = string_value(),
-        /// New text to replace the old text with
-        pub new_text as "newText": String = string_value(),
-    }
+/// One replacement of an `edit`.
+#[derive(Debug, Clone, PartialEq, ToolParams)]
+#[serde(rename_all = "camelCase")]
+pub struct EditOperation {
+    /// Exact text to find and replace (must match exactly)
+    pub old_text: String,
+    /// New text to replace the old text with
+    pub new_text: String,
 }
 
-object_schema! {
-    /// `edit`: one or more exact-text replacements in one file.
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct EditParams {
-        /// Path to the file to edit (relative or absolute)
-        pub path: String = string_value(),
-        /// Replacements to make; each oldText must occur exactly once in the original file
-        pub edits: Vec<EditOperation> = array(object::<EditOperation>()).min_items(1),
-    }
+/// `edit`: one or more exact-text replacements in one file.
+#[derive(Debug, Clone, PartialEq, ToolParams)]
+pub struct EditParams {
+    /// Path to the file to edit (relative or absolute)
+    pub path: String,
+    /// Replacements to make; each oldText must occur exactly once in the original file
+    #[param(min_items = 1)]
+    pub edits: Vec<EditOperation>,
 }
 
-object_schema! {
-    /// `bash`: run a command.
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct BashParams {
-        /// Bash command to execute
-        pub command: String = string_value(),
-        /// Timeout in seconds (optional)
-        pub timeout: Option<f64> = optional(number().exclusive_minimum(0.0)),
-    }
+/// `bash`: run a command.
+#[derive(Debug, Clone, PartialEq, ToolParams)]
+pub struct BashParams {
+    /// Bash command to execute
+    pub command: String,
+    /// Timeout in seconds (optional)
+    #[param(exclusive_min = 0.0)]
+    pub timeout: Option<f64>,
 }
 
-object_schema! {
-    /// `grep`: search file contents.
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct GrepParams {
-        /// Search pattern (regex or literal string)
-        pub pattern: String = string_value(),
-        /// Directory or file to search (default: current directory)
-        pub path: Option<String> = optional(string_value()),
-        /// Filter files by glob pattern, e.g. '*.ts'
-        pub glob: Option<String> = optional(string_value()),
-        /// Case-insensitive search (default: false)
-        pub ignore_case as "ignoreCase": Option<bool> = optional(boolean()),
-        /// Treat pattern as literal string (default: false)
-        pub literal: Option<bool> = optional(boolean()),
-        /// Lines of context around each match
-        pub context: Option<u64> = optional(non_negative_integer()),
-        /// Maximum number of matches to return (default: 100)
-        pub limit: Option<u64> = optional(positive_integer()),
-    }
+/// `grep`: search file contents.
+#[derive(Debug, Clone, PartialEq, ToolParams)]
+pub struct GrepParams {
+    /// Search pattern (regex or literal string)
+    pub pattern: String,
+    /// Directory or file to search (default: current directory)
+    pub path: Option<String>,
+    /// Filter files by glob pattern, e.g. '*.ts'
+    pub glob: Option<String>,
+    /// Case-insensitive search (default: false)
+    #[serde(rename = "ignoreCase")]
+    pub ignore_case: Option<bool>,
+    /// Treat pattern as literal string (default: false)
+    pub literal: Option<bool>,
+    /// Lines of context around each match
+    pub context: Option<u64>,
+    /// Maximum number of matches to return (default: 100)
+    #[param(min = 1)]
+    pub limit: Option<u64>,
 }
 
-object_schema! {
-    /// `find`: files by glob pattern.
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct FindParams {
-        /// Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'
-        pub pattern: String = string_value(),
-        /// Directory to search in (default: current directory)
-        pub path: Option<String> = optional(string_value()),
-        /// Maximum number of results (default: 1000)
-        pub limit: Option<u64> = optional(positive_integer()),
-    }
+/// `find`: files by glob pattern.
+#[derive(Debug, Clone, PartialEq, ToolParams)]
+pub struct FindParams {
+    /// Glob pattern to match files, e.g. '*.ts', '**/*.json', or 'src/**/*.spec.ts'
+    pub pattern: String,
+    /// Directory to search in (default: current directory)
+    pub path: Option<String>,
+    /// Maximum number of results (default: 1000)
+    #[param(min = 1)]
+    pub limit: Option<u64>,
 }
 
-object_schema! {
-    /// `ls`: a directory's entries.
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct LsParams {
-        /// Directory to list (default: current directory)
-        pub path: Option<String> = optional(string_value()),
-        /// Maximum number of entries to return (default: 500)
-        pub limit: Option<u64> = optional(positive_integer()),
-    }
+/// `ls`: a directory's entries.
+#[derive(Debug, Clone, PartialEq, ToolParams)]
+pub struct LsParams {
+    /// Directory to list (default: current directory)
+    pub path: Option<String>,
+    /// Maximum number of entries to return (default: 500)
+    #[param(min = 1)]
+    pub limit: Option<u64>,
 }
 
 /// One coding tool as a model is shown it, before it has an implementation.

@@ -9,20 +9,19 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::schema::{Repairs, repair_arguments};
-use crate::{Schema, Tool, ToolContext, ToolError, ToolOutput};
+use crate::{ObjectParams, ObjectSchema, Schema, Tool, ToolContext, ToolError, ToolOutput};
 
 /// A [`Tool`] from a name, a description, a schema and an async closure, like the seed's
 /// object literal `{ name, description, schema, execute }`.
 ///
 /// ```
-/// use pi_tool::{FnTool, ObjectParams, ToolOutput, object_schema, string_value};
+/// use pi_tool::{DynamicSchema, FnTool, ToolOutput};
+/// use serde_json::{Value, json};
 ///
-/// object_schema! {
-///     pub struct EchoParams { pub value: String = string_value() }
-/// }
-///
-/// let echo = FnTool::new("echo", "Echo one value", EchoParams::object_schema(), |params: EchoParams, _cx| async move {
-///     Ok(ToolOutput::text(params.value).with_details(serde_json::json!({"source": "echo"})))
+/// // Any schema: here a JSON Schema value (see `FnTool::typed` for a derived parameter type).
+/// let schema = DynamicSchema::new(json!({"type": "object", "properties": {"value": {"type": "string"}}})).unwrap();
+/// let echo = FnTool::new("echo", "Echo one value", schema, |arguments: Value, _cx| async move {
+///     Ok(ToolOutput::text(arguments["value"].as_str().unwrap_or_default()).with_details(json!({"source": "echo"})))
 /// });
 /// ```
 pub struct FnTool<S, F, D> {
@@ -35,6 +34,35 @@ pub struct FnTool<S, F, D> {
     repairs: Repairs,
     exclusive: bool,
     details: PhantomData<fn() -> D>,
+}
+
+impl<P, F, Fut, D> FnTool<&'static ObjectSchema<P>, F, D>
+where
+    P: ObjectParams,
+    F: Fn(P, ToolContext) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<ToolOutput<D>, ToolError>> + Send,
+    D: Serialize + Send + 'static,
+{
+    /// A tool whose parameters are the type its closure takes (one that derives
+    /// [`ToolParams`](crate::ToolParams)): the type is named once, in the closure, and its
+    /// schema is the one the model is shown.
+    ///
+    /// ```
+    /// use pi_tool::{FnTool, ToolOutput, ToolParams};
+    ///
+    /// #[derive(ToolParams)]
+    /// struct Greet {
+    ///     /// Who to greet
+    ///     name: String,
+    /// }
+    ///
+    /// let greet = FnTool::typed("greet", "Greet someone", |p: Greet, _cx| async move {
+    ///     Ok(ToolOutput::text(format!("Hello {}", p.name)).with_details(()))
+    /// });
+    /// ```
+    pub fn typed(name: impl Into<String>, description: impl Into<String>, execute: F) -> Self {
+        Self::new(name, description, P::object_schema(), execute)
+    }
 }
 
 /// A repair step: `Some(new arguments)` to replace them, `None` to keep them.

@@ -7,18 +7,18 @@
 //! [`ToolResultMessage`] carrying the same id and name, on success and on every failure.
 //!
 //! ```
-//! use pi_tool::{CallContext, FnTool, ObjectParams, ToolCall, ToolOutput, ToolRegistry,
-//!               execute_tool_call, object_schema, string_value};
+//! use pi_tool::{CallContext, FnTool, ToolCall, ToolOutput, ToolParams, ToolRegistry,
+//!               execute_tool_call};
 //! use serde_json::json;
 //!
-//! object_schema! {
-//!     pub struct EchoParams { pub value: String = string_value() }
+//! #[derive(ToolParams)]
+//! struct EchoParams {
+//!     value: String,
 //! }
 //!
-//! let echo = FnTool::new("echo", "Echo one value", EchoParams::object_schema(),
-//!     |params: EchoParams, _cx| async move {
-//!         Ok(ToolOutput::text(params.value).with_details(json!({"source": "echo"})))
-//!     });
+//! let echo = FnTool::typed("echo", "Echo one value", |params: EchoParams, _cx| async move {
+//!     Ok(ToolOutput::text(params.value).with_details(json!({"source": "echo"})))
+//! });
 //! let tools = ToolRegistry::new([echo]).unwrap();
 //!
 //! let call = ToolCall::new("call-1", "echo", json!({"value": "Pi", "ignored": "drop me"}));
@@ -63,16 +63,68 @@ pub use registered::RegisteredTool;
 pub use registry::{RegistryError, ToolRegistry, UnsupportedSchema};
 pub use schema::{
     DynamicSchema, FieldSpec, Issue, NumberBound, ObjectFields, ObjectParams, ObjectSchema,
-    PathSegment, Received, Schema, SchemaError, StringEnum, TypedSchema, ValidationError,
-    Validator, array, boolean, enum_value, integer, non_negative_integer, nullable, number, object,
-    optional, optional_positive_integer, optional_string, positive_integer, string, string_enum,
-    string_value, with_default,
+    ParamType, PathSegment, Received, Schema, SchemaError, StringEnum, TypedSchema,
+    ValidationError, Validator, array, boolean, enum_value, integer, integer_at_least,
+    non_negative_integer, nullable, number, object, optional, optional_positive_integer,
+    optional_string, positive_integer, string, string_enum, string_value, with_default,
 };
+
+/// Derives a tool's parameters from a Rust type: the JSON Schema the model is shown and the
+/// parser that checks what it sent, from one definition.
+///
+/// On a struct with named fields it implements [`ObjectParams`] (and [`ParamType`], so the
+/// struct can nest in another): each field is a property, required unless it is an `Option`
+/// or has a default; its doc comment is its `description`; undeclared properties are dropped;
+/// every violation is reported with the spec's texts. On an enum of unit variants it makes a
+/// string enum ([`StringEnum`]).
+///
+/// Field types: `String`, `bool`, `i64`, `u64`, `f64`, `Option<T>`, `Vec<T>`, and types that
+/// derive `ToolParams`. Constraints, in `#[param(...)]`:
+///
+/// | attribute | applies to | JSON Schema |
+/// |---|---|---|
+/// | `min = N`, `max = N` | numbers | `minimum`, `maximum` |
+/// | `exclusive_min = N`, `exclusive_max = N` | numbers | `exclusiveMinimum`, `exclusiveMaximum` |
+/// | `min_length = N`, `max_length = N` | `String` | `minLength`, `maxLength` (characters) |
+/// | `pattern = "regex"` | `String` | `pattern` (checked when compiling) |
+/// | `one_of = ["a", "b"]` | `String` | `enum` |
+/// | `min_items = N`, `max_items = N` | `Vec` | `minItems`, `maxItems` |
+/// | `default = EXPR` | any non-`Option` | `default`; the field becomes optional |
+///
+/// On an `Option<T>` field the constraints apply to the `T`. JSON names follow serde:
+/// `#[serde(rename = "oldText")]` on a field or variant, `#[serde(rename_all = "camelCase")]`
+/// on the type. The derive does not implement `serde::Deserialize`: derive serde's own beside it
+/// if you want one.
+///
+/// ```
+/// use pi_tool::{FnTool, ToolParams};
+///
+/// /// Read a file.
+/// #[derive(Debug, ToolParams)]
+/// struct ReadParams {
+///     /// Path to the file
+///     path: String,
+///     /// Line to start from (1-indexed)
+///     #[param(min = 1)]
+///     offset: Option<u64>,
+/// }
+///
+/// let read = FnTool::typed("read", "Read a file", |p: ReadParams, _cx| async move {
+///     Ok(pi_tool::ToolOutput::text(format!("{} from {:?}", p.path, p.offset)).with_details(()))
+/// });
+/// # use pi_tool::{ObjectParams, Schema};
+/// assert_eq!(ReadParams::object_schema().json_schema().unwrap()["required"], serde_json::json!(["path"]));
+/// ```
+pub use pi_tool_derive::ToolParams;
+
+// The derive's expansion names `::pi_tool`, which this crate's own derived types need too.
+extern crate self as pi_tool;
 pub use tool::{ProgressCallback, Tool, ToolContext, ToolError, ToolOutput, ToolUpdate};
 
-/// What `object_schema!` expands to uses; not a public API.
+/// What `object_schema!` and `#[derive(ToolParams)]` expand to uses; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use crate::schema::derive_support::*;
     pub use serde;
 
     /// One-pass parsing of raw text with a generated `Deserialize`; `None` on any failure.

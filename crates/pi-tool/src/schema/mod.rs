@@ -19,6 +19,7 @@ mod error;
 mod filter;
 mod jsonschema_issues;
 mod object;
+mod params;
 mod repair;
 mod scalars;
 mod schema_error;
@@ -32,14 +33,21 @@ pub use enums::{StringEnum, enum_value};
 pub use error::{Issue, PathSegment, Received, ValidationError};
 pub(crate) use filter::{MAX_DEPTH as MAX_FILTER_DEPTH, drop_undeclared, resolve_ref};
 pub use object::{FieldSpec, ObjectFields, ObjectParams, ObjectSchema};
+pub use params::ParamType;
 pub use repair::{Repairs, repair_arguments, repair_json_strings};
 pub use scalars::{NumberBound, boolean, integer, number, string, string_enum};
 pub use schema_error::SchemaError;
 pub use typed::TypedSchema;
 pub use validator::{
-    Validator, non_negative_integer, optional_positive_integer, optional_string, positive_integer,
-    string_value,
+    Validator, integer_at_least, non_negative_integer, optional_positive_integer, optional_string,
+    positive_integer, string_value,
 };
+
+/// What `#[derive(ToolParams)]` expands to uses; not a public API.
+#[doc(hidden)]
+pub mod derive_support {
+    pub use super::params::{Fast, OneOf, one_of, parse_fast, pattern, string_enum_fast};
+}
 
 use serde_json::Value;
 

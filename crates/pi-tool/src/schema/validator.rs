@@ -226,32 +226,36 @@ pub fn optional_string() -> Validator<Option<String>> {
 /// A number with a zero fraction (`2.0`) counts as an integer, as in JSON Schema; `0`,
 /// negatives, fractions and non-numbers are rejected.
 pub fn positive_integer() -> Validator<u64> {
-    Validator::new(
-        Some(json!({"type": "integer", "minimum": 1})),
-        |value| match value.and_then(as_positive_integer) {
-            Some(number) => Ok(number),
-            None => Err(ValidationError::single(Issue::new(
-                must_be("integer 且 >= 1"),
-                value,
-            ))),
-        },
-    )
-    .with_typed_check(|number| *number >= 1)
+    integer_at_least(1)
 }
 
 /// An integer >= 0: `{"type":"integer","minimum":0}`, as a `u64`.
 pub fn non_negative_integer() -> Validator<u64> {
+    integer_at_least(0)
+}
+
+/// An integer >= `minimum`, as a `u64`: `{"type":"integer","minimum":N}`, failing with the
+/// one message `必须是 integer 且 >= N` (what `#[param(min = N)]` gives a `u64` field).
+///
+/// ```
+/// use pi_tool::integer_at_least;
+/// use serde_json::json;
+///
+/// let count = integer_at_least(2);
+/// assert_eq!(count.check(Some(&json!(2.0))).unwrap(), 2);
+/// assert_eq!(count.json_schema().unwrap(), &json!({"type": "integer", "minimum": 2}));
+/// assert_eq!(count.check(Some(&json!(1))).unwrap_err().to_string(), "必须是 integer 且 >= 2，收到 number 1");
+/// ```
+pub fn integer_at_least(minimum: u64) -> Validator<u64> {
+    let message = must_be(&format!("integer 且 >= {minimum}"));
     Validator::new(
-        Some(json!({"type": "integer", "minimum": 0})),
-        |value| match value.and_then(as_whole_u64) {
+        Some(json!({"type": "integer", "minimum": minimum})),
+        move |value| match value.and_then(as_whole_u64).filter(|n| *n >= minimum) {
             Some(number) => Ok(number),
-            None => Err(ValidationError::single(Issue::new(
-                must_be("integer 且 >= 0"),
-                value,
-            ))),
+            None => Err(ValidationError::single(Issue::new(message.clone(), value))),
         },
     )
-    .with_typed_check(|_| true)
+    .with_typed_check(move |number| *number >= minimum)
 }
 
 /// An integer >= 1 or an absent field.
@@ -261,10 +265,6 @@ pub fn optional_positive_integer() -> Validator<Option<u64>> {
 
 /// 2^64 as an f64: the first float above every `u64`.
 const U64_LIMIT: f64 = 18_446_744_073_709_551_616.0;
-
-fn as_positive_integer(value: &Value) -> Option<u64> {
-    as_whole_u64(value).filter(|integer| *integer >= 1)
-}
 
 /// A JSON number that is a whole number in `u64`'s range (`2.0` included).
 fn as_whole_u64(value: &Value) -> Option<u64> {

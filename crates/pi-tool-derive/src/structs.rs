@@ -1,0 +1,305 @@
+//! A struct with named fields: its `ObjectParams` (schema, JSON parse, one-pass text parse) and
+//! its `ParamType` (so it can nest in other parameters).
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
+use syn::{DataStruct, DeriveInput, Fields, GenericArgument, PathArguments, Type};
+
+use crate::attributes::{self, Constraints};
+
+/// One field, ready to generate code for.
+struct Field {
+    ident: syn::Ident,
+    ty: Type,
+    json_name: String,
+    docs: Vec<syn::LitStr>,
+    validator: TokenStream,
+}
+
+pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream> {
+    if !input.generics.params.is_empty() {
+        return Err(syn::Error::new_spanned(
+            &input.generics,
+            "ToolParams does not take generic types yet: name the concrete field types",
+        ));
+    }
+    let Fields::Named(named) = &data.fields else {
+        return Err(syn::Error::new_spanned(
+            &input.ident,
+            "ToolParams takes a struct with named fields: each field is a JSON property",
+        ));
+    };
+    let rule = attributes::rename_all(&input.attrs)?;
+    let mut fields = Vec::new();
+    for field in &named.named {
+        let Some(ident) = field.ident.clone() else {
+            continue;
+        };
+        let rust_name = ident.to_string();
+        let rust_name = rust_name.strip_prefix("r#").unwrap_or(&rust_name);
+        let json_name = match attributes::rename(&field.attrs)? {
+            Some(name) => name,
+            None => rule.map_or_else(|| rust_name.to_owned(), |rule| rule.field(rust_name)),
+        };
+        let constraints = attributes::constraints(&field.attrs)?;
+        fields.push(Field {
+            validator: validator(&field.ty, &constraints)?,
+            ident,
+            ty: field.ty.clone(),
+            json_name,
+            docs: attributes::docs(&field.attrs),
+        });
+    }
+    Ok(generate(&input.ident, &fields))
+}
+
+/// `T` when `ty` is `Option<T>`.
+fn option_inner(ty: &Type) -> Option<&Type> {
+    let Type::Path(path) = ty else { return None };
+    let last = path.path.segments.last()?;
+    if last.ident != "Option" {
+        return None;
+    }
+    let PathArguments::AngleBracketed(arguments) = &last.arguments else {
+        return None;
+    };
+    match arguments.args.first() {
+        Some(GenericArgument::Type(inner)) if arguments.args.len() == 1 => Some(inner),
+        _ => None,
+    }
+}
+
+/// Whether `ty` is written `u64`.
+fn is_u64(ty: &Type) -> bool {
+    matches!(ty, Type::Path(path) if path.path.is_ident("u64"))
+}
+
+/// The validator expression of a field of type `ty` under `constraints`: the type's own
+/// validator, the constraints in a fixed order, then `optional`/`with_default` around it.
+fn validator(ty: &Type, constraints: &Constraints) -> syn::Result<TokenStream> {
+    let (inner, optional) = match option_inner(ty) {
+        Some(inner) => (inner, true),
+        None => (ty, false),
+    };
+    if optional && let Some(default) = &constraints.default {
+        return Err(syn::Error::new_spanned(
+            default,
+            "a field with a default is not an Option: give it the plain type (the default fills it in)",
+        ));
+    }
+    let span = inner.span();
+    let mut expression = match (&constraints.one_of, &constraints.min) {
+        (Some(names), _) => quote_spanned! {span=>
+            ::pi_tool::__private::one_of::<#inner>(&[#(#names),*])
+        },
+        // `u64` with a lower bound reads as the spec's `integer 且 >= N`, one rule.
+        (None, Some(min)) if is_u64(inner) => quote_spanned! {span=>
+            ::pi_tool::integer_at_least(#min)
+        },
+        _ => quote_spanned! {span=> <#inner as ::pi_tool::ParamType>::validator() },
+    };
+    let mut refine = |method: &str, argument: &dyn quote::ToTokens| {
+        let method = format_ident!("{}", method, span = argument.span());
+        expression = quote! { #expression.#method(#argument) };
+    };
+    if let Some(min) = &constraints.min
+        && !is_u64(inner)
+    {
+        refine("minimum", min);
+    }
+    if let Some(max) = &constraints.max {
+        refine("maximum", max);
+    }
+    if let Some(limit) = &constraints.exclusive_min {
+        refine("exclusive_minimum", limit);
+    }
+    if let Some(limit) = &constraints.exclusive_max {
+        refine("exclusive_maximum", limit);
+    }
+    if let Some(limit) = &constraints.min_length {
+        refine("min_length", limit);
+    }
+    if let Some(limit) = &constraints.max_length {
+        refine("max_length", limit);
+    }
+    if let Some(limit) = &constraints.min_items {
+        refine("min_items", limit);
+    }
+    if let Some(limit) = &constraints.max_items {
+        refine("max_items", limit);
+    }
+    if let Some(pattern) = &constraints.pattern {
+        expression = quote_spanned! {pattern.span()=>
+            ::pi_tool::__private::pattern(#expression, #pattern)
+        };
+    }
+    if optional {
+        expression = quote! { ::pi_tool::optional(#expression) };
+    }
+    if let Some(default) = &constraints.default {
+        // A string literal becomes the field's `String`; anything else is typed as the field.
+        let value = match default {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(_),
+                ..
+            }) => quote_spanned! {default.span()=> ::std::convert::Into::<#inner>::into(#default) },
+            _ => quote_spanned! {default.span()=> { let value: #inner = #default; value } },
+        };
+        expression = quote_spanned! {default.span()=>
+            ::pi_tool::with_default(#expression, #value)
+        };
+    }
+    Ok(expression)
+}
+
+fn generate(name: &syn::Ident, fields: &[Field]) -> TokenStream {
+    let idents: Vec<&syn::Ident> = fields.iter().map(|field| &field.ident).collect();
+    let types: Vec<&Type> = fields.iter().map(|field| &field.ty).collect();
+    let json_names: Vec<&String> = fields.iter().map(|field| &field.json_name).collect();
+    let validators: Vec<&TokenStream> = fields.iter().map(|field| &field.validator).collect();
+    let docs: Vec<&Vec<syn::LitStr>> = fields.iter().map(|field| &field.docs).collect();
+    let keys: Vec<syn::Ident> = (0..fields.len())
+        .map(|index| format_ident!("__Field{}", index))
+        .collect();
+    let expecting = name.to_string();
+    quote! {
+        const _: () = {
+            struct __PiToolValidators {
+                #( #idents: ::pi_tool::Validator<#types>, )*
+            }
+
+            // Built once, shared by the schema (the JSON road) and the one-pass text road.
+            fn __pi_tool_validators() -> &'static __PiToolValidators {
+                static VALIDATORS: ::std::sync::OnceLock<__PiToolValidators> =
+                    ::std::sync::OnceLock::new();
+                VALIDATORS.get_or_init(|| __PiToolValidators { #( #idents: #validators, )* })
+            }
+
+            impl ::pi_tool::ObjectParams for #name {
+                fn object_schema() -> &'static ::pi_tool::ObjectSchema<Self> {
+                    static SCHEMA: ::std::sync::OnceLock<::pi_tool::ObjectSchema<#name>> =
+                        ::std::sync::OnceLock::new();
+                    SCHEMA.get_or_init(|| {
+                        let validators = __pi_tool_validators();
+                        let fields = ::std::vec![
+                            #( ::pi_tool::FieldSpec::new(#json_names, &validators.#idents, &[#(#docs),*]), )*
+                        ];
+                        ::pi_tool::ObjectSchema::new(fields, move |object| {
+                            let mut walker = ::pi_tool::ObjectFields::new(object);
+                            #( let #idents = walker.field(#json_names, &validators.#idents); )*
+                            #[allow(unreachable_patterns)]
+                            match ( #( #idents, )* ) {
+                                ( #( ::std::option::Option::Some(#idents), )* ) => {
+                                    ::std::result::Result::Ok(#name { #( #idents, )* })
+                                }
+                                _ => ::std::result::Result::Err(walker.finish()),
+                            }
+                        })
+                        .with_text_parser(::pi_tool::__private::parse_fast::<#name>)
+                    })
+                }
+            }
+
+            impl ::pi_tool::ParamType for #name {
+                fn validator() -> ::pi_tool::Validator<Self> {
+                    ::pi_tool::object::<Self>()
+                }
+
+                fn deserialize_fast<'de, D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+                where
+                    D: ::pi_tool::__private::serde::Deserializer<'de>,
+                {
+                    deserializer.deserialize_map(__PiToolVisitor)
+                }
+            }
+
+            struct __PiToolVisitor;
+
+            impl<'de> ::pi_tool::__private::serde::de::Visitor<'de> for __PiToolVisitor {
+                type Value = #name;
+
+                fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                    formatter.write_str(#expecting)
+                }
+
+                // Accepts exactly what the schema accepts, or fails without saying why: the
+                // text then goes down the JSON road, which reports every violation.
+                #[allow(unused_mut, unused_variables)]
+                fn visit_map<A>(self, mut map: A) -> ::std::result::Result<#name, A::Error>
+                where
+                    A: ::pi_tool::__private::serde::de::MapAccess<'de>,
+                {
+                    use ::pi_tool::__private::serde::de::Error as _;
+                    let validators = __pi_tool_validators();
+                    #( let mut #idents: ::std::option::Option<#types> = ::std::option::Option::None; )*
+                    while let ::std::option::Option::Some(key) = map.next_key::<__PiToolKey>()? {
+                        match key {
+                            #(
+                                __PiToolKey::#keys => {
+                                    #idents = ::std::option::Option::Some(
+                                        map.next_value_seed(::pi_tool::__private::Fast::<#types>::new())?,
+                                    );
+                                }
+                            )*
+                            __PiToolKey::__Ignored => {
+                                map.next_value::<::pi_tool::__private::serde::de::IgnoredAny>()?;
+                            }
+                        }
+                    }
+                    #(
+                        let #idents: #types = match #idents {
+                            ::std::option::Option::Some(value)
+                                if validators.#idents.accepts_typed(&value) => value,
+                            ::std::option::Option::Some(_) => {
+                                return ::std::result::Result::Err(A::Error::custom("rejected"));
+                            }
+                            ::std::option::Option::None => validators
+                                .#idents
+                                .check(::std::option::Option::None)
+                                .map_err(|_| A::Error::custom("rejected"))?,
+                        };
+                    )*
+                    ::std::result::Result::Ok(#name { #( #idents, )* })
+                }
+            }
+
+            // The fields by JSON name, matched without allocating (as serde's derive does).
+            #[allow(non_camel_case_types)]
+            enum __PiToolKey {
+                #( #keys, )*
+                __Ignored,
+            }
+
+            impl<'de> ::pi_tool::__private::serde::Deserialize<'de> for __PiToolKey {
+                fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
+                where
+                    D: ::pi_tool::__private::serde::Deserializer<'de>,
+                {
+                    struct __PiToolKeyVisitor;
+
+                    impl<'de> ::pi_tool::__private::serde::de::Visitor<'de> for __PiToolKeyVisitor {
+                        type Value = __PiToolKey;
+
+                        fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
+                            formatter.write_str("a field name")
+                        }
+
+                        fn visit_str<E>(self, key: &str) -> ::std::result::Result<__PiToolKey, E>
+                        where
+                            E: ::pi_tool::__private::serde::de::Error,
+                        {
+                            #[allow(unreachable_patterns)]
+                            ::std::result::Result::Ok(match key {
+                                #( #json_names => __PiToolKey::#keys, )*
+                                _ => __PiToolKey::__Ignored,
+                            })
+                        }
+                    }
+
+                    deserializer.deserialize_identifier(__PiToolKeyVisitor)
+                }
+            }
+        };
+    }
+}

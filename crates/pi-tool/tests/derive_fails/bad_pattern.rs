@@ -1,0 +1,9 @@
+use pi_tool::ToolParams;
+
+#[derive(ToolParams)]
+struct Params {
+    #[param(pattern = "^(unclosed")]
+    name: String,
+}
+
+fn main() {}
