@@ -49,8 +49,13 @@ pub use write::write_tool;
 fn registry_of(tools: impl IntoIterator<Item = RegisteredTool>) -> ToolRegistry {
     let mut registry = ToolRegistry::default();
     for tool in tools {
-        // Distinct constant names: registration cannot fail.
-        let _ = registry.register(tool);
+        #[expect(
+            clippy::expect_used,
+            reason = "the tools' names are distinct constants: a duplicate is a bug in this file"
+        )]
+        registry
+            .register(tool)
+            .expect("the tools have distinct names");
     }
     registry
 }

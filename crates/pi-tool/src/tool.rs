@@ -249,28 +249,61 @@ impl<D> ToolOutput<D> {
 /// fn read() -> Result<String, ToolError> {
 ///     Ok(std::fs::read_to_string("/definitely/not/here")?)
 /// }
-/// assert!(read().unwrap_err().message().contains("No such file"));
+/// let error = read().unwrap_err();
+/// assert!(error.message().contains("No such file"));
+/// // The error it came from is kept, for logs and for `downcast_ref`.
+/// let io = error.source().and_then(|source| source.downcast_ref::<std::io::Error>()).unwrap();
+/// assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
 /// assert_eq!(ToolError::new("exploded").message(), "exploded");
 /// ```
 ///
 /// Like `anyhow::Error`, it does not itself implement `std::error::Error`: that is what lets
 /// every error type convert into it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct ToolError {
     message: String,
+    /// The error this one was converted from, if any.
+    source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
 }
+
+impl PartialEq for ToolError {
+    /// Two failures are equal when the model reads the same text.
+    fn eq(&self, other: &Self) -> bool {
+        self.message == other.message
+    }
+}
+
+impl Eq for ToolError {}
 
 impl ToolError {
     /// A failure with this message.
     pub fn new(message: impl Into<String>) -> Self {
         Self {
             message: message.into(),
+            source: None,
+        }
+    }
+
+    /// A failure with this message, caused by `source` (kept for logs and `downcast_ref`; the
+    /// model reads only the message).
+    pub fn with_source(
+        message: impl Into<String>,
+        source: impl std::error::Error + Send + Sync + 'static,
+    ) -> Self {
+        Self {
+            message: message.into(),
+            source: Some(Arc::new(source)),
         }
     }
 
     /// The message the model will read.
     pub fn message(&self) -> &str {
         &self.message
+    }
+
+    /// The error this failure came from, if it was converted from one.
+    pub fn source(&self) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
+        self.source.as_deref()
     }
 }
 
@@ -280,8 +313,8 @@ impl fmt::Display for ToolError {
     }
 }
 
-impl<E: std::error::Error> From<E> for ToolError {
+impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
     fn from(error: E) -> Self {
-        Self::new(error.to_string())
+        Self::with_source(error.to_string(), error)
     }
 }
