@@ -218,15 +218,10 @@ pub fn registry() -> ToolRegistry {
         returning::<Grep>("grep", |p| p.pattern),
         returning::<PlanTask>("plan_task", |p| p.title),
     ];
-    let mut registry = ToolRegistry::default();
-    for tool in tools {
-        #[expect(
-            clippy::expect_used,
-            reason = "the tools' names are distinct constants: a duplicate is a bug in this file"
-        )]
-        registry
-            .register(tool)
-            .expect("the tools have distinct names");
-    }
+    #[expect(
+        clippy::expect_used,
+        reason = "the workload's tool names are distinct constants"
+    )]
+    let registry = ToolRegistry::new(tools).expect("the workload's tools have distinct names");
     registry
 }

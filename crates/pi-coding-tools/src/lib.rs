@@ -47,16 +47,11 @@ pub use workspace::Workspace;
 pub use write::write_tool;
 
 fn registry_of(tools: impl IntoIterator<Item = RegisteredTool>) -> ToolRegistry {
-    let mut registry = ToolRegistry::default();
-    for tool in tools {
-        #[expect(
-            clippy::expect_used,
-            reason = "the tools' names are distinct constants: a duplicate is a bug in this file"
-        )]
-        registry
-            .register(tool)
-            .expect("the tools have distinct names");
-    }
+    #[expect(
+        clippy::expect_used,
+        reason = "the tools' names are distinct constants: a duplicate is a bug in this crate"
+    )]
+    let registry = ToolRegistry::new(tools).expect("Pi's coding tools have distinct names");
     registry
 }
 
