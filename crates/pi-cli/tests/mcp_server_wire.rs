@@ -437,3 +437,26 @@ fn a_hung_call_is_answered_at_its_time_limit() {
     let (_, body) = client.request("POST", &echo.to_string());
     assert!(body.contains("still here"), "{body}");
 }
+
+/// `--stateless`: no session is handed out or needed; each request stands alone, answered by
+/// any instance, with the same token required.
+#[test]
+fn stateless_mode_answers_requests_without_a_session() {
+    let (_served, mut client) = served_with(&["--stateless"]);
+    let (status, body) = client.request("POST", INITIALIZE);
+    assert_eq!(status, 200, "{body}");
+    assert!(
+        client.session.is_none(),
+        "a stateless server hands out no session"
+    );
+    // A different connection, no handshake of its own: as a load balancer would route it.
+    let mut other = KeptAlive::connect(client.port);
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                      "params": {"name": "echo", "arguments": {"value": "anywhere"}}});
+    let (status, body) = other.request("POST", &call.to_string());
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("\"text\":\"anywhere\""), "{body}");
+    assert!(other.session.is_none());
+    let (status, _) = other.request_with("POST", &call.to_string(), &[]);
+    assert_eq!(status, 401, "the token is still required");
+}

@@ -280,7 +280,9 @@ pub async fn serve_http(
     origins.extend(access.allowed_origins.iter().cloned());
     let mut config = StreamableHttpServerConfig::default()
         .with_cancellation_token(shutdown.child_token())
-        .with_allowed_origins(origins);
+        .with_allowed_origins(origins)
+        .with_legacy_session_mode(!access.stateless)
+        .with_json_response(access.stateless);
     if !loopback {
         // Clients name the host however they reach it; the bearer token is what lets them in
         // (DNS rebinding cannot forge it).
@@ -346,6 +348,7 @@ pub struct HttpAccess {
     generated: bool,
     max_sessions: usize,
     session_idle: Duration,
+    stateless: bool,
 }
 
 /// Sessions open at once, unless said otherwise.
@@ -360,6 +363,7 @@ impl std::fmt::Debug for HttpAccess {
             .field("allowed_origins", &self.allowed_origins)
             .field("max_sessions", &self.max_sessions)
             .field("session_idle", &self.session_idle)
+            .field("stateless", &self.stateless)
             .finish_non_exhaustive()
     }
 }
@@ -384,6 +388,7 @@ impl HttpAccess {
             generated: false,
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle: DEFAULT_SESSION_IDLE,
+            stateless: false,
         })
     }
 
@@ -400,6 +405,7 @@ impl HttpAccess {
             generated: true,
             max_sessions: DEFAULT_MAX_SESSIONS,
             session_idle: DEFAULT_SESSION_IDLE,
+            stateless: false,
         })
     }
 
@@ -423,6 +429,15 @@ impl HttpAccess {
     #[must_use]
     pub fn with_session_idle(mut self, idle: Duration) -> Self {
         self.session_idle = idle;
+        self
+    }
+
+    /// Serves without sessions: every request stands alone (no `Mcp-Session-Id`, nothing kept
+    /// between requests), so any instance behind a load balancer can answer any request.
+    /// Progress still streams within a call's own response.
+    #[must_use]
+    pub fn stateless(mut self) -> Self {
+        self.stateless = true;
         self
     }
 

@@ -27,6 +27,10 @@ pub(crate) struct ServeArgs {
     /// call gets an isError result saying it timed out.
     #[arg(long, value_name = "SECONDS")]
     call_timeout: Option<f64>,
+    /// HTTP without sessions: every request stands alone, so any of several instances behind a
+    /// load balancer can answer it (no affinity needed).
+    #[arg(long, requires = "http")]
+    stateless: bool,
     /// HTTP: at most this many sessions open at once (503 beyond).
     #[arg(long, value_name = "N", default_value_t = 1024)]
     max_sessions: usize,
@@ -68,6 +72,9 @@ pub(crate) async fn run(args: ServeArgs, tools: ToolRegistry) -> anyhow::Result<
             access = access
                 .with_max_sessions(args.max_sessions)
                 .with_session_idle(seconds("session-idle", args.session_idle)?);
+            if args.stateless {
+                access = access.stateless();
+            }
             let token = access.token().to_owned();
             let shutdown = CancellationToken::new();
             let (bound, task) = serve_http(server, address, access, shutdown.clone()).await?;

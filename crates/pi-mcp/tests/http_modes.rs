@@ -1,0 +1,63 @@
+//! Our MCP client against our HTTP server, in both modes: with sessions (the default) and
+//! stateless (`HttpAccess::stateless`), where progress still streams within each call.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+use std::sync::{Arc, Mutex};
+
+use pi_mcp::{HttpAccess, McpClient, McpToolServer, serve_http};
+use pi_tool::{CallContext, ProgressCallback, ToolCall, ToolRegistry, builtin, execute_tool_call};
+use serde_json::json;
+use tokio_util::sync::CancellationToken;
+
+async fn round_trip(access: HttpAccess) {
+    let token = access.token().to_owned();
+    let shutdown = CancellationToken::new();
+    let server = McpToolServer::new(Arc::new(builtin::test_registry())).unwrap();
+    let (address, _task) = serve_http(
+        server,
+        "127.0.0.1:0".parse().unwrap(),
+        access,
+        shutdown.clone(),
+    )
+    .await
+    .unwrap();
+    let client = McpClient::connect_http_with_token(&format!("http://{address}/mcp"), &token)
+        .await
+        .unwrap();
+    let mut tools = ToolRegistry::default();
+    client.register_into(&mut tools).await.unwrap();
+
+    let echo = ToolCall::new("c1", "echo", json!({"value": "Pi"}));
+    let result = execute_tool_call(&echo, &tools, CallContext::default()).await;
+    assert_eq!((result.text().as_str(), result.is_error), ("Pi", false));
+
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let progress = {
+        let seen = Arc::clone(&seen);
+        ProgressCallback::new(move |update| seen.lock().unwrap().push(update.details))
+    };
+    let slow = ToolCall::new("c2", "slow", json!({"steps": 3}));
+    let context = CallContext {
+        signal: None,
+        report_progress: Some(progress),
+    };
+    let result = execute_tool_call(&slow, &tools, context).await;
+    assert_eq!(result.text(), "done after 3 steps");
+    assert_eq!(seen.lock().unwrap().len(), 3, "{:?}", seen.lock().unwrap());
+    shutdown.cancel();
+}
+
+#[tokio::test]
+async fn the_client_works_with_sessions() {
+    round_trip(HttpAccess::generated().unwrap()).await;
+}
+
+#[tokio::test]
+async fn the_client_works_stateless() {
+    round_trip(HttpAccess::generated().unwrap().stateless()).await;
+}
