@@ -99,35 +99,36 @@ fn validator(ty: &Type, constraints: &Constraints) -> syn::Result<TokenStream> {
         },
         _ => quote_spanned! {span=> <#inner as ::pi_tool::ParamType>::validator() },
     };
-    let mut refine = |method: &str, argument: &dyn quote::ToTokens| {
-        let method = format_ident!("{}", method, span = argument.span());
-        expression = quote! { #expression.#method(#argument) };
-    };
-    if let Some(min) = &constraints.min
-        && !is_u64(inner)
-    {
-        refine("minimum", min);
-    }
-    if let Some(max) = &constraints.max {
-        refine("maximum", max);
-    }
-    if let Some(limit) = &constraints.exclusive_min {
-        refine("exclusive_minimum", limit);
-    }
-    if let Some(limit) = &constraints.exclusive_max {
-        refine("exclusive_maximum", limit);
-    }
-    if let Some(limit) = &constraints.min_length {
-        refine("min_length", limit);
-    }
-    if let Some(limit) = &constraints.max_length {
-        refine("max_length", limit);
-    }
-    if let Some(limit) = &constraints.min_items {
-        refine("min_items", limit);
-    }
-    if let Some(limit) = &constraints.max_items {
-        refine("max_items", limit);
+    // Each rule is a method of the validator: one that does not exist for the field's type is a
+    // compile error at the attribute.
+    let minimum = constraints.min.as_ref().filter(|_| !is_u64(inner));
+    let rules: [(&str, Option<&dyn quote::ToTokens>); 8] = [
+        ("minimum", minimum.map(|v| v as _)),
+        ("maximum", constraints.max.as_ref().map(|v| v as _)),
+        (
+            "exclusive_minimum",
+            constraints.exclusive_min.as_ref().map(|v| v as _),
+        ),
+        (
+            "exclusive_maximum",
+            constraints.exclusive_max.as_ref().map(|v| v as _),
+        ),
+        (
+            "min_length",
+            constraints.min_length.as_ref().map(|v| v as _),
+        ),
+        (
+            "max_length",
+            constraints.max_length.as_ref().map(|v| v as _),
+        ),
+        ("min_items", constraints.min_items.as_ref().map(|v| v as _)),
+        ("max_items", constraints.max_items.as_ref().map(|v| v as _)),
+    ];
+    for (method, argument) in rules {
+        if let Some(argument) = argument {
+            let method = format_ident!("{}", method, span = argument.span());
+            expression = quote! { #expression.#method(#argument) };
+        }
     }
     if let Some(pattern) = &constraints.pattern {
         expression = quote_spanned! {pattern.span()=>
