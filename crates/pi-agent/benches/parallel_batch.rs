@@ -22,7 +22,7 @@ fn sleeper() -> Arc<ToolRegistry> {
         builtin::ValueParams::object_schema(),
         |params: builtin::ValueParams, _cx| async move {
             tokio::time::sleep(SLEEP).await;
-            Ok(ToolOutput::<Value>::text(params.value))
+            Ok(ToolOutput::text(params.value))
         },
     );
     Arc::new(ToolRegistry::new([RegisteredTool::new(tool)]).unwrap())

@@ -54,7 +54,7 @@ async fn dropping_the_run_stops_every_running_call() {
                 tokio::time::sleep(Duration::from_millis(300)).await;
                 counts.finished.fetch_add(1, Ordering::SeqCst);
                 watch.1 = true;
-                Ok(ToolOutput::<Value>::text("done"))
+                Ok(ToolOutput::text("done"))
             }
         },
     );

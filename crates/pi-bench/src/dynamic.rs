@@ -26,7 +26,7 @@ pub fn registry(workload: &Workload) -> anyhow::Result<ToolRegistry> {
                     .map(str::to_owned);
                 async move {
                     match text {
-                        Some(text) => Ok(ToolOutput::<Value>::text(text)),
+                        Some(text) => Ok(ToolOutput::text(text)),
                         None => Err(ToolError::new("nothing to return")),
                     }
                 }
@@ -45,7 +45,7 @@ pub fn mirror_registry(workload: &Workload) -> anyhow::Result<ToolRegistry> {
             tool.name.clone(),
             tool.description.clone(),
             DynamicSchema::new(tool.parameters.clone())?,
-            |arguments: Value, _cx| async move { Ok(ToolOutput::<Value>::text(arguments.to_string())) },
+            |arguments: Value, _cx| async move { Ok(ToolOutput::text(arguments.to_string())) },
         )))?;
     }
     Ok(registry)

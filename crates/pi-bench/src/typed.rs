@@ -6,7 +6,6 @@ use pi_tool::{
     enum_value, non_negative_integer, number, object, object_schema, optional, positive_integer,
     string, string_value,
 };
-use serde_json::Value;
 
 object_schema! {
     pub struct Echo {
@@ -204,7 +203,7 @@ fn returning<P: ObjectParams>(name: &str, text: fn(P) -> String) -> RegisteredTo
         name,
         "benchmark tool",
         P::object_schema(),
-        move |params: P, _cx| async move { Ok(ToolOutput::<Value>::text(text(params))) },
+        move |params: P, _cx| async move { Ok(ToolOutput::text(text(params))) },
     ))
 }
 

@@ -70,7 +70,7 @@ async fn bash(
     workspace: &Workspace,
     params: &BashParams,
     context: &ToolContext,
-) -> Result<ToolOutput<Value>, ToolError> {
+) -> Result<ToolOutput, ToolError> {
     let cwd = workspace.cwd();
     if !cwd.is_dir() {
         return Err(ToolError::new(format!(
@@ -317,7 +317,7 @@ impl Output {
         Ok(())
     }
 
-    fn finish(mut self, ending: Ending) -> Result<ToolOutput<Value>, ToolError> {
+    fn finish(mut self, ending: Ending) -> Result<ToolOutput, ToolError> {
         // A final newline ends the last line; it does not start another (`seq 1 3000` is 3000
         // lines, and its last 2000 start at 1001, as upstream shows them).
         let text = String::from_utf8_lossy(&self.tail).into_owned();

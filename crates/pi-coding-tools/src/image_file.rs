@@ -7,7 +7,7 @@ use std::io::Cursor;
 use base64::Engine;
 use image::{DynamicImage, ImageFormat, ImageReader, Limits};
 use pi_tool::{ToolOutput, image, text};
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::truncate::format_size;
 
@@ -88,7 +88,7 @@ fn sendable(format: ImageFormat) -> bool {
 }
 
 /// `read`'s answer for an image file: a note and the image, or a note saying why there is none.
-pub(crate) fn read_image(bytes: &[u8], format: ImageFormat) -> ToolOutput<Value> {
+pub(crate) fn read_image(bytes: &[u8], format: ImageFormat) -> ToolOutput {
     let original = mime(format);
     let reader = || {
         let mut reader = ImageReader::with_format(Cursor::new(bytes), format);
@@ -186,7 +186,7 @@ fn encode(image: &DynamicImage, format: ImageFormat) -> Option<Vec<u8>> {
     Some(out.into_inner())
 }
 
-fn unreadable(mime: &str, error: &image::ImageError) -> ToolOutput<Value> {
+fn unreadable(mime: &str, error: &image::ImageError) -> ToolOutput {
     ToolOutput::text(format!(
         "Read image file [{mime}]\n[The image could not be decoded ({error}), so it is not attached]"
     ))

@@ -34,7 +34,7 @@ impl Report {
     }
 
     /// The result: `text` and the notices after it, the details beside it.
-    pub(crate) fn finish(self, mut text: String) -> ToolOutput<Value> {
+    pub(crate) fn finish(self, mut text: String) -> ToolOutput {
         if !self.notices.is_empty() {
             text.push_str(&format!("\n\n[{}]", self.notices.join(". ")));
         }

@@ -11,7 +11,7 @@ use crate::Workspace;
 use crate::blocking::blocking;
 
 /// What a tool's work gives back.
-pub(crate) type Outcome = Result<ToolOutput<Value>, ToolError>;
+pub(crate) type Outcome = Result<ToolOutput, ToolError>;
 
 /// Pi's description of the tool `name`.
 pub(crate) fn description_of(name: &str) -> &'static str {

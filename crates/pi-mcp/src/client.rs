@@ -188,7 +188,7 @@ async fn call_remote(
     arguments: Value,
     context: ToolContext,
     limit: Duration,
-) -> Result<ToolOutput<Value>, ToolError> {
+) -> Result<ToolOutput, ToolError> {
     let mut params = CallToolRequestParams::new(name);
     if let Value::Object(map) = arguments {
         params = params.with_arguments(map);
@@ -300,7 +300,7 @@ async fn notify_cancelled(peer: &rmcp::Peer<RoleClient>, id: rmcp::model::Reques
 }
 
 /// An MCP result as our output: content, `structuredContent` as details, `isError` kept.
-pub fn from_call_tool_result(result: CallToolResult) -> ToolOutput<Value> {
+pub fn from_call_tool_result(result: CallToolResult) -> ToolOutput {
     let content: Vec<Content> = result
         .content
         .into_iter()
@@ -316,10 +316,8 @@ pub fn from_call_tool_result(result: CallToolResult) -> ToolOutput<Value> {
             )),
         })
         .collect();
-    ToolOutput {
-        content,
-        details: result.structured_content,
-        is_error: result.is_error,
-        terminate: false,
-    }
+    let mut output = ToolOutput::new(content);
+    output.details = result.structured_content;
+    output.is_error = result.is_error;
+    output
 }

@@ -181,7 +181,7 @@ async fn cancellation_reaches_the_tool_and_other_calls_keep_flowing() {
             async move {
                 context.signal.cancelled().await;
                 flag.store(true, Ordering::SeqCst);
-                Ok(ToolOutput::<Value>::text("cancelled"))
+                Ok(ToolOutput::text("cancelled"))
             }
         },
     );

@@ -390,9 +390,7 @@ fn reading_tools() -> pi_tool::ToolRegistry {
             "path": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}},
             "required": ["path"]}))
         .unwrap(),
-        |arguments: Value, _cx| async move {
-            Ok(pi_tool::ToolOutput::<Value>::text(arguments.to_string()))
-        },
+        |arguments: Value, _cx| async move { Ok(pi_tool::ToolOutput::text(arguments.to_string())) },
     );
     pi_tool::ToolRegistry::new([pi_tool::RegisteredTool::new(read)]).unwrap()
 }

@@ -11,16 +11,14 @@ use pi_tool::{
     CallContext, FnTool, ObjectParams, ToolCall, ToolError, ToolOutput, ToolRegistry, builtin,
     execute_tool_call,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 
 fn failing_registry() -> ToolRegistry {
     let fails = FnTool::new(
         "fails",
         "Returns an error",
         builtin::ValueParams::object_schema(),
-        |_p: builtin::ValueParams, _cx| async move {
-            Err::<ToolOutput<Value>, _>(ToolError::new("exploded"))
-        },
+        |_p: builtin::ValueParams, _cx| async move { Err::<ToolOutput, _>(ToolError::new("exploded")) },
     );
     let panics = FnTool::new(
         "panics",
@@ -30,7 +28,7 @@ fn failing_registry() -> ToolRegistry {
             if !p.value.is_empty() {
                 panic!("exploded");
             }
-            Ok(ToolOutput::<Value>::text(p.value))
+            Ok(ToolOutput::text(p.value))
         },
     );
     ToolRegistry::new([

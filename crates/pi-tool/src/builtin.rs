@@ -95,7 +95,7 @@ pub fn test_registry() -> ToolRegistry {
                     .with_details(serde_json::json!({"progress": step, "total": params.steps})),
                 );
             }
-            Ok(ToolOutput::<serde_json::Value>::text(format!(
+            Ok(ToolOutput::text(format!(
                 "done after {} steps",
                 params.steps
             )))
@@ -109,7 +109,7 @@ pub fn test_registry() -> ToolRegistry {
             if !params.value.is_empty() {
                 panic!("{}", params.value);
             }
-            Ok(ToolOutput::<serde_json::Value>::text("nothing to explode"))
+            Ok(ToolOutput::text("nothing to explode"))
         },
     );
     let pixel = FnTool::new(
@@ -117,7 +117,7 @@ pub fn test_registry() -> ToolRegistry {
         "Return a 1x1 PNG image",
         ValueParams::object_schema(),
         |params: ValueParams, _context| async move {
-            Ok(ToolOutput::<serde_json::Value>::new(vec![
+            Ok(ToolOutput::new(vec![
                 crate::text(params.value),
                 crate::image(PIXEL_PNG_BASE64, "image/png"),
             ]))
@@ -129,7 +129,7 @@ pub fn test_registry() -> ToolRegistry {
         ValueParams::object_schema(),
         |_params: ValueParams, _context| async move {
             std::future::pending::<()>().await;
-            Ok(ToolOutput::<serde_json::Value>::text("unreachable"))
+            Ok(ToolOutput::text("unreachable"))
         },
     );
     let mut registry = registry();

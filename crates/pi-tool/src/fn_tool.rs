@@ -2,10 +2,8 @@
 
 use std::borrow::Cow;
 use std::future::Future;
-use std::marker::PhantomData;
 use std::sync::Arc;
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::schema::{Repairs, repair_arguments};
@@ -24,7 +22,7 @@ use crate::{ObjectParams, ObjectSchema, Schema, Tool, ToolContext, ToolError, To
 ///     Ok(ToolOutput::text(arguments["value"].as_str().unwrap_or_default()).with_details(json!({"source": "echo"})))
 /// });
 /// ```
-pub struct FnTool<S, F, D> {
+pub struct FnTool<S, F> {
     name: String,
     description: String,
     schema: S,
@@ -33,15 +31,13 @@ pub struct FnTool<S, F, D> {
     /// Schema-guided repairs, after `prepare`.
     repairs: Repairs,
     exclusive: bool,
-    details: PhantomData<fn() -> D>,
 }
 
-impl<P, F, Fut, D> FnTool<&'static ObjectSchema<P>, F, D>
+impl<P, F, Fut> FnTool<&'static ObjectSchema<P>, F>
 where
     P: ObjectParams,
     F: Fn(P, ToolContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<ToolOutput<D>, ToolError>> + Send,
-    D: Serialize + Send + 'static,
+    Fut: Future<Output = Result<ToolOutput, ToolError>> + Send,
 {
     /// A tool whose parameters are the type its closure takes (one that derives
     /// [`ToolParams`](crate::ToolParams)): the type is named once, in the closure, and its
@@ -68,13 +64,12 @@ where
 /// A repair step: `Some(new arguments)` to replace them, `None` to keep them.
 type PrepareFn = Arc<dyn Fn(&Value) -> Option<Value> + Send + Sync>;
 
-impl<S, F, Fut, D> FnTool<S, F, D>
+impl<S, F, Fut> FnTool<S, F>
 where
     S: Schema + 'static,
     S::Output: Send + 'static,
     F: Fn(S::Output, ToolContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<ToolOutput<D>, ToolError>> + Send,
-    D: Serialize + Send + 'static,
+    Fut: Future<Output = Result<ToolOutput, ToolError>> + Send,
 {
     /// A tool named `name` whose arguments `schema` checks and `execute` runs.
     pub fn new(
@@ -91,7 +86,6 @@ where
             prepare: None,
             repairs: Repairs::NONE,
             exclusive: false,
-            details: PhantomData,
         }
     }
 
@@ -137,7 +131,7 @@ where
     }
 }
 
-impl<S, F, D> std::fmt::Debug for FnTool<S, F, D> {
+impl<S, F> std::fmt::Debug for FnTool<S, F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FnTool")
             .field("name", &self.name)
@@ -146,16 +140,14 @@ impl<S, F, D> std::fmt::Debug for FnTool<S, F, D> {
     }
 }
 
-impl<S, F, Fut, D> Tool for FnTool<S, F, D>
+impl<S, F, Fut> Tool for FnTool<S, F>
 where
     S: Schema + 'static,
     S::Output: Send + 'static,
     F: Fn(S::Output, ToolContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<ToolOutput<D>, ToolError>> + Send,
-    D: Serialize + Send + 'static,
+    Fut: Future<Output = Result<ToolOutput, ToolError>> + Send,
 {
     type Params = S::Output;
-    type Details = D;
 
     fn name(&self) -> &str {
         &self.name
@@ -195,7 +187,7 @@ where
         &self,
         params: S::Output,
         context: ToolContext,
-    ) -> impl Future<Output = Result<ToolOutput<D>, ToolError>> + Send {
+    ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send {
         (self.execute)(params, context)
     }
 }

@@ -11,7 +11,7 @@ use crate::{
 };
 
 /// The future of a started call, with details already turned into JSON.
-pub(crate) type OutputFuture<'a> = BoxFuture<'a, Result<ToolOutput<Value>, ToolError>>;
+pub(crate) type OutputFuture<'a> = BoxFuture<'a, Result<ToolOutput, ToolError>>;
 
 /// Checked parameters, type-erased between parsing and execution.
 pub(crate) type ErasedParams = Box<dyn Any + Send>;
@@ -107,33 +107,7 @@ impl<T: Tool> ErasedTool for T {
 
 fn start_typed<T: Tool>(tool: &T, params: T::Params, context: ToolContext) -> OutputFuture<'_> {
     let running = tool.execute(params, context);
-    Box::pin(async move { erase_details(running.await?) })
-}
-
-fn erase_details<D: serde::Serialize + 'static>(
-    output: ToolOutput<D>,
-) -> Result<ToolOutput<Value>, ToolError> {
-    let details = output
-        .details
-        .map(details_to_json)
-        .transpose()
-        .map_err(|error| ToolError::new(format!("details could not be serialized: {error}")))?;
-    Ok(ToolOutput {
-        content: output.content,
-        details,
-        is_error: output.is_error,
-        terminate: output.terminate,
-    })
-}
-
-/// Details as JSON. Details that already are JSON move as they are: `serde_json::to_value` would
-/// copy every string and map of them.
-fn details_to_json<D: serde::Serialize + 'static>(details: D) -> Result<Value, serde_json::Error> {
-    let mut slot = Some(details);
-    if let Some(json) = (&mut slot as &mut dyn Any).downcast_mut::<Option<Value>>() {
-        return Ok(json.take().unwrap_or_default());
-    }
-    slot.map_or(Ok(Value::Null), serde_json::to_value)
+    Box::pin(async move { running.await?.checked() })
 }
 
 /// A tool as a registry holds it: shared, type-erased, cheap to clone.

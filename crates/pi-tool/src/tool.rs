@@ -28,11 +28,10 @@ use crate::{Content, Schema, text};
 ///
 /// impl Tool for Shout {
 ///     type Params = ShoutParams;
-///     type Details = ();
 ///     fn name(&self) -> &str { "shout" }
 ///     fn description(&self) -> &str { "Shout one value" }
 ///     fn schema(&self) -> &dyn Schema<Output = ShoutParams> { ShoutParams::object_schema() }
-///     async fn execute(&self, params: ShoutParams, _cx: ToolContext) -> Result<ToolOutput<()>, ToolError> {
+///     async fn execute(&self, params: ShoutParams, _cx: ToolContext) -> Result<ToolOutput, ToolError> {
 ///         Ok(ToolOutput::text(format!("{}{}", params.value.to_uppercase(), self.suffix)))
 ///     }
 /// }
@@ -40,8 +39,6 @@ use crate::{Content, Schema, text};
 pub trait Tool: Send + Sync + 'static {
     /// The checked parameters `execute` receives.
     type Params: Send + 'static;
-    /// The program-facing details of a result; erased to JSON in the registry.
-    type Details: Serialize + Send + 'static;
 
     /// The name the model calls the tool by.
     fn name(&self) -> &str;
@@ -78,7 +75,7 @@ pub trait Tool: Send + Sync + 'static {
         &self,
         params: Self::Params,
         context: ToolContext,
-    ) -> impl Future<Output = Result<ToolOutput<Self::Details>, ToolError>> + Send;
+    ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send;
 }
 
 /// What a tool gets besides its parameters: who called it and how to cooperate.
@@ -192,19 +189,21 @@ impl fmt::Debug for ProgressCallback {
 /// assert_eq!(output.is_error, None);
 /// ```
 #[derive(Debug, Clone, PartialEq)]
-pub struct ToolOutput<D = Value> {
+pub struct ToolOutput {
     /// What the model reads.
     pub content: Vec<Content>,
-    /// Structured data for the program.
-    pub details: Option<D>,
+    /// Structured data for the program, as JSON.
+    pub details: Option<Value>,
     /// `Some(true)` marks a domain error; `None` means `false`.
     pub is_error: Option<bool>,
     /// Asks an agent loop to stop after this batch: it does when every result of the batch
     /// asks so. Not part of the result message.
     pub terminate: bool,
+    /// Why the details given could not become JSON: the call then fails, saying so.
+    unserializable: Option<String>,
 }
 
-impl<D> ToolOutput<D> {
+impl ToolOutput {
     /// An output with the given content and nothing else.
     pub fn new(content: Vec<Content>) -> Self {
         Self {
@@ -212,6 +211,7 @@ impl<D> ToolOutput<D> {
             details: None,
             is_error: None,
             terminate: false,
+            unserializable: None,
         }
     }
 
@@ -220,10 +220,25 @@ impl<D> ToolOutput<D> {
         Self::new(vec![text(value)])
     }
 
-    /// The same output with `details` set.
-    pub fn with_details(mut self, details: D) -> Self {
-        self.details = Some(details);
+    /// The same output with `details`: anything serde can write as JSON (a `serde_json::Value`
+    /// moves as it is, without a copy). Details that cannot be written (a map with non-string
+    /// keys, a failing `Serialize`) make the call fail with `details could not be serialized`.
+    pub fn with_details<D: Serialize + 'static>(mut self, details: D) -> Self {
+        match details_to_json(details) {
+            Ok(json) => self.details = Some(json),
+            Err(error) => self.unserializable = Some(error.to_string()),
+        }
         self
+    }
+
+    /// The output as the registry hands it on: an `Err` when its details could not be written.
+    pub(crate) fn checked(self) -> Result<Self, ToolError> {
+        match &self.unserializable {
+            Some(reason) => Err(ToolError::new(format!(
+                "details could not be serialized: {reason}"
+            ))),
+            None => Ok(self),
+        }
     }
 
     /// The same output, asking the agent loop to stop after this batch.
@@ -237,6 +252,16 @@ impl<D> ToolOutput<D> {
         self.is_error = Some(is_error);
         self
     }
+}
+
+/// Details as JSON. Details that already are JSON move as they are: `serde_json::to_value` would
+/// copy every string and map of them.
+fn details_to_json<D: Serialize + 'static>(details: D) -> Result<Value, serde_json::Error> {
+    let mut slot = Some(details);
+    if let Some(json) = (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<Value>>() {
+        return Ok(json.take().unwrap_or_default());
+    }
+    slot.map_or(Ok(Value::Null), serde_json::to_value)
 }
 
 /// A tool's failure: its message is what the model reads after `Tool <name> failed: `.

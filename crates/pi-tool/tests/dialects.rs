@@ -143,7 +143,7 @@ fn registry_reports_the_tool_a_dialect_cannot_express() {
             json!({"type": "object", "additionalProperties": {"type": "string"}}),
         )
         .unwrap(),
-        |_args: Value, _cx| async move { Ok(ToolOutput::<Value>::text("ok")) },
+        |_args: Value, _cx| async move { Ok(ToolOutput::text("ok")) },
     );
     let tools = ToolRegistry::new([pi_tool::RegisteredTool::new(map_tool)]).unwrap();
     assert!(tools.definitions_for(Dialect::Mcp).is_ok());

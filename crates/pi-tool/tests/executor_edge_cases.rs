@@ -27,7 +27,7 @@ fn request_tool() -> RegisteredTool {
         "request",
         "Takes a request",
         RequestParams::object_schema(),
-        |params: RequestParams, _cx| async move { Ok(ToolOutput::<Value>::text(params.value)) },
+        |params: RequestParams, _cx| async move { Ok(ToolOutput::text(params.value)) },
     ))
 }
 
@@ -95,7 +95,7 @@ async fn a_panicking_validator_is_contained() {
         "fragile",
         "Panics while parsing",
         schema,
-        |value: String, _cx| async move { Ok(ToolOutput::<Value>::text(value)) },
+        |value: String, _cx| async move { Ok(ToolOutput::text(value)) },
     );
     let tools = ToolRegistry::new([tool]).unwrap();
     let result = run(&tools, "fragile", json!({"value": "x"})).await;
@@ -110,7 +110,6 @@ struct Eager {
 
 impl Tool for Eager {
     type Params = RequestParams;
-    type Details = ();
 
     fn name(&self) -> &str {
         "eager"
@@ -129,7 +128,7 @@ impl Tool for Eager {
         &self,
         params: RequestParams,
         _context: ToolContext,
-    ) -> impl Future<Output = Result<ToolOutput<()>, ToolError>> + Send {
+    ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send {
         self.calls.fetch_add(1, Ordering::SeqCst);
         if params.label.as_deref() == Some("sync") {
             panic!("sync {}", params.value);
@@ -198,7 +197,7 @@ async fn without_a_caller_signal_the_tool_gets_a_live_token() {
         "Reports its token",
         RequestParams::object_schema(),
         |_params: RequestParams, cx: ToolContext| async move {
-            Ok(ToolOutput::<Value>::text(format!(
+            Ok(ToolOutput::text(format!(
                 "{}:{}",
                 cx.call_id,
                 cx.signal.is_cancelled()
@@ -217,10 +216,7 @@ async fn an_explicit_is_error_false_and_image_content_are_kept() {
         "Returns an image",
         RequestParams::object_schema(),
         |_params: RequestParams, _cx| async move {
-            Ok(
-                ToolOutput::<Value>::new(vec![pi_tool::image("AAAA", "image/png")])
-                    .with_is_error(false),
-            )
+            Ok(ToolOutput::new(vec![pi_tool::image("AAAA", "image/png")]).with_is_error(false))
         },
     );
     let tools = ToolRegistry::new([tool]).unwrap();
@@ -260,7 +256,7 @@ async fn a_panicking_text_parser_falls_back_to_the_json_path() {
         "fallback",
         "Its text parser panics",
         PanickingTextParser,
-        |value: String, _cx| async move { Ok(ToolOutput::<Value>::text(value)) },
+        |value: String, _cx| async move { Ok(ToolOutput::text(value)) },
     );
     let tools = ToolRegistry::new([tool]).unwrap();
     let ok = execute_raw_tool_call(
@@ -292,7 +288,7 @@ async fn raw_calls_get_the_callers_signal_progress_and_their_own_id() {
         |params: RequestParams, cx: ToolContext| async move {
             cx.progress(vec![pi_tool::text(format!("{} started", cx.call_id))]);
             cx.signal.cancelled().await;
-            Err::<ToolOutput<Value>, _>(ToolError::new(format!("{} cancelled", params.value)))
+            Err::<ToolOutput, _>(ToolError::new(format!("{} cancelled", params.value)))
         },
     );
     let tools = ToolRegistry::new([tool]).unwrap();

@@ -14,9 +14,7 @@ fn flooding() -> ToolRegistry {
         "Answer with more text than any model can read",
         DynamicSchema::new(json!({"type": "object"})).unwrap(),
         |_arguments: Value, _cx| async move {
-            Ok(ToolOutput::<Value>::text(
-                "x".repeat(MAX_TOOL_OUTPUT_BYTES + 10),
-            ))
+            Ok(ToolOutput::text("x".repeat(MAX_TOOL_OUTPUT_BYTES + 10)))
         },
     );
     ToolRegistry::new([RegisteredTool::new(flood)]).unwrap()

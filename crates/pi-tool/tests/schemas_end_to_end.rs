@@ -19,7 +19,7 @@ fn mirror(name: &str, schema: Value) -> RegisteredTool {
         name,
         "Returns its arguments",
         DynamicSchema::new(schema).unwrap(),
-        |arguments: Value, _cx| async move { Ok(ToolOutput::<Value>::text(arguments.to_string())) },
+        |arguments: Value, _cx| async move { Ok(ToolOutput::text(arguments.to_string())) },
     ))
 }
 
@@ -68,18 +68,15 @@ async fn a_dynamic_tool_receives_only_declared_fields() {
 
 #[tokio::test]
 async fn json_string_repair_is_opt_in_and_still_validated() {
-    let repaired =
-        RegisteredTool::new(
-            FnTool::new(
-                "edit",
-                "Returns its arguments",
-                DynamicSchema::new(edit_schema()).unwrap(),
-                |arguments: Value, _cx| async move {
-                    Ok(ToolOutput::<Value>::text(arguments.to_string()))
-                },
-            )
-            .with_json_string_repair(),
-        );
+    let repaired = RegisteredTool::new(
+        FnTool::new(
+            "edit",
+            "Returns its arguments",
+            DynamicSchema::new(edit_schema()).unwrap(),
+            |arguments: Value, _cx| async move { Ok(ToolOutput::text(arguments.to_string())) },
+        )
+        .with_json_string_repair(),
+    );
     let with_repair = ToolRegistry::new([repaired]).unwrap();
     let without_repair = ToolRegistry::new([mirror("edit", edit_schema())]).unwrap();
     let sent = json!({"path": "a", "edits": "[{\"oldText\":\"o\",\"newText\":\"n\"}]"});
@@ -122,10 +119,7 @@ async fn a_serde_schemars_type_works_as_tool_parameters() {
         "Forecast",
         TypedSchema::<WeatherParams>::new().unwrap(),
         |params: WeatherParams, _cx| async move {
-            Ok(ToolOutput::<Value>::text(format!(
-                "{}:{}",
-                params.city, params.days
-            )))
+            Ok(ToolOutput::text(format!("{}:{}", params.city, params.days)))
         },
     );
     let tools = ToolRegistry::new([weather]).unwrap();

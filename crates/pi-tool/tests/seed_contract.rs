@@ -13,7 +13,7 @@ use pi_tool::{
     ToolContext, ToolError, ToolOutput, ToolRegistry, builtin, execute_tool_call, object_schema,
     optional_positive_integer, optional_string, string_value, text,
 };
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 object_schema! {
@@ -52,9 +52,7 @@ fn upper_tool() -> RegisteredTool {
         "upper",
         "Upper-case one value",
         EchoParams::object_schema(),
-        |params: EchoParams, _cx| async move {
-            Ok(ToolOutput::<Value>::text(params.value.to_uppercase()))
-        },
+        |params: EchoParams, _cx| async move { Ok(ToolOutput::text(params.value.to_uppercase())) },
     ))
 }
 
@@ -283,9 +281,7 @@ async fn executor_failures_answer_the_original_call() {
         "echo",
         "Echo one value",
         EchoParams::object_schema(),
-        |_params: EchoParams, _cx| async move {
-            Err::<ToolOutput<Value>, _>(ToolError::new("exploded"))
-        },
+        |_params: EchoParams, _cx| async move { Err::<ToolOutput, _>(ToolError::new("exploded")) },
     );
     let tools = ToolRegistry::new([failing]).unwrap();
     let result = execute_tool_call(&echo_call(), &tools, CallContext::default()).await;
@@ -299,7 +295,7 @@ async fn executor_failures_answer_the_original_call() {
             if true {
                 panic!("exploded");
             }
-            Ok(ToolOutput::<Value>::text("unreachable"))
+            Ok(ToolOutput::text("unreachable"))
         },
     );
     let tools = ToolRegistry::new([panicking]).unwrap();
@@ -311,7 +307,7 @@ async fn executor_failures_answer_the_original_call() {
         "boom",
         "Always fails",
         EchoParams::object_schema(),
-        |_p: EchoParams, _cx| async move { Err::<ToolOutput<Value>, _>(ToolError::new("exploded")) },
+        |_p: EchoParams, _cx| async move { Err::<ToolOutput, _>(ToolError::new("exploded")) },
     );
     let tools = ToolRegistry::new([boom]).unwrap();
     let call = ToolCall::new("call-1", "boom", json!({"value": "Pi"}));

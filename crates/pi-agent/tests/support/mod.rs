@@ -42,8 +42,8 @@ pub(crate) fn work_tool() -> RegisteredTool {
             match params.outcome.as_str() {
                 "error" => Err(ToolError::new(format!("{} failed", params.label))),
                 "panic" => panic!("{} panicked", params.label),
-                "terminate" => Ok(ToolOutput::<Value>::text(params.label).with_terminate()),
-                _ => Ok(ToolOutput::<Value>::text(params.label)),
+                "terminate" => Ok(ToolOutput::text(params.label).with_terminate()),
+                _ => Ok(ToolOutput::text(params.label)),
             }
         },
     ))
@@ -54,17 +54,19 @@ pub(crate) fn tools() -> Arc<ToolRegistry> {
     let mut registry = builtin::registry();
     registry.register(work_tool()).unwrap();
     registry
-        .register(RegisteredTool::new(
-            FnTool::new(
-                "lock",
-                "Must run alone",
-                builtin::ValueParams::object_schema(),
-                |params: builtin::ValueParams, _cx| async move {
-                    Ok(ToolOutput::<Value>::text(params.value))
-                },
-            )
-            .exclusive(),
-        ))
+        .register(
+            RegisteredTool::new(
+                FnTool::new(
+                    "lock",
+                    "Must run alone",
+                    builtin::ValueParams::object_schema(),
+                    |params: builtin::ValueParams, _cx| async move {
+                        Ok(ToolOutput::text(params.value))
+                    },
+                )
+                .exclusive(),
+            ),
+        )
         .unwrap();
     Arc::new(registry)
 }

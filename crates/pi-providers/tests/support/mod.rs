@@ -176,7 +176,7 @@ pub fn travel_tools() -> ToolRegistry {
             "required": ["city", "unit"], "additionalProperties": false}))
         .unwrap(),
         |arguments: Value, _cx| async move {
-            Ok(ToolOutput::<Value>::text(format!(
+            Ok(ToolOutput::text(format!(
                 "{{\"city\":{},\"temp_c\":21}}",
                 arguments["city"]
             )))
@@ -189,7 +189,7 @@ pub fn travel_tools() -> ToolRegistry {
             "timezone": {"type": "string", "description": "IANA zone, e.g. Europe/Paris"}},
             "required": ["timezone"], "additionalProperties": false}))
         .unwrap(),
-        |_arguments: Value, _cx| async move { Ok(ToolOutput::<Value>::text("14:05")) },
+        |_arguments: Value, _cx| async move { Ok(ToolOutput::text("14:05")) },
     );
     ToolRegistry::new([
         pi_tool::RegisteredTool::new(weather),
