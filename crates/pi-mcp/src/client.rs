@@ -31,18 +31,31 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 #[non_exhaustive]
 pub enum ClientError {
     /// The server could not be started or reached, or the handshake failed.
-    #[error("could not connect to the MCP server: {0}")]
-    Connect(String),
+    #[error("could not connect to the MCP server {target}: {source}")]
+    Connect {
+        /// The command or URL.
+        target: String,
+        /// Why.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// A request failed.
-    #[error("the MCP server failed: {0}")]
-    Request(String),
+    #[error("the MCP server failed: {what}{}", .source.as_ref().map(|s| format!(": {s}")).unwrap_or_default())]
+    Request {
+        /// What was asked, or what went wrong without an underlying error (a time-out).
+        what: String,
+        /// The underlying failure, when there is one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
     /// A tool's inputSchema does not compile, so it cannot be validated locally.
-    #[error("the MCP tool {tool} has an unusable inputSchema: {reason}")]
+    #[error("the MCP tool {tool} has an unusable inputSchema: {source}")]
     Schema {
         /// The tool.
         tool: String,
         /// Why.
-        reason: String,
+        #[source]
+        source: pi_tool::SchemaError,
     },
     /// A remote tool's name is already taken in the registry.
     #[error(transparent)]
@@ -79,14 +92,16 @@ impl McpClient {
     pub async fn connect_stdio(command: &str, args: &[String]) -> Result<Self, ClientError> {
         let mut child = tokio::process::Command::new(command);
         child.args(args);
-        let transport = TokioChildProcess::new(child)
-            .map_err(|error| ClientError::Connect(format!("{command}: {error}")))?;
-        Self::start(transport).await
+        let transport = TokioChildProcess::new(child).map_err(|error| ClientError::Connect {
+            target: command.to_owned(),
+            source: Box::new(error),
+        })?;
+        Self::start(command, transport).await
     }
 
     /// Connects to a streamable HTTP endpoint, e.g. `http://127.0.0.1:8000/mcp`.
     pub async fn connect_http(url: &str) -> Result<Self, ClientError> {
-        Self::start(StreamableHttpClientTransport::from_uri(url.to_owned())).await
+        Self::start(url, StreamableHttpClientTransport::from_uri(url.to_owned())).await
     }
 
     /// Connects to a streamable HTTP endpoint that wants `Authorization: Bearer <token>` (as
@@ -97,10 +112,10 @@ impl McpClient {
                 url.to_owned(),
             )
             .auth_header(token.to_owned());
-        Self::start(StreamableHttpClientTransport::from_config(config)).await
+        Self::start(url, StreamableHttpClientTransport::from_config(config)).await
     }
 
-    async fn start<T, E, A>(transport: T) -> Result<Self, ClientError>
+    async fn start<T, E, A>(target: &str, transport: T) -> Result<Self, ClientError>
     where
         T: rmcp::transport::IntoTransport<RoleClient, E, A>,
         E: std::error::Error + Send + Sync + 'static,
@@ -108,7 +123,10 @@ impl McpClient {
         let service = ProgressRouter::default()
             .serve(transport)
             .await
-            .map_err(|error| ClientError::Connect(error.to_string()))?;
+            .map_err(|error| ClientError::Connect {
+                target: target.to_owned(),
+                source: Box::new(error),
+            })?;
         Ok(Self {
             service: Arc::new(service),
             call_timeout: DEFAULT_CALL_TIMEOUT,
@@ -126,8 +144,14 @@ impl McpClient {
     pub async fn list_tools(&self) -> Result<Vec<Tool>, ClientError> {
         tokio::time::timeout(self.call_timeout, self.service.list_all_tools())
             .await
-            .map_err(|_| ClientError::Request("tools/list timed out".into()))?
-            .map_err(|error| ClientError::Request(error.to_string()))
+            .map_err(|_| ClientError::Request {
+                what: "tools/list timed out".into(),
+                source: None,
+            })?
+            .map_err(|error| ClientError::Request {
+                what: "tools/list".into(),
+                source: Some(Box::new(error)),
+            })
     }
 
     /// Registers every tool of the server into `registry` as a dynamic tool; returns their
@@ -163,7 +187,7 @@ impl McpClient {
         let schema = DynamicSchema::new(Value::Object(tool.input_schema.as_ref().clone()))
             .map_err(|error| ClientError::Schema {
                 tool: name.clone(),
-                reason: error.to_string(),
+                source: error,
             })?;
         let description = tool.description.map(|d| d.to_string()).unwrap_or_default();
         let service = Arc::clone(&self.service);

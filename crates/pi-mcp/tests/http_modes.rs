@@ -61,3 +61,22 @@ async fn the_client_works_with_sessions() {
 async fn the_client_works_stateless() {
     round_trip(HttpAccess::generated().unwrap().stateless()).await;
 }
+
+/// A failure to connect keeps the error underneath it, for logs and `downcast_ref`.
+#[tokio::test]
+async fn a_failed_connection_keeps_its_cause() {
+    let Err(error) = McpClient::connect_stdio("/definitely/not/a/server", &[]).await else {
+        panic!("connected to nothing")
+    };
+    assert!(
+        error
+            .to_string()
+            .starts_with("could not connect to the MCP server /definitely/not/a/server: "),
+        "{error}"
+    );
+    let cause = std::error::Error::source(&error).expect("a source");
+    let io = cause
+        .downcast_ref::<std::io::Error>()
+        .expect("the spawn's io::Error");
+    assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
+}
