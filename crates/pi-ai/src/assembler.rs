@@ -120,13 +120,8 @@ impl ArgumentBuffer {
     }
 
     /// How many bytes are buffered.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.bytes.len()
-    }
-
-    /// Whether nothing is buffered.
-    pub fn is_empty(&self) -> bool {
-        self.bytes.is_empty()
     }
 
     /// The arguments, parsed once (see [`parse_arguments`]).

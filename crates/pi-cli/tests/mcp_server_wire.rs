@@ -197,27 +197,7 @@ fn free_port() -> u16 {
 
 #[test]
 fn a_kept_alive_client_is_answered_without_a_nagle_stall() {
-    let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
-        .args([
-            "serve",
-            "--http",
-            &format!("127.0.0.1:{port}"),
-            "--token",
-            "test-token",
-        ])
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let _served = Served(child);
-    let started = Instant::now();
-    let mut client = loop {
-        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break KeptAlive::connect(port);
-        }
-        assert!(started.elapsed() < Duration::from_secs(10), "no server");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let (_served, mut client) = served();
     let (status, _) = client.request("POST", INITIALIZE);
     assert_eq!(status, 200);
     assert!(client.session.is_some());

@@ -113,9 +113,12 @@ impl ServerHandler for McpToolServer {
             .meta
             .get_progress_token()
             .map(|token| ProgressSender::start(context.peer.clone(), token));
-        // Cancelled when the client sends notifications/cancelled for this request, or when
-        // the time limit passes.
-        let signal = context.ct.child_token();
+        // Cancelled when the client sends notifications/cancelled for this request, or (a child
+        // token, made only when there is a limit) when the time limit passes.
+        let signal = match self.call_timeout {
+            Some(_) => context.ct.child_token(),
+            None => context.ct.clone(),
+        };
         let running = execute_tool_call(
             &call,
             &self.tools,

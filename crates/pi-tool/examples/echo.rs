@@ -16,8 +16,7 @@ struct EchoParams {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let echo = FnTool::typed("echo", "Echo one value", |p: EchoParams, _cx| async move {
-        let _ = p.limit;
-        Ok(ToolOutput::text(p.value).with_details(json!({"source": "echo"})))
+        Ok(ToolOutput::text(p.value).with_details(json!({"source": "echo", "limit": p.limit})))
     });
     let tools = ToolRegistry::new([echo])?; // Err(`Tool 已存在：echo`) on a duplicate
     let for_the_provider = tools.definitions(); // name, description, parameters
