@@ -1,13 +1,14 @@
 //! Tools made from a closure: the quick way to write a stateless tool.
 
-use std::borrow::Cow;
 use std::future::Future;
 use std::sync::Arc;
 
 use serde_json::Value;
 
 use crate::schema::{Repairs, repair_arguments};
-use crate::{ObjectParams, ObjectSchema, Schema, Tool, ToolContext, ToolError, ToolOutput};
+use crate::{
+    ObjectParams, ObjectSchema, PrepareArguments, Schema, Tool, ToolContext, ToolError, ToolOutput,
+};
 
 /// A [`Tool`] from a name, a description, a schema and an async closure, like the seed's
 /// object literal `{ name, description, schema, execute }`.
@@ -33,11 +34,12 @@ pub struct FnTool<S, F> {
     exclusive: bool,
 }
 
-impl<P, F, Fut> FnTool<&'static ObjectSchema<P>, F>
+impl<P, F, Fut, O> FnTool<&'static ObjectSchema<P>, F>
 where
     P: ObjectParams,
     F: Fn(P, ToolContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<ToolOutput, ToolError>> + Send,
+    Fut: Future<Output = Result<O, ToolError>> + Send,
+    O: Into<ToolOutput>,
 {
     /// A tool whose parameters are the type its closure takes (one that derives
     /// [`ToolParams`](crate::ToolParams)): the type is named once, in the closure, and its
@@ -64,12 +66,13 @@ where
 /// A repair step: `Some(new arguments)` to replace them, `None` to keep them.
 type PrepareFn = Arc<dyn Fn(&Value) -> Option<Value> + Send + Sync>;
 
-impl<S, F, Fut> FnTool<S, F>
+impl<S, F, Fut, O> FnTool<S, F>
 where
     S: Schema + 'static,
     S::Output: Send + 'static,
     F: Fn(S::Output, ToolContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<ToolOutput, ToolError>> + Send,
+    Fut: Future<Output = Result<O, ToolError>> + Send,
+    O: Into<ToolOutput>,
 {
     /// A tool named `name` whose arguments `schema` checks and `execute` runs.
     pub fn new(
@@ -131,6 +134,20 @@ where
     }
 }
 
+/// The closure's step, then the schema-guided repairs on what it gave.
+impl<S: Schema, F: Send + Sync> PrepareArguments for FnTool<S, F> {
+    fn prepare(&self, arguments: &Value) -> Option<Value> {
+        let prepared = self.prepare.as_ref().and_then(|prepare| prepare(arguments));
+        let current = prepared.as_ref().unwrap_or(arguments);
+        let repaired = self
+            .schema
+            .json_schema()
+            .filter(|_| self.repairs.any())
+            .and_then(|schema| repair_arguments(schema, current, self.repairs));
+        repaired.or(prepared)
+    }
+}
+
 impl<S, F> std::fmt::Debug for FnTool<S, F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("FnTool")
@@ -140,12 +157,13 @@ impl<S, F> std::fmt::Debug for FnTool<S, F> {
     }
 }
 
-impl<S, F, Fut> Tool for FnTool<S, F>
+impl<S, F, Fut, O> Tool for FnTool<S, F>
 where
     S: Schema + 'static,
     S::Output: Send + 'static,
     F: Fn(S::Output, ToolContext) -> Fut + Send + Sync + 'static,
-    Fut: Future<Output = Result<ToolOutput, ToolError>> + Send,
+    Fut: Future<Output = Result<O, ToolError>> + Send,
+    O: Into<ToolOutput>,
 {
     type Params = S::Output;
 
@@ -165,22 +183,8 @@ where
         self.exclusive
     }
 
-    fn prepares_arguments(&self) -> bool {
-        self.prepare.is_some() || self.repairs.any()
-    }
-
-    fn prepare_arguments<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
-        let prepared = match self.prepare.as_ref().and_then(|prepare| prepare(arguments)) {
-            Some(repaired) => Cow::Owned(repaired),
-            None => Cow::Borrowed(arguments),
-        };
-        let Some(schema) = self.schema.json_schema().filter(|_| self.repairs.any()) else {
-            return prepared;
-        };
-        match repair_arguments(schema, &prepared, self.repairs) {
-            Some(repaired) => Cow::Owned(repaired),
-            None => prepared,
-        }
+    fn prepare_arguments(&self) -> Option<&dyn PrepareArguments> {
+        (self.prepare.is_some() || self.repairs.any()).then_some(self as &dyn PrepareArguments)
     }
 
     fn execute(
@@ -188,6 +192,7 @@ where
         params: S::Output,
         context: ToolContext,
     ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send {
-        (self.execute)(params, context)
+        let running = (self.execute)(params, context);
+        async move { running.await.map(Into::into) }
     }
 }

@@ -119,7 +119,9 @@ pub use pi_tool_derive::ToolParams;
 
 // The derive's expansion names `::pi_tool`, which this crate's own derived types need too.
 extern crate self as pi_tool;
-pub use tool::{ProgressCallback, Tool, ToolContext, ToolError, ToolOutput, ToolUpdate};
+pub use tool::{
+    PrepareArguments, ProgressCallback, Tool, ToolContext, ToolError, ToolOutput, ToolUpdate,
+};
 
 /// What `object_schema!` and `#[derive(ToolParams)]` expand to uses; not a public API.
 #[doc(hidden)]

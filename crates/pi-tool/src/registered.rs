@@ -1,6 +1,7 @@
 //! Type erasure: any [`Tool`] becomes one [`RegisteredTool`] with JSON in and JSON details out.
 
 use std::any::Any;
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
@@ -22,7 +23,7 @@ trait ErasedTool: Send + Sync {
     fn description(&self) -> &str;
     fn json_schema(&self) -> Option<&Value>;
     fn is_exclusive(&self) -> bool;
-    fn prepare<'a>(&self, arguments: &'a Value) -> std::borrow::Cow<'a, Value>;
+    fn prepare<'a>(&self, arguments: &'a Value) -> Cow<'a, Value>;
     fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError>;
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_>;
     fn start_text(
@@ -60,12 +61,18 @@ impl<T: Tool> ErasedTool for T {
         self.exclusive()
     }
 
-    fn prepare<'a>(&self, arguments: &'a Value) -> std::borrow::Cow<'a, Value> {
-        self.prepare_arguments(arguments)
+    fn prepare<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
+        match self
+            .prepare_arguments()
+            .and_then(|step| step.prepare(arguments))
+        {
+            Some(prepared) => Cow::Owned(prepared),
+            None => Cow::Borrowed(arguments),
+        }
     }
 
     fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError> {
-        let prepared = self.prepare_arguments(arguments);
+        let prepared = ErasedTool::prepare(self, arguments);
         let params = self.schema().parse(&prepared)?;
         Ok(Box::new(params))
     }
@@ -85,7 +92,7 @@ impl<T: Tool> ErasedTool for T {
         call_id: &str,
         context: &mut Option<CallContext>,
     ) -> TextStart<'_> {
-        if self.prepares_arguments() {
+        if self.prepare_arguments().is_some() {
             return TextStart::Declined;
         }
         // Typed parameters go straight from the text into `execute`: no erased box between.
@@ -165,7 +172,7 @@ impl RegisteredTool {
     }
 
     /// Runs the tool's argument repair (see [`Tool::prepare_arguments`]).
-    pub(crate) fn prepare<'a>(&self, arguments: &'a Value) -> std::borrow::Cow<'a, Value> {
+    pub(crate) fn prepare<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
         self.inner.prepare(arguments)
     }
 

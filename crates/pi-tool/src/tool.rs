@@ -1,6 +1,5 @@
 //! The tool contract: what a tool is given, what it returns, and how it fails.
 
-use std::borrow::Cow;
 use std::fmt;
 use std::future::Future;
 use std::sync::Arc;
@@ -49,18 +48,45 @@ pub trait Tool: Send + Sync + 'static {
     /// The schema that both describes and checks the arguments.
     fn schema(&self) -> &dyn Schema<Output = Self::Params>;
 
-    /// Runs after lookup and before validation: a chance to repair what models commonly get
-    /// wrong (see [`repair_json_strings`](crate::schema::repair_json_strings)). Whatever it
-    /// returns is still validated. The default passes the arguments through untouched.
-    fn prepare_arguments<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
-        Cow::Borrowed(arguments)
-    }
-
-    /// Whether this tool overrides [`Tool::prepare_arguments`]. Return `true` when it does:
-    /// the one-pass path over raw argument text (which never builds the JSON a repair step
-    /// would look at) is then not taken for this tool.
-    fn prepares_arguments(&self) -> bool {
-        false
+    /// The tool's repair step, if it has one: it runs after lookup and before validation, a
+    /// chance to mend what models commonly get wrong (see
+    /// [`repair_json_strings`](crate::schema::repair_json_strings)); whatever it returns is
+    /// still validated. A tool with a repair step always has its arguments parsed as JSON
+    /// first (the one-pass road over raw text never builds the JSON a repair looks at). The
+    /// default has none.
+    ///
+    /// ```
+    /// use pi_tool::{PrepareArguments, Tool, ToolContext, ToolError, ToolOutput, ToolParams};
+    /// use pi_tool::schema::{ObjectParams, Schema};
+    /// use serde_json::{Value, json};
+    ///
+    /// #[derive(ToolParams)]
+    /// struct Params { value: String }
+    ///
+    /// /// Models sometimes send `{"text": ...}`: take it as `value`.
+    /// fn rename_text(arguments: &Value) -> Option<Value> {
+    ///     let text = arguments.get("text")?;
+    ///     Some(json!({"value": text}))
+    /// }
+    ///
+    /// struct Echo;
+    /// impl Tool for Echo {
+    ///     type Params = Params;
+    ///     fn name(&self) -> &str { "echo" }
+    ///     fn description(&self) -> &str { "Echo one value" }
+    ///     fn schema(&self) -> &dyn Schema<Output = Params> { Params::object_schema() }
+    ///     fn prepare_arguments(&self) -> Option<&dyn PrepareArguments> { Some(&rename_text) }
+    ///     async fn execute(&self, params: Params, _cx: ToolContext) -> Result<ToolOutput, ToolError> {
+    ///         Ok(params.value.into())
+    ///     }
+    /// }
+    /// # let tools = pi_tool::ToolRegistry::new([Echo]).unwrap();
+    /// # let call = pi_tool::ToolCall::new("c1", "echo", json!({"text": "Pi"}));
+    /// # let result = futures::executor::block_on(pi_tool::execute_tool_call(&call, &tools, Default::default()));
+    /// # assert_eq!(result.text(), "Pi");
+    /// ```
+    fn prepare_arguments(&self) -> Option<&dyn PrepareArguments> {
+        None
     }
 
     /// Whether the tool must run alone: a batch of calls that includes it runs sequentially.
@@ -76,6 +102,19 @@ pub trait Tool: Send + Sync + 'static {
         params: Self::Params,
         context: ToolContext,
     ) -> impl Future<Output = Result<ToolOutput, ToolError>> + Send;
+}
+
+/// A tool's repair step (see [`Tool::prepare_arguments`]). Any
+/// `Fn(&Value) -> Option<Value>` is one.
+pub trait PrepareArguments: Send + Sync {
+    /// The arguments to validate instead of `arguments`, or `None` to keep them as they are.
+    fn prepare(&self, arguments: &Value) -> Option<Value>;
+}
+
+impl<F: Fn(&Value) -> Option<Value> + Send + Sync> PrepareArguments for F {
+    fn prepare(&self, arguments: &Value) -> Option<Value> {
+        self(arguments)
+    }
 }
 
 /// What a tool gets besides its parameters: who called it and how to cooperate.
@@ -251,6 +290,34 @@ impl ToolOutput {
     pub fn with_is_error(mut self, is_error: bool) -> Self {
         self.is_error = Some(is_error);
         self
+    }
+}
+
+/// One text block.
+impl From<String> for ToolOutput {
+    fn from(value: String) -> Self {
+        Self::text(value)
+    }
+}
+
+/// One text block.
+impl From<&str> for ToolOutput {
+    fn from(value: &str) -> Self {
+        Self::text(value)
+    }
+}
+
+/// One block of content.
+impl From<Content> for ToolOutput {
+    fn from(content: Content) -> Self {
+        Self::new(vec![content])
+    }
+}
+
+/// These blocks of content.
+impl From<Vec<Content>> for ToolOutput {
+    fn from(content: Vec<Content>) -> Self {
+        Self::new(content)
     }
 }
 

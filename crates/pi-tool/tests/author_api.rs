@@ -1,0 +1,93 @@
+//! What a tool author writes: closures returning plain text or content, repair steps, errors
+//! converted with `?`.
+
+use pi_tool::{
+    CallContext, FnTool, RegisteredTool, ToolCall, ToolError, ToolParams, ToolRegistry,
+    execute_tool_call, image, text,
+};
+use serde_json::{Value, json};
+
+#[derive(ToolParams)]
+struct Path {
+    path: String,
+}
+
+fn run(tools: &ToolRegistry, name: &str, arguments: Value) -> pi_tool::ToolResultMessage {
+    let call = ToolCall::new("call-1", name, arguments);
+    futures::executor::block_on(execute_tool_call(&call, tools, CallContext::default()))
+}
+
+#[test]
+fn closures_return_text_content_or_outputs() {
+    let tools = ToolRegistry::new([
+        RegisteredTool::new(FnTool::typed("string", "", |p: Path, _cx| async move {
+            Ok(format!("read {}", p.path))
+        })),
+        RegisteredTool::new(FnTool::typed("str", "", |_: Path, _cx| async move {
+            Ok("fixed")
+        })),
+        RegisteredTool::new(FnTool::typed("blocks", "", |p: Path, _cx| async move {
+            Ok(vec![text(p.path), image("AAAA", "image/png")])
+        })),
+        RegisteredTool::new(FnTool::typed("block", "", |p: Path, _cx| async move {
+            Ok(text(p.path))
+        })),
+    ])
+    .unwrap();
+    let arguments = json!({"path": "a.txt"});
+    assert_eq!(
+        run(&tools, "string", arguments.clone()).text(),
+        "read a.txt"
+    );
+    assert_eq!(run(&tools, "str", arguments.clone()).text(), "fixed");
+    let blocks = run(&tools, "blocks", arguments.clone());
+    assert_eq!(
+        blocks.content,
+        vec![text("a.txt"), image("AAAA", "image/png")]
+    );
+    assert!(!blocks.is_error);
+    assert_eq!(run(&tools, "block", arguments).content, vec![text("a.txt")]);
+}
+
+#[test]
+fn any_error_converts_with_question_mark_and_keeps_its_source() {
+    let tools = ToolRegistry::new([FnTool::typed("read", "", |p: Path, _cx| async move {
+        let body = std::fs::read_to_string(&p.path)?;
+        Ok(body)
+    })])
+    .unwrap();
+    let result = run(&tools, "read", json!({"path": "/definitely/not/here"}));
+    assert!(result.is_error);
+    assert!(
+        result.text().starts_with("Tool read failed: No such file"),
+        "{}",
+        result.text()
+    );
+
+    let error: ToolError = std::io::Error::other("disk on fire").into();
+    assert_eq!(error.message(), "disk on fire");
+    assert!(error.source().is_some());
+}
+
+#[test]
+fn a_repair_step_and_schema_repairs_run_in_order_before_validation() {
+    // The closure renames `file` to `path`; the scalar repair then has nothing to do; the
+    // result is validated as usual.
+    let tool = FnTool::typed("read", "", |p: Path, _cx| async move { Ok(p.path) })
+        .with_prepare_arguments(|arguments: &Value| {
+            let file = arguments.get("file")?;
+            Some(json!({"path": file}))
+        })
+        .with_scalar_string_repair();
+    let tools = ToolRegistry::new([tool]).unwrap();
+    assert_eq!(
+        run(&tools, "read", json!({"file": "b.txt"})).text(),
+        "b.txt"
+    );
+    assert_eq!(
+        run(&tools, "read", json!({"path": "c.txt"})).text(),
+        "c.txt"
+    );
+    let refused = run(&tools, "read", json!({"file": 7}));
+    assert_eq!(refused.text(), "Tool read failed: 必须是 string");
+}
