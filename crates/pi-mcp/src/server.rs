@@ -246,11 +246,13 @@ pub async fn serve_stdio(server: McpToolServer) -> Result<(), ServeError> {
     let running = server
         .serve(rmcp::transport::stdio())
         .await
-        .map_err(|error| ServeError::Start(error.to_string()))?;
+        .map_err(|source| ServeError::Handshake {
+            source: Box::new(source),
+        })?;
     running
         .waiting()
         .await
-        .map_err(|error| ServeError::Stopped(error.to_string()))?;
+        .map_err(|source| ServeError::Stopped { source })?;
     Ok(())
 }
 
@@ -271,7 +273,7 @@ pub async fn serve_http(
 ) -> Result<(SocketAddr, tokio::task::JoinHandle<()>), ServeError> {
     let loopback = address.ip().is_loopback();
     if !loopback && access.generated {
-        return Err(ServeError::Start(format!(
+        return Err(ServeError::Access(format!(
             "{address} is reachable from other machines: give a token of your own \
              (--token or PI_TOOL_TOKEN) to serve there"
         )));
@@ -312,10 +314,10 @@ pub async fn serve_http(
         ));
     let listener = tokio::net::TcpListener::bind(address)
         .await
-        .map_err(|error| ServeError::Start(format!("binding {address}: {error}")))?;
+        .map_err(|source| ServeError::Bind { address, source })?;
     let bound = listener
         .local_addr()
-        .map_err(|error| ServeError::Start(error.to_string()))?;
+        .map_err(|source| ServeError::Bind { address, source })?;
     // Each response goes out in several small writes: without TCP_NODELAY, Nagle's algorithm
     // holds the last one until the client's delayed ACK (~40 ms per call on a kept-alive
     // connection).
@@ -381,7 +383,7 @@ impl HttpAccess {
                 .bytes()
                 .all(|byte| byte.is_ascii_graphic() && byte != b',')
         {
-            return Err(ServeError::Start(
+            return Err(ServeError::Access(
                 "the token must be non-empty printable ASCII without spaces".to_owned(),
             ));
         }
@@ -400,8 +402,7 @@ impl HttpAccess {
     /// give, and then nothing is served with a guessable token.
     pub fn generated() -> Result<Self, ServeError> {
         let mut bytes = [0_u8; 32];
-        getrandom::fill(&mut bytes)
-            .map_err(|error| ServeError::Start(format!("no randomness for the token: {error}")))?;
+        getrandom::fill(&mut bytes).map_err(|source| ServeError::Randomness { source })?;
         Ok(Self {
             token: bytes.iter().map(|byte| format!("{byte:02x}")).collect(),
             allowed_origins: Vec::new(),
@@ -527,14 +528,41 @@ async fn session_ended_is_ok(
     response
 }
 
-/// Why serving stopped.
+/// Why serving could not start or stopped.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ServeError {
-    /// The server could not start (handshake failed, address in use).
-    #[error("the MCP server could not start: {0}")]
-    Start(String),
-    /// The server stopped with an error.
-    #[error("the MCP server stopped: {0}")]
-    Stopped(String),
+    /// The client's handshake failed.
+    #[error("the MCP server could not start: {source}")]
+    Handshake {
+        /// What went wrong in the handshake.
+        #[source]
+        source: Box<rmcp::service::ServerInitializeError>,
+    },
+    /// The address could not be bound (in use, not ours).
+    #[error("the MCP server could not bind {address}: {source}")]
+    Bind {
+        /// The address asked for.
+        address: SocketAddr,
+        /// What the system said.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The access settings cannot be served safely or at all.
+    #[error("the MCP server will not start: {0}")]
+    Access(String),
+    /// The system had no randomness to make a token with.
+    #[error("the MCP server could not make a token: {source}")]
+    Randomness {
+        /// What the system said.
+        #[source]
+        source: getrandom::Error,
+    },
+    /// The task serving the connection failed.
+    #[error("the MCP server stopped: {source}")]
+    Stopped {
+        /// How the task ended.
+        #[source]
+        source: tokio::task::JoinError,
+    },
 }

@@ -80,3 +80,27 @@ async fn a_failed_connection_keeps_its_cause() {
         .expect("the spawn's io::Error");
     assert_eq!(io.kind(), std::io::ErrorKind::NotFound);
 }
+
+#[tokio::test]
+async fn an_address_in_use_is_a_bind_error_holding_the_system_error() {
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = taken.local_addr().unwrap();
+    let server = McpToolServer::new(Arc::new(builtin::registry())).unwrap();
+    let refused = serve_http(
+        server,
+        address,
+        HttpAccess::generated().unwrap(),
+        CancellationToken::new(),
+    )
+    .await
+    .unwrap_err();
+    assert!(
+        refused
+            .to_string()
+            .starts_with(&format!("the MCP server could not bind {address}: ")),
+        "{refused}"
+    );
+    let source = std::error::Error::source(&refused).unwrap();
+    let io = source.downcast_ref::<std::io::Error>().unwrap();
+    assert_eq!(io.kind(), std::io::ErrorKind::AddrInUse);
+}

@@ -154,7 +154,7 @@ impl ProviderConfig {
 pub enum ProviderError {
     /// The HTTP client could not be made.
     #[error("the HTTP client could not be built: {0}")]
-    Client(String),
+    Client(#[source] reqwest::Error),
     /// A setting this wire does not have.
     #[error("{0}")]
     Unsupported(String),

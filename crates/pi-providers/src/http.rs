@@ -40,7 +40,7 @@ pub(crate) fn client(timeout: Duration) -> Result<reqwest::Client, ProviderError
         .connect_timeout(Duration::from_secs(30))
         .read_timeout(timeout)
         .build()
-        .map_err(|error| ProviderError::Client(error.to_string()))
+        .map_err(ProviderError::Client)
 }
 
 /// One request's target: URL, headers (with the key), body.

@@ -44,9 +44,9 @@ impl Validator<String> {
     /// assert!(error.to_string().starts_with("pattern \"^(?!tmp)\" cannot be used"));
     /// ```
     pub fn pattern(self, pattern: &str) -> Result<Self, SchemaError> {
-        let regex = Regex::new(pattern).map_err(|error| SchemaError::Pattern {
+        let regex = Regex::new(pattern).map_err(|source| SchemaError::Pattern {
             pattern: pattern.to_owned(),
-            reason: error.to_string(),
+            source,
         })?;
         let text = pattern.to_owned();
         Ok(self.refine("pattern", json!(pattern), move |value| {
