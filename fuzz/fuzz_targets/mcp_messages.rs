@@ -20,7 +20,7 @@ fn runtime() -> &'static tokio::runtime::Runtime {
 }
 
 fuzz_target!(|data: &[u8]| {
-    let server = McpToolServer::new(Arc::new(pi_tool::builtin::test_registry())).unwrap();
+    let server = McpToolServer::new(Arc::new(pi_test_tools::registry())).unwrap();
     runtime().block_on(async {
         let (client, transport) = tokio::io::duplex(1 << 16);
         let (server_read, server_write) = tokio::io::split(transport);

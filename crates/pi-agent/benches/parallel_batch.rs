@@ -9,7 +9,8 @@ use std::time::{Duration, Instant};
 
 use pi_agent::{Agent, AgentConfig, ExecutionMode};
 use pi_ai::{FauxProvider, UserMessage};
-use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolOutput, ToolRegistry, builtin};
+use pi_tool::schema::ObjectParams;
+use pi_tool::{FnTool, RegisteredTool, ToolOutput, ToolRegistry, builtin};
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 

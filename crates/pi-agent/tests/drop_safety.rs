@@ -14,7 +14,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use pi_agent::{Agent, AgentConfig};
-use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolOutput, ToolRegistry, builtin};
+use pi_tool::schema::ObjectParams;
+use pi_tool::{FnTool, RegisteredTool, ToolOutput, ToolRegistry, builtin};
 use serde_json::{Value, json};
 use support::{call, faux, prompt};
 use tokio_util::sync::CancellationToken;

@@ -8,7 +8,8 @@ use futures::executor::block_on;
 use pi_bench::baseline::{Baseline, Layer};
 use pi_bench::workload::Workload;
 use pi_bench::{dynamic, typed};
-use pi_tool::{CallContext, Schema, ToolCall, execute_tool_call};
+use pi_tool::schema::Schema;
+use pi_tool::{CallContext, ToolCall, execute_tool_call};
 use serde_json::Value;
 
 fn time(label: &str, calls: usize, mut f: impl FnMut()) {
@@ -62,13 +63,13 @@ fn main() {
             for (c, v) in workload.calls.iter().zip(&values) {
                 if c.name == "plan_task" {
                     black_box(
-                        <typed::PlanTask as pi_tool::ObjectParams>::object_schema()
+                        <typed::PlanTask as pi_tool::schema::ObjectParams>::object_schema()
                             .parse(v)
                             .is_ok(),
                     );
                 } else if c.name == "edit" {
                     black_box(
-                        <typed::Edit as pi_tool::ObjectParams>::object_schema()
+                        <typed::Edit as pi_tool::schema::ObjectParams>::object_schema()
                             .parse(v)
                             .is_ok(),
                     );

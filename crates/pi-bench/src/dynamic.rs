@@ -1,6 +1,7 @@
 //! The workloads' tools built at run time from their JSON Schemas.
 
-use pi_tool::{DynamicSchema, FnTool, RegisteredTool, ToolError, ToolOutput, ToolRegistry};
+use pi_tool::schema::DynamicSchema;
+use pi_tool::{FnTool, RegisteredTool, ToolError, ToolOutput, ToolRegistry};
 use serde_json::Value;
 
 use crate::workload::Workload;

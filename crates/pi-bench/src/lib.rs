@@ -2,8 +2,8 @@
 //! shared workloads in `bench/workloads/`, against the same layer built on plain serde.
 //!
 //! - [`workload`] reads a workload file and checks results against its `expect`;
-//! - [`typed`] declares the workloads' tools as typed Rust structs ([`pi_tool::object_schema!`]);
-//! - [`dynamic`] builds them from the workloads' JSON Schemas ([`pi_tool::DynamicSchema`]);
+//! - [`typed`] declares the workloads' tools as typed Rust structs (`#[derive(ToolParams)]`);
+//! - [`dynamic`] builds them from the workloads' JSON Schemas ([`pi_tool::schema::DynamicSchema`]);
 //! - [`baseline`] is the plain-serde layer: `serde_json::from_str` into a derived struct, the
 //!   bounds checked in code, the same lookup and result message;
 //! - [`measure`] times repeated runs and takes the median.

@@ -1,200 +1,191 @@
-//! The workloads' tools declared as typed Rust structs with the seed's validators.
+//! The workloads' tools declared as typed Rust structs with `#[derive(ToolParams)]`.
 #![allow(missing_docs)] // Field docs would become schema descriptions; the structs mirror the workload files.
 
-use pi_tool::{
-    FnTool, ObjectParams, RegisteredTool, ToolOutput, ToolRegistry, array, boolean, enum_schema,
-    enum_value, non_negative_integer, number, object, object_schema, optional, positive_integer,
-    string, string_value,
-};
+use pi_tool::schema::ObjectParams;
+use pi_tool::{FnTool, RegisteredTool, ToolOutput, ToolParams, ToolRegistry};
 
-object_schema! {
-    pub struct Echo {
-        pub value: String = string_value(),
-    }
+#[derive(ToolParams)]
+pub struct Echo {
+    pub value: String,
 }
 
-object_schema! {
-    pub struct Read {
-        pub path: String = string_value(),
-        pub offset: Option<u64> = optional(positive_integer()),
-        pub limit: Option<u64> = optional(positive_integer()),
-    }
+#[derive(ToolParams)]
+pub struct Read {
+    pub path: String,
+    #[param(min = 1)]
+    pub offset: Option<u64>,
+    #[param(min = 1)]
+    pub limit: Option<u64>,
 }
 
-object_schema! {
-    pub struct Edit {
-        pub path: String = string_value(),
-        pub old_text as "oldText": String = string_value(),
-        pub new_text as "newText": String = string_value(),
-    }
+#[derive(ToolParams)]
+#[serde(rename_all = "camelCase")]
+pub struct Edit {
+    pub path: String,
+    pub old_text: String,
+    pub new_text: String,
 }
 
-object_schema! {
-    pub struct Bash {
-        pub command: String = string_value(),
-        pub timeout: Option<f64> = optional(number().exclusive_minimum(0.0)),
-    }
+#[derive(ToolParams)]
+pub struct Bash {
+    pub command: String,
+    #[param(exclusive_min = 0.0)]
+    pub timeout: Option<f64>,
 }
 
-object_schema! {
-    pub struct Grep {
-        pub pattern: String = string_value(),
-        pub path: Option<String> = optional(string_value()),
-        pub glob: Option<String> = optional(string_value()),
-        pub ignore_case as "ignoreCase": Option<bool> = optional(boolean()),
-        pub literal: Option<bool> = optional(boolean()),
-        pub context: Option<u64> = optional(non_negative_integer()),
-        pub limit: Option<u64> = optional(positive_integer()),
-    }
+#[derive(ToolParams)]
+#[serde(rename_all = "camelCase")]
+pub struct Grep {
+    pub pattern: String,
+    pub path: Option<String>,
+    pub glob: Option<String>,
+    pub ignore_case: Option<bool>,
+    pub literal: Option<bool>,
+    pub context: Option<u64>,
+    #[param(min = 1)]
+    pub limit: Option<u64>,
 }
 
-enum_schema! {
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum Team {
-        Core = "core",
-        Infra = "infra",
-        Web = "web",
-        Ml = "ml",
-        Docs = "docs",
-    }
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ToolParams)]
+#[serde(rename_all = "lowercase")]
+pub enum Team {
+    Core,
+    Infra,
+    Web,
+    Ml,
+    Docs,
 }
 
-enum_schema! {
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum Role {
-        Author = "author",
-        Reviewer = "reviewer",
-        Approver = "approver",
-    }
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ToolParams)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    Author,
+    Reviewer,
+    Approver,
 }
 
-enum_schema! {
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum CheckKind {
-        Lint = "lint",
-        Test = "test",
-        Build = "build",
-        Security = "security",
-    }
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ToolParams)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckKind {
+    Lint,
+    Test,
+    Build,
+    Security,
 }
 
-enum_schema! {
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum Priority {
-        Low = "low",
-        Medium = "medium",
-        High = "high",
-        Critical = "critical",
-    }
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ToolParams)]
+#[serde(rename_all = "lowercase")]
+pub enum Priority {
+    Low,
+    Medium,
+    High,
+    Critical,
 }
 
-enum_schema! {
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum Status {
-        Todo = "todo",
-        InProgress = "in_progress",
-        Blocked = "blocked",
-        Done = "done",
-    }
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ToolParams)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Todo,
+    InProgress,
+    Blocked,
+    Done,
 }
 
-enum_schema! {
-    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-    pub enum Environment {
-        Dev = "dev",
-        Staging = "staging",
-        Prod = "prod",
-    }
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ToolParams)]
+#[serde(rename_all = "lowercase")]
+pub enum Environment {
+    Dev,
+    Staging,
+    Prod,
 }
 
-object_schema! {
-    pub struct Assignee {
-        pub id: u64 = positive_integer(),
-        pub name: String = string_value(),
-        pub email: Option<String> = optional(string_value()),
-        pub team: Option<Team> = optional(enum_value::<Team>()),
-    }
+#[derive(ToolParams)]
+pub struct Assignee {
+    #[param(min = 1)]
+    pub id: u64,
+    pub name: String,
+    pub email: Option<String>,
+    pub team: Option<Team>,
 }
 
-object_schema! {
-    pub struct Owner {
-        pub name: String = string_value(),
-        pub role: Role = enum_value::<Role>(),
-    }
+#[derive(ToolParams)]
+pub struct Owner {
+    pub name: String,
+    pub role: Role,
 }
 
-object_schema! {
-    pub struct Subtask {
-        pub id: u64 = positive_integer(),
-        pub title: String = string_value(),
-        pub done: bool = boolean(),
-        pub owner: Option<Owner> = optional(object::<Owner>()),
-    }
+#[derive(ToolParams)]
+pub struct Subtask {
+    #[param(min = 1)]
+    pub id: u64,
+    pub title: String,
+    pub done: bool,
+    pub owner: Option<Owner>,
 }
 
-object_schema! {
-    pub struct Attachment {
-        pub name: String = string_value(),
-        pub size_bytes: u64 = non_negative_integer(),
-        pub mime: Option<String> = optional(string_value()),
-    }
+#[derive(ToolParams)]
+pub struct Attachment {
+    pub name: String,
+    pub size_bytes: u64,
+    pub mime: Option<String>,
 }
 
-object_schema! {
-    pub struct Commit {
-        pub sha: String = string_value(),
-        pub message: Option<String> = optional(string_value()),
-    }
+#[derive(ToolParams)]
+pub struct Commit {
+    pub sha: String,
+    pub message: Option<String>,
 }
 
-object_schema! {
-    pub struct Repo {
-        pub owner: String = string_value(),
-        pub name: String = string_value(),
-        pub branch: Option<String> = optional(string_value()),
-        pub commit: Option<Commit> = optional(object::<Commit>()),
-    }
+#[derive(ToolParams)]
+pub struct Repo {
+    pub owner: String,
+    pub name: String,
+    pub branch: Option<String>,
+    pub commit: Option<Commit>,
 }
 
-object_schema! {
-    pub struct Metadata {
-        pub source: Option<String> = optional(string_value()),
-        pub version: Option<String> = optional(string_value()),
-        pub tags: Option<Vec<String>> = optional(array(string_value())),
-    }
+#[derive(ToolParams)]
+pub struct Metadata {
+    pub source: Option<String>,
+    pub version: Option<String>,
+    pub tags: Option<Vec<String>>,
 }
 
-object_schema! {
-    pub struct Check {
-        pub name: String = string_value(),
-        pub required: Option<bool> = optional(boolean()),
-        pub kind: CheckKind = enum_value::<CheckKind>(),
-    }
+#[derive(ToolParams)]
+pub struct Check {
+    pub name: String,
+    pub required: Option<bool>,
+    pub kind: CheckKind,
 }
 
-object_schema! {
-    pub struct PlanTask {
-        pub title: String = string().min_length(1),
-        pub description: Option<String> = optional(string_value()),
-        pub priority: Priority = enum_value::<Priority>(),
-        pub status: Status = enum_value::<Status>(),
-        pub assignee: Assignee = object::<Assignee>(),
-        pub labels: Option<Vec<String>> = optional(array(string_value()).max_items(32)),
-        pub estimate_hours: Option<f64> = optional(number().minimum(0.0)),
-        pub due_date: Option<String> = optional(string_value()),
-        pub depends_on: Option<Vec<u64>> = optional(array(positive_integer())),
-        pub subtasks: Vec<Subtask> = array(object::<Subtask>()),
-        pub attachments: Option<Vec<Attachment>> = optional(array(object::<Attachment>())),
-        pub repo: Repo = object::<Repo>(),
-        pub environment: Environment = enum_value::<Environment>(),
-        pub notify: Option<bool> = optional(boolean()),
-        pub retries: Option<u64> = optional(non_negative_integer().maximum(10)),
-        pub timeout_s: Option<f64> = optional(number().exclusive_minimum(0.0)),
-        pub metadata: Option<Metadata> = optional(object::<Metadata>()),
-        pub checks: Option<Vec<Check>> = optional(array(object::<Check>())),
-        pub reviewers: Option<Vec<String>> = optional(array(string_value())),
-        pub dry_run: Option<bool> = optional(boolean()),
-    }
+#[derive(ToolParams)]
+pub struct PlanTask {
+    #[param(min_length = 1)]
+    pub title: String,
+    pub description: Option<String>,
+    pub priority: Priority,
+    pub status: Status,
+    pub assignee: Assignee,
+    #[param(max_items = 32)]
+    pub labels: Option<Vec<String>>,
+    #[param(min = 0.0)]
+    pub estimate_hours: Option<f64>,
+    pub due_date: Option<String>,
+    #[param(items(min = 1))]
+    pub depends_on: Option<Vec<u64>>,
+    pub subtasks: Vec<Subtask>,
+    pub attachments: Option<Vec<Attachment>>,
+    pub repo: Repo,
+    pub environment: Environment,
+    pub notify: Option<bool>,
+    #[param(max = 10)]
+    pub retries: Option<u64>,
+    #[param(exclusive_min = 0.0)]
+    pub timeout_s: Option<f64>,
+    pub metadata: Option<Metadata>,
+    pub checks: Option<Vec<Check>>,
+    pub reviewers: Option<Vec<String>>,
+    pub dry_run: Option<bool>,
 }
 
 /// A tool whose `execute` returns one string field of its typed parameters.

@@ -13,7 +13,8 @@ use std::path::PathBuf;
 use std::process::{ExitStatus, Stdio};
 use std::time::Duration;
 
-use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolContext, ToolError, ToolOutput, text};
+use pi_tool::schema::ObjectParams;
+use pi_tool::{FnTool, RegisteredTool, ToolContext, ToolError, ToolOutput, text};
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncReadExt;
 use tokio::process::{Child, Command};

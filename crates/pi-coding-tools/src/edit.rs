@@ -10,7 +10,8 @@
 
 use std::ops::Range;
 
-use pi_tool::{ObjectParams, RegisteredTool, ToolError, ToolOutput};
+use pi_tool::schema::ObjectParams;
+use pi_tool::{RegisteredTool, ToolError, ToolOutput};
 use serde_json::{Value, json};
 use similar::{ChangeTag, TextDiff};
 use unicode_normalization::UnicodeNormalization;
@@ -51,7 +52,7 @@ fn prepare(arguments: &Value) -> Option<Value> {
         }
         _ => None,
     };
-    let schema = pi_tool::Schema::json_schema(EditParams::object_schema())?;
+    let schema = pi_tool::schema::Schema::json_schema(EditParams::object_schema())?;
     match folded {
         Some(folded) => {
             Some(pi_tool::schema::repair_json_strings(schema, &folded).unwrap_or(folded))

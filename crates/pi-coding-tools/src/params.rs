@@ -6,7 +6,8 @@
 
 #![allow(missing_docs)] // Field docs are the model-facing descriptions; each struct is documented.
 
-use pi_tool::{ObjectParams, ToolParams};
+use pi_tool::ToolParams;
+use pi_tool::schema::ObjectParams;
 
 /// `read`: a file's contents, optionally a window of lines.
 #[derive(Debug, Clone, PartialEq, ToolParams)]
@@ -117,7 +118,7 @@ pub struct ToolSchema {
 fn shown<T: ObjectParams>() -> &'static serde_json::Value {
     // An object schema always has a JSON Schema; `Null` only to avoid a panic path.
     static NULL: serde_json::Value = serde_json::Value::Null;
-    pi_tool::Schema::json_schema(T::object_schema()).unwrap_or(&NULL)
+    pi_tool::schema::Schema::json_schema(T::object_schema()).unwrap_or(&NULL)
 }
 
 /// The seven tools in Pi's order, with Pi's descriptions.
@@ -162,7 +163,7 @@ pub const TOOL_SCHEMAS: [ToolSchema; 7] = [
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pi_tool::Schema;
+    use pi_tool::schema::Schema;
     use serde_json::json;
 
     #[test]

@@ -4,7 +4,8 @@
 
 use std::path::Path;
 
-use pi_tool::{FnTool, ObjectParams, RegisteredTool, ToolContext, ToolError, ToolOutput};
+use pi_tool::schema::ObjectParams;
+use pi_tool::{FnTool, RegisteredTool, ToolContext, ToolError, ToolOutput};
 use serde_json::Value;
 
 use crate::Workspace;

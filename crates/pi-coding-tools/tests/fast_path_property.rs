@@ -3,7 +3,7 @@
 #![allow(clippy::unwrap_used, missing_docs)]
 
 use pi_coding_tools::params::{BashParams, EditParams, GrepParams, LsParams, ReadParams};
-use pi_tool::{ObjectParams, Schema};
+use pi_tool::schema::{ObjectParams, Schema};
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -145,7 +145,7 @@ async fn read_knows_images_by_their_bytes_not_their_names() {
     use base64::Engine;
     let dir = tempfile::tempdir().unwrap();
     let png = base64::engine::general_purpose::STANDARD
-        .decode(pi_tool::builtin::PIXEL_PNG_BASE64)
+        .decode(pi_test_tools::PIXEL_PNG_BASE64)
         .unwrap();
     write(dir.path(), "picture.txt", &png);
     write(dir.path(), "notes.png", "just text");
@@ -158,7 +158,7 @@ async fn read_knows_images_by_their_bytes_not_their_names() {
     // Small and in a format every provider takes: attached byte for byte.
     assert_eq!(content[1]["type"], "image");
     assert_eq!(content[1]["mimeType"], "image/png");
-    assert_eq!(content[1]["data"], pi_tool::builtin::PIXEL_PNG_BASE64);
+    assert_eq!(content[1]["data"], pi_test_tools::PIXEL_PNG_BASE64);
     let notes = call(dir.path(), "read", json!({"path": "notes.png"})).await;
     assert_eq!(notes.text(), "just text");
 }

@@ -8,9 +8,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use pi_tool::schema::DynamicSchema;
 use pi_tool::{
-    Content, DynamicSchema, FnTool, RegisteredTool, ToolContext, ToolError, ToolOutput,
-    ToolRegistry, ToolUpdate, image, text,
+    Content, FnTool, RegisteredTool, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolUpdate,
+    image, text,
 };
 use rmcp::model::{
     CallToolRequestParams, CallToolResult, ClientRequest, ContentBlock, ProgressNotificationParam,
@@ -55,7 +56,7 @@ pub enum ClientError {
         tool: String,
         /// Why.
         #[source]
-        source: pi_tool::SchemaError,
+        source: pi_tool::schema::SchemaError,
     },
     /// A remote tool's name is already taken in the registry.
     #[error(transparent)]

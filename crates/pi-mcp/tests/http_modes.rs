@@ -17,7 +17,7 @@ use tokio_util::sync::CancellationToken;
 async fn round_trip(access: HttpAccess) {
     let token = access.token().to_owned();
     let shutdown = CancellationToken::new();
-    let server = McpToolServer::new(Arc::new(builtin::test_registry())).unwrap();
+    let server = McpToolServer::new(Arc::new(pi_test_tools::registry())).unwrap();
     let (address, _task) = serve_http(
         server,
         "127.0.0.1:0".parse().unwrap(),

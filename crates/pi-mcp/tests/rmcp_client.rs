@@ -62,7 +62,7 @@ fn text_of(result: &CallToolResult) -> String {
 
 #[tokio::test]
 async fn lists_and_calls_with_the_seeds_results() {
-    let (client, _) = connect(builtin::test_registry()).await;
+    let (client, _) = connect(pi_test_tools::registry()).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();
     assert_eq!(
@@ -123,7 +123,7 @@ async fn lists_and_calls_with_the_seeds_results() {
     match &picture.content[1] {
         ContentBlock::Image(image) => {
             assert_eq!(image.mime_type, "image/png");
-            assert_eq!(image.data, builtin::PIXEL_PNG_BASE64);
+            assert_eq!(image.data, pi_test_tools::PIXEL_PNG_BASE64);
         }
         other => panic!("{other:?}"),
     }
@@ -148,7 +148,7 @@ async fn lists_and_calls_with_the_seeds_results() {
 
 #[tokio::test]
 async fn progress_reaches_the_client() {
-    let (client, handler) = connect(builtin::test_registry()).await;
+    let (client, handler) = connect(pi_test_tools::registry()).await;
     let handle = client
         .send_cancellable_request(
             ClientRequest::CallToolRequest(Request::new(
@@ -175,7 +175,7 @@ async fn cancellation_reaches_the_tool_and_other_calls_keep_flowing() {
     let waiting = FnTool::new(
         "wait",
         "Waits until cancelled",
-        <builtin::ValueParams as pi_tool::ObjectParams>::object_schema(),
+        <builtin::ValueParams as pi_tool::schema::ObjectParams>::object_schema(),
         move |_params: builtin::ValueParams, context: ToolContext| {
             let flag = Arc::clone(&flag);
             async move {

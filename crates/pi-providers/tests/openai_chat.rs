@@ -386,7 +386,7 @@ fn reading_tools() -> pi_tool::ToolRegistry {
     let read = pi_tool::FnTool::new(
         "read",
         "Read a file",
-        pi_tool::DynamicSchema::new(json!({"type": "object", "properties": {
+        pi_tool::schema::DynamicSchema::new(json!({"type": "object", "properties": {
             "path": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}},
             "required": ["path"]}))
         .unwrap(),

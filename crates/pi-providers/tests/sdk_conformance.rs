@@ -47,7 +47,7 @@ fn history(model: &pi_ai::ModelInfo) -> Vec<Message> {
         Message::User(UserMessage {
             content: UserContent::Blocks(vec![
                 text("Here is the radar."),
-                image(pi_tool::builtin::PIXEL_PNG_BASE64, "image/png"),
+                image(pi_test_tools::PIXEL_PNG_BASE64, "image/png"),
             ]),
             timestamp: 1,
         }),
@@ -67,7 +67,7 @@ fn history(model: &pi_ai::ModelInfo) -> Vec<Message> {
             tool_name: "get_weather".into(),
             content: vec![
                 text("weather backend timed out"),
-                image(pi_tool::builtin::PIXEL_PNG_BASE64, "image/png"),
+                image(pi_test_tools::PIXEL_PNG_BASE64, "image/png"),
             ],
             details: None,
             is_error: true,

@@ -19,81 +19,97 @@ pub(crate) struct Constraints {
     pub(crate) max_items: Option<LitInt>,
     pub(crate) one_of: Option<Vec<LitStr>>,
     pub(crate) default: Option<Expr>,
+    /// The constraints on each item of a `Vec`, from `items(...)`.
+    pub(crate) items: Option<Box<Constraints>>,
 }
 
 const PARAM_KEYS: &str = "min, max, exclusive_min, exclusive_max, min_length, max_length, \
-                          pattern, min_items, max_items, one_of, default";
+                          pattern, min_items, max_items, one_of, default, items(...)";
 
 /// A field's `#[param(...)]` attributes.
 pub(crate) fn constraints(attributes: &[Attribute]) -> syn::Result<Constraints> {
     let mut found = Constraints::default();
     for attribute in attributes.iter().filter(|a| a.path().is_ident("param")) {
-        attribute.parse_nested_meta(|meta| {
-            let key = meta
-                .path
-                .get_ident()
-                .map(ToString::to_string)
-                .unwrap_or_default();
-            match key.as_str() {
-                "min" => set(&meta, &mut found.min, meta.value()?.parse()?),
-                "max" => set(&meta, &mut found.max, meta.value()?.parse()?),
-                "exclusive_min" => set(&meta, &mut found.exclusive_min, meta.value()?.parse()?),
-                "exclusive_max" => set(&meta, &mut found.exclusive_max, meta.value()?.parse()?),
-                "min_length" => set(&meta, &mut found.min_length, meta.value()?.parse()?),
-                "max_length" => set(&meta, &mut found.max_length, meta.value()?.parse()?),
-                "min_items" => set(&meta, &mut found.min_items, meta.value()?.parse()?),
-                "max_items" => set(&meta, &mut found.max_items, meta.value()?.parse()?),
-                "default" => set(&meta, &mut found.default, meta.value()?.parse()?),
-                "pattern" => {
-                    let pattern: LitStr = meta.value()?.parse()?;
-                    // Checked here, with the parser the `regex` crate uses, so a bad pattern is a
-                    // compile error rather than a tool that refuses everything.
-                    if let Err(error) = regex_syntax::Parser::new().parse(&pattern.value()) {
-                        return Err(syn::Error::new_spanned(
-                            &pattern,
-                            format!("this pattern is not a valid regular expression: {error}"),
-                        ));
-                    }
-                    set(&meta, &mut found.pattern, pattern)
-                }
-                "one_of" => {
-                    let list: ExprArray = meta.value()?.parse()?;
-                    let mut names = Vec::new();
-                    for element in &list.elems {
-                        match element {
-                            Expr::Lit(literal) => match &literal.lit {
-                                Lit::Str(name) => names.push(name.clone()),
-                                _ => {
-                                    return Err(syn::Error::new_spanned(
-                                        element,
-                                        "one_of takes string literals",
-                                    ));
-                                }
-                            },
-                            _ => {
-                                return Err(syn::Error::new_spanned(
-                                    element,
-                                    "one_of takes string literals",
-                                ));
-                            }
-                        }
-                    }
-                    if names.is_empty() {
-                        return Err(syn::Error::new_spanned(
-                            list,
-                            "one_of needs at least one string",
-                        ));
-                    }
-                    set(&meta, &mut found.one_of, names)
-                }
-                _ => Err(meta.error(format!(
-                    "unknown #[param] attribute `{}`; expected one of: {PARAM_KEYS}",
-                    path_text(&meta)
-                ))),
-            }
-        })?;
+        attribute.parse_nested_meta(|meta| constraint(&meta, &mut found))?;
     }
     Ok(found)
+}
+
+/// One `key = value` (or `items(...)`) of a `#[param(...)]` list, into `found`.
+fn constraint(meta: &ParseNestedMeta<'_>, found: &mut Constraints) -> syn::Result<()> {
+    let key = meta
+        .path
+        .get_ident()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    match key.as_str() {
+        "min" => set(meta, &mut found.min, meta.value()?.parse()?),
+        "max" => set(meta, &mut found.max, meta.value()?.parse()?),
+        "exclusive_min" => set(meta, &mut found.exclusive_min, meta.value()?.parse()?),
+        "exclusive_max" => set(meta, &mut found.exclusive_max, meta.value()?.parse()?),
+        "min_length" => set(meta, &mut found.min_length, meta.value()?.parse()?),
+        "max_length" => set(meta, &mut found.max_length, meta.value()?.parse()?),
+        "min_items" => set(meta, &mut found.min_items, meta.value()?.parse()?),
+        "max_items" => set(meta, &mut found.max_items, meta.value()?.parse()?),
+        "default" => set(meta, &mut found.default, meta.value()?.parse()?),
+        "items" => {
+            let mut items = Constraints::default();
+            meta.parse_nested_meta(|inner| constraint(&inner, &mut items))?;
+            if let Some(default) = &items.default {
+                return Err(syn::Error::new_spanned(
+                    default,
+                    "items of an array cannot have a default: give the field one instead",
+                ));
+            }
+            set(meta, &mut found.items, Box::new(items))
+        }
+        "pattern" => {
+            let pattern: LitStr = meta.value()?.parse()?;
+            // Checked here, with the parser the `regex` crate uses, so a bad pattern is a
+            // compile error rather than a tool that refuses everything.
+            if let Err(error) = regex_syntax::Parser::new().parse(&pattern.value()) {
+                return Err(syn::Error::new_spanned(
+                    &pattern,
+                    format!("this pattern is not a valid regular expression: {error}"),
+                ));
+            }
+            set(meta, &mut found.pattern, pattern)
+        }
+        "one_of" => {
+            let list: ExprArray = meta.value()?.parse()?;
+            let mut names = Vec::new();
+            for element in &list.elems {
+                match element {
+                    Expr::Lit(literal) => match &literal.lit {
+                        Lit::Str(name) => names.push(name.clone()),
+                        _ => {
+                            return Err(syn::Error::new_spanned(
+                                element,
+                                "one_of takes string literals",
+                            ));
+                        }
+                    },
+                    _ => {
+                        return Err(syn::Error::new_spanned(
+                            element,
+                            "one_of takes string literals",
+                        ));
+                    }
+                }
+            }
+            if names.is_empty() {
+                return Err(syn::Error::new_spanned(
+                    list,
+                    "one_of needs at least one string",
+                ));
+            }
+            set(meta, &mut found.one_of, names)
+        }
+        _ => Err(meta.error(format!(
+            "unknown #[param] attribute `{}`; expected one of: {PARAM_KEYS}",
+            path_text(meta)
+        ))),
+    }
 }
 
 fn path_text(meta: &ParseNestedMeta<'_>) -> String {

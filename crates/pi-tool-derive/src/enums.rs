@@ -39,7 +39,7 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenS
     }
     let name = &input.ident;
     Ok(quote! {
-        impl ::pi_tool::StringEnum for #name {
+        impl ::pi_tool::schema::StringEnum for #name {
             const NAMES: &'static [&'static str] = &[#(#names),*];
 
             fn from_name(name: &str) -> ::std::option::Option<Self> {
@@ -56,9 +56,9 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenS
             }
         }
 
-        impl ::pi_tool::ParamType for #name {
-            fn validator() -> ::pi_tool::Validator<Self> {
-                ::pi_tool::enum_value::<Self>()
+        impl ::pi_tool::schema::ParamType for #name {
+            fn validator() -> ::pi_tool::schema::Validator<Self> {
+                ::pi_tool::schema::enum_value::<Self>()
             }
 
             fn deserialize_fast<'de, D>(deserializer: D) -> ::std::result::Result<Self, D::Error>

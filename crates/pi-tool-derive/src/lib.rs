@@ -15,9 +15,9 @@ mod structs;
 use proc_macro::TokenStream;
 use syn::{Data, DeriveInput, parse_macro_input};
 
-/// Derives `pi_tool::ObjectParams` and `pi_tool::ParamType` for a struct with named fields
-/// (its parameters schema and one-pass parser), or `pi_tool::StringEnum` and
-/// `pi_tool::ParamType` for an enum of unit variants (a string enum).
+/// Derives `pi_tool::schema::ObjectParams` and `pi_tool::schema::ParamType` for a struct with named fields
+/// (its parameters schema and one-pass parser), or `pi_tool::schema::StringEnum` and
+/// `pi_tool::schema::ParamType` for an enum of unit variants (a string enum).
 #[proc_macro_derive(ToolParams, attributes(param, serde))]
 pub fn derive_tool_params(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

@@ -54,11 +54,11 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
     Ok(generate(&input.ident, &fields))
 }
 
-/// `T` when `ty` is `Option<T>`.
-fn option_inner(ty: &Type) -> Option<&Type> {
+/// `T` when `ty` is `Wrapper<T>` (by the last segment's name, as serde does).
+fn generic_inner<'a>(ty: &'a Type, wrapper: &str) -> Option<&'a Type> {
     let Type::Path(path) = ty else { return None };
     let last = path.path.segments.last()?;
-    if last.ident != "Option" {
+    if last.ident != wrapper {
         return None;
     }
     let PathArguments::AngleBracketed(arguments) = &last.arguments else {
@@ -68,6 +68,16 @@ fn option_inner(ty: &Type) -> Option<&Type> {
         Some(GenericArgument::Type(inner)) if arguments.args.len() == 1 => Some(inner),
         _ => None,
     }
+}
+
+/// `T` when `ty` is `Vec<T>`.
+fn vec_inner(ty: &Type) -> Option<&Type> {
+    generic_inner(ty, "Vec")
+}
+
+/// `T` when `ty` is `Option<T>`.
+fn option_inner(ty: &Type) -> Option<&Type> {
+    generic_inner(ty, "Option")
 }
 
 /// Whether `ty` is written `u64`.
@@ -89,15 +99,25 @@ fn validator(ty: &Type, constraints: &Constraints) -> syn::Result<TokenStream> {
         ));
     }
     let span = inner.span();
-    let mut expression = match (&constraints.one_of, &constraints.min) {
-        (Some(names), _) => quote_spanned! {span=>
+    let mut expression = match (&constraints.items, &constraints.one_of, &constraints.min) {
+        (Some(items), _, _) => {
+            let Some(item) = vec_inner(inner) else {
+                return Err(syn::Error::new(
+                    span,
+                    "items(...) constrains the items of a Vec: this field is not one",
+                ));
+            };
+            let item = validator(item, items)?;
+            quote_spanned! {span=> ::pi_tool::schema::array(#item) }
+        }
+        (None, Some(names), _) => quote_spanned! {span=>
             ::pi_tool::__private::one_of::<#inner>(&[#(#names),*])
         },
         // `u64` with a lower bound reads as the spec's `integer 且 >= N`, one rule.
-        (None, Some(min)) if is_u64(inner) => quote_spanned! {span=>
-            ::pi_tool::integer_at_least(#min)
+        (None, None, Some(min)) if is_u64(inner) => quote_spanned! {span=>
+            ::pi_tool::schema::integer_at_least(#min)
         },
-        _ => quote_spanned! {span=> <#inner as ::pi_tool::ParamType>::validator() },
+        _ => quote_spanned! {span=> <#inner as ::pi_tool::schema::ParamType>::validator() },
     };
     // Each rule is a method of the validator: one that does not exist for the field's type is a
     // compile error at the attribute.
@@ -136,7 +156,7 @@ fn validator(ty: &Type, constraints: &Constraints) -> syn::Result<TokenStream> {
         };
     }
     if optional {
-        expression = quote! { ::pi_tool::optional(#expression) };
+        expression = quote! { ::pi_tool::schema::optional(#expression) };
     }
     if let Some(default) = &constraints.default {
         // A string literal becomes the field's `String`; anything else is typed as the field.
@@ -148,7 +168,7 @@ fn validator(ty: &Type, constraints: &Constraints) -> syn::Result<TokenStream> {
             _ => quote_spanned! {default.span()=> { let value: #inner = #default; value } },
         };
         expression = quote_spanned! {default.span()=>
-            ::pi_tool::with_default(#expression, #value)
+            ::pi_tool::schema::with_default(#expression, #value)
         };
     }
     Ok(expression)
@@ -167,7 +187,7 @@ fn generate(name: &syn::Ident, fields: &[Field]) -> TokenStream {
     quote! {
         const _: () = {
             struct __PiToolValidators {
-                #( #idents: ::pi_tool::Validator<#types>, )*
+                #( #idents: ::pi_tool::schema::Validator<#types>, )*
             }
 
             // Built once, shared by the schema (the JSON road) and the one-pass text road.
@@ -177,17 +197,17 @@ fn generate(name: &syn::Ident, fields: &[Field]) -> TokenStream {
                 VALIDATORS.get_or_init(|| __PiToolValidators { #( #idents: #validators, )* })
             }
 
-            impl ::pi_tool::ObjectParams for #name {
-                fn object_schema() -> &'static ::pi_tool::ObjectSchema<Self> {
-                    static SCHEMA: ::std::sync::OnceLock<::pi_tool::ObjectSchema<#name>> =
+            impl ::pi_tool::schema::ObjectParams for #name {
+                fn object_schema() -> &'static ::pi_tool::schema::ObjectSchema<Self> {
+                    static SCHEMA: ::std::sync::OnceLock<::pi_tool::schema::ObjectSchema<#name>> =
                         ::std::sync::OnceLock::new();
                     SCHEMA.get_or_init(|| {
                         let validators = __pi_tool_validators();
                         let fields = ::std::vec![
-                            #( ::pi_tool::FieldSpec::new(#json_names, &validators.#idents, &[#(#docs),*]), )*
+                            #( ::pi_tool::__private::FieldSpec::new(#json_names, &validators.#idents, &[#(#docs),*]), )*
                         ];
-                        ::pi_tool::ObjectSchema::new(fields, move |object| {
-                            let mut walker = ::pi_tool::ObjectFields::new(object);
+                        ::pi_tool::schema::ObjectSchema::new(fields, move |object| {
+                            let mut walker = ::pi_tool::__private::ObjectFields::new(object);
                             #( let #idents = walker.field(#json_names, &validators.#idents); )*
                             #[allow(unreachable_patterns)]
                             match ( #( #idents, )* ) {
@@ -202,9 +222,9 @@ fn generate(name: &syn::Ident, fields: &[Field]) -> TokenStream {
                 }
             }
 
-            impl ::pi_tool::ParamType for #name {
-                fn validator() -> ::pi_tool::Validator<Self> {
-                    ::pi_tool::object::<Self>()
+            impl ::pi_tool::schema::ParamType for #name {
+                fn validator() -> ::pi_tool::schema::Validator<Self> {
+                    ::pi_tool::schema::object::<Self>()
                 }
 
                 fn deserialize_fast<'de, D>(deserializer: D) -> ::std::result::Result<Self, D::Error>

@@ -7,9 +7,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use futures::executor::block_on;
+use pi_tool::schema::ObjectParams;
 use pi_tool::{
-    CallContext, FnTool, ObjectParams, ToolCall, ToolError, ToolOutput, ToolRegistry, builtin,
-    execute_tool_call,
+    CallContext, FnTool, ToolCall, ToolError, ToolOutput, ToolRegistry, builtin, execute_tool_call,
 };
 use serde_json::json;
 

@@ -5,16 +5,16 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+use crate::schema::{ObjectParams, ObjectSchema, Schema};
 use crate::schema::{Repairs, repair_arguments};
-use crate::{
-    ObjectParams, ObjectSchema, PrepareArguments, Schema, Tool, ToolContext, ToolError, ToolOutput,
-};
+use crate::{PrepareArguments, Tool, ToolContext, ToolError, ToolOutput};
 
 /// A [`Tool`] from a name, a description, a schema and an async closure, like the seed's
 /// object literal `{ name, description, schema, execute }`.
 ///
 /// ```
-/// use pi_tool::{DynamicSchema, FnTool, ToolOutput};
+/// use pi_tool::{FnTool, ToolOutput};
+/// use pi_tool::schema::{DynamicSchema};
 /// use serde_json::{Value, json};
 ///
 /// // Any schema: here a JSON Schema value (see `FnTool::typed` for a derived parameter type).

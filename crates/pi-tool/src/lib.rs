@@ -1,7 +1,7 @@
 //! The tool-calling contract of Pi, in Rust.
 //!
 //! A model proposes a [`ToolCall`] `{id, name, arguments}`. [`execute_tool_call`] finds the tool
-//! in a [`ToolRegistry`], checks the arguments with the same [`Schema`] whose JSON Schema the
+//! in a [`ToolRegistry`], checks the arguments with the same [`Schema`](schema::Schema) whose JSON Schema the
 //! model was shown (undeclared fields are dropped), runs the tool with its call id, a
 //! cancellation token and a progress callback, and answers with exactly one
 //! [`ToolResultMessage`] carrying the same id and name, on success and on every failure.
@@ -34,8 +34,8 @@
 //! assert!(result.is_error);
 //! ```
 //!
-//! The pieces, in the order a call meets them: [`ToolRegistry`] (lookup), [`Schema`] /
-//! [`ObjectSchema`] / [`Validator`] (parse), [`Tool`] with [`ToolContext`] and [`ToolOutput`]
+//! The pieces, in the order a call meets them: [`ToolRegistry`] (lookup), [`Schema`](schema::Schema) /
+//! [`ObjectSchema`](schema::ObjectSchema) / [`Validator`](schema::Validator) (parse), [`Tool`] with [`ToolContext`] and [`ToolOutput`]
 //! (execute), [`ToolResultMessage`] (result). Every text the model reads about a failure comes
 //! from [`model_text`].
 
@@ -61,22 +61,15 @@ pub use output_limit::MAX_TOOL_OUTPUT_BYTES;
 pub use prepared::{ExecutedCall, PreparedCall, panic_message, prepare_tool_call};
 pub use registered::RegisteredTool;
 pub use registry::{RegistryError, ToolRegistry, UnsupportedSchema};
-pub use schema::{
-    DynamicSchema, FieldSpec, Issue, NumberBound, ObjectFields, ObjectParams, ObjectSchema,
-    ParamType, PathSegment, Received, Schema, SchemaError, StringEnum, TypedSchema,
-    ValidationError, Validator, array, boolean, enum_value, integer, integer_at_least,
-    non_negative_integer, nullable, number, object, optional, optional_positive_integer,
-    optional_string, positive_integer, string, string_enum, string_value, with_default,
-};
 
 /// Derives a tool's parameters from a Rust type: the JSON Schema the model is shown and the
 /// parser that checks what it sent, from one definition.
 ///
-/// On a struct with named fields it implements [`ObjectParams`] (and [`ParamType`], so the
+/// On a struct with named fields it implements [`ObjectParams`](schema::ObjectParams) (and [`ParamType`](schema::ParamType), so the
 /// struct can nest in another): each field is a property, required unless it is an `Option`
 /// or has a default; its doc comment is its `description`; undeclared properties are dropped;
 /// every violation is reported with the spec's texts. On an enum of unit variants it makes a
-/// string enum ([`StringEnum`]).
+/// string enum ([`StringEnum`](schema::StringEnum)).
 ///
 /// Field types: `String`, `bool`, `i64`, `u64`, `f64`, `Option<T>`, `Vec<T>`, and types that
 /// derive `ToolParams`. Constraints, in `#[param(...)]`:
@@ -112,7 +105,7 @@ pub use schema::{
 /// let read = FnTool::typed("read", "Read a file", |p: ReadParams, _cx| async move {
 ///     Ok(pi_tool::ToolOutput::text(format!("{} from {:?}", p.path, p.offset)).with_details(()))
 /// });
-/// # use pi_tool::{ObjectParams, Schema};
+/// # use pi_tool::schema::{ObjectParams, Schema};
 /// assert_eq!(ReadParams::object_schema().json_schema().unwrap()["required"], serde_json::json!(["path"]));
 /// ```
 pub use pi_tool_derive::ToolParams;
@@ -123,14 +116,9 @@ pub use tool::{
     PrepareArguments, ProgressCallback, Tool, ToolContext, ToolError, ToolOutput, ToolUpdate,
 };
 
-/// What `object_schema!` and `#[derive(ToolParams)]` expand to uses; not a public API.
+/// What `#[derive(ToolParams)]` expands to uses; not a public API.
 #[doc(hidden)]
 pub mod __private {
     pub use crate::schema::derive_support::*;
     pub use serde;
-
-    /// One-pass parsing of raw text with a generated `Deserialize`; `None` on any failure.
-    pub fn parse_text<T: serde::de::DeserializeOwned>(text: &str) -> Option<T> {
-        serde_json::from_str(text).ok()
-    }
 }

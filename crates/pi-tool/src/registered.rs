@@ -7,9 +7,8 @@ use std::sync::Arc;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use crate::{
-    CallContext, Tool, ToolContext, ToolDefinition, ToolError, ToolOutput, ValidationError,
-};
+use crate::schema::ValidationError;
+use crate::{CallContext, Tool, ToolContext, ToolDefinition, ToolError, ToolOutput};
 
 /// The future of a started call, with details already turned into JSON.
 pub(crate) type OutputFuture<'a> = BoxFuture<'a, Result<ToolOutput, ToolError>>;

@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
-use crate::{Content, Schema, text};
+use crate::schema::Schema;
+use crate::{Content, text};
 
 /// A tool the model may call: a name and description it is shown, a schema for its arguments,
 /// and the local code that runs.
@@ -17,11 +18,11 @@ use crate::{Content, Schema, text};
 /// end up as the same [`RegisteredTool`](crate::RegisteredTool) in a registry.
 ///
 /// ```
-/// use pi_tool::{ObjectParams, Schema, Tool, ToolContext, ToolError, ToolOutput, object_schema, string_value};
+/// use pi_tool::{Tool, ToolContext, ToolError, ToolOutput, ToolParams};
+/// use pi_tool::schema::{ObjectParams, Schema};
 ///
-/// object_schema! {
-///     pub struct ShoutParams { pub value: String = string_value() }
-/// }
+/// #[derive(ToolParams)]
+/// struct ShoutParams { value: String }
 ///
 /// struct Shout { suffix: String }
 ///
@@ -31,7 +32,7 @@ use crate::{Content, Schema, text};
 ///     fn description(&self) -> &str { "Shout one value" }
 ///     fn schema(&self) -> &dyn Schema<Output = ShoutParams> { ShoutParams::object_schema() }
 ///     async fn execute(&self, params: ShoutParams, _cx: ToolContext) -> Result<ToolOutput, ToolError> {
-///         Ok(ToolOutput::text(format!("{}{}", params.value.to_uppercase(), self.suffix)))
+///         Ok(format!("{}{}", params.value.to_uppercase(), self.suffix).into())
 ///     }
 /// }
 /// ```

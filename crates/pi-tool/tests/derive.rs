@@ -7,9 +7,10 @@
     missing_docs
 )]
 
-use pi_tool::{
-    ObjectParams, Schema, StringEnum, ToolParams, array, boolean, enum_value, integer, number,
-    object, object_schema, optional, positive_integer, string, string_value, with_default,
+use pi_tool::ToolParams;
+use pi_tool::schema::{
+    ObjectParams, Schema, StringEnum, array, boolean, enum_value, integer, number, object,
+    optional, positive_integer, string, with_default,
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -52,13 +53,26 @@ pub struct Derived {
     pub edits: Vec<Replacement>,
 }
 
-object_schema! {
-    #[derive(Debug, Clone, PartialEq)]
-    pub struct HandReplacement {
-        /// Exact text to find
-        pub old_text as "oldText": String = string_value(),
-        pub new_text as "newText": String = string_value(),
-    }
+#[derive(Debug, ToolParams)]
+pub struct Batch {
+    /// Ids to fetch
+    #[param(items(min = 1), max_items = 2)]
+    pub ids: Option<Vec<u64>>,
+    #[param(items(min_length = 1, pattern = "^[a-z]+$"))]
+    pub tags: Vec<String>,
+}
+
+/// The schema of `Replacement` as the validators would build it by hand.
+fn replacement_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "oldText": {"type": "string", "description": "Exact text to find"},
+            "newText": {"type": "string"},
+        },
+        "required": ["oldText", "newText"],
+        "additionalProperties": false,
+    })
 }
 
 /// What the derive should generate, written with the validators by hand.
@@ -93,13 +107,13 @@ fn hand_written() -> Vec<(&'static str, Option<Value>)> {
         ),
         (
             "limit",
-            with_default(pi_tool::non_negative_integer(), 100_u64)
+            with_default(pi_tool::schema::non_negative_integer(), 100_u64)
                 .json_schema()
                 .cloned(),
         ),
         (
             "kind",
-            optional(pi_tool::string_enum(["a", "b"]))
+            optional(pi_tool::schema::string_enum(["a", "b"]))
                 .json_schema()
                 .cloned(),
         ),
@@ -110,7 +124,7 @@ fn hand_written() -> Vec<(&'static str, Option<Value>)> {
         ("dryRun", optional(boolean()).json_schema().cloned()),
         (
             "edits",
-            array(object::<HandReplacement>())
+            array(object::<Replacement>())
                 .min_items(1)
                 .max_items(3)
                 .json_schema()
@@ -134,8 +148,51 @@ fn the_schema_is_what_the_validators_give() {
     assert_eq!(Mode::NAMES, ["fast", "careful"]);
     assert_eq!(
         Replacement::object_schema().json_schema(),
-        HandReplacement::object_schema().json_schema()
+        Some(&replacement_schema())
     );
+}
+
+#[test]
+fn items_take_their_own_rules() {
+    let schema = Batch::object_schema();
+    let json_schema = schema.json_schema().unwrap();
+    assert_eq!(
+        json_schema["properties"]["ids"],
+        optional(array(positive_integer()).max_items(2))
+            .describe("Ids to fetch")
+            .json_schema()
+            .cloned()
+            .unwrap()
+    );
+    assert_eq!(
+        json_schema["properties"]["tags"],
+        array(string().min_length(1).pattern("^[a-z]+$").unwrap())
+            .json_schema()
+            .cloned()
+            .unwrap()
+    );
+    let error = schema
+        .parse(&json!({"ids": [1, 0, 2], "tags": ["ok", "", "Up"]}))
+        .unwrap_err()
+        .to_string();
+    for expected in [
+        "ids[1]: 必须是 integer 且 >= 1",
+        "tags[1]: 长度必须 >= 1",
+        "tags[2]: 必须匹配",
+    ] {
+        assert!(error.contains(expected), "{expected:?} not in {error}");
+    }
+    let too_many = schema
+        .parse(&json!({"ids": [1, 2, 3], "tags": []}))
+        .unwrap_err();
+    assert!(too_many.to_string().starts_with("ids: "), "{too_many}");
+    let text = r#"{"ids": [3], "tags": ["a"]}"#;
+    let parsed = schema.parse_text(text).unwrap();
+    assert_eq!(
+        (parsed.ids, parsed.tags),
+        (Some(vec![3]), vec!["a".to_owned()])
+    );
+    assert!(schema.parse_text(r#"{"ids": [0], "tags": []}"#).is_none());
 }
 
 #[test]

@@ -2,7 +2,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use pi_tool::dialect::Dialect;
-use pi_tool::{FnTool, Schema, ToolOutput, ToolRegistry, TypedSchema};
+use pi_tool::schema::{Schema, TypedSchema};
+use pi_tool::{FnTool, ToolOutput, ToolRegistry};
 use serde_json::{Value, json};
 
 #[test]
@@ -139,7 +140,7 @@ fn registry_reports_the_tool_a_dialect_cannot_express() {
     let map_tool = FnTool::new(
         "env",
         "Takes a map",
-        pi_tool::DynamicSchema::new(
+        pi_tool::schema::DynamicSchema::new(
             json!({"type": "object", "additionalProperties": {"type": "string"}}),
         )
         .unwrap(),

@@ -5,21 +5,19 @@
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use pi_tool::schema::{ObjectParams, ObjectSchema, Schema, Validator};
 use pi_tool::{
-    CallContext, FnTool, ObjectParams, ObjectSchema, RegisteredTool, Schema, Tool, ToolCall,
-    ToolContext, ToolError, ToolOutput, ToolRegistry, Validator, execute_raw_tool_call,
-    execute_tool_call, model_text, object_schema, optional_positive_integer, optional_string,
-    string_value,
+    CallContext, FnTool, RegisteredTool, Tool, ToolCall, ToolContext, ToolError, ToolOutput,
+    ToolParams, ToolRegistry, execute_raw_tool_call, execute_tool_call, model_text,
 };
 use serde_json::{Value, json};
 
-object_schema! {
-    #[derive(Debug)]
-    pub struct RequestParams {
-        pub value: String = string_value(),
-        pub label: Option<String> = optional_string(),
-        pub limit: Option<u64> = optional_positive_integer(),
-    }
+#[derive(Debug, ToolParams)]
+pub struct RequestParams {
+    pub value: String,
+    pub label: Option<String>,
+    #[param(min = 1)]
+    pub limit: Option<u64>,
 }
 
 fn request_tool() -> RegisteredTool {
@@ -83,9 +81,9 @@ async fn every_bad_field_is_reported_with_what_arrived() {
 async fn a_panicking_validator_is_contained() {
     let exploding: Validator<String> = Validator::new(None, |_| panic!("validator exploded"));
     let schema = ObjectSchema::new(
-        vec![pi_tool::FieldSpec::new("value", &exploding, &[])],
+        vec![pi_tool::__private::FieldSpec::new("value", &exploding, &[])],
         move |object| {
-            let mut fields = pi_tool::ObjectFields::new(object);
+            let mut fields = pi_tool::__private::ObjectFields::new(object);
             fields
                 .field("value", &exploding)
                 .ok_or_else(|| fields.finish())
@@ -235,7 +233,7 @@ struct PanickingTextParser;
 impl Schema for PanickingTextParser {
     type Output = String;
 
-    fn parse(&self, value: &Value) -> Result<String, pi_tool::ValidationError> {
+    fn parse(&self, value: &Value) -> Result<String, pi_tool::schema::ValidationError> {
         RequestParams::object_schema()
             .parse(value)
             .map(|params| params.value)

@@ -2,9 +2,10 @@
 //! note, on every road.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs)]
 
+use pi_tool::schema::DynamicSchema;
 use pi_tool::{
-    CallContext, DynamicSchema, FnTool, MAX_TOOL_OUTPUT_BYTES, RegisteredTool, ToolCall,
-    ToolOutput, ToolRegistry, execute_raw_tool_call, execute_tool_call,
+    CallContext, FnTool, MAX_TOOL_OUTPUT_BYTES, RegisteredTool, ToolCall, ToolOutput, ToolRegistry,
+    execute_raw_tool_call, execute_tool_call,
 };
 use serde_json::{Value, json};
 

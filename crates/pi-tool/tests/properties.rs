@@ -2,11 +2,12 @@
 //! agreement with an independent validator, filtering, and robustness on any input.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
-use pi_tool::{
-    CallContext, DynamicSchema, FieldSpec, ObjectFields, ObjectSchema, Schema, Validator, array,
-    boolean, builtin, execute_raw_tool_call, integer, nullable, number, optional, string,
-    string_enum, with_default,
+use pi_tool::__private::{FieldSpec, ObjectFields};
+use pi_tool::schema::{
+    DynamicSchema, ObjectSchema, Schema, Validator, array, boolean, integer, nullable, number,
+    optional, string, string_enum, with_default,
 };
+use pi_tool::{CallContext, builtin, execute_raw_tool_call};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -464,7 +465,7 @@ fn nesting_thousands_deep() {
     .unwrap();
     let error = recursive.parse(&deep).unwrap_err();
     assert!(error.to_string().contains("嵌套不能超过"), "{error}");
-    let flat = <builtin::ValueParams as pi_tool::ObjectParams>::object_schema();
+    let flat = <builtin::ValueParams as pi_tool::schema::ObjectParams>::object_schema();
     assert!(flat.parse(&deep).is_ok(), "only `value` is read");
 }
 
@@ -478,7 +479,7 @@ fn megabyte_strings_pass_through_whole() {
 
 #[test]
 fn numbers_at_the_edges_get_clear_verdicts() {
-    let count = pi_tool::positive_integer();
+    let count = pi_tool::schema::positive_integer();
     let signed = integer();
     let float = number();
     for raw in [

@@ -2,9 +2,10 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use pi_tool::dialect::Dialect;
+use pi_tool::schema::{DynamicSchema, TypedSchema};
 use pi_tool::{
-    CallContext, DynamicSchema, FnTool, RegisteredTool, ToolCall, ToolOutput, ToolRegistry,
-    ToolResultMessage, TypedSchema, execute_tool_call,
+    CallContext, FnTool, RegisteredTool, ToolCall, ToolOutput, ToolRegistry, ToolResultMessage,
+    execute_tool_call,
 };
 use serde_json::{Value, json};
 

@@ -8,28 +8,26 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use common::{assert_matches_fixture, fixture};
+use pi_tool::ToolParams;
+use pi_tool::schema::{ObjectParams, Schema, string};
 use pi_tool::{
-    CallContext, Content, FnTool, ObjectParams, ProgressCallback, RegisteredTool, Schema, ToolCall,
-    ToolContext, ToolError, ToolOutput, ToolRegistry, builtin, execute_tool_call, object_schema,
-    optional_positive_integer, optional_string, string_value, text,
+    CallContext, Content, FnTool, ProgressCallback, RegisteredTool, ToolCall, ToolContext,
+    ToolError, ToolOutput, ToolRegistry, builtin, execute_tool_call, text,
 };
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
-object_schema! {
-    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-    pub struct EchoParams {
-        pub value: String = string_value(),
-    }
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ToolParams)]
+pub struct EchoParams {
+    pub value: String,
 }
 
-object_schema! {
-    #[derive(Debug, Clone, PartialEq, serde::Serialize)]
-    pub struct RequestParams {
-        pub value: String = string_value(),
-        pub label: Option<String> = optional_string(),
-        pub limit: Option<u64> = optional_positive_integer(),
-    }
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ToolParams)]
+pub struct RequestParams {
+    pub value: String,
+    pub label: Option<String>,
+    #[param(min = 1)]
+    pub limit: Option<u64>,
 }
 
 fn echo_call() -> ToolCall {
@@ -59,7 +57,7 @@ fn upper_tool() -> RegisteredTool {
 #[test]
 fn validator() {
     // The validator's three faces.
-    let value = string_value();
+    let value = string();
     assert_eq!(value.check(Some(&json!("Pi"))).unwrap(), "Pi");
     assert_eq!(
         value.json_schema().unwrap().to_string(),

@@ -6,20 +6,19 @@ use std::time::Duration;
 
 use pi_agent::{Agent, AgentConfig, AgentEvent};
 use pi_ai::{FauxProvider, UserMessage};
+use pi_tool::schema::ObjectParams;
 use pi_tool::{
-    FnTool, ObjectParams, RegisteredTool, ToolContext, ToolError, ToolOutput, ToolRegistry,
-    builtin, non_negative_integer, object_schema, optional, string_enum, string_value,
-    with_default,
+    FnTool, RegisteredTool, ToolContext, ToolError, ToolOutput, ToolParams, ToolRegistry, builtin,
 };
 use serde_json::{Value, json};
 use tokio::sync::mpsc::UnboundedReceiver;
 
-object_schema! {
-    pub struct WorkParams {
-        pub label: String = string_value(),
-        pub outcome: String = with_default(string_enum(["ok", "error", "panic", "stubborn", "terminate"]), "ok".to_owned()),
-        pub ms: Option<u64> = optional(non_negative_integer()),
-    }
+#[derive(ToolParams)]
+pub(crate) struct WorkParams {
+    pub(crate) label: String,
+    #[param(one_of = ["ok", "error", "panic", "stubborn", "terminate"], default = "ok")]
+    pub(crate) outcome: String,
+    pub(crate) ms: Option<u64>,
 }
 
 /// `work`: sleeps `ms` (watching its token unless `stubborn`), then succeeds, fails, panics or

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use pi_tool::{DynamicSchema, Schema};
+use pi_tool::schema::{DynamicSchema, Schema};
 use serde_json::{Value, json};
 use tokio::io::{AsyncWriteExt, BufReader};
 

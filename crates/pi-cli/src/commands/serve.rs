@@ -51,7 +51,7 @@ fn seconds(name: &str, value: f64) -> anyhow::Result<Duration> {
 
 pub(crate) async fn run(args: ServeArgs, tools: ToolRegistry) -> anyhow::Result<ExitCode> {
     let tools = if args.test_tools {
-        pi_tool::builtin::test_registry()
+        pi_test_tools::registry()
     } else {
         tools
     };

@@ -18,7 +18,8 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use pi_tool::{DynamicSchema, FnTool, ToolOutput, ToolRegistry};
+use pi_tool::schema::DynamicSchema;
+use pi_tool::{FnTool, ToolOutput, ToolRegistry};
 use serde_json::{Value, json};
 
 /// One scripted answer.

@@ -74,7 +74,7 @@ fn admit_null(schema: Value) -> Value {
 /// An optional field that takes `default` when absent; the schema shows `"default"`.
 ///
 /// ```
-/// use pi_tool::{integer, with_default};
+/// use pi_tool::schema::{integer, with_default};
 /// use serde_json::json;
 ///
 /// let limit = with_default(integer().minimum(1), 100);
@@ -138,7 +138,7 @@ pub fn array<T: 'static>(item: Validator<T>) -> Validator<Vec<T>> {
     }
 }
 
-/// A nested object declared with [`object_schema!`](crate::object_schema).
+/// A nested object: a struct that derives `ToolParams`.
 pub fn object<T: ObjectParams>() -> Validator<T> {
     T::object_schema().validator()
 }
@@ -164,7 +164,7 @@ impl<T: 'static> ObjectSchema<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{integer, string, string_enum};
+    use crate::schema::{integer, string, string_enum};
 
     #[test]
     fn nullable_admits_null_in_the_schema_too() {

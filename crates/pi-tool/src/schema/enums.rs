@@ -1,5 +1,5 @@
-//! String enums as Rust enums: [`enum_schema!`](crate::enum_schema) declares the enum and the
-//! JSON names of its variants at once; [`enum_value`] is its validator.
+//! String enums as Rust enums: `#[derive(ToolParams)]` on an enum of unit variants implements
+//! [`StringEnum`]; [`enum_value`] is its validator.
 
 use serde_json::{Value, json};
 
@@ -7,9 +7,8 @@ use super::error::{Issue, ValidationError};
 use super::validator::Validator;
 use crate::model_text::must_be_one_of;
 
-/// A Rust enum whose variants travel as JSON strings. Implemented by
-/// [`enum_schema!`](crate::enum_schema); write it by hand only for an enum that macro cannot
-/// declare.
+/// A Rust enum whose variants travel as JSON strings. `#[derive(ToolParams)]` implements it
+/// (variant names follow `#[serde(rename)]` and `rename_all`).
 pub trait StringEnum: Sized + Send + Sync + 'static {
     /// The JSON names of the variants, in declaration order.
     const NAMES: &'static [&'static str];
@@ -22,16 +21,16 @@ pub trait StringEnum: Sized + Send + Sync + 'static {
 }
 
 /// One of the variants of `E`, by JSON name: `{"type":"string","enum":[...]}`. Fails with the
-/// same message as [`string_enum`](crate::string_enum).
+/// same message as [`string_enum`](crate::schema::string_enum).
 ///
 /// ```
-/// use pi_tool::{enum_schema, enum_value};
+/// use pi_tool::ToolParams;
+/// use pi_tool::schema::enum_value;
 /// use serde_json::json;
 ///
-/// enum_schema! {
-///     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-///     pub enum Mode { Fast = "fast", Safe = "safe" }
-/// }
+/// #[derive(Debug, Clone, Copy, PartialEq, Eq, ToolParams)]
+/// #[serde(rename_all = "lowercase")]
+/// pub enum Mode { Fast, Safe }
 ///
 /// let mode = enum_value::<Mode>();
 /// assert_eq!(mode.check(Some(&json!("safe"))).unwrap(), Mode::Safe);
@@ -55,135 +54,25 @@ pub fn enum_value<E: StringEnum>() -> Validator<E> {
     .with_typed_check(|_| true)
 }
 
-/// Declares a Rust enum of unit variants with the JSON string each travels as, and implements
-/// [`StringEnum`], `serde::Serialize` and a `serde::Deserialize` that accepts exactly the
-/// declared names (so the enum can be a field of an [`object_schema!`](crate::object_schema)
-/// struct, checked by [`enum_value`]).
-///
-/// ```
-/// use pi_tool::{ObjectParams, Schema, enum_schema, enum_value, object_schema, string_value};
-/// use serde_json::json;
-///
-/// enum_schema! {
-///     /// How a search matches.
-///     #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-///     pub enum MatchMode {
-///         Literal = "literal",
-///         Regex = "regex",
-///     }
-/// }
-///
-/// object_schema! {
-///     #[derive(Debug, PartialEq)]
-///     pub struct Search {
-///         pub pattern: String = string_value(),
-///         pub mode: MatchMode = enum_value::<MatchMode>(),
-///     }
-/// }
-///
-/// let parsed = Search::object_schema().parse(&json!({"pattern": "fn", "mode": "regex"})).unwrap();
-/// assert_eq!(parsed.mode, MatchMode::Regex);
-/// assert_eq!(serde_json::to_value(MatchMode::Literal).unwrap(), json!("literal"));
-/// ```
-#[macro_export]
-macro_rules! enum_schema {
-    (
-        $(#[$attr:meta])*
-        $vis:vis enum $name:ident {
-            $(
-                $(#[$variant_attr:meta])*
-                $variant:ident = $json:literal
-            ),+ $(,)?
-        }
-    ) => {
-        $(#[$attr])*
-        $vis enum $name {
-            $(
-                $(#[$variant_attr])*
-                $variant,
-            )+
-        }
-
-        impl $crate::StringEnum for $name {
-            const NAMES: &'static [&'static str] = &[$($json),+];
-
-            fn from_name(name: &str) -> ::std::option::Option<Self> {
-                #[allow(unreachable_patterns)]
-                match name {
-                    $( $json => ::std::option::Option::Some(Self::$variant), )+
-                    _ => ::std::option::Option::None,
-                }
-            }
-
-            fn name(&self) -> &'static str {
-                match self {
-                    $( Self::$variant => $json, )+
-                }
-            }
-        }
-
-        impl $crate::__private::serde::Serialize for $name {
-            fn serialize<S>(&self, serializer: S) -> ::std::result::Result<S::Ok, S::Error>
-            where
-                S: $crate::__private::serde::Serializer,
-            {
-                serializer.serialize_str($crate::StringEnum::name(self))
-            }
-        }
-
-        impl<'de> $crate::__private::serde::Deserialize<'de> for $name {
-            fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: $crate::__private::serde::Deserializer<'de>,
-            {
-                struct __PiToolEnumVisitor;
-
-                impl<'de> $crate::__private::serde::de::Visitor<'de> for __PiToolEnumVisitor {
-                    type Value = $name;
-
-                    fn expecting(
-                        &self,
-                        formatter: &mut ::std::fmt::Formatter<'_>,
-                    ) -> ::std::fmt::Result {
-                        formatter.write_str(::std::stringify!($name))
-                    }
-
-                    fn visit_str<E>(self, name: &str) -> ::std::result::Result<$name, E>
-                    where
-                        E: $crate::__private::serde::de::Error,
-                    {
-                        <$name as $crate::StringEnum>::from_name(name).ok_or_else(|| {
-                            E::unknown_variant(name, <$name as $crate::StringEnum>::NAMES)
-                        })
-                    }
-                }
-
-                deserializer.deserialize_str(__PiToolEnumVisitor)
-            }
-        }
-    };
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{ObjectParams, Schema, object_schema, optional};
+    use crate::ToolParams;
+    use crate::schema::{ObjectParams, Schema};
 
-    crate::enum_schema! {
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        enum Team {
-            Core = "core",
-            /// Variant docs are allowed.
-            Machine = "ml",
-        }
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, ToolParams)]
+    enum Team {
+        #[serde(rename = "core")]
+        Core,
+        /// Variant docs are allowed.
+        #[serde(rename = "ml")]
+        Machine,
     }
 
-    object_schema! {
-        #[derive(Debug, PartialEq)]
-        struct Member {
-            team: Team = enum_value::<Team>(),
-            backup: Option<Team> = optional(enum_value::<Team>()),
-        }
+    #[derive(Debug, PartialEq, ToolParams)]
+    struct Member {
+        team: Team,
+        backup: Option<Team>,
     }
 
     #[test]
@@ -192,14 +81,6 @@ mod tests {
         assert_eq!(Team::from_name("ml"), Some(Team::Machine));
         assert_eq!(Team::from_name("ML"), None);
         assert_eq!(Team::Machine.name(), "ml");
-        assert_eq!(
-            serde_json::to_string(&Team::Core).ok().as_deref(),
-            Some("\"core\"")
-        );
-        let parsed: Result<Team, _> = serde_json::from_str("\"ml\"");
-        assert_eq!(parsed.ok(), Some(Team::Machine));
-        let unknown: Result<Team, _> = serde_json::from_str("\"web\"");
-        assert!(unknown.is_err());
     }
 
     #[test]
@@ -221,7 +102,6 @@ mod tests {
                 }),
             ),
             (r#"{"team":"web"}"#, None),
-            (r#"{"team":"core","backup":null}"#, None),
             (r#"{"team":1}"#, None),
             (r#"{}"#, None),
         ] {

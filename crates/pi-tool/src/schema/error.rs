@@ -92,9 +92,9 @@ impl Issue {
 /// `Display` gives the text the model reads (see [`crate::model_text::validation_text`]).
 ///
 /// ```
-/// use pi_tool::{Schema, string_value};
+/// use pi_tool::schema::{Schema, string};
 ///
-/// let error = string_value().parse(&serde_json::json!(1)).unwrap_err();
+/// let error = string().parse(&serde_json::json!(1)).unwrap_err();
 /// assert_eq!(error.issues().len(), 1);
 /// assert_eq!(error.issues()[0].message(), "必须是 string");
 /// // At the root there is no field name to go by, so the text says what arrived.

@@ -1,14 +1,22 @@
 //! Schemas: one definition, two faces.
 //!
 //! A [`Schema`] gives the JSON Schema the model is shown and the parser that checks what the
-//! model actually sent. Both come from the same value, so they cannot drift apart.
+//! model actually sent. Both come from the same value, so they cannot drift apart. Three kinds,
+//! one contract (undeclared fields dropped, every violation reported with the spec's texts):
 //!
-//! - [`Validator`]s check one value (a field) and carry their JSON Schema and whether they are
-//!   optional, like the seed's callable validators: [`string_value`], [`optional_string`],
-//!   [`optional_positive_integer`].
-//! - [`ObjectSchema`] walks the declared fields of an object, drops the rest, and builds a typed
-//!   Rust value. [`object_schema!`](crate::object_schema) declares the struct and its schema at
-//!   once.
+//! - **Derived**: `#[derive(ToolParams)]` on a struct gives an [`ObjectSchema`] (see
+//!   [`ObjectParams`]), built from [`Validator`]s, the spec's callable validators: [`string`]
+//!   (the spec's `stringValue`), [`optional`]`(`[`positive_integer`]`())` (its
+//!   `optionalPositiveInteger`), [`integer`], [`number`], [`array`](fn@array), [`object`], and the rules
+//!   on them. It parses raw argument text in one pass when it can.
+//! - **Dynamic**: a [`DynamicSchema`] takes a JSON Schema value (an MCP server's tool, a
+//!   configuration file) and compiles it once to a validator of its own, with the `jsonschema`
+//!   crate as the reference for whatever it cannot compile.
+//! - **serde + schemars**: a [`TypedSchema`] takes any `T: DeserializeOwned + JsonSchema`, for
+//!   types already written that way.
+//!
+//! [`repair_arguments`] mends what models commonly get wrong (numbers sent as strings, arrays
+//! sent JSON-encoded) under a tool's own JSON Schema, before validation.
 
 mod compiled;
 mod composite;
@@ -32,20 +40,18 @@ pub use dynamic::DynamicSchema;
 pub use enums::{StringEnum, enum_value};
 pub use error::{Issue, PathSegment, Received, ValidationError};
 pub(crate) use filter::{MAX_DEPTH as MAX_FILTER_DEPTH, drop_undeclared, resolve_ref};
-pub use object::{FieldSpec, ObjectFields, ObjectParams, ObjectSchema};
+pub use object::{ObjectParams, ObjectSchema};
 pub use params::ParamType;
 pub use repair::{Repairs, repair_arguments, repair_json_strings};
 pub use scalars::{NumberBound, boolean, integer, number, string, string_enum};
 pub use schema_error::SchemaError;
 pub use typed::TypedSchema;
-pub use validator::{
-    Validator, integer_at_least, non_negative_integer, optional_positive_integer, optional_string,
-    positive_integer, string_value,
-};
+pub use validator::{Validator, integer_at_least, non_negative_integer, positive_integer};
 
 /// What `#[derive(ToolParams)]` expands to uses; not a public API.
 #[doc(hidden)]
 pub mod derive_support {
+    pub use super::object::{FieldSpec, ObjectFields};
     pub use super::params::{Fast, OneOf, one_of, parse_fast, pattern, string_enum_fast};
 }
 

@@ -7,8 +7,7 @@ use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 
 use super::{
-    StringEnum, Validator, array, boolean, integer, non_negative_integer, number, optional,
-    string_value,
+    StringEnum, Validator, array, boolean, integer, non_negative_integer, number, optional, string,
 };
 
 /// A type a `#[derive(ToolParams)]` field can have: `String`, `bool`, `i64`, `u64`, `f64`,
@@ -48,7 +47,7 @@ macro_rules! serde_param {
 }
 
 serde_param! {
-    String => string_value(),
+    String => string(),
     bool => boolean(),
     i64 => integer(),
     u64 => non_negative_integer(),

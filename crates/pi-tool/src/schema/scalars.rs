@@ -5,14 +5,22 @@ use std::fmt::Display;
 use regex::Regex;
 use serde_json::{Value, json};
 
-use super::{Issue, SchemaError, ValidationError, Validator, string_value};
+use super::{Issue, SchemaError, ValidationError, Validator};
 use crate::model_text::{
     items_must_compare, length_must_compare, must_be, must_be_one_of, must_compare, must_match,
 };
 
-/// A JSON string, `{"type":"string"}`; the same as the seed's [`string_value`].
+/// A JSON string: `{"type":"string"}`; anything else fails with `必须是 string` (the spec's
+/// `stringValue`; its `optionalString` is `optional(string())`).
 pub fn string() -> Validator<String> {
-    string_value()
+    Validator::new(Some(json!({"type": "string"})), |value| match value {
+        Some(Value::String(text)) => Ok(text.clone()),
+        other => Err(ValidationError::single(Issue::new(
+            must_be("string"),
+            other,
+        ))),
+    })
+    .with_typed_check(|_| true)
 }
 
 impl Validator<String> {
@@ -38,7 +46,7 @@ impl Validator<String> {
     /// back-references; those are rejected here, when the schema is built.
     ///
     /// ```
-    /// use pi_tool::string;
+    /// use pi_tool::schema::string;
     /// assert!(string().pattern("^[a-z]+$").is_ok());
     /// let error = string().pattern("^(?!tmp)").unwrap_err();
     /// assert!(error.to_string().starts_with("pattern \"^(?!tmp)\" cannot be used"));
@@ -58,7 +66,7 @@ impl Validator<String> {
 /// One of the given strings: `{"type":"string","enum":[...]}`.
 ///
 /// ```
-/// use pi_tool::string_enum;
+/// use pi_tool::schema::string_enum;
 /// use serde_json::json;
 ///
 /// let mode = string_enum(["fast", "safe"]);

@@ -1,17 +1,17 @@
 //! Any `T: DeserializeOwned + JsonSchema` as tool parameters, checked against its own schema.
 //!
-//! # Why serde + schemars, and no derive of our own
+//! # Why serde + schemars too
 //!
 //! Rust users already describe parameters as serde structs with a schemars `JsonSchema` derive:
-//! rmcp's `Parameters<T>`, rig's tools and most MCP servers do. A derive of our own would make
-//! them rewrite every type. Instead, [`TypedSchema`] takes the schema schemars generates (doc
+//! rmcp's `Parameters<T>`, rig's tools and most MCP servers do. `#[derive(ToolParams)]` is the
+//! native way (the spec's exact error texts, a one-pass parse), but such types should not have
+//! to be rewritten. So [`TypedSchema`] takes the schema schemars generates (doc
 //! comments become descriptions, serde's renames and defaults are honoured, `#[schemars(range,
 //! length, regex)]` give the constraints), compiles it once with the `jsonschema` crate, and at
 //! every call drops undeclared fields, validates against exactly that schema, and only then lets
 //! serde build the value. So constraints that serde alone never checks (`limit >= 1`, enums,
 //! lengths) are enforced, every violation is reported with its path, and what the model is
-//! shown is what is checked. For hand-written, dependency-free schemas with the seed's
-//! validators, [`object_schema!`](crate::object_schema) remains.
+//! shown is what is checked.
 
 use std::marker::PhantomData;
 
@@ -24,7 +24,7 @@ use super::{DynamicSchema, Issue, Schema, SchemaError, ValidationError};
 /// The parameters schema of a serde + schemars type.
 ///
 /// ```
-/// use pi_tool::{Schema, TypedSchema};
+/// use pi_tool::schema::{Schema, TypedSchema};
 /// use serde_json::json;
 ///
 /// /// Read a file.

@@ -22,10 +22,10 @@ pub(crate) type TypedFn<T> = Arc<dyn Fn(&T) -> bool + Send + Sync>;
 /// `check(None)` means the field was absent, which only optional validators accept.
 ///
 /// ```
-/// use pi_tool::string_value;
+/// use pi_tool::schema::string;
 /// use serde_json::json;
 ///
-/// let validator = string_value();
+/// let validator = string();
 /// assert_eq!(validator.check(Some(&json!("Pi"))).unwrap(), "Pi");
 /// assert_eq!(validator.json_schema().unwrap().to_string(), r#"{"type":"string"}"#);
 /// assert!(!validator.is_optional());
@@ -74,7 +74,7 @@ impl<T> Validator<T> {
     }
 
     /// Declares how the same rules read on a value already typed by serde, which lets
-    /// [`object_schema!`](crate::object_schema) structs parse raw argument text in one pass.
+    /// derived parameter structs parse raw argument text in one pass.
     /// It must accept exactly the typed values `check` accepts for a present value, and it
     /// only ever sees present values: for an `Option` output, `None` means a JSON `null`
     /// arrived (serde's reading of it), so accept it only when `check` turns `null` into `None`.
@@ -113,7 +113,7 @@ impl<T> Validator<T> {
     /// Adds `"description": text` to the JSON Schema: the model reads it.
     ///
     /// ```
-    /// let path = pi_tool::string_value().describe("Path to the file");
+    /// let path = pi_tool::schema::string().describe("Path to the file");
     /// assert_eq!(path.json_schema().unwrap()["description"], "Path to the file");
     /// ```
     #[must_use]
@@ -143,10 +143,10 @@ impl<T: 'static> Validator<T> {
     /// that tells the model about it. `rule` returns the violation's message, if any.
     ///
     /// ```
-    /// use pi_tool::string_value;
+    /// use pi_tool::schema::string;
     /// use serde_json::json;
     ///
-    /// let even = pi_tool::integer().refine("multipleOf", json!(2), |n| (n % 2 != 0).then(|| "必须是偶数".to_owned()));
+    /// let even = pi_tool::schema::integer().refine("multipleOf", json!(2), |n| (n % 2 != 0).then(|| "必须是偶数".to_owned()));
     /// assert!(even.check(Some(&json!(4))).is_ok());
     /// assert_eq!(even.check(Some(&json!(3))).unwrap_err().issues()[0].message(), "必须是偶数");
     /// assert_eq!(even.json_schema().unwrap(), &json!({"type": "integer", "multipleOf": 2}));
@@ -204,23 +204,6 @@ impl<T> Schema for Validator<T> {
     }
 }
 
-/// A JSON string: `{"type":"string"}`; anything else fails with `必须是 string`.
-pub fn string_value() -> Validator<String> {
-    Validator::new(Some(json!({"type": "string"})), |value| match value {
-        Some(Value::String(text)) => Ok(text.clone()),
-        other => Err(ValidationError::single(Issue::new(
-            must_be("string"),
-            other,
-        ))),
-    })
-    .with_typed_check(|_| true)
-}
-
-/// A string or an absent field.
-pub fn optional_string() -> Validator<Option<String>> {
-    super::optional(string_value())
-}
-
 /// An integer >= 1: `{"type":"integer","minimum":1}`.
 ///
 /// A number with a zero fraction (`2.0`) counts as an integer, as in JSON Schema; `0`,
@@ -238,7 +221,7 @@ pub fn non_negative_integer() -> Validator<u64> {
 /// one message `必须是 integer 且 >= N` (what `#[param(min = N)]` gives a `u64` field).
 ///
 /// ```
-/// use pi_tool::integer_at_least;
+/// use pi_tool::schema::integer_at_least;
 /// use serde_json::json;
 ///
 /// let count = integer_at_least(2);
@@ -256,11 +239,6 @@ pub fn integer_at_least(minimum: u64) -> Validator<u64> {
         },
     )
     .with_typed_check(move |number| *number >= minimum)
-}
-
-/// An integer >= 1 or an absent field.
-pub fn optional_positive_integer() -> Validator<Option<u64>> {
-    super::optional(positive_integer())
 }
 
 /// 2^64 as an f64: the first float above every `u64`.
@@ -286,10 +264,11 @@ fn as_whole_u64(value: &Value) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::schema::{optional, string};
 
     #[test]
-    fn string_value_has_the_seeds_three_faces() {
-        let validator = string_value();
+    fn string_has_the_specs_three_faces() {
+        let validator = string();
         assert_eq!(validator.check(Some(&json!("Pi"))).unwrap(), "Pi");
         assert_eq!(validator.json_schema(), Some(&json!({"type": "string"})));
         assert!(!validator.is_optional());
@@ -299,12 +278,15 @@ mod tests {
         }
         let missing = validator.check(None).unwrap_err();
         assert_eq!(missing.issues()[0].message(), "必须是 string");
-        assert_eq!(missing.issues()[0].received(), &crate::Received::Missing);
+        assert_eq!(
+            missing.issues()[0].received(),
+            &crate::schema::Received::Missing
+        );
     }
 
     #[test]
     fn optional_string_accepts_absence_but_not_null() {
-        let validator = optional_string();
+        let validator = optional(string());
         assert!(validator.is_optional());
         assert_eq!(validator.check(None).unwrap(), None);
         assert_eq!(
@@ -316,7 +298,7 @@ mod tests {
 
     #[test]
     fn positive_integers_are_whole_and_at_least_one() {
-        let validator = optional_positive_integer();
+        let validator = optional(positive_integer());
         assert!(validator.is_optional());
         assert_eq!(
             validator.json_schema(),
