@@ -72,12 +72,12 @@ impl Agent {
     }
 
     /// Runs the loop on `history` plus the new `prompts` until the model stops, every result
-    /// of a batch asks to terminate, the turn limit is reached, or `cancel` fires.
+    /// of a batch asks to terminate, the turn limit is reached, or `signal` fires.
     pub async fn run(
         &self,
         history: Vec<Message>,
         prompts: Vec<Message>,
-        cancel: CancellationToken,
+        signal: CancellationToken,
     ) -> AgentRun {
         self.emitter.emit(AgentEvent::AgentStart);
         let mut run = Run {
@@ -90,7 +90,7 @@ impl Agent {
         }
         let mut turns = 0usize;
         let (end, error) = loop {
-            if cancel.is_cancelled() {
+            if signal.is_cancelled() {
                 break (EndReason::Aborted, Some("the run was cancelled".to_owned()));
             }
             if let Some(limit) = self.config.max_turns.filter(|limit| turns >= *limit) {
@@ -101,7 +101,7 @@ impl Agent {
             }
             turns += 1;
             self.emitter.emit(AgentEvent::TurnStart);
-            let assistant = self.respond(&run.context, &cancel).await;
+            let assistant = self.respond(&run.context, &signal).await;
             run.add(Message::Assistant(assistant.clone()));
 
             if matches!(
@@ -133,13 +133,13 @@ impl Agent {
             let executed = if assistant.stop_reason == StopReason::Length {
                 refuse_truncated(&self.config, &calls, &self.emitter).await
             } else {
-                run_batch(&self.config, &calls, &cancel, &self.emitter).await
+                run_batch(&self.config, &calls, &signal, &self.emitter).await
             };
             for result in &executed {
                 run.add(Message::ToolResult(result.message.clone()));
             }
             self.turn_end(assistant, &executed);
-            if cancel.is_cancelled() {
+            if signal.is_cancelled() {
                 break (EndReason::Aborted, Some("the run was cancelled".to_owned()));
             }
             if executed.iter().all(|result| result.terminate) {
@@ -170,13 +170,13 @@ impl Agent {
     }
 
     /// Streams one response, announcing it, and returns the final message.
-    async fn respond(&self, context: &[Message], cancel: &CancellationToken) -> AssistantMessage {
+    async fn respond(&self, context: &[Message], signal: &CancellationToken) -> AssistantMessage {
         let request = Request {
             system_prompt: self.config.system_prompt.clone(),
             messages: context.to_vec(),
             tools: self.config.tools.definitions(),
         };
-        let mut stream = self.config.provider.stream(request, cancel.clone());
+        let mut stream = self.config.provider.stream(request, signal.clone());
         let mut builder: Option<AssistantMessageBuilder> = None;
         while let Some(event) = stream.next().await {
             let builder = builder.get_or_insert_with(|| {

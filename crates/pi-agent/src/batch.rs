@@ -18,7 +18,7 @@ use crate::{AgentConfig, AgentEvent, ExecutionMode};
 pub(crate) async fn run_batch(
     config: &AgentConfig,
     calls: &[ToolCall],
-    cancel: &CancellationToken,
+    signal: &CancellationToken,
     emitter: &Emitter,
 ) -> Vec<ExecutedCall> {
     for call in calls {
@@ -46,7 +46,7 @@ pub(crate) async fn run_batch(
     loop {
         while running.len() < limit && next < calls.len() {
             if let Some(call) = calls.get(next) {
-                if cancel.is_cancelled() {
+                if signal.is_cancelled() {
                     // Never started: answered without running.
                     let aborted = synthesized(failed_result(call, ABORTED));
                     record(config, emitter, &mut results, next, call, aborted).await;
@@ -67,7 +67,7 @@ pub(crate) async fn run_batch(
                     let task = OwnedTask(tokio::spawn(run_call(
                         config.clone(),
                         call.clone(),
-                        cancel.clone(),
+                        signal.clone(),
                         emitter.clone(),
                     )));
                     let index = next;
@@ -216,7 +216,7 @@ async fn after_hook(
 async fn run_call(
     config: AgentConfig,
     call: ToolCall,
-    cancel: CancellationToken,
+    signal: CancellationToken,
     emitter: Emitter,
 ) -> ExecutedCall {
     let prepared = match prepare_tool_call(&call, &config.tools) {
@@ -253,11 +253,11 @@ async fn run_call(
             }
         }
     };
-    if cancel.is_cancelled() {
+    if signal.is_cancelled() {
         return synthesized(failed_result(&call, ABORTED));
     }
 
-    let token = cancel.child_token();
+    let token = signal.child_token();
     let progress = {
         let emitter = emitter.clone();
         let (id, name) = (call.id.clone(), call.name.clone());
@@ -291,7 +291,7 @@ async fn run_call(
             let limit = limit.unwrap_or_default();
             synthesized(failed_result(&call, &model_text::timed_out(limit)))
         }
-        () = cancel.cancelled() => {
+        () = signal.cancelled() => {
             match tokio::time::timeout(config.cancel_grace, &mut running).await {
                 Ok(executed) => executed,
                 Err(_) => synthesized(failed_result(&call, ABORTED)),

@@ -224,13 +224,13 @@ async fn cancelling_mid_batch_answers_every_call() {
     ]));
     let config = AgentConfig::new(model.clone(), tools()).with_max_concurrency(2);
     let (agent, _events) = start(config);
-    let cancel = CancellationToken::new();
-    let trigger = cancel.clone();
+    let signal = CancellationToken::new();
+    let trigger = signal.clone();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(100)).await;
         trigger.cancel();
     });
-    let run = agent.run(Vec::new(), prompt("go"), cancel).await;
+    let run = agent.run(Vec::new(), prompt("go"), signal).await;
     assert_eq!(run.end, EndReason::Aborted);
     assert_eq!(
         results(&run.messages),

@@ -93,15 +93,15 @@ proptest! {
                 config = config.with_max_concurrency(limit);
             }
             let (agent, mut events) = start(config);
-            let cancel = CancellationToken::new();
+            let signal = CancellationToken::new();
             if let Some(at) = cancel_at {
-                let trigger = cancel.clone();
+                let trigger = signal.clone();
                 tokio::spawn(async move {
                     tokio::time::sleep(Duration::from_millis(at)).await;
                     trigger.cancel();
                 });
             }
-            let run = agent.run(Vec::new(), prompt("go"), cancel).await;
+            let run = agent.run(Vec::new(), prompt("go"), signal).await;
 
             let results: Vec<&pi_tool::ToolResultMessage> = run.messages.iter().filter_map(|m| match m {
                 Message::ToolResult(result) => Some(result),

@@ -7,13 +7,12 @@ use crate::{AssistantContent, AssistantMessage, AssistantMessageEvent, StopReaso
 
 /// Folds [`AssistantMessageEvent`]s into the message they describe.
 ///
-/// Tool-call argument fragments are appended to a buffer and parsed once, when the call ends
-/// (the provider's `toolcall_end` carries the parsed call), never re-parsed per delta.
+/// Tool-call argument fragments are not parsed here: the provider's `toolcall_end` carries the
+/// call its [`StreamAssembler`](crate::StreamAssembler) parsed once, and the builder takes it
+/// from there (the deltas are for display).
 #[derive(Debug, Clone)]
 pub struct AssistantMessageBuilder {
     message: AssistantMessage,
-    /// Argument text per content index, while a tool call streams.
-    arguments: Vec<(usize, String)>,
     finished: bool,
 }
 
@@ -22,7 +21,6 @@ impl AssistantMessageBuilder {
     pub fn new(partial: AssistantMessage) -> Self {
         Self {
             message: partial,
-            arguments: Vec::new(),
             finished: false,
         }
     }
@@ -92,25 +90,12 @@ impl AssistantMessageBuilder {
                         Value::Object(Default::default()),
                     ),
                 );
-                self.arguments.push((*content_index, String::new()));
             }
-            AssistantMessageEvent::ToolCallDelta {
-                content_index,
-                delta,
-            } => {
-                if let Some((_, buffer)) = self
-                    .arguments
-                    .iter_mut()
-                    .find(|(index, _)| index == content_index)
-                {
-                    buffer.push_str(delta);
-                }
-            }
+            AssistantMessageEvent::ToolCallDelta { .. } => {}
             AssistantMessageEvent::ToolCallEnd {
                 content_index,
                 tool_call,
             } => {
-                self.arguments.retain(|(index, _)| index != content_index);
                 self.put(
                     *content_index,
                     AssistantContent::tool_call(

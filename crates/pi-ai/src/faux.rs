@@ -173,7 +173,7 @@ impl Provider for FauxProvider {
         }
     }
 
-    fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
+    fn stream(&self, request: Request, signal: CancellationToken) -> EventStream {
         let next = {
             let mut state = self.lock();
             state.requests.push(request);
@@ -189,24 +189,24 @@ impl Provider for FauxProvider {
         };
         let delay = self.chunk_delay;
         futures::stream::unfold(
-            (events.into_iter(), cancel, false, empty_message()),
-            move |(mut events, cancel, ended, mut so_far)| async move {
+            (events.into_iter(), signal, false, empty_message()),
+            move |(mut events, signal, ended, mut so_far)| async move {
                 if ended {
                     return None;
                 }
                 if let Some(delay) = delay {
                     tokio::select! {
                         () = tokio::time::sleep(delay) => {}
-                        () = cancel.cancelled() => {}
+                        () = signal.cancelled() => {}
                     }
                 } else {
                     tokio::task::yield_now().await;
                 }
-                if cancel.is_cancelled() {
+                if signal.is_cancelled() {
                     so_far.timestamp = now_millis();
                     let aborted =
                         failure(StopReason::Aborted, "Request was aborted", so_far.clone());
-                    return Some((aborted, (events, cancel, true, so_far)));
+                    return Some((aborted, (events, signal, true, so_far)));
                 }
                 let event = events.next()?;
                 if let AssistantMessageEvent::Start { partial } = &event {
@@ -216,7 +216,7 @@ impl Provider for FauxProvider {
                     event,
                     AssistantMessageEvent::Done { .. } | AssistantMessageEvent::Error { .. }
                 );
-                Some((event, (events, cancel, last, so_far)))
+                Some((event, (events, signal, last, so_far)))
             },
         )
         .boxed()
@@ -251,8 +251,8 @@ mod tests {
     use crate::AssistantMessageBuilder;
     use serde_json::json;
 
-    async fn collect(faux: &FauxProvider, cancel: CancellationToken) -> Vec<AssistantMessageEvent> {
-        faux.stream(Request::default(), cancel).collect().await
+    async fn collect(faux: &FauxProvider, signal: CancellationToken) -> Vec<AssistantMessageEvent> {
+        faux.stream(Request::default(), signal).collect().await
     }
 
     #[tokio::test]
@@ -311,11 +311,11 @@ mod tests {
         )
         .unwrap()
         .with_chunk_chars(1);
-        let cancel = CancellationToken::new();
-        let mut stream = faux.stream(Request::default(), cancel.clone());
+        let signal = CancellationToken::new();
+        let mut stream = faux.stream(Request::default(), signal.clone());
         let first = stream.next().await.unwrap();
         assert!(matches!(first, AssistantMessageEvent::Start { .. }));
-        cancel.cancel();
+        signal.cancel();
         let rest: Vec<_> = stream.collect().await;
         assert_eq!(rest.len(), 1);
         match &rest[0] {

@@ -35,12 +35,12 @@ pub struct ModelInfo {
 ///
 /// The contract, Pi's: `stream` never fails outside the stream. A failure of the request, the
 /// model or the connection ends the stream with an `error` event whose message has stopReason
-/// `error` (or `aborted` when `cancel` fired) and an `errorMessage`. The token reaches the
+/// `error` (or `aborted` when `signal` fired) and an `errorMessage`. The token reaches the
 /// provider so it can stop the request.
 pub trait Provider: Send + Sync {
     /// Which model this is.
     fn model(&self) -> ModelInfo;
 
     /// Starts one response.
-    fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream;
+    fn stream(&self, request: Request, signal: CancellationToken) -> EventStream;
 }

@@ -17,7 +17,7 @@ fn result_line(line: &str) -> Value {
 }
 
 #[test]
-fn call_prints_the_seeds_echo_result() {
+fn call_prints_the_specs_echo_result() {
     let output = pi_tool()
         .args(["call", "echo", r#"{"value":"Pi","ignored":"drop me"}"#])
         .output()

@@ -61,7 +61,7 @@ fn text_of(result: &CallToolResult) -> String {
 }
 
 #[tokio::test]
-async fn lists_and_calls_with_the_seeds_results() {
+async fn lists_and_calls_with_the_specs_results() {
     let (client, _) = connect(pi_test_tools::registry()).await;
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|tool| tool.name.as_ref()).collect();

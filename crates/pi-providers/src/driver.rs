@@ -102,9 +102,9 @@ macro_rules! wire_provider {
             fn stream(
                 &self,
                 request: pi_ai::Request,
-                cancel: tokio_util::sync::CancellationToken,
+                signal: tokio_util::sync::CancellationToken,
             ) -> pi_ai::EventStream {
-                self.0.stream(request, cancel)
+                self.0.stream(request, signal)
             }
         }
     };
@@ -156,14 +156,14 @@ impl<W: Wire> Model<W> {
         self.wire.info()
     }
 
-    pub(crate) fn stream(&self, request: Request, cancel: CancellationToken) -> EventStream {
+    pub(crate) fn stream(&self, request: Request, signal: CancellationToken) -> EventStream {
         drive(
             Arc::clone(&self.wire),
             Arc::clone(&self.rendered),
             self.client.clone(),
             self.wire.config().retry,
             request,
-            cancel,
+            signal,
         )
     }
 }
@@ -202,7 +202,7 @@ fn drive<W: Wire>(
     client: reqwest::Client,
     retry: RetryPolicy,
     request: Request,
-    cancel: CancellationToken,
+    signal: CancellationToken,
 ) -> EventStream {
     Box::pin(async_stream::stream! {
         let info = wire.info();
@@ -221,7 +221,7 @@ fn drive<W: Wire>(
                 return;
             }
         };
-        let response = match http::send(&client, &post, retry, &cancel).await {
+        let response = match http::send(&client, &post, retry, &signal).await {
             Ok(response) => response,
             Err(failure) => {
                 let (reason, message) = match failure {
@@ -240,7 +240,7 @@ fn drive<W: Wire>(
         loop {
             let next = tokio::select! {
                 next = events.next() => next,
-                () = cancel.cancelled() => {
+                () = signal.cancelled() => {
                     for event in assembler.fail(StopReason::Aborted, "Request was aborted".to_owned()) {
                         yield event;
                     }

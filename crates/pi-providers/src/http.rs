@@ -88,7 +88,7 @@ pub(crate) async fn send(
     client: &reqwest::Client,
     post: &Post,
     policy: RetryPolicy,
-    cancel: &CancellationToken,
+    signal: &CancellationToken,
 ) -> Result<reqwest::Response, Failure> {
     let body =
         Arc::new(serde_json::to_vec(&post.body).map_err(|error| {
@@ -104,7 +104,7 @@ pub(crate) async fn send(
             .send();
         let outcome = tokio::select! {
             outcome = sent => outcome,
-            () = cancel.cancelled() => return Err(Failure::Aborted),
+            () = signal.cancelled() => return Err(Failure::Aborted),
         };
         let (retry, delay, failure) = match outcome {
             Ok(response) if response.status().is_success() => return Ok(response),
@@ -118,7 +118,7 @@ pub(crate) async fn send(
                     .map(|v| v == "true");
                 let text = tokio::select! {
                     text = response.text() => text.unwrap_or_default(),
-                    () = cancel.cancelled() => return Err(Failure::Aborted),
+                    () = signal.cancelled() => return Err(Failure::Aborted),
                 };
                 let message = error_message(status, &text);
                 let retryable = should.unwrap_or_else(|| {
@@ -149,7 +149,7 @@ pub(crate) async fn send(
         attempt += 1;
         tokio::select! {
             () = tokio::time::sleep(wait) => {}
-            () = cancel.cancelled() => return Err(Failure::Aborted),
+            () = signal.cancelled() => return Err(Failure::Aborted),
         }
     }
 }

@@ -126,7 +126,7 @@ async fn a_tool_using_run_completes_over_the_chat_wire() {
 
 async fn one_response(
     provider: &OpenAiChat,
-    cancel: CancellationToken,
+    signal: CancellationToken,
 ) -> Vec<AssistantMessageEvent> {
     provider
         .stream(
@@ -135,7 +135,7 @@ async fn one_response(
                 messages: vec![UserMessage::text("hi").into()],
                 tools: Vec::new(),
             },
-            cancel,
+            signal,
         )
         .collect()
         .await
@@ -248,14 +248,14 @@ async fn cancellation_aborts_at_once() {
     slow.cut_after = None;
     let fake = Fake::start(vec![slow]).await;
     let provider = provider(&fake);
-    let cancel = CancellationToken::new();
-    let stopper = cancel.clone();
+    let signal = CancellationToken::new();
+    let stopper = signal.clone();
     tokio::spawn(async move {
         tokio::time::sleep(Duration::from_millis(20)).await;
         stopper.cancel();
     });
     let started = std::time::Instant::now();
-    let events = one_response(&provider, cancel).await;
+    let events = one_response(&provider, signal).await;
     let (reason, message) = final_message(&events);
     assert_eq!(reason, StopReason::Aborted);
     assert_eq!(

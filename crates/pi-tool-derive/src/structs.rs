@@ -18,10 +18,16 @@ struct Field {
 }
 
 pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<TokenStream> {
-    if !input.generics.params.is_empty() {
+    if let Some(param) = input
+        .generics
+        .params
+        .iter()
+        .find(|param| !matches!(param, syn::GenericParam::Type(_)))
+    {
         return Err(syn::Error::new_spanned(
-            &input.generics,
-            "ToolParams does not take generic types yet: name the concrete field types",
+            param,
+            "ToolParams takes type parameters only: parameters are owned values (no lifetimes) \
+             and const parameters have no JSON Schema",
         ));
     }
     let Fields::Named(named) = &data.fields else {
@@ -51,7 +57,7 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataStruct) -> syn::Result<Toke
             docs: attributes::docs(&field.attrs),
         });
     }
-    Ok(generate(&input.ident, &fields))
+    Ok(generate(&input.ident, &input.generics, &fields))
 }
 
 /// `T` when `ty` is `Wrapper<T>` (by the last segment's name, as serde does).
@@ -174,7 +180,7 @@ fn validator(ty: &Type, constraints: &Constraints) -> syn::Result<TokenStream> {
     Ok(expression)
 }
 
-fn generate(name: &syn::Ident, fields: &[Field]) -> TokenStream {
+fn generate(name: &syn::Ident, generics: &syn::Generics, fields: &[Field]) -> TokenStream {
     let idents: Vec<&syn::Ident> = fields.iter().map(|field| &field.ident).collect();
     let types: Vec<&Type> = fields.iter().map(|field| &field.ty).collect();
     let json_names: Vec<&String> = fields.iter().map(|field| &field.json_name).collect();
@@ -184,45 +190,89 @@ fn generate(name: &syn::Ident, fields: &[Field]) -> TokenStream {
         .map(|index| format_ident!("__Field{}", index))
         .collect();
     let expecting = name.to_string();
+    // Every type parameter must itself be a parameter type, as serde asks `T: Deserialize`.
+    let mut generics = generics.clone();
+    let params: Vec<syn::Ident> = generics
+        .type_params()
+        .map(|param| param.ident.clone())
+        .collect();
+    for param in &params {
+        generics
+            .make_where_clause()
+            .predicates
+            .push(syn::parse_quote!(#param: ::pi_tool::schema::ParamType));
+    }
+    let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
+    let generic = !params.is_empty();
+    let turbofish = type_generics.as_turbofish();
+    // Built once per concrete type: a `static` for a plain struct; a generic one cannot hold a
+    // static of its own (statics do not take type parameters), so it asks the runtime's
+    // per-type store.
+    let validators_once = if generic {
+        quote! {
+            ::pi_tool::__private::per_type::<__PiToolValidators #type_generics>(|| {
+                __PiToolValidators { #( #idents: #validators, )* __marker: ::std::marker::PhantomData }
+            })
+        }
+    } else {
+        quote! {
+            static VALIDATORS: ::std::sync::OnceLock<__PiToolValidators> = ::std::sync::OnceLock::new();
+            VALIDATORS.get_or_init(|| __PiToolValidators { #( #idents: #validators, )* __marker: ::std::marker::PhantomData })
+        }
+    };
+    let build_schema = quote! {
+        let validators = __pi_tool_validators #turbofish ();
+        let fields = ::std::vec![
+            #( ::pi_tool::__private::FieldSpec::new(#json_names, &validators.#idents, &[#(#docs),*]), )*
+        ];
+        ::pi_tool::schema::ObjectSchema::new(fields, move |object| {
+            let mut walker = ::pi_tool::__private::ObjectFields::new(object);
+            #( let #idents = walker.field(#json_names, &validators.#idents); )*
+            #[allow(unreachable_patterns)]
+            match ( #( #idents, )* ) {
+                ( #( ::std::option::Option::Some(#idents), )* ) => {
+                    ::std::result::Result::Ok(#name { #( #idents, )* })
+                }
+                _ => ::std::result::Result::Err(walker.finish()),
+            }
+        })
+        .with_text_parser(::pi_tool::__private::parse_fast::<#name #type_generics>)
+    };
+    let schema_once = if generic {
+        quote! {
+            ::pi_tool::__private::per_type::<::pi_tool::schema::ObjectSchema<Self>>(|| { #build_schema })
+        }
+    } else {
+        quote! {
+            static SCHEMA: ::std::sync::OnceLock<::pi_tool::schema::ObjectSchema<#name>> =
+                ::std::sync::OnceLock::new();
+            SCHEMA.get_or_init(|| { #build_schema })
+        }
+    };
+    let marker = if generic {
+        quote! { ::std::marker::PhantomData<fn() -> (#(#params,)*)> }
+    } else {
+        quote! { ::std::marker::PhantomData<()> }
+    };
     quote! {
         const _: () = {
-            struct __PiToolValidators {
+            struct __PiToolValidators #impl_generics #where_clause {
                 #( #idents: ::pi_tool::schema::Validator<#types>, )*
+                __marker: #marker,
             }
 
             // Built once, shared by the schema (the JSON road) and the one-pass text road.
-            fn __pi_tool_validators() -> &'static __PiToolValidators {
-                static VALIDATORS: ::std::sync::OnceLock<__PiToolValidators> =
-                    ::std::sync::OnceLock::new();
-                VALIDATORS.get_or_init(|| __PiToolValidators { #( #idents: #validators, )* })
+            fn __pi_tool_validators #impl_generics () -> &'static __PiToolValidators #type_generics #where_clause {
+                #validators_once
             }
 
-            impl ::pi_tool::schema::ObjectParams for #name {
+            impl #impl_generics ::pi_tool::schema::ObjectParams for #name #type_generics #where_clause {
                 fn object_schema() -> &'static ::pi_tool::schema::ObjectSchema<Self> {
-                    static SCHEMA: ::std::sync::OnceLock<::pi_tool::schema::ObjectSchema<#name>> =
-                        ::std::sync::OnceLock::new();
-                    SCHEMA.get_or_init(|| {
-                        let validators = __pi_tool_validators();
-                        let fields = ::std::vec![
-                            #( ::pi_tool::__private::FieldSpec::new(#json_names, &validators.#idents, &[#(#docs),*]), )*
-                        ];
-                        ::pi_tool::schema::ObjectSchema::new(fields, move |object| {
-                            let mut walker = ::pi_tool::__private::ObjectFields::new(object);
-                            #( let #idents = walker.field(#json_names, &validators.#idents); )*
-                            #[allow(unreachable_patterns)]
-                            match ( #( #idents, )* ) {
-                                ( #( ::std::option::Option::Some(#idents), )* ) => {
-                                    ::std::result::Result::Ok(#name { #( #idents, )* })
-                                }
-                                _ => ::std::result::Result::Err(walker.finish()),
-                            }
-                        })
-                        .with_text_parser(::pi_tool::__private::parse_fast::<#name>)
-                    })
+                    #schema_once
                 }
             }
 
-            impl ::pi_tool::schema::ParamType for #name {
+            impl #impl_generics ::pi_tool::schema::ParamType for #name #type_generics #where_clause {
                 fn validator() -> ::pi_tool::schema::Validator<Self> {
                     ::pi_tool::schema::object::<Self>()
                 }
@@ -231,14 +281,14 @@ fn generate(name: &syn::Ident, fields: &[Field]) -> TokenStream {
                 where
                     D: ::pi_tool::__private::serde::Deserializer<'de>,
                 {
-                    deserializer.deserialize_map(__PiToolVisitor)
+                    deserializer.deserialize_map(__PiToolVisitor #turbofish (::std::marker::PhantomData))
                 }
             }
 
-            struct __PiToolVisitor;
+            struct __PiToolVisitor #impl_generics (#marker) #where_clause;
 
-            impl<'de> ::pi_tool::__private::serde::de::Visitor<'de> for __PiToolVisitor {
-                type Value = #name;
+            impl<'de, #(#params),*> ::pi_tool::__private::serde::de::Visitor<'de> for __PiToolVisitor #type_generics #where_clause {
+                type Value = #name #type_generics;
 
                 fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                     formatter.write_str(#expecting)
@@ -247,12 +297,12 @@ fn generate(name: &syn::Ident, fields: &[Field]) -> TokenStream {
                 // Accepts exactly what the schema accepts, or fails without saying why: the
                 // text then goes down the JSON road, which reports every violation.
                 #[allow(unused_mut, unused_variables)]
-                fn visit_map<A>(self, mut map: A) -> ::std::result::Result<#name, A::Error>
+                fn visit_map<A>(self, mut map: A) -> ::std::result::Result<#name #type_generics, A::Error>
                 where
                     A: ::pi_tool::__private::serde::de::MapAccess<'de>,
                 {
                     use ::pi_tool::__private::serde::de::Error as _;
-                    let validators = __pi_tool_validators();
+                    let validators = __pi_tool_validators #turbofish ();
                     #( let mut #idents: ::std::option::Option<#types> = ::std::option::Option::None; )*
                     while let ::std::option::Option::Some(key) = map.next_key::<__PiToolKey>()? {
                         match key {

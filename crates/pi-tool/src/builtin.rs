@@ -1,4 +1,4 @@
-//! The built-in tools of the seed: `echo` and its migration exercise `uppercase`.
+//! The built-in tools of the spec: `echo`, and `uppercase` (the spec's exercise of adding a tool).
 
 use serde::Serialize;
 

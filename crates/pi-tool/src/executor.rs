@@ -13,7 +13,7 @@ use crate::{
     panic_message, prepare_tool_call, text,
 };
 
-/// What the caller hands to every tool it runs: the seed's `Omit<ToolContext, "callId">`.
+/// What the caller hands to every tool it runs: the spec's `Omit<ToolContext, "callId">`.
 ///
 /// There is no `call_id` here on purpose: the executor sets it from the call, last, so a caller
 /// cannot make a tool believe it is answering another call.

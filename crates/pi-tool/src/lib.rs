@@ -72,7 +72,8 @@ pub use registry::{RegistryError, ToolRegistry, UnsupportedSchema};
 /// string enum ([`StringEnum`](schema::StringEnum)).
 ///
 /// Field types: `String`, `bool`, `i64`, `u64`, `f64`, `Option<T>`, `Vec<T>`, and types that
-/// derive `ToolParams`. Constraints, in `#[param(...)]`:
+/// derive `ToolParams`. A struct may take type parameters (`struct Page<T> { items: Vec<T> }`):
+/// each must itself be a parameter type, and each concrete type gets its own schema, built once. Constraints, in `#[param(...)]`:
 ///
 /// | attribute | applies to | JSON Schema |
 /// |---|---|---|
@@ -82,6 +83,7 @@ pub use registry::{RegistryError, ToolRegistry, UnsupportedSchema};
 /// | `pattern = "regex"` | `String` | `pattern` (checked when compiling) |
 /// | `one_of = ["a", "b"]` | `String` | `enum` |
 /// | `min_items = N`, `max_items = N` | `Vec` | `minItems`, `maxItems` |
+/// | `items(...)` | `Vec` | the rules above, on each item |
 /// | `default = EXPR` | any non-`Option` | `default`; the field becomes optional |
 ///
 /// On an `Option<T>` field the constraints apply to the `T`. JSON names follow serde:

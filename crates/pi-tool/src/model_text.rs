@@ -1,6 +1,6 @@
 //! Every text a model reads about a failed call is produced here, and only here.
 //!
-//! The seed pins the basic texts (`Tool echo failed: 必须是 string`, `未知工具`); this module
+//! The spec pins the basic texts (`Tool echo failed: 必须是 string`, `未知工具`); this module
 //! keeps them exact and writes the rest in the same voice: which field, what was expected, what
 //! arrived, so that the model can fix its call in one go.
 
@@ -26,7 +26,7 @@ pub fn failure_text(tool_name: &str, reason: &str) -> String {
     }
 }
 
-/// What a value must be: `必须是 <what>`, the seed's wording.
+/// What a value must be: `必须是 <what>`, the spec's wording.
 pub fn must_be(what: &str) -> String {
     format!("必须是 {what}")
 }

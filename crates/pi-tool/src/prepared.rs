@@ -46,7 +46,7 @@ impl std::fmt::Debug for PreparedCall {
     }
 }
 
-/// Lookup and parse: the first two steps of the seed's order. `Err` is the paired failure (an
+/// Lookup and parse: the first two steps of the spec's order. `Err` is the paired failure (an
 /// unknown tool, invalid arguments, a panic while parsing).
 ///
 /// ```
@@ -132,7 +132,7 @@ impl PreparedCall {
         Ok(Self { params, ..self })
     }
 
-    /// Executes the tool: the last two steps of the seed's order. Never fails, never panics.
+    /// Executes the tool: the last two steps of the spec's order. Never fails, never panics.
     pub async fn run(self, context: CallContext) -> ExecutedCall {
         let context = context.for_call(&self.id);
         // The synchronous start of `execute` runs user code too: contain panics there.

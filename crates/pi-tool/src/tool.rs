@@ -97,7 +97,7 @@ pub trait Tool: Send + Sync + 'static {
     }
 
     /// Runs the tool on checked parameters. An `Err` is reported to the model exactly like a
-    /// thrown error in the seed (`Tool <name> failed: <message>`).
+    /// thrown error in the spec (`Tool <name> failed: <message>`).
     fn execute(
         &self,
         params: Self::Params,
@@ -189,7 +189,7 @@ impl ToolUpdate {
     }
 }
 
-/// A callback receiving a tool's partial results (the seed's `reportProgress`).
+/// A callback receiving a tool's partial results (the spec's `reportProgress`).
 ///
 /// Cheap to clone; clones are the same callback ([`ProgressCallback::ptr_eq`]).
 #[derive(Clone)]

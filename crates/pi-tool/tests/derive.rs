@@ -293,3 +293,46 @@ fn declines_on_purpose(arguments: &Value) -> bool {
             .any(|value| value.is_f64() && value.as_f64().is_some_and(|f| f.fract() == 0.0))
     })
 }
+
+/// A generic page of results: every type parameter must itself be a parameter type.
+#[derive(Debug, PartialEq, ToolParams)]
+#[serde(rename_all = "camelCase")]
+pub struct Page<T> {
+    #[param(max_items = 2)]
+    pub items: Vec<T>,
+    pub next_cursor: Option<String>,
+}
+
+#[test]
+fn generic_structs_get_a_schema_per_concrete_type() {
+    let edits = Page::<Replacement>::object_schema().json_schema().unwrap();
+    assert_eq!(
+        edits["properties"]["items"],
+        array(object::<Replacement>())
+            .max_items(2)
+            .json_schema()
+            .cloned()
+            .unwrap()
+    );
+    assert_eq!(edits["required"], json!(["items"]));
+    let numbers = Page::<u64>::object_schema();
+    assert_eq!(
+        numbers.json_schema().unwrap()["properties"]["items"]["items"],
+        json!({"type": "integer", "minimum": 0})
+    );
+    assert!(
+        std::ptr::eq(numbers, Page::<u64>::object_schema()),
+        "built once"
+    );
+
+    let nested = Page::<Page<u64>>::object_schema();
+    let value = json!({"items": [{"items": [1, 2]}, {"items": [], "nextCursor": "c"}]});
+    let parsed = nested.parse(&value).unwrap();
+    assert_eq!(parsed.items[1].next_cursor.as_deref(), Some("c"));
+    assert_eq!(nested.parse_text(&value.to_string()), Some(parsed));
+    let error = nested
+        .parse(&json!({"items": [{"items": [1, -1]}]}))
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("items[0].items[1]"), "{error}");
+}

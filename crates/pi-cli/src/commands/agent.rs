@@ -139,8 +139,8 @@ pub(crate) async fn run(args: AgentArgs, mut tools: ToolRegistry) -> anyhow::Res
         })
     });
 
-    let cancel = CancellationToken::new();
-    let on_interrupt = cancel.clone();
+    let signal = CancellationToken::new();
+    let on_interrupt = signal.clone();
     tokio::spawn(async move {
         if tokio::signal::ctrl_c().await.is_ok() {
             on_interrupt.cancel();
@@ -150,7 +150,7 @@ pub(crate) async fn run(args: AgentArgs, mut tools: ToolRegistry) -> anyhow::Res
         .run(
             Vec::new(),
             vec![UserMessage::text(args.prompt).into()],
-            cancel,
+            signal,
         )
         .await;
     drop(agent); // closes the event channel, so the printer finishes

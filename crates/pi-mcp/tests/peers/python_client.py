@@ -36,7 +36,7 @@ async def run_checks(session: ClientSession) -> None:
     check("tools/list in registration order", names == ["echo", "uppercase", "slow", "explode", "pixel", "hang"], str(names))
     echo = listed.tools[0]
     check(
-        "echo's inputSchema is the seed's",
+        "echo's inputSchema is the spec's",
         echo.input_schema
         == {
             "type": "object",
@@ -49,14 +49,14 @@ async def run_checks(session: ClientSession) -> None:
 
     result = await session.call_tool("echo", {"value": "Pi", "ignored": "drop me"})
     check(
-        "echo returns the seed's result",
+        "echo returns the spec's result",
         text_of(result) == "Pi" and not result.is_error and result.structured_content == {"source": "echo"},
         repr(result),
     )
 
     bad = await session.call_tool("echo", {"value": 1})
     check(
-        "bad arguments are an isError result with the seed's text",
+        "bad arguments are an isError result with the spec's text",
         bad.is_error and text_of(bad) == "Tool echo failed: 必须是 string",
         repr(bad),
     )

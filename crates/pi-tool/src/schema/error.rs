@@ -35,7 +35,7 @@ pub enum Received {
 }
 
 impl Issue {
-    /// A violation at the current position: `message` says what was expected (the seed writes
+    /// A violation at the current position: `message` says what was expected (the spec writes
     /// `必须是 string`), `received` is the value found there, `None` when the field was absent.
     pub fn new(message: impl Into<String>, received: Option<&Value>) -> Self {
         Self {

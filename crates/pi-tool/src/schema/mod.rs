@@ -28,6 +28,7 @@ mod filter;
 mod jsonschema_issues;
 mod object;
 mod params;
+mod per_type;
 mod repair;
 mod scalars;
 mod schema_error;
@@ -53,11 +54,12 @@ pub use validator::{Validator, integer_at_least, non_negative_integer, positive_
 pub mod derive_support {
     pub use super::object::{FieldSpec, ObjectFields};
     pub use super::params::{Fast, OneOf, one_of, parse_fast, pattern, string_enum_fast};
+    pub use super::per_type::per_type;
 }
 
 use serde_json::Value;
 
-/// The seed's `Schema<T>`: `parse` turns untrusted JSON into a checked value, `json_schema`
+/// The spec's `Schema<T>`: `parse` turns untrusted JSON into a checked value, `json_schema`
 /// describes the same rules to the model.
 ///
 /// `parse` never mutates its input and returns a new value.

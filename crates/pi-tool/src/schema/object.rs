@@ -9,7 +9,7 @@ use crate::model_text::must_be;
 
 type ParseFieldsFn<T> = dyn Fn(&Map<String, Value>) -> Result<T, ValidationError> + Send + Sync;
 
-/// An object schema producing a `T`, the seed's `objectSchema(shape)`.
+/// An object schema producing a `T`, the spec's `objectSchema(shape)`.
 ///
 /// Its JSON Schema is exactly `{"type":"object","properties",…,"required":[non-optional fields
 /// in declaration order],"additionalProperties":false}`. Its parse rejects anything but an

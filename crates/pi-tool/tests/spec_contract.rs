@@ -1,5 +1,5 @@
-//! The seed's four focused tests, ported: validator, registry, executor success, and the three
-//! failures. Each result shown in the seed is compared against its golden fixture.
+//! The spec's four focused tests, ported: validator, registry, executor success, and the three
+//! failures. Each result shown in the spec is compared against its golden fixture.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod common;
@@ -300,7 +300,7 @@ async fn executor_failures_answer_the_original_call() {
     let result = execute_tool_call(&echo_call(), &tools, CallContext::default()).await;
     assert_matches_fixture(&result, "seed/tool_throws.json");
 
-    // The seed's focused test isolates the same branch with a tool named `boom`.
+    // The spec's focused test isolates the same branch with a tool named `boom`.
     let boom = FnTool::new(
         "boom",
         "Always fails",
@@ -328,7 +328,7 @@ async fn uppercase_migration_exercise() {
 }
 
 #[tokio::test]
-async fn builtin_echo_gives_the_seeds_result() {
+async fn builtin_echo_gives_the_specs_result() {
     let result =
         execute_tool_call(&echo_call(), &builtin::registry(), CallContext::default()).await;
     assert_matches_fixture(&result, "seed/echo_success.json");
