@@ -2,23 +2,18 @@
 //! in every place user code runs, details that cannot be serialised, stateful tools.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod common;
+
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use common::RequestParams;
 use pi_tool::schema::{ObjectParams, ObjectSchema, Schema, Validator};
 use pi_tool::{
     CallContext, FnTool, RegisteredTool, Tool, ToolCall, ToolContext, ToolError, ToolOutput,
-    ToolParams, ToolRegistry, execute_raw_tool_call, execute_tool_call, model_text,
+    ToolRegistry, execute_raw_tool_call, execute_tool_call, model_text,
 };
 use serde_json::{Value, json};
-
-#[derive(Debug, ToolParams)]
-pub struct RequestParams {
-    pub value: String,
-    pub label: Option<String>,
-    #[param(min = 1)]
-    pub limit: Option<u64>,
-}
 
 fn request_tool() -> RegisteredTool {
     RegisteredTool::new(FnTool::new(

@@ -7,7 +7,7 @@ mod common;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use common::{assert_matches_fixture, fixture};
+use common::{RequestParams, assert_matches_fixture, fixture};
 use pi_tool::ToolParams;
 use pi_tool::schema::{ObjectParams, Schema, string};
 use pi_tool::{
@@ -20,14 +20,6 @@ use tokio_util::sync::CancellationToken;
 #[derive(Debug, Clone, PartialEq, serde::Serialize, ToolParams)]
 pub struct EchoParams {
     pub value: String,
-}
-
-#[derive(Debug, Clone, PartialEq, serde::Serialize, ToolParams)]
-pub struct RequestParams {
-    pub value: String,
-    pub label: Option<String>,
-    #[param(min = 1)]
-    pub limit: Option<u64>,
 }
 
 fn echo_call() -> ToolCall {

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use pi_tool::{ToolResultMessage, now_millis};
+use pi_tool::{ToolParams, ToolResultMessage, now_millis};
 use serde_json::Value;
 
 /// Reads `tests/fixtures/<path>` as JSON.
@@ -31,4 +31,13 @@ pub(crate) fn assert_matches_fixture(result: &ToolResultMessage, path: &str) {
         "timestamp {timestamp} is not recent (now {now})"
     );
     assert_eq!(wire, fixture(path), "result differs from fixture {path}");
+}
+
+/// The spec's request shape: a required string, an optional label, an optional limit >= 1.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, ToolParams)]
+pub(crate) struct RequestParams {
+    pub(crate) value: String,
+    pub(crate) label: Option<String>,
+    #[param(min = 1)]
+    pub(crate) limit: Option<u64>,
 }
