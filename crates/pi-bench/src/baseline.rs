@@ -286,11 +286,7 @@ fn run<T: DeserializeOwned + Bounds + Send + 'static>(
     Ok(match layer {
         Layer::Bare => Accepted::Done(text_of(params)),
         Layer::Contract => {
-            let context = ToolContext {
-                call_id: call_id.to_owned(),
-                signal: CancellationToken::new(),
-                report_progress: None,
-            };
+            let context = ToolContext::new(call_id).with_signal(CancellationToken::new());
             Accepted::Started(Box::pin(async move {
                 let _context = context;
                 text_of(params)

@@ -123,7 +123,7 @@ async fn bash(
                 break Ending::Exited(status.map_err(|error| ToolError::new(error.to_string()))?);
             }
             () = &mut deadline => break stop(&mut child, Ending::TimedOut(params.timeout.unwrap_or_default())).await,
-            () = context.signal.cancelled() => break stop(&mut child, Ending::Aborted).await,
+            () = context.signal().cancelled() => break stop(&mut child, Ending::Aborted).await,
         }
     };
     if matches!(ending, Ending::Exited(_)) {
@@ -252,7 +252,7 @@ async fn wait_or_stop(
     tokio::select! {
         status = child.wait() => Ok(Ending::Exited(status.map_err(|error| ToolError::new(error.to_string()))?)),
         () = deadline.as_mut() => Ok(stop(child, Ending::TimedOut(params.timeout.unwrap_or_default())).await),
-        () = context.signal.cancelled() => Ok(stop(child, Ending::Aborted).await),
+        () = context.signal().cancelled() => Ok(stop(child, Ending::Aborted).await),
     }
 }
 
@@ -293,7 +293,7 @@ impl Output {
             let excess = self.tail.len() - ROLLING_BYTES;
             self.tail.drain(..excess);
         }
-        if context.report_progress.is_some() {
+        if context.report_progress().is_some() {
             let shown = truncate_tail(
                 &String::from_utf8_lossy(&self.tail),
                 DEFAULT_MAX_LINES,

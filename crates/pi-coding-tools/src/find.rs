@@ -42,7 +42,7 @@ fn find(workspace: &Workspace, params: &FindParams, context: &ToolContext) -> Ou
     });
     let mut found = Vec::new();
     let mut limit_reached = false;
-    each_entry(&walker(&root, None)?, &context.signal, |entry| {
+    each_entry(&walker(&root, None)?, context.signal(), |entry| {
         let path = relative(&root, entry.path());
         let matched = if by_path {
             glob.is_match(&path)

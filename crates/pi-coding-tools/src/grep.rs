@@ -108,7 +108,7 @@ fn grep(workspace: &Workspace, params: &GrepParams, context: &ToolContext) -> Ou
     } else if root.is_dir() {
         each_entry(
             &walker(&root, params.glob.as_deref())?,
-            &context.signal,
+            context.signal(),
             |entry| {
                 if !entry.file_type().is_some_and(|kind| kind.is_file()) {
                     return true;
@@ -122,7 +122,7 @@ fn grep(workspace: &Workspace, params: &GrepParams, context: &ToolContext) -> Ou
             root.display()
         )));
     }
-    if context.signal.is_cancelled() {
+    if context.signal().is_cancelled() {
         return Err(ToolError::new(ABORTED));
     }
     if found.matches == 0 {

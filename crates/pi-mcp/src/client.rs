@@ -226,7 +226,7 @@ async fn call_remote(
         .await
         .map_err(|error| ToolError::new(format!("the MCP server could not be reached: {error}")))?;
     let mut progress = service.service().subscribe(handle.progress_token.clone());
-    let signal = context.signal.clone();
+    let signal = context.signal().clone();
     let id = handle.id.clone();
     let peer = handle.peer.clone();
     let response = async move {

@@ -179,7 +179,7 @@ async fn cancellation_reaches_the_tool_and_other_calls_keep_flowing() {
         move |_params: builtin::ValueParams, context: ToolContext| {
             let flag = Arc::clone(&flag);
             async move {
-                context.signal.cancelled().await;
+                context.signal().cancelled().await;
                 flag.store(true, Ordering::SeqCst);
                 Ok(ToolOutput::text("cancelled"))
             }

@@ -34,7 +34,7 @@ pub fn registry() -> ToolRegistry {
             for step in 1..=params.steps {
                 tokio::select! {
                     () = tokio::time::sleep(std::time::Duration::from_millis(10)) => {}
-                    () = context.signal.cancelled() => {
+                    () = context.signal().cancelled() => {
                         return Err(ToolError::new(format!("cancelled after {} steps", step - 1)));
                     }
                 }

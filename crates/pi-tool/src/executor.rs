@@ -19,7 +19,8 @@ use crate::{
 /// cannot make a tool believe it is answering another call.
 #[derive(Clone, Debug, Default)]
 pub struct CallContext {
-    /// Cancellation for the call; a fresh, never-cancelled token when `None`.
+    /// Cancellation for the call; when `None`, nothing can cancel it (a tool that asks for its
+    /// signal gets a token that is never cancelled).
     pub signal: Option<CancellationToken>,
     /// Receives the tool's progress reports.
     pub report_progress: Option<ProgressCallback>,
@@ -28,11 +29,14 @@ pub struct CallContext {
 impl CallContext {
     /// The tool's context for the call `call_id`.
     pub(crate) fn for_call(self, call_id: &str) -> ToolContext {
-        ToolContext {
-            call_id: call_id.to_owned(),
-            signal: self.signal.unwrap_or_default(),
-            report_progress: self.report_progress,
+        let mut context = ToolContext::new(call_id);
+        if let Some(signal) = self.signal {
+            context = context.with_signal(signal);
         }
+        if let Some(callback) = self.report_progress {
+            context = context.with_progress(callback);
+        }
+        context
     }
 }
 

@@ -2,7 +2,7 @@
 
 use std::fmt;
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -119,17 +119,78 @@ impl<F: Fn(&Value) -> Option<Value> + Send + Sync> PrepareArguments for F {
 }
 
 /// What a tool gets besides its parameters: who called it and how to cooperate.
+///
+/// ```
+/// use pi_tool::ToolContext;
+/// use tokio_util::sync::CancellationToken;
+///
+/// let caller = CancellationToken::new();
+/// let cx = ToolContext::new("call-7").with_signal(caller.clone());
+/// assert_eq!(cx.call_id(), "call-7");
+/// caller.cancel();
+/// assert!(cx.is_cancelled() && cx.signal().is_cancelled());
+/// // Without a caller's signal, nothing can cancel the call, and no token is made until a tool
+/// // asks for one.
+/// assert!(!ToolContext::new("call-8").is_cancelled());
+/// ```
 #[derive(Clone, Debug)]
 pub struct ToolContext {
-    /// The id of the call being executed; always the call's own id.
-    pub call_id: String,
-    /// Cancelled when the caller gives up on the call; a tool should watch it and stop.
-    pub signal: CancellationToken,
-    /// Where to send partial results while running, if the caller listens.
-    pub report_progress: Option<ProgressCallback>,
+    call_id: String,
+    /// The caller's signal, or one made on first use: most tools never look, and a token is an
+    /// allocation a call need not pay for.
+    signal: OnceLock<CancellationToken>,
+    report_progress: Option<ProgressCallback>,
 }
 
 impl ToolContext {
+    /// The context of the call `call_id`: no caller's signal, nobody listening to progress.
+    pub fn new(call_id: impl Into<String>) -> Self {
+        Self {
+            call_id: call_id.into(),
+            signal: OnceLock::new(),
+            report_progress: None,
+        }
+    }
+
+    /// The same context, cancelled when `signal` is.
+    #[must_use]
+    pub fn with_signal(self, signal: CancellationToken) -> Self {
+        Self {
+            signal: OnceLock::from(signal),
+            ..self
+        }
+    }
+
+    /// The same context, sending progress to `callback`.
+    #[must_use]
+    pub fn with_progress(mut self, callback: ProgressCallback) -> Self {
+        self.report_progress = Some(callback);
+        self
+    }
+
+    /// The id of the call being executed; always the call's own id.
+    pub fn call_id(&self) -> &str {
+        &self.call_id
+    }
+
+    /// Cancelled when the caller gives up on the call; a tool that works for a while should
+    /// watch it (`signal().cancelled()`) and stop.
+    pub fn signal(&self) -> &CancellationToken {
+        self.signal.get_or_init(CancellationToken::new)
+    }
+
+    /// Whether the caller has given up on the call (without making a token when none exists).
+    pub fn is_cancelled(&self) -> bool {
+        self.signal
+            .get()
+            .is_some_and(CancellationToken::is_cancelled)
+    }
+
+    /// Where progress goes, if anybody listens: a tool may skip building reports nobody reads.
+    pub fn report_progress(&self) -> Option<&ProgressCallback> {
+        self.report_progress.as_ref()
+    }
+
     /// Sends progress content to the caller; does nothing when nobody listens.
     pub fn progress(&self, content: Vec<Content>) {
         self.update(ToolUpdate::new(content));

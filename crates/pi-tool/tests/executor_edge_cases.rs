@@ -192,8 +192,8 @@ async fn without_a_caller_signal_the_tool_gets_a_live_token() {
         |_params: RequestParams, cx: ToolContext| async move {
             Ok(ToolOutput::text(format!(
                 "{}:{}",
-                cx.call_id,
-                cx.signal.is_cancelled()
+                cx.call_id(),
+                cx.signal().is_cancelled()
             )))
         },
     );
@@ -279,8 +279,8 @@ async fn raw_calls_get_the_callers_signal_progress_and_their_own_id() {
         "Reports progress, then waits for cancellation",
         RequestParams::object_schema(),
         |params: RequestParams, cx: ToolContext| async move {
-            cx.progress(vec![pi_tool::text(format!("{} started", cx.call_id))]);
-            cx.signal.cancelled().await;
+            cx.progress(vec![pi_tool::text(format!("{} started", cx.call_id()))]);
+            cx.signal().cancelled().await;
             Err::<ToolOutput, _>(ToolError::new(format!("{} cancelled", params.value)))
         },
     );

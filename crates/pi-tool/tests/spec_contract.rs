@@ -218,12 +218,12 @@ async fn executor_success_keeps_output_and_context() {
     assert_eq!(*progress.lock().unwrap(), vec![vec![text("progress:Pi")]]);
 
     let cx = seen.lock().unwrap().take().unwrap();
-    assert_eq!(cx.call_id, "ctx");
-    assert!(cx.report_progress.unwrap().ptr_eq(&report_progress));
-    assert!(!cx.signal.is_cancelled());
+    assert_eq!(cx.call_id(), "ctx");
+    assert!(cx.report_progress().unwrap().ptr_eq(&report_progress));
+    assert!(!cx.signal().is_cancelled());
     signal.cancel();
     assert!(
-        cx.signal.is_cancelled(),
+        cx.signal().is_cancelled(),
         "the tool holds the caller's own signal"
     );
 }

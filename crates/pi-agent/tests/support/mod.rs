@@ -35,7 +35,7 @@ pub(crate) fn work_tool() -> RegisteredTool {
             } else {
                 tokio::select! {
                     () = tokio::time::sleep(pause) => {}
-                    () = cx.signal.cancelled() => return Err(ToolError::new(format!("{} stopped", params.label))),
+                    () = cx.signal().cancelled() => return Err(ToolError::new(format!("{} stopped", params.label))),
                 }
             }
             match params.outcome.as_str() {
