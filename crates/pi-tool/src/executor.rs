@@ -7,10 +7,10 @@ use tokio_util::sync::CancellationToken;
 
 use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL, failure_text, invalid_json};
 use crate::prepared::{finish, prepare_for};
-use crate::registered::TextStart;
+use crate::registered::{OutputFuture, TextStart};
 use crate::{
-    ProgressCallback, ToolCall, ToolContext, ToolRegistry, ToolResultMessage, now_millis,
-    panic_message, prepare_tool_call, text,
+    ProgressCallback, RegisteredTool, ToolCall, ToolContext, ToolRegistry, ToolResultMessage,
+    now_millis, panic_message, prepare_tool_call, text,
 };
 
 /// What the caller hands to every tool it runs: the spec's `Omit<ToolContext, "callId">`.
@@ -95,9 +95,41 @@ pub async fn execute_raw_tool_call(
     registry: &ToolRegistry,
     context: CallContext,
 ) -> ToolResultMessage {
+    // The hot road (a valid call on the one-pass road) awaits only the tool; the rest is
+    // synchronous or boxed, which keeps this future small (it is moved into whatever polls it).
+    match start_raw(id, name, raw_arguments, registry, context) {
+        RawStart::Running(running) => finish(id, name, running).await.message,
+        RawStart::Answered(message) => message,
+        RawStart::Json(tool, context) => {
+            Box::pin(json_road(id, name, raw_arguments, tool, context)).await
+        }
+    }
+}
+
+/// How a raw call left its synchronous start.
+enum RawStart<'a> {
+    /// The tool is running on parameters read in one pass.
+    Running(OutputFuture<'a>),
+    /// Answered already: unknown tool, rejected arguments, a panic at the start.
+    Answered(ToolResultMessage),
+    /// For the JSON road, with the context still unused.
+    Json(&'a RegisteredTool, CallContext),
+}
+
+fn start_raw<'a>(
+    id: &str,
+    name: &str,
+    raw_arguments: &str,
+    registry: &'a ToolRegistry,
+    context: CallContext,
+) -> RawStart<'a> {
     // Lookup comes first and answers alone: the text of an unknown tool's call is never read.
     let Some(tool) = registry.get(name) else {
-        return failure_message(id.to_owned(), name.to_owned(), UNKNOWN_TOOL);
+        return RawStart::Answered(failure_message(
+            id.to_owned(),
+            name.to_owned(),
+            UNKNOWN_TOOL,
+        ));
     };
     let mut context = Some(context);
     // The one-pass road: typed parameters straight from the text into the tool, or the full
@@ -107,26 +139,35 @@ pub async fn execute_raw_tool_call(
         // JSON allows the whitespace around it: no trimming on this road.
         tool.start_text(raw_arguments, id, &mut context)
     }));
-    let context = match (started, context) {
-        (Ok(TextStart::Started(running)), _) => {
-            return finish(id.to_owned(), name.to_owned(), running)
-                .await
-                .message;
-        }
-        (Ok(TextStart::Rejected(violations)), _) => {
-            return failure_message(id.to_owned(), name.to_owned(), &violations.to_string());
-        }
+    match (started, context) {
+        (Ok(TextStart::Started(running)), _) => RawStart::Running(running),
+        (Ok(TextStart::Rejected(violations)), _) => RawStart::Answered(failure_message(
+            id.to_owned(),
+            name.to_owned(),
+            &violations.to_string(),
+        )),
         // Declined, or its parse panicked: the JSON path decides, and reports.
-        (_, Some(context)) => context,
+        (_, Some(context)) => RawStart::Json(tool, context),
         // The tool's own synchronous start panicked.
         (started, None) => {
             let reason = match started {
                 Err(panic) => panic_message(panic.as_ref()),
                 Ok(_) => PANIC_WITHOUT_MESSAGE.to_owned(),
             };
-            return failure_message(id.to_owned(), name.to_owned(), &reason);
+            RawStart::Answered(failure_message(id.to_owned(), name.to_owned(), &reason))
         }
-    };
+    }
+}
+
+/// The JSON road of a raw call: parse the text into JSON, then validate and run as
+/// [`execute_tool_call`] does.
+async fn json_road(
+    id: &str,
+    name: &str,
+    raw_arguments: &str,
+    tool: &RegisteredTool,
+    context: CallContext,
+) -> ToolResultMessage {
     let text = raw_arguments.trim();
     let arguments = if text.is_empty() {
         Value::Object(serde_json::Map::new())

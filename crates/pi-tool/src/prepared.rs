@@ -13,8 +13,8 @@ use crate::executor::failure_message;
 use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL};
 use crate::registered::{ErasedParams, OutputFuture};
 use crate::{
-    CallContext, RegisteredTool, ToolCall, ToolRegistry, ToolResultMessage, failed_result,
-    now_millis,
+    CallContext, RegisteredTool, ToolCall, ToolOutput, ToolRegistry, ToolResultMessage,
+    failed_result, now_millis,
 };
 
 /// A call whose tool exists and whose arguments passed validation; nothing has run yet.
@@ -139,19 +139,24 @@ impl PreparedCall {
         let tool = &self.tool;
         let params = self.params;
         match catch_unwind(AssertUnwindSafe(|| tool.start(params, context))) {
-            Ok(running) => finish(self.id, self.name, running).await,
-            Err(panic) => failed(self.id, self.name, &panic_message(panic.as_ref())),
+            Ok(running) => finish(&self.id, &self.name, running).await,
+            Err(panic) => failed(&self.id, &self.name, &panic_message(panic.as_ref())),
         }
     }
 }
 
-/// Awaits a started tool and turns what it produced into the paired result.
-pub(crate) async fn finish(id: String, name: String, running: OutputFuture<'_>) -> ExecutedCall {
-    match AssertUnwindSafe(running).catch_unwind().await {
+/// Awaits a started tool and turns what it produced into the paired result. The id and name
+/// are copied only then: nothing but the running tool is held across the await.
+pub(crate) async fn finish(id: &str, name: &str, running: OutputFuture<'_>) -> ExecutedCall {
+    match AssertUnwindSafe(running)
+        .catch_unwind()
+        .await
+        .map(|output| output.and_then(ToolOutput::checked))
+    {
         Ok(Ok(output)) => ExecutedCall {
             message: ToolResultMessage {
-                tool_call_id: id,
-                tool_name: name,
+                tool_call_id: id.to_owned(),
+                tool_name: name.to_owned(),
                 content: crate::output_limit::bounded(output.content),
                 details: output.details,
                 is_error: output.is_error.unwrap_or(false),
@@ -164,9 +169,9 @@ pub(crate) async fn finish(id: String, name: String, running: OutputFuture<'_>) 
     }
 }
 
-fn failed(id: String, name: String, reason: &str) -> ExecutedCall {
+fn failed(id: &str, name: &str, reason: &str) -> ExecutedCall {
     ExecutedCall {
-        message: failure_message(id, name, reason),
+        message: failure_message(id.to_owned(), name.to_owned(), reason),
         terminate: false,
     }
 }
