@@ -6,10 +6,12 @@
 //! - [`dynamic`] builds them from the workloads' JSON Schemas ([`pi_tool::schema::DynamicSchema`]);
 //! - [`baseline`] is the plain-serde layer: `serde_json::from_str` into a derived struct, the
 //!   bounds checked in code, the same lookup and result message;
+//! - [`jsonschema_peer`] is the jsonschema crate as a peer (Value, validator, `from_value`);
 //! - [`measure`] times repeated runs and takes the median.
 
 pub mod baseline;
 pub mod dynamic;
+pub mod jsonschema_peer;
 pub mod measure;
 pub mod typed;
 pub mod workload;
