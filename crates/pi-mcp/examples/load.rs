@@ -15,6 +15,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+mod support;
+
 use pi_mcp::{HttpAccess, McpClient, McpToolServer, serve_http};
 use pi_tool::{CallContext, ToolCall, ToolRegistry, builtin, execute_tool_call};
 use serde_json::json;
@@ -82,22 +84,13 @@ async fn load(url: &str, token: Option<&str>, clients: usize, duration: Duration
     outcome
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> Duration {
-    if sorted.is_empty() {
-        return Duration::ZERO;
-    }
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index.min(sorted.len() - 1)]
-}
-
-fn row(name: &str, outcome: &Outcome) -> (f64, Duration) {
+fn row(name: &str, outcome: &Outcome) -> (f64, f64) {
     let rate = outcome.calls as f64 / outcome.elapsed.as_secs_f64();
-    let p99 = percentile(&outcome.latencies, 0.99);
+    let p99 = support::percentile_ms(&outcome.latencies, 0.99);
     println!(
-        "| {name} | {} | {rate:.0} | {:.2} | {:.2} | {} | {} |",
+        "| {name} | {} | {rate:.0} | {:.2} | {p99:.2} | {} | {} |",
         outcome.calls,
-        percentile(&outcome.latencies, 0.50).as_secs_f64() * 1e3,
-        p99.as_secs_f64() * 1e3,
+        support::percentile_ms(&outcome.latencies, 0.50),
         outcome.mismatches,
         outcome.failures,
     );
@@ -112,28 +105,12 @@ struct Peer {
 }
 
 async fn start_peer(name: &str, program: &str, script: &str) -> Peer {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let process = tokio::process::Command::new(program)
-        .args([script, "--http", &port.to_string()])
-        .stderr(std::process::Stdio::null())
-        .stdout(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let url = format!("http://127.0.0.1:{port}/mcp");
-    for _ in 0..100 {
-        if McpClient::connect_http(&url).await.is_ok() {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let port = support::free_port();
+    let process =
+        support::start_server(program, &[script, "--http", &port.to_string()], &[], port).await;
     Peer {
         name: name.to_owned(),
-        url,
+        url: format!("http://127.0.0.1:{port}/mcp"),
         _process: process,
     }
 }
@@ -182,10 +159,8 @@ async fn main() {
     println!();
     for (name, rate, p99) in ratios {
         println!(
-            "against {name}: {:.1}x the calls/s, p99 {:.2} ms against {:.2} ms",
+            "against {name}: {:.1}x the calls/s, p99 {our_p99:.2} ms against {p99:.2} ms",
             our_rate / rate,
-            our_p99.as_secs_f64() * 1e3,
-            p99.as_secs_f64() * 1e3
         );
     }
 

@@ -16,6 +16,8 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+mod support;
+
 use pi_mcp::McpClient;
 use pi_tool::{CallContext, ToolCall, ToolRegistry, execute_tool_call};
 use serde_json::json;

@@ -14,6 +14,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+mod support;
+
 use pi_mcp::McpClient;
 use pi_tool::{CallContext, ToolCall, ToolRegistry, execute_tool_call};
 use serde_json::json;
@@ -49,36 +51,28 @@ async fn main() {
         .expect("usage: session_memory PI_TOOL_BINARY [SESSIONS] [CALLS]");
     let sessions: usize = args.get(1).map_or(500, |v| v.parse().unwrap());
     let calls: usize = args.get(2).map_or(500, |v| v.parse().unwrap());
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
+    let port = support::free_port();
     let token = "session-memory-token";
-    let mut server = tokio::process::Command::new(binary)
-        .args([
+    let (address, max_sessions) = (format!("127.0.0.1:{port}"), (sessions + 16).to_string());
+    let mut server = support::start_server(
+        binary,
+        &[
             "serve",
             "--test-tools",
             "--http",
-            &format!("127.0.0.1:{port}"),
-        ])
-        .args(["--max-sessions", &(sessions + 16).to_string()])
-        .env("PI_TOOL_TOKEN", token)
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+            &address,
+            "--max-sessions",
+            &max_sessions,
+        ],
+        &[("PI_TOOL_TOKEN", token)],
+        port,
+    )
+    .await;
     let pid = server.id().unwrap();
     let url = format!("http://127.0.0.1:{port}/mcp");
-    let mut first = None;
-    for _ in 0..100 {
-        if let Ok(client) = McpClient::connect_http_with_token(&url, token).await {
-            first = Some(client);
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    let first = first.expect("the server did not start");
+    let first = McpClient::connect_http_with_token(&url, token)
+        .await
+        .expect("the server did not start");
     let base = settled_rss(pid).await;
 
     let mut open = Vec::with_capacity(sessions);

@@ -17,6 +17,8 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod support;
+
 use pi_mcp::McpClient;
 use pi_tool::{CallContext, ProgressCallback, ToolCall, ToolRegistry, execute_tool_call};
 use serde_json::{Value, json};
@@ -273,14 +275,6 @@ async fn disconnecting_client(port: u16, deadline: Instant) -> Tally {
     tally
 }
 
-fn percentile(sorted: &[Duration], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let index = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[index.min(sorted.len() - 1)].as_secs_f64() * 1e3
-}
-
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -290,39 +284,32 @@ async fn main() {
         .clone();
     let seconds: f64 = args.get(2).map_or(600.0, |v| v.parse().unwrap());
     let clients: usize = args.get(3).map_or(32, |v| v.parse().unwrap());
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let mut server = tokio::process::Command::new(&binary)
-        .args([
+    let port = support::free_port();
+    let address = format!("127.0.0.1:{port}");
+    let (limit, idle_after) = (
+        CALL_LIMIT.as_secs_f64().to_string(),
+        SESSION_IDLE.as_secs_f64().to_string(),
+    );
+    let mut server = support::start_server(
+        &binary,
+        &[
             "serve",
             "--http",
-            &format!("127.0.0.1:{port}"),
+            &address,
             "--token",
             TOKEN,
             "--test-tools",
             "--call-timeout",
-            &CALL_LIMIT.as_secs_f64().to_string(),
+            &limit,
             "--session-idle",
-            &SESSION_IDLE.as_secs_f64().to_string(),
-        ])
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
+            &idle_after,
+        ],
+        &[],
+        port,
+    )
+    .await;
     let pid = server.id().unwrap();
     let url = format!("http://127.0.0.1:{port}/mcp");
-    for _ in 0..100 {
-        if tokio::net::TcpStream::connect(("127.0.0.1", port))
-            .await
-            .is_ok()
-        {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
     let idle = footprint(pid);
     let started = Instant::now();
     let duration = Duration::from_secs_f64(seconds);
@@ -374,8 +361,8 @@ async fn main() {
     );
     println!(
         "| echo p50 / p99 ms | {:.2} / {:.2} |",
-        percentile(&tally.echo_latencies, 0.5),
-        percentile(&tally.echo_latencies, 0.99)
+        support::percentile_ms(&tally.echo_latencies, 0.5),
+        support::percentile_ms(&tally.echo_latencies, 0.99)
     );
     println!(
         "| progress calls / panics / cancelled | {} / {} / {} |",
