@@ -14,7 +14,7 @@ use crate::{PrepareArguments, Tool, ToolContext, ToolError, ToolOutput};
 ///
 /// ```
 /// use pi_tool::{FnTool, ToolOutput};
-/// use pi_tool::schema::{DynamicSchema};
+/// use pi_tool::schema::DynamicSchema;
 /// use serde_json::{Value, json};
 ///
 /// // Any schema: here a JSON Schema value (see `FnTool::typed` for a derived parameter type).

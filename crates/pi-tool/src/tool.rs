@@ -174,7 +174,9 @@ impl ToolContext {
     }
 
     /// Cancelled when the caller gives up on the call; a tool that works for a while should
-    /// watch it (`signal().cancelled()`) and stop.
+    /// watch it (`signal().cancelled()`) and stop. Without a caller's signal the token is made
+    /// on first use, so a clone of the context taken before then gets one of its own (neither
+    /// can be cancelled by the caller, who passed none).
     pub fn signal(&self) -> &CancellationToken {
         self.signal.get_or_init(CancellationToken::new)
     }
