@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use pi_tool::{ToolResultMessage, failed_result, model_text, now_millis, text};
 
-use crate::baseline::{Bash, Echo, Edit, Grep, PlanTask, Read};
+use crate::typed::{Bash, Echo, Edit, Grep, PlanTask, Read};
 use crate::workload::Workload;
 
 type Execute = fn(Value) -> Result<String, String>;

@@ -1,15 +1,16 @@
-//! The workloads' tools declared as typed Rust structs with `#[derive(ToolParams)]`.
+//! The workloads' tools declared as typed Rust structs with `#[derive(Deserialize, ToolParams)]`.
 #![allow(missing_docs)] // Field docs would become schema descriptions; the structs mirror the workload files.
 
 use pi_tool::schema::ObjectParams;
 use pi_tool::{FnTool, RegisteredTool, ToolOutput, ToolParams, ToolRegistry};
+use serde::Deserialize;
 
-#[derive(ToolParams)]
+#[derive(Deserialize, ToolParams)]
 pub struct Echo {
     pub value: String,
 }
 
-#[derive(ToolParams)]
+#[derive(Deserialize, ToolParams)]
 pub struct Read {
     pub path: String,
     #[param(min = 1)]
@@ -18,7 +19,7 @@ pub struct Read {
     pub limit: Option<u64>,
 }
 
-#[derive(ToolParams)]
+#[derive(Deserialize, ToolParams)]
 #[serde(rename_all = "camelCase")]
 pub struct Edit {
     pub path: String,
@@ -26,14 +27,14 @@ pub struct Edit {
     pub new_text: String,
 }
 
-#[derive(ToolParams)]
+#[derive(Deserialize, ToolParams)]
 pub struct Bash {
     pub command: String,
     #[param(exclusive_min = 0.0)]
     pub timeout: Option<f64>,
 }
 
-#[derive(ToolParams)]
+#[derive(Deserialize, ToolParams)]
 #[serde(rename_all = "camelCase")]
 pub struct Grep {
     pub pattern: String,
@@ -46,7 +47,7 @@ pub struct Grep {
     pub limit: Option<u64>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ToolParams)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToolParams)]
 #[serde(rename_all = "lowercase")]
 pub enum Team {
     Core,
@@ -56,7 +57,7 @@ pub enum Team {
     Docs,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ToolParams)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToolParams)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     Author,
@@ -64,7 +65,7 @@ pub enum Role {
     Approver,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ToolParams)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToolParams)]
 #[serde(rename_all = "lowercase")]
 pub enum CheckKind {
     Lint,
@@ -73,7 +74,7 @@ pub enum CheckKind {
     Security,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ToolParams)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToolParams)]
 #[serde(rename_all = "lowercase")]
 pub enum Priority {
     Low,
@@ -82,7 +83,7 @@ pub enum Priority {
     Critical,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ToolParams)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToolParams)]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Todo,
@@ -91,7 +92,7 @@ pub enum Status {
     Done,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ToolParams)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToolParams)]
 #[serde(rename_all = "lowercase")]
 pub enum Environment {
     Dev,
@@ -99,7 +100,7 @@ pub enum Environment {
     Prod,
 }
 
-#[derive(ToolParams)]
+#[derive(Deserialize, ToolParams)]
 pub struct Assignee {
     #[param(min = 1)]
     pub id: u64,
@@ -108,13 +109,13 @@ pub struct Assignee {
     pub team: Option<Team>,
 }
 
-#[derive(ToolParams)]
+#[derive(Deserialize, ToolParams)]
 pub struct Owner {
     pub name: String,
     pub role: Role,
 }
 
-#[derive(ToolParams)]
+#[derive(Deserialize, ToolParams)]
 pub struct Subtask {
     #[param(min = 1)]
     pub id: u64,
@@ -123,20 +124,20 @@ pub struct Subtask {
     pub owner: Option<Owner>,
 }
 
-#[derive(ToolParams)]
+#[derive(Deserialize, ToolParams)]
 pub struct Attachment {
     pub name: String,
     pub size_bytes: u64,
     pub mime: Option<String>,
 }
 
-#[derive(ToolParams)]
+#[derive(Deserialize, ToolParams)]
 pub struct Commit {
     pub sha: String,
     pub message: Option<String>,
 }
 
-#[derive(ToolParams)]
+#[derive(Deserialize, ToolParams)]
 pub struct Repo {
     pub owner: String,
     pub name: String,
@@ -144,21 +145,21 @@ pub struct Repo {
     pub commit: Option<Commit>,
 }
 
-#[derive(ToolParams)]
+#[derive(Deserialize, ToolParams)]
 pub struct Metadata {
     pub source: Option<String>,
     pub version: Option<String>,
     pub tags: Option<Vec<String>>,
 }
 
-#[derive(ToolParams)]
+#[derive(Deserialize, ToolParams)]
 pub struct Check {
     pub name: String,
     pub required: Option<bool>,
     pub kind: CheckKind,
 }
 
-#[derive(ToolParams)]
+#[derive(Deserialize, ToolParams)]
 pub struct PlanTask {
     #[param(min_length = 1)]
     pub title: String,
