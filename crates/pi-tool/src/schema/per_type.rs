@@ -26,21 +26,18 @@ pub fn per_type<V: Send + Sync + 'static>(init: impl FnOnce() -> V) -> &'static 
     }
     let built = init();
     let mut map = store.write().unwrap_or_else(PoisonError::into_inner);
-    let kept: &'static (dyn Any + Send + Sync) = match map.get(&key).copied() {
-        Some(existing) => existing,
-        None => {
-            // Leaked on purpose: the value lives as long as the program, like a `static`.
-            let leaked: &'static V = Box::leak(Box::new(built));
-            map.insert(key, leaked);
-            leaked
-        }
-    };
-    drop(map);
-    match kept.downcast_ref::<V>() {
-        Some(value) => value,
-        // Stored under `V`'s own `TypeId`, so it is a `V`.
-        None => unreachable!("the store keys each value by its own type"),
+    // Another thread may have stored one meanwhile: keep that one, drop ours.
+    if let Some(value) = map
+        .get(&key)
+        .copied()
+        .and_then(|value| value.downcast_ref::<V>())
+    {
+        return value;
     }
+    // Leaked on purpose: the value lives as long as the program, like a `static`.
+    let leaked: &'static V = Box::leak(Box::new(built));
+    map.insert(key, leaked);
+    leaked
 }
 
 #[cfg(test)]
