@@ -1,6 +1,6 @@
 //! The agent loop's own cost: a scripted model (the faux provider, arguments streamed in 4-char
 //! fragments) calling `echo` and `uppercase` once each per turn for TURNS turns, then answering;
-//! trivial tools; every event consumed. Prints one JSON line: turns/s, events/s, and heap
+//! trivial tools; every event consumed, every tool result checked. Prints one JSON line: turns/s, events/s, and heap
 //! allocations and bytes per turn (counted by the global allocator of this program).
 //! `bench/peers/loop.sh` runs it beside upstream Pi's `agentLoop` on the same script.
 //!
@@ -11,7 +11,7 @@ use std::alloc::System;
 use std::sync::Arc;
 use std::time::Instant;
 
-use pi_agent::{Agent, AgentConfig};
+use pi_agent::{Agent, AgentConfig, AgentEvent};
 use pi_ai::{FauxProvider, UserMessage};
 use pi_tool::builtin;
 use serde_json::{Value, json};
@@ -37,7 +37,7 @@ fn script(turns: usize) -> Value {
     Value::Array(responses)
 }
 
-async fn one_run(script: &Value, tools: &Arc<pi_tool::ToolRegistry>) -> usize {
+async fn one_run(script: &Value, tools: &Arc<pi_tool::ToolRegistry>, turns: usize) -> usize {
     let faux = FauxProvider::from_script(script)
         .unwrap()
         .with_chunk_chars(4);
@@ -52,10 +52,19 @@ async fn one_run(script: &Value, tools: &Arc<pi_tool::ToolRegistry>) -> usize {
         .await;
     assert!(run.error.is_none(), "{:?}", run.error);
     drop(agent);
-    let mut count = 0;
-    while events.recv().await.is_some() {
+    let (mut count, mut results) = (0, 0);
+    while let Some(event) = events.recv().await {
         count += 1;
+        if let AgentEvent::ToolExecutionEnd { is_error, .. } = event {
+            assert!(!is_error, "a tool failed");
+            results += 1;
+        }
     }
+    assert_eq!(
+        results,
+        2 * turns,
+        "{results} tool results for {turns} turns"
+    );
     count
 }
 
@@ -67,13 +76,13 @@ async fn main() {
     let script = script(turns);
     let tools = Arc::new(builtin::registry());
     for _ in 0..runs / 10 + 1 {
-        one_run(&script, &tools).await;
+        one_run(&script, &tools, turns).await;
     }
     let region = Region::new(GLOBAL);
     let started = Instant::now();
     let mut events = 0;
     for _ in 0..runs {
-        events += one_run(&script, &tools).await;
+        events += one_run(&script, &tools, turns).await;
     }
     let seconds = started.elapsed().as_secs_f64();
     let stats = region.change();

@@ -122,7 +122,7 @@ fn grep(workspace: &Workspace, params: &GrepParams, context: &ToolContext) -> Ou
             root.display()
         )));
     }
-    if context.signal().is_cancelled() {
+    if context.is_cancelled() {
         return Err(ToolError::new(ABORTED));
     }
     if found.matches == 0 {
