@@ -99,7 +99,7 @@ pub async fn execute_raw_tool_call(
     // synchronous or boxed, which keeps this future small (it is moved into whatever polls it).
     match start_raw(id, name, raw_arguments, registry, context) {
         RawStart::Running(running) => finish(id, name, running).await.message,
-        RawStart::Answered(message) => message,
+        RawStart::Answered(message) => *message,
         RawStart::Json(tool, context) => {
             Box::pin(json_road(id, name, raw_arguments, tool, context)).await
         }
@@ -110,8 +110,9 @@ pub async fn execute_raw_tool_call(
 enum RawStart<'a> {
     /// The tool is running on parameters read in one pass.
     Running(OutputFuture<'a>),
-    /// Answered already: unknown tool, rejected arguments, a panic at the start.
-    Answered(ToolResultMessage),
+    /// Answered already: unknown tool, rejected arguments, a panic at the start. Boxed: the
+    /// cold variant must not make every call's start as large as a whole message.
+    Answered(Box<ToolResultMessage>),
     /// For the JSON road, with the context still unused.
     Json(&'a RegisteredTool, CallContext),
 }
@@ -125,11 +126,11 @@ fn start_raw<'a>(
 ) -> RawStart<'a> {
     // Lookup comes first and answers alone: the text of an unknown tool's call is never read.
     let Some(tool) = registry.get(name) else {
-        return RawStart::Answered(failure_message(
+        return RawStart::Answered(Box::new(failure_message(
             id.to_owned(),
             name.to_owned(),
             UNKNOWN_TOOL,
-        ));
+        )));
     };
     let mut context = Some(context);
     // The one-pass road: typed parameters straight from the text into the tool, or the full
@@ -141,11 +142,11 @@ fn start_raw<'a>(
     }));
     match (started, context) {
         (Ok(TextStart::Started(running)), _) => RawStart::Running(running),
-        (Ok(TextStart::Rejected(violations)), _) => RawStart::Answered(failure_message(
+        (Ok(TextStart::Rejected(violations)), _) => RawStart::Answered(Box::new(failure_message(
             id.to_owned(),
             name.to_owned(),
             &violations.to_string(),
-        )),
+        ))),
         // Declined, or its parse panicked: the JSON path decides, and reports.
         (_, Some(context)) => RawStart::Json(tool, context),
         // The tool's own synchronous start panicked.
@@ -154,7 +155,11 @@ fn start_raw<'a>(
                 Err(panic) => panic_message(panic.as_ref()),
                 Ok(_) => PANIC_WITHOUT_MESSAGE.to_owned(),
             };
-            RawStart::Answered(failure_message(id.to_owned(), name.to_owned(), &reason))
+            RawStart::Answered(Box::new(failure_message(
+                id.to_owned(),
+                name.to_owned(),
+                &reason,
+            )))
         }
     }
 }

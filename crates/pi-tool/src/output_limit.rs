@@ -9,7 +9,9 @@ use crate::Content;
 /// how much the tool returned.
 pub const MAX_TOOL_OUTPUT_BYTES: usize = 16 << 20;
 
-/// `content` within [`MAX_TOOL_OUTPUT_BYTES`].
+/// `content` within [`MAX_TOOL_OUTPUT_BYTES`]. Inlined: every result passes here, and nearly
+/// all are far below the limit.
+#[inline]
 pub(crate) fn bounded(content: Vec<Content>) -> Vec<Content> {
     bounded_to(content, MAX_TOOL_OUTPUT_BYTES)
 }
@@ -21,11 +23,19 @@ fn size(block: &Content) -> usize {
     }
 }
 
+#[inline]
 fn bounded_to(content: Vec<Content>, limit: usize) -> Vec<Content> {
     let total: usize = content.iter().map(size).sum();
     if total <= limit {
-        return content;
+        content
+    } else {
+        cut(content, total, limit)
     }
+}
+
+/// `content`, `total` bytes of it, cut to `limit`.
+#[cold]
+fn cut(content: Vec<Content>, total: usize, limit: usize) -> Vec<Content> {
     let mut left = limit;
     let mut kept = Vec::with_capacity(content.len() + 1);
     for block in content {

@@ -13,8 +13,8 @@ use crate::executor::failure_message;
 use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL};
 use crate::registered::{ErasedParams, OutputFuture};
 use crate::{
-    CallContext, RegisteredTool, ToolCall, ToolOutput, ToolRegistry, ToolResultMessage,
-    failed_result, now_millis,
+    CallContext, RegisteredTool, ToolCall, ToolRegistry, ToolResultMessage, failed_result,
+    now_millis,
 };
 
 /// A call whose tool exists and whose arguments passed validation; nothing has run yet.
@@ -148,11 +148,8 @@ impl PreparedCall {
 /// Awaits a started tool and turns what it produced into the paired result. The id and name
 /// are copied only then: nothing but the running tool is held across the await.
 pub(crate) async fn finish(id: &str, name: &str, running: OutputFuture<'_>) -> ExecutedCall {
-    match AssertUnwindSafe(running)
-        .catch_unwind()
-        .await
-        .map(|output| output.and_then(ToolOutput::checked))
-    {
+    match AssertUnwindSafe(running).catch_unwind().await {
+        Ok(Ok(output)) if let Some(reason) = output.failure() => failed(id, name, &reason),
         Ok(Ok(output)) => ExecutedCall {
             message: ToolResultMessage {
                 tool_call_id: id.to_owned(),

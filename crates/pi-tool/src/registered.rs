@@ -111,9 +111,10 @@ impl<T: Tool> ErasedTool for T {
     }
 }
 
+/// The tool's own future, boxed as it is: its output is checked where it is awaited
+/// ([`finish`](crate::prepared::finish)), so no wrapper future is needed here.
 fn start_typed<T: Tool>(tool: &T, params: T::Params, context: ToolContext) -> OutputFuture<'_> {
-    let running = tool.execute(params, context);
-    Box::pin(async move { running.await?.checked() })
+    Box::pin(tool.execute(params, context))
 }
 
 /// A tool as a registry holds it: shared, type-erased, cheap to clone.

@@ -334,14 +334,12 @@ impl ToolOutput {
         self
     }
 
-    /// The output as the registry hands it on: an `Err` when its details could not be written.
-    pub(crate) fn checked(self) -> Result<Self, ToolError> {
-        match &self.unserializable {
-            Some(reason) => Err(ToolError::new(format!(
-                "details could not be serialized: {reason}"
-            ))),
-            None => Ok(self),
-        }
+    /// Why the call fails instead of answering with this output: its details could not be
+    /// written. Read in place: the output is large, and moving it to check it costs a copy.
+    pub(crate) fn failure(&self) -> Option<String> {
+        self.unserializable
+            .as_ref()
+            .map(|reason| format!("details could not be serialized: {reason}"))
     }
 
     /// The same output, asking the agent loop to stop after this batch.
