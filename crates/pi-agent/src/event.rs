@@ -1,7 +1,7 @@
 //! What an agent run tells its subscribers, in Pi's event shapes.
 
 use pi_ai::{AssistantMessage, AssistantMessageEvent, Message};
-use pi_tool::{ToolResultMessage, ToolUpdate};
+use pi_tool::{ArcStr, ToolResultMessage, ToolUpdate};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -65,9 +65,9 @@ pub enum AgentEvent {
     #[serde(rename_all = "camelCase")]
     ToolExecutionStart {
         /// The call id.
-        tool_call_id: String,
+        tool_call_id: ArcStr,
         /// The tool name as requested.
-        tool_name: String,
+        tool_name: ArcStr,
         /// The raw arguments.
         args: Value,
     },
@@ -75,9 +75,9 @@ pub enum AgentEvent {
     #[serde(rename_all = "camelCase")]
     ToolExecutionUpdate {
         /// The call id.
-        tool_call_id: String,
+        tool_call_id: ArcStr,
         /// The tool name.
-        tool_name: String,
+        tool_name: ArcStr,
         /// What it reported: `{content, details?}`, as Pi's `partialResult`.
         partial_result: ToolUpdate,
     },
@@ -85,9 +85,9 @@ pub enum AgentEvent {
     #[serde(rename_all = "camelCase")]
     ToolExecutionEnd {
         /// The call id.
-        tool_call_id: String,
+        tool_call_id: ArcStr,
         /// The tool name.
-        tool_name: String,
+        tool_name: ArcStr,
         /// The result.
         result: ToolResultMessage,
         /// Whether it is an error.

@@ -20,7 +20,7 @@ fn ended_ids(events: &mut tokio::sync::mpsc::UnboundedReceiver<AgentEvent>) -> V
     drain(events)
         .into_iter()
         .filter_map(|event| match event {
-            AgentEvent::ToolExecutionEnd { tool_call_id, .. } => Some(tool_call_id),
+            AgentEvent::ToolExecutionEnd { tool_call_id, .. } => Some(tool_call_id.to_string()),
             _ => None,
         })
         .collect()
@@ -30,9 +30,11 @@ fn results(messages: &[Message]) -> Vec<(String, String, bool)> {
     messages
         .iter()
         .filter_map(|message| match message {
-            Message::ToolResult(result) => {
-                Some((result.tool_call_id.clone(), result.text(), result.is_error))
-            }
+            Message::ToolResult(result) => Some((
+                result.tool_call_id.to_string(),
+                result.text(),
+                result.is_error,
+            )),
             _ => None,
         })
         .collect()

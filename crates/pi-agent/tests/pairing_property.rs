@@ -143,7 +143,7 @@ proptest! {
                 }
             }
             ended.sort();
-            let mut ids: Vec<String> = results.iter().map(|r| r.tool_call_id.clone()).collect();
+            let mut ids: Vec<_> = results.iter().map(|r| r.tool_call_id.clone()).collect();
             ids.sort();
             prop_assert_eq!(ended, ids, "one tool_execution_end per result");
             if cancel_at.is_none() {

@@ -10,7 +10,7 @@
 //! delta, which is quadratic).
 
 use crate::{AssistantContent, AssistantMessage, AssistantMessageEvent, StopReason, Usage};
-use pi_tool::{ToolCall, now_millis};
+use pi_tool::{ArcStr, ToolCall, now_millis};
 use serde_json::Value;
 
 /// One thing a provider read from its stream.
@@ -74,8 +74,8 @@ enum Open {
 struct PendingCall {
     key: String,
     index: usize,
-    id: String,
-    name: String,
+    id: ArcStr,
+    name: ArcStr,
     arguments: ArgumentBuffer,
 }
 
@@ -207,6 +207,8 @@ impl StreamAssembler {
             }
             Fragment::Text(_) | Fragment::Thinking(_) => {}
             Fragment::ToolStart { key, id, name } => {
+                // Made shared once here: every message and event after this holds the same.
+                let (id, name) = (ArcStr::from(id), ArcStr::from(name));
                 self.close(&mut events);
                 let index = self.reserve();
                 events.push(AssistantMessageEvent::ToolCallStart {
@@ -251,6 +253,7 @@ impl StreamAssembler {
                 arguments,
                 signature,
             } => {
+                let (id, name) = (ArcStr::from(id), ArcStr::from(name));
                 self.close(&mut events);
                 let index = self.reserve();
                 events.push(AssistantMessageEvent::ToolCallStart {

@@ -1,6 +1,6 @@
 //! The events a provider streams while a model answers.
 
-use pi_tool::ToolCall;
+use pi_tool::{ArcStr, ToolCall};
 use serde::{Deserialize, Serialize};
 
 use crate::{AssistantMessage, StopReason};
@@ -68,9 +68,9 @@ pub enum AssistantMessageEvent {
         /// Its position in `content`.
         content_index: usize,
         /// The call id.
-        id: String,
+        id: ArcStr,
         /// The tool name.
-        name: String,
+        name: ArcStr,
     },
     /// More of the arguments' JSON text (a fragment, not valid JSON by itself).
     #[serde(rename = "toolcall_delta", rename_all = "camelCase")]

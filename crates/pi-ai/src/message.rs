@@ -1,6 +1,6 @@
 //! The messages of a conversation, in Pi's shapes, and transcripts as JSONL.
 
-use pi_tool::{Content, ToolCall, ToolResultMessage, now_millis};
+use pi_tool::{ArcStr, Content, ToolCall, ToolResultMessage, now_millis};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -78,10 +78,10 @@ pub enum AssistantContent {
     /// `{"type":"toolCall","id","name","arguments"}`.
     #[serde(rename = "toolCall", rename_all = "camelCase")]
     ToolCall {
-        /// The provider's call id.
-        id: String,
+        /// The provider's call id (shared with the call and its result, not copied).
+        id: ArcStr,
         /// The tool's name.
-        name: String,
+        name: ArcStr,
         /// The arguments, as the model produced them.
         #[serde(default = "empty_object")]
         arguments: Value,
@@ -105,7 +105,7 @@ impl AssistantContent {
     }
 
     /// A tool-call block.
-    pub fn tool_call(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+    pub fn tool_call(id: impl Into<ArcStr>, name: impl Into<ArcStr>, arguments: Value) -> Self {
         Self::ToolCall {
             id: id.into(),
             name: name.into(),

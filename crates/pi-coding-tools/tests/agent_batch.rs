@@ -44,9 +44,11 @@ async fn parallel_edits_of_one_file_in_one_batch_all_land() {
         .messages
         .iter()
         .filter_map(|message| match message {
-            Message::ToolResult(result) => {
-                Some((result.tool_call_id.clone(), result.text(), result.is_error))
-            }
+            Message::ToolResult(result) => Some((
+                result.tool_call_id.to_string(),
+                result.text(),
+                result.is_error,
+            )),
             _ => None,
         })
         .collect();

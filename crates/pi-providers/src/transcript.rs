@@ -6,7 +6,7 @@
 //!   wire refuses a call left unanswered.
 
 use pi_ai::{AssistantContent, Message};
-use pi_tool::{ToolResultMessage, text};
+use pi_tool::{ArcStr, ToolResultMessage, text};
 
 /// What the model reads about a call that never got a result.
 pub(crate) const NO_RESULT: &str = "No result provided";
@@ -14,7 +14,7 @@ pub(crate) const NO_RESULT: &str = "No result provided";
 /// `messages` ready for the model `api`/`provider`.
 pub(crate) fn prepare(messages: &[Message], api: &str, provider: &str) -> Vec<Message> {
     let mut out: Vec<Message> = Vec::with_capacity(messages.len());
-    let mut waiting: Vec<(String, String)> = Vec::new();
+    let mut waiting: Vec<(ArcStr, ArcStr)> = Vec::new();
     for message in messages {
         match message {
             Message::Assistant(assistant) => {
@@ -60,7 +60,7 @@ pub(crate) fn prepare(messages: &[Message], api: &str, provider: &str) -> Vec<Me
     out
 }
 
-fn answer_missing(out: &mut Vec<Message>, waiting: &mut Vec<(String, String)>) {
+fn answer_missing(out: &mut Vec<Message>, waiting: &mut Vec<(ArcStr, ArcStr)>) {
     for (id, name) in waiting.drain(..) {
         out.push(Message::ToolResult(ToolResultMessage {
             tool_call_id: id,

@@ -2,6 +2,7 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use arcstr::ArcStr;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -28,8 +29,8 @@ pub struct CallContext {
 
 impl CallContext {
     /// The tool's context for the call `call_id`.
-    pub(crate) fn for_call(self, call_id: &str) -> ToolContext {
-        let mut context = ToolContext::new(call_id);
+    pub(crate) fn for_call(self, call_id: &ArcStr) -> ToolContext {
+        let mut context = ToolContext::new(call_id.clone());
         if let Some(signal) = self.signal {
             context = context.with_signal(signal);
         }
@@ -95,12 +96,20 @@ pub async fn execute_raw_tool_call(
     registry: &ToolRegistry,
     context: CallContext,
 ) -> ToolResultMessage {
+    // Lookup comes first and answers alone: the text of an unknown tool's call is never read.
+    let Some(tool) = registry.get(name) else {
+        return failure_message(id.into(), name.into(), UNKNOWN_TOOL);
+    };
+    // The one copy of the id: the tool's context and the result share it. The name is the
+    // registry's own (the lookup matched it exactly).
+    let id = ArcStr::from(id);
+    let name = tool.shared_name().clone();
     // The hot road (a valid call on the one-pass road) awaits only the tool; the rest is
     // synchronous or boxed, which keeps this future small (it is moved into whatever polls it).
-    match start_raw(id, name, raw_arguments, registry, context) {
+    match start_raw(&id, raw_arguments, tool, context) {
         RawStart::Running(running) => finish(id, name, running).await.message,
-        RawStart::Answered(message) => *message,
-        RawStart::Json(tool, context) => {
+        RawStart::Refused(reason) => failure_message(id, name, &reason),
+        RawStart::Json(context) => {
             Box::pin(json_road(id, name, raw_arguments, tool, context)).await
         }
     }
@@ -110,28 +119,18 @@ pub async fn execute_raw_tool_call(
 enum RawStart<'a> {
     /// The tool is running on parameters read in one pass.
     Running(OutputFuture<'a>),
-    /// Answered already: unknown tool, rejected arguments, a panic at the start. Boxed: the
-    /// cold variant must not make every call's start as large as a whole message.
-    Answered(Box<ToolResultMessage>),
+    /// Refused for this reason: rejected arguments, a panic at the start.
+    Refused(String),
     /// For the JSON road, with the context still unused.
-    Json(&'a RegisteredTool, CallContext),
+    Json(CallContext),
 }
 
 fn start_raw<'a>(
-    id: &str,
-    name: &str,
+    id: &ArcStr,
     raw_arguments: &str,
-    registry: &'a ToolRegistry,
+    tool: &'a RegisteredTool,
     context: CallContext,
 ) -> RawStart<'a> {
-    // Lookup comes first and answers alone: the text of an unknown tool's call is never read.
-    let Some(tool) = registry.get(name) else {
-        return RawStart::Answered(Box::new(failure_message(
-            id.to_owned(),
-            name.to_owned(),
-            UNKNOWN_TOOL,
-        )));
-    };
     let mut context = Some(context);
     // The one-pass road: typed parameters straight from the text into the tool, or the full
     // report of what is wrong with it. It takes the context only once the text is accepted (a
@@ -142,33 +141,20 @@ fn start_raw<'a>(
     }));
     match (started, context) {
         (Ok(TextStart::Started(running)), _) => RawStart::Running(running),
-        (Ok(TextStart::Rejected(violations)), _) => RawStart::Answered(Box::new(failure_message(
-            id.to_owned(),
-            name.to_owned(),
-            &violations.to_string(),
-        ))),
+        (Ok(TextStart::Rejected(violations)), _) => RawStart::Refused(violations.to_string()),
         // Declined, or its parse panicked: the JSON path decides, and reports.
-        (_, Some(context)) => RawStart::Json(tool, context),
+        (_, Some(context)) => RawStart::Json(context),
         // The tool's own synchronous start panicked.
-        (started, None) => {
-            let reason = match started {
-                Err(panic) => panic_message(panic.as_ref()),
-                Ok(_) => PANIC_WITHOUT_MESSAGE.to_owned(),
-            };
-            RawStart::Answered(Box::new(failure_message(
-                id.to_owned(),
-                name.to_owned(),
-                &reason,
-            )))
-        }
+        (Err(panic), None) => RawStart::Refused(panic_message(panic.as_ref())),
+        (Ok(_), None) => RawStart::Refused(PANIC_WITHOUT_MESSAGE.to_owned()),
     }
 }
 
 /// The JSON road of a raw call: parse the text into JSON, then validate and run as
 /// [`execute_tool_call`] does.
 async fn json_road(
-    id: &str,
-    name: &str,
+    id: ArcStr,
+    name: ArcStr,
     raw_arguments: &str,
     tool: &RegisteredTool,
     context: CallContext,
@@ -179,9 +165,7 @@ async fn json_road(
     } else {
         match serde_json::from_str(text) {
             Ok(arguments) => arguments,
-            Err(error) => {
-                return failure_message(id.to_owned(), name.to_owned(), &invalid_json(&error));
-            }
+            Err(error) => return failure_message(id, name, &invalid_json(&error)),
         }
     };
     match prepare_for(&ToolCall::new(id, name, arguments), tool) {
@@ -197,7 +181,7 @@ pub fn failed_result(call: &ToolCall, reason: &str) -> ToolResultMessage {
 }
 
 /// [`failed_result`] from an id and a name already owned.
-pub(crate) fn failure_message(id: String, name: String, reason: &str) -> ToolResultMessage {
+pub(crate) fn failure_message(id: ArcStr, name: ArcStr, reason: &str) -> ToolResultMessage {
     ToolResultMessage {
         content: vec![text(failure_text(&name, reason))],
         tool_call_id: id,

@@ -53,6 +53,8 @@ mod registry;
 pub mod schema;
 mod tool;
 
+/// The shared string of call ids and tool names in messages: cloning it copies a pointer.
+pub use arcstr::ArcStr;
 pub use content::{Content, image, text};
 pub use executor::{CallContext, execute_raw_tool_call, execute_tool_call, failed_result};
 pub use fn_tool::FnTool;

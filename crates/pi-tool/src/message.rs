@@ -5,6 +5,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use arcstr::ArcStr;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -27,10 +28,11 @@ use crate::Content;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename = "toolCall", try_from = "WireToolCall")]
 pub struct ToolCall {
-    /// The provider's id for this call; the result answers with the same id.
-    pub id: String,
+    /// The provider's id for this call; the result answers with the same id. Shared, not
+    /// copied: the tool's context and its result hold the same string.
+    pub id: ArcStr,
     /// The tool the model asked for, exactly as it spelled it.
-    pub name: String,
+    pub name: ArcStr,
     /// The model's arguments, unvalidated. Missing on the wire means `{}`.
     pub arguments: Value,
 }
@@ -41,7 +43,7 @@ fn empty_object() -> Value {
 
 impl ToolCall {
     /// A call with the given id, tool name and arguments.
-    pub fn new(id: impl Into<String>, name: impl Into<String>, arguments: Value) -> Self {
+    pub fn new(id: impl Into<ArcStr>, name: impl Into<ArcStr>, arguments: Value) -> Self {
         Self {
             id: id.into(),
             name: name.into(),
@@ -64,9 +66,9 @@ impl ToolCall {
 )]
 pub struct ToolResultMessage {
     /// The id of the call this result answers.
-    pub tool_call_id: String,
+    pub tool_call_id: ArcStr,
     /// The tool name as the call requested it (also when no such tool exists).
-    pub tool_name: String,
+    pub tool_name: ArcStr,
     /// What the model reads.
     pub content: Vec<Content>,
     /// Structured data for the program; never parsed out of `content`.
@@ -100,8 +102,8 @@ fn check_tag(found: Option<&str>, field: &str, expected: &str) -> Result<(), Str
 struct WireToolCall {
     #[serde(rename = "type")]
     tag: Option<String>,
-    id: String,
-    name: String,
+    id: ArcStr,
+    name: ArcStr,
     #[serde(default = "empty_object")]
     arguments: Value,
 }
@@ -119,8 +121,8 @@ impl TryFrom<WireToolCall> for ToolCall {
 #[serde(rename_all = "camelCase")]
 struct WireToolResult {
     role: Option<String>,
-    tool_call_id: String,
-    tool_name: String,
+    tool_call_id: ArcStr,
+    tool_name: ArcStr,
     content: Vec<Content>,
     #[serde(default)]
     details: Option<Value>,

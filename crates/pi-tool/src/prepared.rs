@@ -6,6 +6,7 @@
 use std::any::Any;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
+use arcstr::ArcStr;
 use futures::FutureExt;
 use serde_json::Value;
 
@@ -21,8 +22,8 @@ use crate::{
 ///
 /// It owns what it needs, so [`PreparedCall::run`] can be spawned on another task.
 pub struct PreparedCall {
-    id: String,
-    name: String,
+    id: ArcStr,
+    name: ArcStr,
     tool: RegisteredTool,
     params: ErasedParams,
 }
@@ -139,21 +140,21 @@ impl PreparedCall {
         let tool = &self.tool;
         let params = self.params;
         match catch_unwind(AssertUnwindSafe(|| tool.start(params, context))) {
-            Ok(running) => finish(&self.id, &self.name, running).await,
-            Err(panic) => failed(&self.id, &self.name, &panic_message(panic.as_ref())),
+            Ok(running) => finish(self.id, self.name, running).await,
+            Err(panic) => failed(self.id, self.name, &panic_message(panic.as_ref())),
         }
     }
 }
 
-/// Awaits a started tool and turns what it produced into the paired result. The id and name
-/// are copied only then: nothing but the running tool is held across the await.
-pub(crate) async fn finish(id: &str, name: &str, running: OutputFuture<'_>) -> ExecutedCall {
+/// Awaits a started tool and turns what it produced into the paired result, which takes the id
+/// and name as they are (shared strings: the tool's context holds the same id).
+pub(crate) async fn finish(id: ArcStr, name: ArcStr, running: OutputFuture<'_>) -> ExecutedCall {
     match AssertUnwindSafe(running).catch_unwind().await {
         Ok(Ok(output)) if let Some(reason) = output.failure() => failed(id, name, &reason),
         Ok(Ok(output)) => ExecutedCall {
             message: ToolResultMessage {
-                tool_call_id: id.to_owned(),
-                tool_name: name.to_owned(),
+                tool_call_id: id,
+                tool_name: name,
                 content: crate::output_limit::bounded(output.content),
                 details: output.details,
                 is_error: output.is_error.unwrap_or(false),
@@ -166,9 +167,9 @@ pub(crate) async fn finish(id: &str, name: &str, running: OutputFuture<'_>) -> E
     }
 }
 
-fn failed(id: &str, name: &str, reason: &str) -> ExecutedCall {
+fn failed(id: ArcStr, name: ArcStr, reason: &str) -> ExecutedCall {
     ExecutedCall {
-        message: failure_message(id.to_owned(), name.to_owned(), reason),
+        message: failure_message(id, name, reason),
         terminate: false,
     }
 }

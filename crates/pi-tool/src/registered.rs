@@ -4,6 +4,7 @@ use std::any::Any;
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use arcstr::ArcStr;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
@@ -18,7 +19,6 @@ pub(crate) type ErasedParams = Box<dyn Any + Send>;
 
 /// The object-safe face of a [`Tool`].
 trait ErasedTool: Send + Sync {
-    fn name(&self) -> &str;
     fn description(&self) -> &str;
     fn json_schema(&self) -> Option<&Value>;
     fn is_exclusive(&self) -> bool;
@@ -28,7 +28,7 @@ trait ErasedTool: Send + Sync {
     fn start_text(
         &self,
         text: &str,
-        call_id: &str,
+        call_id: &ArcStr,
         context: &mut Option<CallContext>,
     ) -> TextStart<'_>;
 }
@@ -44,10 +44,6 @@ pub(crate) enum TextStart<'a> {
 }
 
 impl<T: Tool> ErasedTool for T {
-    fn name(&self) -> &str {
-        Tool::name(self)
-    }
-
     fn description(&self) -> &str {
         Tool::description(self)
     }
@@ -88,7 +84,7 @@ impl<T: Tool> ErasedTool for T {
     fn start_text(
         &self,
         text: &str,
-        call_id: &str,
+        call_id: &ArcStr,
         context: &mut Option<CallContext>,
     ) -> TextStart<'_> {
         if self.prepare_arguments().is_some() {
@@ -123,19 +119,27 @@ fn start_typed<T: Tool>(tool: &T, params: T::Params, context: ToolContext) -> Ou
 #[derive(Clone)]
 pub struct RegisteredTool {
     inner: Arc<dyn ErasedTool>,
+    /// The tool's name, read once: every result of the tool shares it.
+    name: ArcStr,
 }
 
 impl RegisteredTool {
     /// Erases a tool.
     pub fn new<T: Tool>(tool: T) -> Self {
         Self {
+            name: ArcStr::from(Tool::name(&tool)),
             inner: Arc::new(tool),
         }
     }
 
     /// The tool's name.
     pub fn name(&self) -> &str {
-        self.inner.name()
+        &self.name
+    }
+
+    /// The tool's name, shared with the results that carry it.
+    pub(crate) fn shared_name(&self) -> &ArcStr {
+        &self.name
     }
 
     /// The tool's description.
@@ -193,7 +197,7 @@ impl RegisteredTool {
     pub(crate) fn start_text(
         &self,
         text: &str,
-        call_id: &str,
+        call_id: &ArcStr,
         context: &mut Option<CallContext>,
     ) -> TextStart<'_> {
         self.inner.start_text(text, call_id, context)

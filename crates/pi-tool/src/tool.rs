@@ -4,6 +4,7 @@ use std::fmt;
 use std::future::Future;
 use std::sync::{Arc, OnceLock};
 
+use arcstr::ArcStr;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
@@ -135,7 +136,8 @@ impl<F: Fn(&Value) -> Option<Value> + Send + Sync> PrepareArguments for F {
 /// ```
 #[derive(Clone, Debug)]
 pub struct ToolContext {
-    call_id: String,
+    /// Shared with the call and its result, not copied.
+    call_id: ArcStr,
     /// The caller's signal, or one made on first use: most tools never look, and a token is an
     /// allocation a call need not pay for.
     signal: OnceLock<CancellationToken>,
@@ -144,7 +146,7 @@ pub struct ToolContext {
 
 impl ToolContext {
     /// The context of the call `call_id`: no caller's signal, nobody listening to progress.
-    pub fn new(call_id: impl Into<String>) -> Self {
+    pub fn new(call_id: impl Into<ArcStr>) -> Self {
         Self {
             call_id: call_id.into(),
             signal: OnceLock::new(),
