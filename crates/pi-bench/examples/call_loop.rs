@@ -2,7 +2,10 @@
 //! `valgrind --tool=callgrind`: instruction counts compare contenders without timing noise
 //! (`scripts/instruction-counts.sh` prints the table).
 //!
-//! Usage: call_loop ours|dynamic|bare|contract WORKLOAD.json [all|valid|invalid] [ROUNDS]
+//! Usage: call_loop ours|dynamic|bare|contract|value WORKLOAD.json [all|valid|invalid] [ROUNDS]
+//!
+//! `value` is not a layer: it only parses each call's text into a `serde_json::Value` and drops
+//! it, the floor of any layer that hands its tools JSON values (as dynamic schemas do).
 #![allow(missing_docs)]
 
 use std::hint::black_box;
@@ -17,7 +20,7 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let contender = args
         .first()
-        .context("name a contender: ours|dynamic|bare|contract")?;
+        .context("name a contender: ours|dynamic|bare|contract|value")?;
     let workload = Workload::load(std::path::Path::new(
         args.get(1).context("give a WORKLOAD.json")?,
     ))?;
@@ -54,6 +57,13 @@ fn main() -> anyhow::Result<()> {
         "dynamic" => ours(&dynamic::registry(&workload)?)?,
         "bare" => serde(Layer::Bare),
         "contract" => serde(Layer::Contract),
+        "value" => {
+            for _ in 0..rounds {
+                for call in &calls {
+                    black_box(serde_json::from_str::<serde_json::Value>(&call.arguments).ok());
+                }
+            }
+        }
         other => bail!("unknown contender {other}"),
     }
     println!("calls {}", calls.len() * rounds);
