@@ -57,7 +57,7 @@ for round_index in range(rounds):
             results.setdefault((name, line["workload"]), []).append((line["ns_median"], line["ns_best"]))
     print(f"round {round_index + 1}/{rounds} done", file=sys.stderr)
 
-workload_names = sorted({w for (_, w) in results})
+workload_names = list(dict.fromkeys(w for (_, w) in results))
 print(f"Per call, ratio to plain serde in the same round: median of {rounds} rounds "
       f"(best repetition against best repetition). Each run: {reps} x {rep_ms} ms, one CPU.\n")
 print("| contender | " + " | ".join(workload_names) + " |")

