@@ -337,3 +337,41 @@ async fn json_details_arrive_unchanged_and_typed_ones_serialised() {
     let typed_result = run(&tools, "typed", json!({"value": "x"})).await;
     assert_eq!(typed_result.details, Some(json!({"lines": 3})));
 }
+
+/// The call id is made once and shared, never copied: the id the tool sees, the id the result
+/// carries and the call's own are one string; the result's tool name is the registry's.
+#[tokio::test]
+async fn the_call_id_and_tool_name_are_shared_not_copied() {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let recorder = seen.clone();
+    let tools = ToolRegistry::new([FnTool::new(
+        "request",
+        "Records its call id",
+        RequestParams::object_schema(),
+        move |_params: RequestParams, cx: ToolContext| {
+            *recorder.lock().unwrap() = Some(cx.call_id().as_ptr() as usize);
+            async move { Ok("done") }
+        },
+    )])
+    .unwrap();
+    let call = ToolCall::new("call-shared", "request", json!({"value": "x"}));
+    let result = execute_tool_call(&call, &tools, CallContext::default()).await;
+    assert!(pi_tool::ArcStr::ptr_eq(&call.id, &result.tool_call_id));
+    assert_eq!(*seen.lock().unwrap(), Some(call.id.as_ptr() as usize));
+
+    let raw = execute_raw_tool_call(
+        "call-raw",
+        "request",
+        r#"{"value":"x"}"#,
+        &tools,
+        CallContext::default(),
+    )
+    .await;
+    assert_eq!(raw.tool_call_id, "call-raw");
+    assert_eq!(
+        *seen.lock().unwrap(),
+        Some(raw.tool_call_id.as_ptr() as usize)
+    );
+    let registered = tools.get("request").unwrap();
+    assert_eq!(raw.tool_name.as_ptr(), registered.name().as_ptr());
+}
