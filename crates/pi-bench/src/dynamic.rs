@@ -21,10 +21,15 @@ pub fn registry(workload: &Workload) -> anyhow::Result<ToolRegistry> {
             tool.description.clone(),
             schema,
             move |arguments: Value, _cx| {
-                let text = arguments
-                    .get(&returns)
-                    .and_then(Value::as_str)
-                    .map(str::to_owned);
+                // The tool owns its arguments: it takes the string out, as a typed tool
+                // moves its field.
+                let text = match arguments {
+                    Value::Object(mut object) => match object.swap_remove(&returns) {
+                        Some(Value::String(text)) => Some(text),
+                        _ => None,
+                    },
+                    _ => None,
+                };
                 async move {
                     match text {
                         Some(text) => Ok(ToolOutput::text(text)),

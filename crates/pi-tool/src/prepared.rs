@@ -117,7 +117,9 @@ impl PreparedCall {
         match self.tool.json_schema() {
             Some(schema) => match crate::schema::drop_undeclared(schema, &prepared) {
                 Ok(mut filtered) => {
-                    crate::schema::fill_defaults(schema, &mut filtered);
+                    if let Some(defaults) = self.tool.defaults() {
+                        defaults.fill(&mut filtered);
+                    }
                     filtered
                 }
                 Err(_) => prepared.into_owned(),

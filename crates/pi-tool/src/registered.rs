@@ -2,13 +2,13 @@
 
 use std::any::Any;
 use std::borrow::Cow;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use arcstr::ArcStr;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use crate::schema::ValidationError;
+use crate::schema::{Defaults, ValidationError};
 use crate::{CallContext, Tool, ToolContext, ToolDefinition, ToolError, ToolOutput};
 
 /// The future of a started call, with details already turned into JSON.
@@ -118,9 +118,16 @@ fn start_typed<T: Tool>(tool: &T, params: T::Params, context: ToolContext) -> Ou
 /// Clones are the same tool ([`RegisteredTool::ptr_eq`]).
 #[derive(Clone)]
 pub struct RegisteredTool {
-    inner: Arc<dyn ErasedTool>,
+    inner: Arc<Shared<dyn ErasedTool>>,
     /// The tool's name, read once: every result of the tool shares it.
     name: ArcStr,
+}
+
+/// The tool and what is worked out once from it, in one allocation.
+struct Shared<T: ?Sized> {
+    /// The plan of the JSON Schema's fillable defaults, made when a caller first needs it.
+    defaults: OnceLock<Option<Defaults>>,
+    tool: T,
 }
 
 impl RegisteredTool {
@@ -128,7 +135,10 @@ impl RegisteredTool {
     pub fn new<T: Tool>(tool: T) -> Self {
         Self {
             name: ArcStr::from(Tool::name(&tool)),
-            inner: Arc::new(tool),
+            inner: Arc::new(Shared {
+                defaults: OnceLock::new(),
+                tool,
+            }),
         }
     }
 
@@ -144,12 +154,12 @@ impl RegisteredTool {
 
     /// The tool's description.
     pub fn description(&self) -> &str {
-        self.inner.description()
+        self.inner.tool.description()
     }
 
     /// The JSON Schema of its parameters, if its schema has one.
     pub fn json_schema(&self) -> Option<&Value> {
-        self.inner.json_schema()
+        self.inner.tool.json_schema()
     }
 
     /// What a provider is shown: name, description, parameters (`{"type":"object"}` when the
@@ -172,22 +182,30 @@ impl RegisteredTool {
 
     /// Whether the tool asked to run alone (see [`Tool::exclusive`]).
     pub fn is_exclusive(&self) -> bool {
-        self.inner.is_exclusive()
+        self.inner.tool.is_exclusive()
+    }
+
+    /// The JSON Schema's fillable defaults, planned on first use and kept with the tool.
+    pub(crate) fn defaults(&self) -> Option<&Defaults> {
+        self.inner
+            .defaults
+            .get_or_init(|| self.json_schema().and_then(Defaults::of))
+            .as_ref()
     }
 
     /// Runs the tool's argument repair (see [`Tool::prepare_arguments`]).
     pub(crate) fn prepare<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
-        self.inner.prepare(arguments)
+        self.inner.tool.prepare(arguments)
     }
 
     /// Repairs and parses `arguments`. Panics are the caller's to contain.
     pub(crate) fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError> {
-        self.inner.parse(arguments)
+        self.inner.tool.parse(arguments)
     }
 
     /// Starts the tool on parameters from its own [`RegisteredTool::parse`].
     pub(crate) fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_> {
-        self.inner.start(params, context)
+        self.inner.tool.start(params, context)
     }
 
     /// Parses raw argument text in one pass and starts the tool on it (taking `context`), or
@@ -200,7 +218,7 @@ impl RegisteredTool {
         call_id: &ArcStr,
         context: &mut Option<CallContext>,
     ) -> TextStart<'_> {
-        self.inner.start_text(text, call_id, context)
+        self.inner.tool.start_text(text, call_id, context)
     }
 }
 
@@ -215,5 +233,31 @@ impl std::fmt::Debug for RegisteredTool {
 impl<T: Tool> From<T> for RegisteredTool {
     fn from(tool: T) -> Self {
         Self::new(tool)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::FnTool;
+    use crate::schema::DynamicSchema;
+
+    #[test]
+    fn the_defaults_plan_is_made_once_and_shared_by_clones() {
+        let schema = DynamicSchema::new(json!({
+            "type": "object",
+            "properties": {"times": {"type": "integer", "default": 1}}
+        }))
+        .unwrap();
+        let tool =
+            RegisteredTool::new(FnTool::new("t", "", schema, |_: Value, _| async { Ok("") }));
+        let first = tool.defaults().unwrap();
+        let clone = tool.clone();
+        assert!(std::ptr::eq(first, clone.defaults().unwrap()));
+        let mut value = json!({});
+        first.fill(&mut value);
+        assert_eq!(value, json!({"times": 1}));
     }
 }

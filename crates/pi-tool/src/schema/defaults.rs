@@ -89,14 +89,6 @@ impl Defaults {
     }
 }
 
-/// `schema` with its fillable defaults filled into `value` (which it has already accepted):
-/// for callers that hold only the JSON Schema, such as hooks reading a call's arguments.
-pub(crate) fn fill_defaults(schema: &Value, value: &mut Value) {
-    if let Some(defaults) = Defaults::of(schema) {
-        defaults.fill(value);
-    }
-}
-
 /// Whether `default` appears as a keyword anywhere (a cheap look before any planning).
 fn mentions_default(schema: &Value, depth: usize) -> bool {
     if depth > MAX_PLAN_DEPTH {
@@ -261,7 +253,9 @@ mod tests {
 
     fn filled(schema: &Value, value: Value) -> Value {
         let mut value = value;
-        fill_defaults(schema, &mut value);
+        if let Some(defaults) = Defaults::of(schema) {
+            defaults.fill(&mut value);
+        }
         value
     }
 

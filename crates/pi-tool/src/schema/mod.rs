@@ -36,7 +36,7 @@ mod typed;
 mod validator;
 
 pub use composite::{array, nullable, object, optional, with_default};
-pub(crate) use defaults::fill_defaults;
+pub(crate) use defaults::Defaults;
 pub use dynamic::DynamicSchema;
 pub use enums::{StringEnum, enum_value};
 pub use error::{Issue, PathSegment, Received, ValidationError};
