@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::driver::{Feed, Parser, Wire, event_json, render_each, wire_provider};
 use crate::http::Post;
 use crate::ids::wire_id;
+use crate::turns::push_turn;
 use crate::{ProviderConfig, ToolChoice, transcript};
 
 /// Anthropic's id rule: `[A-Za-z0-9_-]`, and we keep them within 64.
@@ -69,7 +70,12 @@ impl Wire for MessagesWire {
         let mut results: Vec<Value> = Vec::new();
         for message in &prepared {
             if !matches!(message, Message::ToolResult(_)) && !results.is_empty() {
-                messages.push(json!({"role": "user", "content": std::mem::take(&mut results)}));
+                push_turn(
+                    &mut messages,
+                    "user",
+                    "content",
+                    Value::Array(std::mem::take(&mut results)),
+                );
             }
             match message {
                 Message::User(user) => {
@@ -77,7 +83,7 @@ impl Wire for MessagesWire {
                         UserContent::Text(text) => json!(text),
                         UserContent::Blocks(content) => Value::Array(blocks(content)),
                     };
-                    messages.push(json!({"role": "user", "content": content}));
+                    push_turn(&mut messages, "user", "content", content);
                 }
                 Message::Assistant(assistant) => {
                     let content: Vec<Value> = assistant
@@ -100,7 +106,7 @@ impl Wire for MessagesWire {
                         })
                         .collect();
                     if !content.is_empty() {
-                        messages.push(json!({"role": "assistant", "content": content}));
+                        push_turn(&mut messages, "assistant", "content", Value::Array(content));
                     }
                 }
                 Message::ToolResult(result) => {
@@ -116,7 +122,7 @@ impl Wire for MessagesWire {
             }
         }
         if !results.is_empty() {
-            messages.push(json!({"role": "user", "content": results}));
+            push_turn(&mut messages, "user", "content", Value::Array(results));
         }
         let mut body = Map::new();
         body.insert("model".into(), json!(self.config.model));

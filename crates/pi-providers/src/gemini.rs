@@ -7,6 +7,7 @@ use serde_json::{Map, Value, json};
 
 use crate::driver::{Feed, Parser, Wire, event_json, render_each, wire_provider};
 use crate::http::Post;
+use crate::turns::push_turn;
 use crate::{ProviderConfig, ToolChoice, transcript};
 
 /// Ids we made for calls the model sent without one (Gemini 2.x): never sent back.
@@ -62,7 +63,12 @@ impl Wire for GeminiWire {
         let mut results: Vec<Value> = Vec::new();
         for message in &prepared {
             if !matches!(message, Message::ToolResult(_)) && !results.is_empty() {
-                contents.push(json!({"role": "user", "parts": std::mem::take(&mut results)}));
+                push_turn(
+                    &mut contents,
+                    "user",
+                    "parts",
+                    Value::Array(std::mem::take(&mut results)),
+                );
             }
             match message {
                 Message::User(user) => {
@@ -76,7 +82,7 @@ impl Wire for GeminiWire {
                             })
                             .collect(),
                     };
-                    contents.push(json!({"role": "user", "parts": parts}));
+                    push_turn(&mut contents, "user", "parts", Value::Array(parts));
                 }
                 Message::Assistant(assistant) => {
                     let parts: Vec<Value> = assistant
@@ -118,7 +124,7 @@ impl Wire for GeminiWire {
                         })
                         .collect();
                     if !parts.is_empty() {
-                        contents.push(json!({"role": "model", "parts": parts}));
+                        push_turn(&mut contents, "model", "parts", Value::Array(parts));
                     }
                 }
                 Message::ToolResult(result) => {
@@ -140,7 +146,7 @@ impl Wire for GeminiWire {
             }
         }
         if !results.is_empty() {
-            contents.push(json!({"role": "user", "parts": results}));
+            push_turn(&mut contents, "user", "parts", Value::Array(results));
         }
         let mut body = Map::new();
         if let Some(system) = &request.system_prompt {

@@ -28,6 +28,7 @@ mod ids;
 mod openai_chat;
 mod openai_responses;
 mod transcript;
+mod turns;
 
 pub use anthropic::Anthropic;
 pub use config::{ProviderConfig, ProviderError, ToolChoice};
