@@ -72,8 +72,8 @@ fuzz_target!(|data: &[u8]| {
     let provider = &bench.providers[usize::from(wire % 4)];
     let request = Request {
         system_prompt: None,
-        messages: vec![UserMessage::text("hi").into()],
-        tools: Vec::new(),
+        messages: vec![UserMessage::text("hi").into()].into(),
+        tools: Vec::new().into(),
     };
     let events: Vec<AssistantMessageEvent> = bench
         .runtime

@@ -1,11 +1,13 @@
 //! The loop itself: turns of model response and tool batch until the model stops.
 
+use std::sync::Arc;
+
 use futures::StreamExt;
 use pi_ai::{
     AssistantMessage, AssistantMessageBuilder, AssistantMessageEvent, Message, Request, StopReason,
     Usage,
 };
-use pi_tool::{ExecutedCall, now_millis};
+use pi_tool::{ExecutedCall, ToolDefinition, now_millis};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
@@ -81,10 +83,12 @@ impl Agent {
     ) -> AgentRun {
         self.emitter.emit(AgentEvent::AgentStart);
         let mut run = Run {
-            context: history,
-            added: Vec::new(),
+            added_from: history.len(),
+            context: Arc::new(history),
             emitter: &self.emitter,
         };
+        // Shown to the model every turn: listed once for the run, shared by its requests.
+        let tools: Arc<[ToolDefinition]> = self.config.tools.definitions().into();
         for prompt in prompts {
             run.add(prompt);
         }
@@ -101,7 +105,7 @@ impl Agent {
             }
             turns += 1;
             self.emitter.emit(AgentEvent::TurnStart);
-            let assistant = self.respond(&run.context, &signal).await;
+            let assistant = self.respond(&run.context, &tools, &signal).await;
             run.add(Message::Assistant(assistant.clone()));
 
             if matches!(
@@ -147,7 +151,7 @@ impl Agent {
             }
             run.inject(self.steering.drain());
         };
-        let messages = run.added;
+        let messages = run.into_added();
         self.emitter.emit(AgentEvent::AgentEnd {
             messages: messages.clone(),
             reason: end,
@@ -170,11 +174,16 @@ impl Agent {
     }
 
     /// Streams one response, announcing it, and returns the final message.
-    async fn respond(&self, context: &[Message], signal: &CancellationToken) -> AssistantMessage {
+    async fn respond(
+        &self,
+        context: &Arc<Vec<Message>>,
+        tools: &Arc<[ToolDefinition]>,
+        signal: &CancellationToken,
+    ) -> AssistantMessage {
         let request = Request {
             system_prompt: self.config.system_prompt.clone(),
-            messages: context.to_vec(),
-            tools: self.config.tools.definitions(),
+            messages: Arc::clone(context),
+            tools: Arc::clone(tools),
         };
         let mut stream = self.config.provider.stream(request, signal.clone());
         let mut builder: Option<AssistantMessageBuilder> = None;
@@ -227,8 +236,11 @@ impl Agent {
 
 /// The conversation of one run.
 struct Run<'a> {
-    context: Vec<Message>,
-    added: Vec<Message>,
+    /// History and everything added since, shared with the request of the turn in flight; by
+    /// the time a message is added the provider has let go of it, so appending copies nothing.
+    context: Arc<Vec<Message>>,
+    /// Where this run's own messages begin in `context`.
+    added_from: usize,
     emitter: &'a Emitter,
 }
 
@@ -244,8 +256,15 @@ impl Run<'_> {
                 message: message.clone(),
             });
         }
-        self.context.push(message.clone());
-        self.added.push(message);
+        Arc::make_mut(&mut self.context).push(message);
+    }
+
+    /// The messages this run added (moved out, unless a provider still holds the transcript).
+    fn into_added(self) -> Vec<Message> {
+        match Arc::try_unwrap(self.context) {
+            Ok(mut all) => all.split_off(self.added_from),
+            Err(shared) => shared.get(self.added_from..).unwrap_or_default().to_vec(),
+        }
     }
 
     /// Adds queued messages; whether there were any.

@@ -543,3 +543,54 @@ async fn calls_of_an_aborted_response_are_answered_not_run() {
         )]
     );
 }
+
+/// Hands the script's answers on, noting where each request's transcript and tool list live
+/// and letting go of the request at once, as a provider that has sent it does.
+struct Sharing {
+    script: Arc<pi_ai::FauxProvider>,
+    seen: std::sync::Mutex<Vec<(usize, usize, usize)>>,
+}
+
+impl pi_ai::Provider for Sharing {
+    fn model(&self) -> pi_ai::ModelInfo {
+        self.script.model()
+    }
+
+    fn stream(&self, request: pi_ai::Request, signal: CancellationToken) -> pi_ai::EventStream {
+        self.seen.lock().unwrap().push((
+            Arc::as_ptr(&request.messages) as usize,
+            request.messages.len(),
+            request.tools.as_ptr() as usize,
+        ));
+        self.script.stream(pi_ai::Request::default(), signal)
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn every_turn_shares_one_transcript_and_one_tool_list() {
+    let sharing = Arc::new(Sharing {
+        script: faux(json!([
+            {"content": [call("c1", "echo", json!({"value": "a"}))]},
+            {"content": [call("c2", "echo", json!({"value": "b"}))]},
+            answer("done")
+        ])),
+        seen: std::sync::Mutex::new(Vec::new()),
+    });
+    let history = vec![UserMessage::text("earlier").into()];
+    let (agent, _events) = start(AgentConfig::new(Arc::clone(&sharing) as _, tools()));
+    let run = agent
+        .run(history, prompt("go"), CancellationToken::new())
+        .await;
+    assert_eq!(run.end, EndReason::Completed);
+    // Six added: the prompt, two calls and their results, the answer; not the history.
+    assert_eq!(run.messages.len(), 6);
+    assert!(matches!(&run.messages[0], Message::User(_)));
+    let seen = sharing.seen.lock().unwrap().clone();
+    let lengths: Vec<usize> = seen.iter().map(|(_, length, _)| *length).collect();
+    assert_eq!(lengths, [2, 4, 6]);
+    // The same allocation every turn: the transcript was appended to, never copied.
+    assert!(
+        seen.iter()
+            .all(|(messages, _, tools)| { (*messages, *tools) == (seen[0].0, seen[0].2) })
+    );
+}

@@ -1,5 +1,7 @@
 //! The provider contract: a request in, a stream of events out, never an error outside it.
 
+use std::sync::Arc;
+
 use futures::stream::BoxStream;
 use pi_tool::ToolDefinition;
 use tokio_util::sync::CancellationToken;
@@ -14,10 +16,13 @@ pub type EventStream = BoxStream<'static, AssistantMessageEvent>;
 pub struct Request {
     /// The system prompt.
     pub system_prompt: Option<String>,
-    /// The conversation so far.
-    pub messages: Vec<Message>,
-    /// The tools, as the provider is shown them.
-    pub tools: Vec<ToolDefinition>,
+    /// The conversation so far. Shared, not copied: an agent loop hands every turn's request
+    /// the transcript it keeps, and appends to it (copy-on-write) once the response is in.
+    /// `vec![..].into()` makes one.
+    pub messages: Arc<Vec<Message>>,
+    /// The tools, as the provider is shown them: one shared list for every turn of a run
+    /// (`Vec::new().into()` for none).
+    pub tools: Arc<[ToolDefinition]>,
 }
 
 /// Which model answers: stamped on every assistant message.

@@ -179,18 +179,19 @@ impl<W: Wire> std::fmt::Debug for Model<W> {
 
 /// Tools rendered once and reused while the tool set stays the same (a run's every turn).
 #[derive(Default)]
-pub(crate) struct RenderedTools(Mutex<Option<(Vec<ToolDefinition>, Value)>>);
+pub(crate) struct RenderedTools(Mutex<Option<(Arc<[ToolDefinition]>, Value)>>);
 
 impl RenderedTools {
-    fn get<W: Wire>(&self, wire: &W, tools: &[ToolDefinition]) -> Result<Value, String> {
+    fn get<W: Wire>(&self, wire: &W, tools: &Arc<[ToolDefinition]>) -> Result<Value, String> {
         let mut cached = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        // A run hands every turn the same list: the pointer answers without comparing.
         if let Some((definitions, rendered)) = cached.as_ref()
-            && definitions.as_slice() == tools
+            && (Arc::ptr_eq(definitions, tools) || definitions[..] == tools[..])
         {
             return Ok(rendered.clone());
         }
         let rendered = wire.render_tools(tools)?;
-        *cached = Some((tools.to_vec(), rendered.clone()));
+        *cached = Some((Arc::clone(tools), rendered.clone()));
         Ok(rendered)
     }
 }

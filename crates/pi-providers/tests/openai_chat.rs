@@ -132,8 +132,8 @@ async fn one_response(
         .stream(
             Request {
                 system_prompt: None,
-                messages: vec![UserMessage::text("hi").into()],
-                tools: Vec::new(),
+                messages: vec![UserMessage::text("hi").into()].into(),
+                tools: Vec::new().into(),
             },
             signal,
         )
