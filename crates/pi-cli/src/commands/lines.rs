@@ -87,4 +87,60 @@ mod tests {
         );
         assert_eq!(lines.next_line().await.unwrap(), None);
     }
+
+    /// What the reader must give for `input`: its `\n`-separated lines (none after a final
+    /// `\n`), each without one trailing `\r`, or its length when its bytes before the `\n`
+    /// are over `limit`.
+    fn expected(input: &[u8], limit: usize) -> Vec<Line> {
+        if input.is_empty() {
+            return Vec::new();
+        }
+        let mut parts: Vec<&[u8]> = input.split(|byte| *byte == b'\n').collect();
+        if input.ends_with(b"\n") {
+            parts.pop();
+        }
+        parts
+            .into_iter()
+            .map(|part| {
+                if part.len() > limit {
+                    Line::TooLong(part.len())
+                } else {
+                    Line::Whole(part.strip_suffix(b"\r").unwrap_or(part).to_vec())
+                }
+            })
+            .collect()
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(1024))]
+
+        /// Any bytes, read through any buffer size, under any limit: the reader agrees with
+        /// splitting the whole input at once.
+        #[test]
+        fn lines_match_a_plain_split_whatever_the_buffer(
+            input in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just(b'\n'),
+                    proptest::strategy::Just(b'\r'),
+                    proptest::strategy::Just(b'a'),
+                    proptest::prelude::any::<u8>(),
+                ],
+                0..300,
+            ),
+            capacity in 1_usize..24,
+            limit in 0_usize..32,
+        ) {
+            let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+            let read = runtime.block_on(async {
+                let reader = tokio::io::BufReader::with_capacity(capacity, input.as_slice());
+                let mut lines = BoundedLines::new(reader, limit);
+                let mut read = Vec::new();
+                while let Some(line) = lines.next_line().await.unwrap() {
+                    read.push(line);
+                }
+                read
+            });
+            proptest::prop_assert_eq!(read, expected(&input, limit));
+        }
+    }
 }
