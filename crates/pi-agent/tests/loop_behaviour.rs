@@ -386,11 +386,15 @@ async fn a_response_cut_off_by_the_token_limit_runs_none_of_its_calls() {
 
 #[tokio::test(start_paused = true)]
 async fn steering_arrives_after_the_batch_and_follow_ups_when_it_would_stop() {
-    let model = faux(json!([
-        {"content": [call("c1", "work", json!({"label": "x", "ms": 50}))]},
-        answer("first answer"),
-        answer("second answer")
-    ]));
+    let model = Arc::new(
+        pi_ai::FauxProvider::from_script(&json!([
+            {"content": [call("c1", "work", json!({"label": "x", "ms": 50}))]},
+            answer("first answer"),
+            answer("second answer")
+        ]))
+        .unwrap()
+        .recording_requests(),
+    );
     let (agent, _events) = start(AgentConfig::new(model.clone(), tools()));
     let steering = agent.steering();
     let follow_ups = agent.follow_ups();

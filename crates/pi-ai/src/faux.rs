@@ -50,6 +50,8 @@ pub struct FauxProvider {
     state: Arc<Mutex<FauxState>>,
     chunk_chars: usize,
     chunk_delay: Option<Duration>,
+    /// Whether requests are kept for [`FauxProvider::requests`].
+    records: bool,
 }
 
 #[derive(Debug, Default)]
@@ -84,6 +86,7 @@ impl FauxProvider {
             })),
             chunk_chars: 4,
             chunk_delay: None,
+            records: false,
         }
     }
 
@@ -141,6 +144,14 @@ impl FauxProvider {
         self
     }
 
+    /// Keeps every request for [`FauxProvider::requests`]. Off by default: a kept request holds
+    /// its turn's transcript, so an agent loop must copy the transcript to append to it.
+    #[must_use]
+    pub fn recording_requests(mut self) -> Self {
+        self.records = true;
+        self
+    }
+
     /// A pause before each chunk, as a real model's token rate would impose.
     #[must_use]
     pub fn with_chunk_delay(mut self, delay: Duration) -> Self {
@@ -148,7 +159,8 @@ impl FauxProvider {
         self
     }
 
-    /// Every request received so far, in order.
+    /// Every request received so far, in order, when built with
+    /// [`FauxProvider::recording_requests`]; otherwise none.
     pub fn requests(&self) -> Vec<Request> {
         self.lock().requests.clone()
     }
@@ -176,7 +188,9 @@ impl Provider for FauxProvider {
     fn stream(&self, request: Request, signal: CancellationToken) -> EventStream {
         let next = {
             let mut state = self.lock();
-            state.requests.push(request);
+            if self.records {
+                state.requests.push(request);
+            }
             state.responses.pop_front()
         };
         let events = match next {
@@ -256,12 +270,26 @@ mod tests {
     }
 
     #[tokio::test]
+    async fn requests_are_kept_only_when_asked() {
+        let script = json!([{"content": [{"type": "text", "text": "a"}]}]);
+        let quiet = FauxProvider::from_script(&script).unwrap();
+        collect(&quiet, CancellationToken::new()).await;
+        assert!(quiet.requests().is_empty());
+        let recording = FauxProvider::from_script(&script)
+            .unwrap()
+            .recording_requests();
+        collect(&recording, CancellationToken::new()).await;
+        assert_eq!(recording.requests(), [Request::default()]);
+    }
+
+    #[tokio::test]
     async fn streams_tool_arguments_as_json_fragments() {
         let faux = FauxProvider::from_script(&json!([{"content": [
             {"type": "thinking", "thinking": "let me see"},
             {"type": "toolCall", "id": "c1", "name": "echo", "arguments": {"value": "Pi"}}
         ]}]))
-        .unwrap();
+        .unwrap()
+        .recording_requests();
         let events = collect(&faux, CancellationToken::new()).await;
         let fragments: String = events
             .iter()
