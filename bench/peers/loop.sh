@@ -6,7 +6,7 @@
 # usage: bench/peers/loop.sh [TURNS] [RUNS] [ROUNDS]   (not part of CI)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-turns="${1:-10}" runs="${2:-200}" rounds="${3:-3}"
+turns="${1:-10}" runs="${2:-1000}" rounds="${3:-5}"
 . bench/peers/scratch.sh
 peers_scratch @earendil-works/pi-ai@0.80.6 @earendil-works/pi-agent-core@0.80.6
 scratch="$SCRATCH"
