@@ -7,11 +7,11 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL, failure_text, invalid_json};
-use crate::prepared::{finish, prepare_for};
+use crate::prepared::finish;
 use crate::registered::{OutputFuture, TextStart};
 use crate::{
     ProgressCallback, RegisteredTool, ToolCall, ToolContext, ToolRegistry, ToolResultMessage,
-    now_millis, panic_message, prepare_tool_call, text,
+    now_millis, panic_message, text,
 };
 
 /// What the caller hands to every tool it runs: the spec's `Omit<ToolContext, "callId">`.
@@ -68,9 +68,36 @@ pub async fn execute_tool_call(
     registry: &ToolRegistry,
     context: CallContext,
 ) -> ToolResultMessage {
-    match prepare_tool_call(call, registry) {
-        Ok(prepared) => prepared.run(context).await.message,
-        Err(failed) => *failed,
+    let Some(tool) = registry.get(&call.name) else {
+        return failed_result(call, UNKNOWN_TOOL);
+    };
+    run_parsed(
+        call.id.clone(),
+        call.name.clone(),
+        &call.arguments,
+        tool,
+        context,
+    )
+    .await
+}
+
+/// Parse and execute, once the tool is found: the typed parameters are handed straight to the
+/// tool (no `PreparedCall`, whose erased parameters are boxed for the callers that stop
+/// between the two steps).
+async fn run_parsed(
+    id: ArcStr,
+    name: ArcStr,
+    arguments: &Value,
+    tool: &RegisteredTool,
+    context: CallContext,
+) -> ToolResultMessage {
+    // Parsing and the synchronous start of `execute` run user code: contain panics there.
+    match catch_unwind(AssertUnwindSafe(|| {
+        tool.start_value(arguments, &id, context)
+    })) {
+        Ok(Ok(running)) => finish(id, name, running).await.message,
+        Ok(Err(invalid)) => failure_message(id, name, &invalid.to_string()),
+        Err(panic) => failure_message(id, name, &panic_message(panic.as_ref())),
     }
 }
 
@@ -168,10 +195,7 @@ async fn json_road(
             Err(error) => return failure_message(id, name, &invalid_json(&error)),
         }
     };
-    match prepare_for(&ToolCall::new(id, name, arguments), tool) {
-        Ok(prepared) => prepared.run(context).await.message,
-        Err(failed) => *failed,
-    }
+    run_parsed(id, name, &arguments, tool, context).await
 }
 
 /// The paired failure for `call`: content `Tool <name> failed: <reason>`, details

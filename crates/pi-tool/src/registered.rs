@@ -25,6 +25,12 @@ trait ErasedTool: Send + Sync {
     fn prepare<'a>(&self, arguments: &'a Value) -> Cow<'a, Value>;
     fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError>;
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_>;
+    fn start_value(
+        &self,
+        arguments: &Value,
+        call_id: &ArcStr,
+        context: CallContext,
+    ) -> Result<OutputFuture<'_>, ValidationError>;
     fn start_text(
         &self,
         text: &str,
@@ -79,6 +85,17 @@ impl<T: Tool> ErasedTool for T {
             // as a failed call rather than a panic.
             Err(_) => Box::pin(async { Err(ToolError::new("parameters of another tool")) }),
         }
+    }
+
+    fn start_value(
+        &self,
+        arguments: &Value,
+        call_id: &ArcStr,
+        context: CallContext,
+    ) -> Result<OutputFuture<'_>, ValidationError> {
+        let prepared = ErasedTool::prepare(self, arguments);
+        let params = self.schema().parse(&prepared)?;
+        Ok(start_typed(self, params, context.for_call(call_id)))
     }
 
     fn start_text(
@@ -206,6 +223,18 @@ impl RegisteredTool {
     /// Starts the tool on parameters from its own [`RegisteredTool::parse`].
     pub(crate) fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_> {
         self.inner.tool.start(params, context)
+    }
+
+    /// Repairs and parses `arguments` and starts the tool on them: the typed parameters go
+    /// straight into `execute`, with no erased box between (the road of a call that needs no
+    /// stop between validation and execution). Panics are the caller's to contain.
+    pub(crate) fn start_value(
+        &self,
+        arguments: &Value,
+        call_id: &ArcStr,
+        context: CallContext,
+    ) -> Result<OutputFuture<'_>, ValidationError> {
+        self.inner.tool.start_value(arguments, call_id, context)
     }
 
     /// Parses raw argument text in one pass and starts the tool on it (taking `context`), or
