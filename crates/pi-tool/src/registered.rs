@@ -73,9 +73,7 @@ impl<T: Tool> ErasedTool for T {
     }
 
     fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError> {
-        let prepared = ErasedTool::prepare(self, arguments);
-        let params = self.schema().parse(&prepared)?;
-        Ok(Box::new(params))
+        Ok(Box::new(parse_typed(self, arguments)?))
     }
 
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_> {
@@ -93,8 +91,7 @@ impl<T: Tool> ErasedTool for T {
         call_id: &ArcStr,
         context: CallContext,
     ) -> Result<OutputFuture<'_>, ValidationError> {
-        let prepared = ErasedTool::prepare(self, arguments);
-        let params = self.schema().parse(&prepared)?;
+        let params = parse_typed(self, arguments)?;
         Ok(start_typed(self, params, context.for_call(call_id)))
     }
 
@@ -122,6 +119,12 @@ impl<T: Tool> ErasedTool for T {
             }
         }
     }
+}
+
+/// The tool's repair step, then its schema: the typed parameters of a JSON call.
+fn parse_typed<T: Tool>(tool: &T, arguments: &Value) -> Result<T::Params, ValidationError> {
+    let prepared = ErasedTool::prepare(tool, arguments);
+    tool.schema().parse(&prepared)
 }
 
 /// The tool's own future, boxed as it is: its output is checked where it is awaited
