@@ -1,8 +1,8 @@
 //! Turns of one role in a row, joined: the Anthropic and Gemini wires take a transcript as
-//! alternating turns. Both APIs say they merge consecutive turns of one role, but Gemini has
-//! refused them ("Please ensure that multiturn requests alternate between user and model") and
-//! proxies in front of either may, so a user prompt that follows a batch of tool results joins
-//! the results' turn instead of opening a second `user` turn.
+//! alternating turns. Consecutive turns of one role may be merged by the APIs themselves, but
+//! nothing promises that of every model version or of a proxy in front of them, so a user
+//! prompt that follows a batch of tool results joins the results' turn instead of opening a
+//! second `user` turn.
 
 use serde_json::{Value, json};
 
