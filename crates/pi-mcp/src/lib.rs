@@ -15,4 +15,6 @@ mod progress;
 mod server;
 
 pub use client::{ClientError, DEFAULT_CALL_TIMEOUT, McpClient, from_call_tool_result};
-pub use server::{HttpAccess, McpToolServer, ServeError, serve_http, serve_stdio};
+pub use server::{
+    HttpAccess, McpToolServer, ServeError, serve_http, serve_stdio, serve_stdio_until,
+};

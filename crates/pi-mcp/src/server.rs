@@ -243,12 +243,32 @@ fn request_id(context: &RequestContext<RoleServer>) -> String {
 
 /// Serves `server` on stdin/stdout until the client disconnects.
 pub async fn serve_stdio(server: McpToolServer) -> Result<(), ServeError> {
-    let running = server
-        .serve(rmcp::transport::stdio())
+    serve_stdio_until(server, CancellationToken::new()).await
+}
+
+/// Serves `server` on stdin/stdout until the client disconnects or `shutdown` fires (a
+/// program's SIGINT or SIGTERM). Once it fires, every call still running sees its signal
+/// cancelled (a `bash` call ends its process group), and the results that arrive within rmcp's
+/// two seconds of drain are still sent before this returns.
+pub async fn serve_stdio_until(
+    server: McpToolServer,
+    shutdown: CancellationToken,
+) -> Result<(), ServeError> {
+    // Each request's token is a descendant of the service's, so cancelling it reaches the
+    // calls at once.
+    let running = match server
+        .serve_with_ct(rmcp::transport::stdio(), shutdown.child_token())
         .await
-        .map_err(|source| ServeError::Handshake {
-            source: Box::new(source),
-        })?;
+    {
+        Ok(running) => running,
+        // Stopped before a client said hello: nothing is owed.
+        Err(_) if shutdown.is_cancelled() => return Ok(()),
+        Err(source) => {
+            return Err(ServeError::Handshake {
+                source: Box::new(source),
+            });
+        }
+    };
     running
         .waiting()
         .await
