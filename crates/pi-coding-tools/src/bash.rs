@@ -18,7 +18,6 @@ use pi_tool::{FnTool, RegisteredTool, ToolContext, ToolError, ToolOutput, text};
 use serde_json::{Map, Value, json};
 use tokio::io::AsyncReadExt;
 use tokio::process::{Child, Command};
-use tokio::sync::mpsc;
 
 use crate::Workspace;
 use crate::params::BashParams;
@@ -27,8 +26,17 @@ use crate::truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncat
 
 /// Output kept in memory: the tail the result and progress are cut from.
 const ROLLING_BYTES: usize = 100 * 1024;
-/// How long output may keep coming once the shell itself has exited.
+/// How long a background process that holds the output pipe open may stay quiet once the
+/// shell itself has exited before reading stops.
 const DRAIN_GRACE: Duration = Duration::from_millis(250);
+/// How long output may keep coming from a background process once the shell has exited.
+const DRAIN_LIMIT: Duration = Duration::from_secs(2);
+/// How long a stopped command has between `SIGTERM` and `SIGKILL`.
+const KILL_GRACE: Duration = Duration::from_secs(2);
+/// Bytes read from the pipe at a time.
+const READ_BYTES: usize = 64 * 1024;
+/// How often progress shows the output's tail while the command runs.
+const PROGRESS_INTERVAL: Duration = Duration::from_millis(100);
 
 /// The `bash` tool for `workspace`.
 ///
@@ -79,29 +87,18 @@ async fn bash(
             cwd.display()
         )));
     }
-    let (child, enforcement) = spawn(&params.command, cwd, workspace);
+    // One pipe for stdout and stderr: the model reads them in the order they were written.
+    let (reader, writer) = std::io::pipe()
+        .map_err(|error| ToolError::new(format!("Could not make the output pipe: {error}")))?;
+    let (child, enforcement) = spawn(&params.command, cwd, workspace, &writer);
+    // Our copy of the write end must go, or the pipe would never report its end.
+    drop(writer);
     let mut child = child?;
     let mut group = GroupKiller(child.id());
-    let mut readers = Vec::new();
-    let (sender, mut chunks) = mpsc::unbounded_channel();
-    for stream in [
-        child
-            .stdout
-            .take()
-            .map(|out| Box::new(out) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
-        child
-            .stderr
-            .take()
-            .map(|err| Box::new(err) as Box<dyn tokio::io::AsyncRead + Send + Unpin>),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        readers.push(AbortOnDrop(tokio::spawn(forward(stream, sender.clone()))));
-    }
-    drop(sender);
+    let mut pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(reader.into())
+        .map_err(|error| ToolError::new(format!("Could not read the output pipe: {error}")))?;
 
-    let mut output = Output::default();
+    let mut output = Output::new(workspace);
     let time_limit = params
         .timeout
         .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok());
@@ -112,12 +109,13 @@ async fn bash(
         }
     };
     tokio::pin!(deadline);
+    let mut buffer = vec![0; READ_BYTES];
+    let mut pipe_open = true;
     let ending = loop {
         tokio::select! {
-            chunk = chunks.recv() => match chunk {
-                Some(chunk) => output.push(&chunk, context)?,
-                // Both streams closed: only the exit status is left to wait for.
-                None => break wait_or_stop(&mut child, &mut deadline, params, context).await?,
+            read = pipe.read(&mut buffer), if pipe_open => match read {
+                Ok(0) | Err(_) => pipe_open = false,
+                Ok(read) => output.push(buffer.get(..read).unwrap_or_default(), context)?,
             },
             status = child.wait() => {
                 break Ending::Exited(status.map_err(|error| ToolError::new(error.to_string()))?);
@@ -127,23 +125,31 @@ async fn bash(
         }
     };
     if matches!(ending, Ending::Exited(_)) {
-        // The shell ended on its own: jobs it left in the background are the user's to keep.
+        // The shell ended on its own: jobs it left in the background are the user's to keep
+        // (under bubblewrap they end with the shell's namespace).
         group.0 = None;
     }
-    // Output the shell wrote before exiting is in the pipes; a background process holding
-    // them open gets a short grace, not the power to hang the call.
-    let grace = tokio::time::sleep(DRAIN_GRACE);
-    tokio::pin!(grace);
-    loop {
-        tokio::select! {
-            chunk = chunks.recv() => match chunk {
-                Some(chunk) => output.push(&chunk, context)?,
-                None => break,
-            },
-            () = &mut grace => break,
+    // What the shell wrote before exiting is still in the pipe: all of it is read. Only a
+    // background process holding the pipe open is cut short: once it has been quiet for the
+    // grace, or has kept writing for the drain limit, reading stops and the result says so.
+    let draining_since = tokio::time::Instant::now();
+    let mut still_open = false;
+    while pipe_open {
+        let idle = tokio::time::timeout(DRAIN_GRACE, pipe.read(&mut buffer));
+        match idle.await {
+            Ok(Ok(0) | Err(_)) => pipe_open = false,
+            Ok(Ok(read)) => output.push(buffer.get(..read).unwrap_or_default(), context)?,
+            Err(_) => {
+                still_open = true;
+                break;
+            }
+        }
+        if draining_since.elapsed() > DRAIN_LIMIT {
+            still_open = true;
+            break;
         }
     }
-    let mut result = output.finish(ending)?;
+    let mut result = output.finish(ending, still_open)?;
     if let Some(enforcement) = enforcement {
         let mut details = match result.details.take() {
             Some(Value::Object(details)) => details,
@@ -157,143 +163,138 @@ async fn bash(
 
 /// Kills the command's process group when the call ends without the shell having exited on
 /// its own (the call's future dropped mid-run, an error): `kill_on_drop` reaches only the shell,
-/// not the pipeline or the jobs it started.
+/// not the pipeline or the jobs it started. At once: a dropped call cannot wait for a grace.
 struct GroupKiller(Option<u32>);
 
 impl Drop for GroupKiller {
     fn drop(&mut self) {
-        #[cfg(unix)]
-        if let Some(id) = self.0.and_then(|id| i32::try_from(id).ok()) {
-            // The group may be gone already; nothing else to do then.
-            let _ = nix::sys::signal::killpg(
-                nix::unistd::Pid::from_raw(id),
-                nix::sys::signal::Signal::SIGKILL,
-            );
+        if let Some(id) = self.0 {
+            signal_group(id, nix::sys::signal::Signal::SIGKILL);
         }
     }
 }
 
-/// A pipe reader owned by its call: aborted when the call ends, even if something outside
-/// the process group still holds the pipe open.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
+/// Sends `signal` to the process group `id` leads. The group may be gone already; nothing
+/// else to do then.
+fn signal_group(id: u32, signal: nix::sys::signal::Signal) {
+    if let Ok(id) = i32::try_from(id) {
+        let _ = nix::sys::signal::killpg(nix::unistd::Pid::from_raw(id), signal);
     }
 }
 
-/// Starts the shell, confined when the workspace is; says how far the sandbox was enforced.
+/// Starts the shell, confined when the workspace is, with `output` as its stdout and stderr;
+/// says how far the sandbox was enforced.
 fn spawn(
     command: &str,
     cwd: &std::path::Path,
     workspace: &Workspace,
+    output: &std::io::PipeWriter,
 ) -> (Result<Child, ToolError>, Option<String>) {
-    let start = || start_shell(command, cwd);
+    let shell = shell();
+    let configure = |process: &mut Command| {
+        let (stdout, stderr) = match (output.try_clone(), output.try_clone()) {
+            (Ok(stdout), Ok(stderr)) => (Stdio::from(stdout), Stdio::from(stderr)),
+            // Out of descriptors: the spawn below fails on its own and says why.
+            _ => (Stdio::null(), Stdio::null()),
+        };
+        process
+            .stdin(Stdio::null())
+            .stdout(stdout)
+            .stderr(stderr)
+            .kill_on_drop(true)
+            .process_group(0);
+    };
+    let failed =
+        |error: std::io::Error| ToolError::new(format!("Could not start the shell: {error}"));
     match workspace.shell_confinement() {
         Some(confinement) => {
-            let (child, enforcement) = crate::sandbox::spawn(
-                || start().map_err(|error| std::io::Error::other(error.to_string())),
-                &confinement,
-            );
-            (
-                child.map_err(|error| ToolError::new(error.to_string())),
-                Some(enforcement),
-            )
+            let (child, enforcement) =
+                crate::sandbox::spawn_shell(&shell, command, cwd, &confinement, configure);
+            (child.map_err(failed), Some(enforcement))
         }
-        None => (start(), None),
-    }
-}
-
-fn start_shell(command: &str, cwd: &std::path::Path) -> Result<Child, ToolError> {
-    let build = |shell: &str| {
-        let mut process = Command::new(shell);
-        process
-            .arg("-c")
-            .arg(command)
-            .current_dir(cwd)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        #[cfg(unix)]
-        process.process_group(0);
-        process
-    };
-    match build("bash").spawn() {
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => build("sh").spawn(),
-        spawned => spawned,
-    }
-    .map_err(|error| ToolError::new(format!("Could not start the shell: {error}")))
-}
-
-async fn forward(
-    mut stream: Box<dyn tokio::io::AsyncRead + Send + Unpin>,
-    chunks: mpsc::UnboundedSender<Vec<u8>>,
-) {
-    let mut buffer = vec![0; 8192];
-    while let Ok(read) = stream.read(&mut buffer).await {
-        let Some(chunk) = buffer.get(..read).filter(|chunk| !chunk.is_empty()) else {
-            break;
-        };
-        if chunks.send(chunk.to_vec()).is_err() {
-            break;
+        None => {
+            let mut process = Command::new(&shell);
+            process.arg("-c").arg(command).current_dir(cwd);
+            configure(&mut process);
+            (process.spawn().map_err(failed), None)
         }
     }
 }
 
-/// The streams have closed: wait for the exit status, still under the time limit and signal.
-async fn wait_or_stop(
-    child: &mut Child,
-    deadline: &mut std::pin::Pin<&mut impl std::future::Future<Output = ()>>,
-    params: &BashParams,
-    context: &ToolContext,
-) -> Result<Ending, ToolError> {
-    tokio::select! {
-        status = child.wait() => Ok(Ending::Exited(status.map_err(|error| ToolError::new(error.to_string()))?)),
-        () = deadline.as_mut() => Ok(stop(child, Ending::TimedOut(params.timeout.unwrap_or_default())).await),
-        () = context.signal().cancelled() => Ok(stop(child, Ending::Aborted).await),
-    }
+/// `bash` where it is installed, `sh` otherwise.
+fn shell() -> PathBuf {
+    crate::sandbox::bubblewrap::find_program("bash")
+        .or_else(|| crate::sandbox::bubblewrap::find_program("sh"))
+        .unwrap_or_else(|| PathBuf::from("sh"))
 }
 
-/// Kills the command's whole process group and reaps the shell.
+/// Ends the command's whole process group: `SIGTERM` first, so it can clean up, then `SIGKILL`
+/// for whatever is left once the shell has exited or the grace has passed; reaps the shell.
 async fn stop(child: &mut Child, ending: Ending) -> Ending {
-    #[cfg(unix)]
-    if let Some(id) = child.id().and_then(|id| i32::try_from(id).ok()) {
-        // The shell leads its own group (`process_group(0)`), so its id is the group's.
-        let _ = nix::sys::signal::killpg(
-            nix::unistd::Pid::from_raw(id),
-            nix::sys::signal::Signal::SIGKILL,
-        );
+    // The shell leads its own group (`process_group(0)`), so its id is the group's.
+    if let Some(id) = child.id() {
+        signal_group(id, nix::sys::signal::Signal::SIGTERM);
+        let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
+        signal_group(id, nix::sys::signal::Signal::SIGKILL);
     }
     let _ = child.kill().await;
     ending
 }
 
 /// Everything the command wrote: a rolling tail in memory, the whole in a file once long.
-#[derive(Default)]
 struct Output {
+    workspace: Workspace,
     tail: Vec<u8>,
     total_bytes: usize,
     newlines: usize,
     spill: Option<(PathBuf, std::fs::File)>,
+    /// Why the full-output file stopped short (a full disk), and at which byte.
+    spill_failed: Option<String>,
+    last_progress: Option<tokio::time::Instant>,
 }
 
 impl Output {
+    fn new(workspace: &Workspace) -> Self {
+        Self {
+            workspace: workspace.clone(),
+            tail: Vec::new(),
+            total_bytes: 0,
+            newlines: 0,
+            spill: None,
+            spill_failed: None,
+            last_progress: None,
+        }
+    }
+
     fn push(&mut self, chunk: &[u8], context: &ToolContext) -> Result<(), ToolError> {
+        let written_before = self.total_bytes;
         self.total_bytes += chunk.len();
         self.newlines += chunk.iter().filter(|byte| **byte == b'\n').count();
         self.tail.extend_from_slice(chunk);
         match &mut self.spill {
-            Some((_, file)) => file.write_all(chunk).map_err(keep_failed)?,
+            Some((_, file)) if self.spill_failed.is_none() => {
+                if let Err(error) = file.write_all(chunk) {
+                    self.spill_failed = Some(format!(
+                        "the full output stops after {written_before} bytes: {error}"
+                    ));
+                }
+            }
+            Some(_) => {}
             None if self.total_bytes > DEFAULT_MAX_BYTES => self.spill_tail()?,
             None => {}
         }
-        if self.tail.len() > ROLLING_BYTES {
+        // Compacted only once twice the window has piled up, so a fast command does not pay
+        // a move of the whole window for every read.
+        if self.tail.len() > 2 * ROLLING_BYTES {
             let excess = self.tail.len() - ROLLING_BYTES;
             self.tail.drain(..excess);
         }
-        if context.report_progress().is_some() {
+        let now = tokio::time::Instant::now();
+        let due = self
+            .last_progress
+            .is_none_or(|last| now.duration_since(last) >= PROGRESS_INTERVAL);
+        if due && context.report_progress().is_some() {
+            self.last_progress = Some(now);
             let shown = truncate_tail(
                 &String::from_utf8_lossy(&self.tail),
                 DEFAULT_MAX_LINES,
@@ -313,12 +314,15 @@ impl Output {
             .tempfile()
             .and_then(|file| file.keep().map_err(|error| error.error))
             .map_err(keep_failed)?;
+        self.workspace.remember_output_file(&path);
         file.write_all(&self.tail).map_err(keep_failed)?;
         self.spill = Some((path, file));
         Ok(())
     }
 
-    fn finish(mut self, ending: Ending) -> Result<ToolOutput, ToolError> {
+    /// The result: the tail within Pi's limits, the notices, the details. `still_open` says a
+    /// background process was still holding the output open when reading stopped.
+    fn finish(mut self, ending: Ending, still_open: bool) -> Result<ToolOutput, ToolError> {
         // A final newline ends the last line; it does not start another (`seq 1 3000` is 3000
         // lines, and its last 2000 start at 1001, as upstream shows them).
         let text = String::from_utf8_lossy(&self.tail).into_owned();
@@ -371,7 +375,24 @@ impl Output {
                 )
             };
             shown.push_str(&format!("\n\n{notice}"));
+            // The totals are the command's, not the window's kept in memory.
+            let mut cut = cut;
+            cut.total_lines = total_lines;
+            cut.total_bytes = self.total_bytes;
             details.insert("truncation".into(), json!(cut));
+        }
+        if let Some(problem) = &self.spill_failed {
+            details.insert("fullOutputIncomplete".into(), json!(problem));
+        }
+        if still_open {
+            let notice = format!(
+                "[Output after the shell exited was still coming from a background process; \
+                 reading stopped after {} ms of quiet or {} s in all.]",
+                DRAIN_GRACE.as_millis(),
+                DRAIN_LIMIT.as_secs()
+            );
+            shown.push_str(&format!("\n\n{notice}"));
+            details.insert("outputStillOpen".into(), json!(true));
         }
         if let Some(path) = spilled {
             details.insert("fullOutputPath".into(), json!(path));

@@ -43,6 +43,7 @@ pub use find::find_tool;
 pub use grep::grep_tool;
 pub use ls::ls_tool;
 pub use read::read_tool;
+pub use sandbox::ShellSandbox;
 pub use workspace::Workspace;
 pub use write::write_tool;
 

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::Workspace;
 use crate::blocking::blocking;
+use crate::sandbox::files::{Access, run_confined};
 
 /// What a tool's work gives back.
 pub(crate) type Outcome = Result<ToolOutput, ToolError>;
@@ -22,7 +23,7 @@ pub(crate) fn description_of(name: &str) -> &'static str {
         .map_or("", |schema| schema.description)
 }
 
-/// A tool that reads: `work` runs on the blocking pool.
+/// A tool that reads: `work` runs where it cannot stall other tasks, confined to the roots.
 pub(crate) fn reading_tool<P>(
     workspace: &Workspace,
     name: &'static str,
@@ -39,7 +40,13 @@ where
             P::object_schema(),
             move |params: P, context: ToolContext| {
                 let workspace = workspace.clone();
-                async move { blocking(move || work(&workspace, &params, &context)).await? }
+                async move {
+                    let roots = workspace.roots().map(<[_]>::to_vec);
+                    on_file_thread(roots, Access::Read, move || {
+                        work(&workspace, &params, &context)
+                    })
+                    .await?
+                }
             },
         )
         .with_scalar_string_repair(),
@@ -47,7 +54,7 @@ where
 }
 
 /// A tool that changes the one file `path_of` its parameters names: it waits for the file's
-/// write queue, then `work` runs on the blocking pool. `prepare` repairs arguments first.
+/// write queue, then `work` runs where it cannot stall other tasks, confined to the roots. `prepare` repairs arguments first.
 pub(crate) fn changing_tool<P>(
     workspace: &Workspace,
     name: &'static str,
@@ -68,7 +75,8 @@ where
             async move {
                 let path = workspace.confined_path(path_of(&params))?;
                 let _queue = workspace.lock_for_writing(&path).await;
-                blocking(move || work(&path, &params)).await?
+                let roots = workspace.roots().map(<[_]>::to_vec);
+                on_file_thread(roots, Access::Write, move || work(&path, &params)).await?
             }
         },
     );
@@ -77,4 +85,17 @@ where
         Some(prepare) => tool.with_prepare_arguments(prepare),
         None => tool,
     })
+}
+
+/// Runs a file tool's work off the async executor: on a thread the kernel confines to `roots`
+/// when the workspace is confined, on the blocking pool when it is not.
+async fn on_file_thread<T: Send + 'static>(
+    roots: Option<Vec<std::path::PathBuf>>,
+    access: Access,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ToolError> {
+    match roots {
+        Some(roots) => run_confined(roots, access, work).await,
+        None => blocking(work).await,
+    }
 }

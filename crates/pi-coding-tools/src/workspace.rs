@@ -42,9 +42,54 @@ struct Inner {
     roots: Option<Vec<PathBuf>>,
     /// Whether a confined `bash` may use the network.
     network: bool,
+    /// Which sandbox a confined `bash` runs in.
+    shell_sandbox: crate::ShellSandbox,
+    /// Whether `bash`'s full-output files outlive the workspace.
+    keep_output_files: bool,
     /// One lock per file being written: parallel edits of one file run one after another
     /// (upstream lost edits to this race, earendil-works/pi#2327).
     writers: Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>,
+    /// `bash`'s full-output files, removed when the last clone of the workspace goes.
+    output_files: Mutex<Vec<PathBuf>>,
+}
+
+impl Inner {
+    fn new(cwd: PathBuf, roots: Option<Vec<PathBuf>>) -> Self {
+        Self {
+            cwd,
+            roots,
+            network: true,
+            shell_sandbox: crate::ShellSandbox::Strongest,
+            keep_output_files: false,
+            writers: Mutex::new(HashMap::new()),
+            output_files: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// The same settings, with no queue or file of this one's.
+    fn settings(&self) -> Self {
+        let mut settings = Self::new(self.cwd.clone(), self.roots.clone());
+        settings.network = self.network;
+        settings.shell_sandbox = self.shell_sandbox;
+        settings.keep_output_files = self.keep_output_files;
+        settings
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        if self.keep_output_files {
+            return;
+        }
+        let files = self
+            .output_files
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        for file in files.drain(..) {
+            // Already gone (the user removed it) is fine.
+            let _ = std::fs::remove_file(file);
+        }
+    }
 }
 
 impl Workspace {
@@ -53,24 +98,14 @@ impl Workspace {
         let cwd = cwd.into();
         let root = std::fs::canonicalize(&cwd).unwrap_or_else(|_| cwd.clone());
         Self {
-            inner: Arc::new(Inner {
-                cwd,
-                roots: Some(vec![root]),
-                network: true,
-                writers: Mutex::new(HashMap::new()),
-            }),
+            inner: Arc::new(Inner::new(cwd, Some(vec![root]))),
         }
     }
 
     /// A workspace whose tools may reach any path the process can (Pi's behaviour).
     pub fn unconfined(cwd: impl Into<PathBuf>) -> Self {
         Self {
-            inner: Arc::new(Inner {
-                cwd: cwd.into(),
-                roots: None,
-                network: true,
-                writers: Mutex::new(HashMap::new()),
-            }),
+            inner: Arc::new(Inner::new(cwd.into(), None)),
         }
     }
 
@@ -79,12 +114,7 @@ impl Workspace {
     pub fn with_root(self, root: impl AsRef<Path>) -> Self {
         let root = root.as_ref();
         let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-        let mut inner = Inner {
-            cwd: self.inner.cwd.clone(),
-            roots: self.inner.roots.clone(),
-            network: self.inner.network,
-            writers: Mutex::new(HashMap::new()),
-        };
+        let mut inner = self.inner.settings();
         if let Some(roots) = &mut inner.roots {
             roots.push(root);
         }
@@ -102,21 +132,62 @@ impl Workspace {
         Some(crate::sandbox::Confinement {
             writable,
             network: self.inner.network,
+            bubblewrap: self.inner.shell_sandbox == crate::ShellSandbox::Strongest,
         })
     }
 
-    /// The same workspace with `bash` unable to open TCP connections (when confined).
+    /// The same workspace with `bash` kept off the network (when confined): no TCP
+    /// connections under Landlock, no network at all under bubblewrap.
     #[must_use]
     pub fn without_network(self) -> Self {
-        let inner = Inner {
-            cwd: self.inner.cwd.clone(),
-            roots: self.inner.roots.clone(),
-            network: false,
-            writers: Mutex::new(HashMap::new()),
-        };
+        let mut inner = self.inner.settings();
+        inner.network = false;
         Self {
             inner: Arc::new(inner),
         }
+    }
+
+    /// The same workspace with a confined `bash` in `sandbox` (by default the strongest this
+    /// machine allows).
+    #[must_use]
+    pub fn with_shell_sandbox(self, sandbox: crate::ShellSandbox) -> Self {
+        let mut inner = self.inner.settings();
+        inner.shell_sandbox = sandbox;
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The same workspace with `bash`'s full-output files (`pi-bash-*.log` in the temporary
+    /// directory) kept after it is gone. By default they are removed when the last clone of
+    /// the workspace (the last tool made from it) is dropped, so finished runs leave nothing
+    /// behind; a one-shot command that shows their path to a person keeps them.
+    #[must_use]
+    pub fn keeping_output_files(self) -> Self {
+        let mut inner = self.inner.settings();
+        inner.keep_output_files = true;
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// How far the kernel holds the file tools inside the roots: `Some("landlock")` where each
+    /// call runs under a Landlock ruleset (a path swapped for a link mid-call is refused),
+    /// `Some("none: why")` where only the path check does; `None` when unconfined.
+    pub fn file_confinement(&self) -> Option<&'static str> {
+        self.inner
+            .roots
+            .as_ref()
+            .map(|_| crate::sandbox::files::enforcement())
+    }
+
+    /// Notes a full-output file to remove with the workspace.
+    pub(crate) fn remember_output_file(&self, path: &Path) {
+        self.inner
+            .output_files
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(path.to_path_buf());
     }
 
     /// The path a tool argument names, canonicalised, if the workspace lets tools reach it;
@@ -138,6 +209,11 @@ impl Workspace {
                 .collect::<Vec<_>>()
                 .join(", ")
         )))
+    }
+
+    /// The canonical directories the tools are confined to; `None` when unconfined.
+    pub(crate) fn roots(&self) -> Option<&[PathBuf]> {
+        self.inner.roots.as_deref()
     }
 
     /// The working directory.

@@ -14,7 +14,8 @@ use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 async fn run_in(cwd: &Path, arguments: Value, context: CallContext) -> ToolResultMessage {
-    let tools = ToolRegistry::new([bash_tool(&Workspace::new(cwd))]).unwrap();
+    let tools =
+        ToolRegistry::new([bash_tool(&Workspace::new(cwd).keeping_output_files())]).unwrap();
     execute_tool_call(&ToolCall::new("call-1", "bash", arguments), &tools, context).await
 }
 

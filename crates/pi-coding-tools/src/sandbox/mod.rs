@@ -1,37 +1,89 @@
-//! `bash` under a Linux Landlock ruleset: the shell and everything it starts may read the whole
-//! file system but write only inside the workspace's roots, the temporary directory and
-//! `/dev/null`, and (when asked) may not open TCP connections.
+//! What the kernel holds, not a check: the confinement of `bash` and of the file tools.
 //!
-//! Landlock restricts a thread and the processes it starts. The shell is therefore started from
-//! a fresh thread that restricts itself first and ends right after (never a thread of tokio's
-//! pools, which would stay restricted), so no `unsafe` `pre_exec` is needed.
+//! `bash` runs in one of two sandboxes, the strongest this machine allows:
+//! - **bubblewrap** (when `bwrap` is installed and user or mount namespaces work): the whole
+//!   file system is mounted read-only for the shell and everything it starts, except the
+//!   workspace's roots and the temporary directory, which are bound writable. Nothing outside
+//!   can be written, created, renamed, `chmod`ed, `chown`ed, touched or given attributes, by
+//!   root too. `/dev` is a fresh minimal one, the shell has its own process and IPC namespaces
+//!   (it can signal only its own processes; they all end when the shell does), no capabilities
+//!   at all, and with no network its own empty network namespace (TCP and UDP both gone).
+//! - **Landlock** otherwise (Linux 5.13+): the shell may read anything but write only inside
+//!   the same directories (device nodes never), may not signal processes or reach abstract
+//!   sockets outside its own sandbox (Linux 6.12+), runs with no capabilities (as root:
+//!   `CAP_MKNOD`, `CAP_SYS_ADMIN`, ... gone from every set) and `no_new_privs`, and with no
+//!   network may not open TCP connections. Landlock does not cover metadata (`chmod`, `chown`,
+//!   `utimensat`, extended attributes, inode flags) nor UDP: a file outside that this user owns
+//!   can still have its mode or times changed. Each result's `details.sandbox` says so.
+//!
+//! [`ShellSandbox::Landlock`] chooses the second where bubblewrap misbehaves.
+//!
+//! The file tools run every call on a fresh thread restricted by Landlock to the roots (see
+//! [`files`]): a path checked and then swapped for a symbolic link to the outside is refused
+//! by the kernel at open time.
 
-use std::path::PathBuf;
+pub(crate) mod bubblewrap;
+pub(crate) mod files;
+#[cfg(target_os = "linux")]
+mod rules;
 
-use tokio::process::Child;
+use std::path::{Path, PathBuf};
+
+use tokio::process::{Child, Command};
 
 /// What the shell may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Confinement {
     /// Directories the shell may write in.
     pub(crate) writable: Vec<PathBuf>,
-    /// Whether TCP connections and listening are allowed.
+    /// Whether the network may be used.
     pub(crate) network: bool,
+    /// Whether bubblewrap may be used where it works (otherwise Landlock alone).
+    pub(crate) bubblewrap: bool,
+}
+
+/// Which sandbox a confined `bash` runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ShellSandbox {
+    /// Bubblewrap where it is installed and works, Landlock otherwise.
+    #[default]
+    Strongest,
+    /// Landlock alone, for machines where bubblewrap misbehaves (it then also leaves the
+    /// shell's background jobs running after it exits, as an unsandboxed shell does).
+    Landlock,
 }
 
 /// How far the kernel enforced the confinement, as the result's details say it.
 pub(crate) type Enforcement = String;
 
-/// Starts the process `build` makes, confined; says how well.
-pub(crate) fn spawn(
-    build: impl FnOnce() -> std::io::Result<Child> + Send,
+/// Starts `shell -c command` in `cwd`, confined; says how well. `configure` sets what every
+/// shell gets (pipes, process group); the sandbox adds its own wrapping.
+pub(crate) fn spawn_shell(
+    shell: &Path,
+    command: &str,
+    cwd: &Path,
     confinement: &Confinement,
+    configure: impl Fn(&mut Command) + Sync,
 ) -> (std::io::Result<Child>, Enforcement) {
+    if let Some(bwrap) = bubblewrap::available().filter(|_| confinement.bubblewrap) {
+        let mut process = bubblewrap::command(bwrap, confinement, shell, command, cwd);
+        configure(&mut process);
+        return (process.spawn(), bubblewrap::enforcement(confinement));
+    }
+    let build = || {
+        let mut process = Command::new(shell);
+        process.arg("-c").arg(command).current_dir(cwd);
+        configure(&mut process);
+        process.spawn()
+    };
     let handle = tokio::runtime::Handle::current();
+    // Landlock and capabilities belong to a thread and the processes it starts: the shell is
+    // started from a fresh thread that restricts itself first and ends right after (never a
+    // thread of tokio's pools, which would stay restricted), so no `unsafe` `pre_exec` is needed.
     std::thread::scope(|scope| {
         let started = scope.spawn(|| {
             let _runtime = handle.enter();
-            let enforcement = restrict(confinement);
+            let enforcement = restrict_shell(confinement);
             (build(), enforcement)
         });
         started.join().unwrap_or_else(|_| {
@@ -43,50 +95,25 @@ pub(crate) fn spawn(
     })
 }
 
-/// How far this machine would enforce `confinement`, found by restricting a throwaway thread.
+/// How far this machine would enforce `confinement`, found without running a command.
 pub(crate) fn probe(confinement: &Confinement) -> Enforcement {
+    if confinement.bubblewrap && bubblewrap::available().is_some() {
+        return bubblewrap::enforcement(confinement);
+    }
     std::thread::scope(|scope| {
         scope
-            .spawn(|| restrict(confinement))
+            .spawn(|| restrict_shell(confinement))
             .join()
             .unwrap_or_else(|_| "none: the sandbox thread failed".to_owned())
     })
 }
 
 #[cfg(target_os = "linux")]
-fn restrict(confinement: &Confinement) -> Enforcement {
-    use landlock::{
-        ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, RulesetStatus,
-        path_beneath_rules,
-    };
-    let abi = ABI::V5;
-    let attempt = || -> Result<RulesetStatus, landlock::RulesetError> {
-        let mut ruleset = Ruleset::default().handle_access(AccessFs::from_all(abi))?;
-        if !confinement.network {
-            ruleset = ruleset.handle_access(AccessNet::BindTcp | AccessNet::ConnectTcp)?;
-        }
-        let status = ruleset
-            .create()?
-            .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))?
-            .add_rules(path_beneath_rules(
-                &confinement.writable,
-                AccessFs::from_all(abi),
-            ))?
-            .add_rules(path_beneath_rules(["/dev/null"], AccessFs::from_all(abi)))?
-            .restrict_self()?;
-        Ok(status.ruleset)
-    };
-    match attempt() {
-        Ok(RulesetStatus::FullyEnforced) => "landlock".to_owned(),
-        Ok(RulesetStatus::PartiallyEnforced) => {
-            "landlock (partly: this kernel knows only some of the rules)".to_owned()
-        }
-        Ok(RulesetStatus::NotEnforced) => "none: this kernel has no Landlock".to_owned(),
-        Err(error) => format!("none: Landlock failed: {error}"),
-    }
+fn restrict_shell(confinement: &Confinement) -> Enforcement {
+    rules::restrict_shell(confinement)
 }
 
 #[cfg(not(target_os = "linux"))]
-fn restrict(_confinement: &Confinement) -> Enforcement {
-    "none: Landlock is Linux only".to_owned()
+fn restrict_shell(_confinement: &Confinement) -> Enforcement {
+    "none: the sandbox is Linux only".to_owned()
 }

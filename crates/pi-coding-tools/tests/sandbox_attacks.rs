@@ -1,0 +1,250 @@
+//! A hostile model's attacks on the confinement, each reproduced as it was found: a directory
+//! swapped for a link while the file tools work on it, device nodes, metadata and signals
+//! outside the workspace, UDP when the network is off. Linux only: that is where the sandbox is.
+#![cfg(target_os = "linux")]
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::fs;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::Duration;
+
+use pi_coding_tools::{ShellSandbox, Workspace};
+use serde_json::json;
+
+mod support;
+use support::{call, layout};
+
+const SANDBOXES: [ShellSandbox; 2] = [ShellSandbox::Strongest, ShellSandbox::Landlock];
+
+fn as_root() -> bool {
+    nix::unistd::geteuid().is_root()
+}
+
+/// Runs `command` in a confined `bash`; the result's text and its `details.sandbox`.
+async fn shell(workspace: &Workspace, command: &str) -> (String, String) {
+    let result = call(workspace, "bash", json!({"command": command})).await;
+    let sandbox = result.details.as_ref().unwrap()["sandbox"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        sandbox.starts_with("bubblewrap") || sandbox.starts_with("landlock"),
+        "bash ran unsandboxed: {sandbox}"
+    );
+    (result.text(), sandbox)
+}
+
+/// The attack of the report: the model's own background shell exchanges a directory with a
+/// link to the outside (`renameat2(RENAME_EXCHANGE)`) while read, write and edit work on paths
+/// through it. Over 1,800 calls 12 reads, 60 writes and 22 edits once reached the outside;
+/// the kernel now refuses every one of them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_directory_swapped_for_a_link_mid_call_never_leads_outside() {
+    let (_dir, root, outside) = layout();
+    fs::create_dir(root.join("d")).unwrap();
+    fs::write(root.join("d/f.txt"), "inside\n").unwrap();
+    fs::write(root.join("d/e.txt"), "x\n").unwrap();
+    fs::write(outside.join("f.txt"), "SECRET\n").unwrap();
+    fs::write(outside.join("e.txt"), "x\n").unwrap();
+    std::os::unix::fs::symlink(&outside, root.join("s")).unwrap();
+    let before = listing(&outside);
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = Arc::new(AtomicUsize::new(0));
+    let swapper = {
+        let (stop, swaps, root) = (Arc::clone(&stop), Arc::clone(&swaps), root.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let swapped = nix::fcntl::renameat2(
+                    nix::fcntl::AT_FDCWD,
+                    &root.join("d"),
+                    nix::fcntl::AT_FDCWD,
+                    &root.join("s"),
+                    nix::fcntl::RenameFlags::RENAME_EXCHANGE,
+                );
+                if swapped.is_ok() {
+                    swaps.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+        })
+    };
+
+    let workspace = Workspace::new(&root);
+    let mut leaked_reads = 0;
+    for round in 0..300 {
+        let read = call(&workspace, "read", json!({"path": "d/f.txt"})).await;
+        if read.text().contains("SECRET") {
+            leaked_reads += 1;
+        }
+        call(
+            &workspace,
+            "write",
+            json!({"path": format!("d/w{round}.txt"), "content": "w"}),
+        )
+        .await;
+        let (old, new) = if round % 2 == 0 {
+            ("x", "y")
+        } else {
+            ("y", "x")
+        };
+        call(
+            &workspace,
+            "edit",
+            json!({"path": "d/e.txt", "edits": [{"oldText": old, "newText": new}]}),
+        )
+        .await;
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+
+    assert!(
+        swaps.load(Ordering::Relaxed) > 100,
+        "the swap did not race the calls: {} swaps",
+        swaps.load(Ordering::Relaxed)
+    );
+    assert_eq!(leaked_reads, 0, "reads returned the outside file");
+    assert_eq!(
+        listing(&outside),
+        before,
+        "a write or an edit landed outside"
+    );
+}
+
+/// Every file below `directory` with its content, sorted.
+fn listing(directory: &std::path::Path) -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = fs::read_dir(directory)
+        .unwrap()
+        .map(|entry| {
+            let entry = entry.unwrap();
+            (
+                entry.file_name().to_string_lossy().into_owned(),
+                fs::read_to_string(entry.path()).unwrap_or_default(),
+            )
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// As root, the shell made a block device for a loop device over an outside file and wrote
+/// through it. It has no capability to make one now, in either sandbox.
+#[tokio::test]
+async fn a_sandboxed_shell_has_no_capabilities_and_makes_no_device_nodes() {
+    if !as_root() {
+        eprintln!(
+            "not root: mknod is refused to this user anyway; the sandbox's own part is checked when the tests run as root"
+        );
+    }
+    for sandbox in SANDBOXES {
+        let (_dir, root, _outside) = layout();
+        let workspace = Workspace::new(&root).with_shell_sandbox(sandbox);
+        let (text, enforced) = shell(
+            &workspace,
+            "mknod blk b 7 0 && echo MADE; mknod chr c 1 3 && echo MADE; grep -E '^Cap(Eff|Prm)' /proc/self/status",
+        )
+        .await;
+        assert!(!text.contains("MADE"), "{enforced}: {text}");
+        assert!(!root.join("blk").exists() && !root.join("chr").exists());
+        for line in text.lines().filter(|line| line.starts_with("Cap")) {
+            assert!(
+                line.ends_with("0000000000000000"),
+                "{enforced}: capabilities left: {line}"
+            );
+        }
+        assert_eq!(
+            text.lines().filter(|line| line.starts_with("Cap")).count(),
+            2,
+            "{text}"
+        );
+    }
+}
+
+/// The shell changed an outside file's mode and times (as root: owner and flags too). Under
+/// bubblewrap everything outside is read-only; under Landlock alone that is not covered, and
+/// the result says so.
+#[tokio::test]
+async fn metadata_outside_stays_as_it_was_under_bubblewrap_and_landlock_says_it_cannot() {
+    let (_dir, root, outside) = layout();
+    let target = outside.join("secret.txt");
+    fs::set_permissions(&target, fs::Permissions::from_mode(0o640)).unwrap();
+    let before = fs::metadata(&target).unwrap();
+    let attack = format!(
+        "chmod 666 {0}; touch -d 2001-01-01 {0}; chown nobody {0}; echo tried",
+        target.display()
+    );
+    let workspace = Workspace::new(&root);
+    let (text, enforced) = shell(&workspace, &attack).await;
+    assert!(
+        enforced.starts_with("bubblewrap"),
+        "bubblewrap is not working here ({enforced}): scripts/test.sh installs it"
+    );
+    assert!(text.contains("tried"), "{text}");
+    let after = fs::metadata(&target).unwrap();
+    assert_eq!(after.mode(), before.mode(), "{text}");
+    assert_eq!(after.mtime(), before.mtime(), "{text}");
+    assert_eq!(after.uid(), before.uid(), "{text}");
+
+    let landlock = Workspace::new(&root).with_shell_sandbox(ShellSandbox::Landlock);
+    let (_, enforced) = shell(&landlock, "true").await;
+    assert!(enforced.contains("not covered: metadata"), "{enforced}");
+}
+
+/// `--no-network` blocked TCP only: a UDP datagram still left. Under bubblewrap the shell has
+/// no network at all; Landlock alone cannot stop UDP, and says so.
+#[tokio::test]
+async fn no_network_means_no_udp_either_under_bubblewrap() {
+    let (_dir, root, _outside) = layout();
+    let receiver = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    receiver
+        .set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let port = receiver.local_addr().unwrap().port();
+    let send = format!("echo leaked > /dev/udp/127.0.0.1/{port}; echo sent");
+    // The probe first: with the network on, the datagram arrives (so the check below can fail).
+    let open = Workspace::new(&root);
+    shell(&open, &send).await;
+    let mut buffer = [0; 64];
+    assert!(receiver.recv(&mut buffer).is_ok(), "UDP never arrives here");
+
+    let closed = Workspace::new(&root).without_network();
+    let (text, enforced) = shell(&closed, &send).await;
+    assert!(enforced.starts_with("bubblewrap"), "{enforced}");
+    assert!(enforced.contains("no network"), "{enforced}");
+    assert!(
+        receiver.recv(&mut buffer).is_err(),
+        "a datagram left a shell without network: {text}"
+    );
+    let landlock = Workspace::new(&root)
+        .without_network()
+        .with_shell_sandbox(ShellSandbox::Landlock);
+    let (_, enforced) = shell(&landlock, "true").await;
+    assert!(enforced.contains("UDP"), "{enforced}");
+}
+
+/// The shell could kill any process of the same user. It can signal only its own now.
+#[tokio::test]
+async fn a_sandboxed_shell_cannot_signal_processes_outside_it() {
+    for sandbox in SANDBOXES {
+        let (_dir, root, _outside) = layout();
+        let mut victim = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let workspace = Workspace::new(&root).with_shell_sandbox(sandbox);
+        let (text, enforced) = shell(
+            &workspace,
+            &format!("kill -9 {} && echo KILLED; sleep 0.2", victim.id()),
+        )
+        .await;
+        let alive = victim.try_wait().unwrap().is_none();
+        let _ = victim.kill();
+        let _ = victim.wait();
+        assert!(
+            alive,
+            "{enforced}: the shell killed a process outside: {text}"
+        );
+        assert!(!text.contains("KILLED"), "{enforced}: {text}");
+    }
+}
