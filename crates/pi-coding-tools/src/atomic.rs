@@ -9,6 +9,16 @@ use std::path::{Path, PathBuf};
 /// its target is replaced, the link stays.
 pub(crate) fn write_file(path: &Path, content: &[u8]) -> std::io::Result<()> {
     let target = resolve_link(path);
+    // A FIFO, a device, a socket or a directory is never replaced by a file behind the
+    // user's back.
+    if let Ok(existing) = std::fs::metadata(&target)
+        && !existing.is_file()
+    {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file",
+        ));
+    }
     let directory = match target.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),

@@ -63,8 +63,14 @@ fn prepare(arguments: &Value) -> Option<Value> {
 
 fn edit(path: &std::path::Path, params: &EditParams) -> Outcome {
     let shown = &params.path;
-    let raw = std::fs::read_to_string(path)
-        .map_err(|error| ToolError::new(format!("Could not read {shown}: {error}")))?;
+    let unreadable =
+        |error: std::io::Error| ToolError::new(format!("Could not read {shown}: {error}"));
+    // A FIFO would block forever and a device never end: only regular files are edited.
+    let (mut file, _) = crate::read::open_regular_file(path)
+        .map_err(unreadable)?
+        .ok_or_else(|| ToolError::new(format!("Could not read {shown}: not a regular file")))?;
+    let mut raw = String::new();
+    std::io::Read::read_to_string(&mut file, &mut raw).map_err(unreadable)?;
     let (bom, body) = match raw.strip_prefix('\u{feff}') {
         Some(body) => ("\u{feff}", body),
         None => ("", raw.as_str()),

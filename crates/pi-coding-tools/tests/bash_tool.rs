@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use pi_coding_tools::{Workspace, bash_tool};
+use pi_coding_tools::{ShellSandbox, Workspace, bash_tool};
 use pi_tool::{
     CallContext, ProgressCallback, ToolCall, ToolRegistry, ToolResultMessage, execute_tool_call,
 };
@@ -181,4 +181,107 @@ async fn a_missing_working_directory_is_a_clear_failure() {
             "Tool bash failed: Working directory does not exist: /definitely/not/here"
         )
     );
+}
+
+/// 1 GB of fast output lost 20% of its bytes and the last line: the reader fell behind and
+/// what was queued when the shell exited was dropped. Everything is read now, and the file
+/// and the tail are the whole and the real end.
+#[tokio::test]
+async fn fast_output_is_never_lost() {
+    let result = run("yes 0123456789 | head -c 99999999; echo THE-LAST-LINE").await;
+    let text = result.text();
+    let details = result.details.clone().unwrap();
+    let path = details["fullOutputPath"].as_str().unwrap().to_owned();
+    let expected = 99_999_999 + "THE-LAST-LINE\n".len() as u64;
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), expected);
+    assert_eq!(details["truncation"]["totalBytes"], expected);
+    let shown = text.split("\n\n[Showing").next().unwrap();
+    assert!(
+        shown.ends_with("\nTHE-LAST-LINE"),
+        "{}",
+        &text[text.len() - 300..]
+    );
+    std::fs::remove_file(path).unwrap();
+}
+
+/// stdout and stderr came back in a different order from run to run: one pipe for both keeps
+/// the order they were written in.
+#[tokio::test]
+async fn stdout_and_stderr_keep_the_order_they_were_written_in() {
+    let expected: String = (1..=30).map(|i| format!("out{i}\nerr{i}\n")).collect();
+    for _ in 0..5 {
+        let result = run("for i in $(seq 1 30); do echo out$i; echo err$i >&2; done").await;
+        assert_eq!(result.text(), expected);
+    }
+}
+
+/// `details.truncation` counted only the window kept in memory (14,629 lines of `seq 1 500000`).
+#[tokio::test]
+async fn the_totals_count_everything_the_command_wrote() {
+    let result = run("seq 1 500000").await;
+    let details = result.details.unwrap();
+    let bytes: usize = (1..=500_000).map(|n: u32| n.to_string().len() + 1).sum();
+    assert_eq!(details["truncation"]["totalLines"], 500_000);
+    assert_eq!(details["truncation"]["totalBytes"], bytes);
+    std::fs::remove_file(details["fullOutputPath"].as_str().unwrap()).unwrap();
+}
+
+/// A stopped command gets `SIGTERM` first and a grace to clean up; one that ignores it is
+/// killed all the same. (Under bubblewrap the whole sandbox ends at once: bubblewrap does not
+/// pass signals on to the command.)
+#[tokio::test]
+async fn a_stopped_command_is_asked_to_end_then_killed() {
+    let dir = tempfile::tempdir().unwrap();
+    let polite = "trap 'echo cleaned-up; exit 3' TERM; echo begun; sleep 30 & wait";
+    let workspace = Workspace::new(dir.path()).with_shell_sandbox(ShellSandbox::Landlock);
+    let tools = ToolRegistry::new([bash_tool(&workspace)]).unwrap();
+    let call = ToolCall::new("c", "bash", json!({"command": polite, "timeout": 0.5}));
+    let result = execute_tool_call(&call, &tools, CallContext::default()).await;
+    assert!(result.text().contains("cleaned-up"), "{}", result.text());
+    assert!(
+        result
+            .text()
+            .ends_with("Command timed out after 0.5 seconds")
+    );
+
+    let started = Instant::now();
+    let stubborn = "trap '' TERM; echo begun; sleep 30";
+    let result = run_in(
+        dir.path(),
+        json!({"command": stubborn, "timeout": 0.5}),
+        CallContext::default(),
+    )
+    .await;
+    assert!(result.is_error);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+}
+
+/// Full-output files of finished calls no longer pile up in the temporary directory: they go
+/// with the workspace, unless it keeps them.
+#[tokio::test]
+async fn full_output_files_go_with_the_workspace_unless_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    for keep in [false, true] {
+        let workspace = Workspace::new(dir.path());
+        let workspace = if keep {
+            workspace.keeping_output_files()
+        } else {
+            workspace
+        };
+        let tools = ToolRegistry::new([bash_tool(&workspace)]).unwrap();
+        let call = ToolCall::new("c", "bash", json!({"command": "seq 1 30000"}));
+        let result = execute_tool_call(&call, &tools, CallContext::default()).await;
+        let path = result.details.unwrap()["fullOutputPath"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(Path::new(&path).exists());
+        drop((tools, workspace));
+        assert_eq!(Path::new(&path).exists(), keep, "keep: {keep}");
+        let _ = std::fs::remove_file(path);
+    }
 }

@@ -4,6 +4,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::fs;
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 
 use pi_coding_tools::{ShellSandbox, Workspace};
@@ -133,13 +134,40 @@ async fn files_that_would_block_are_refused_at_once() {
         "{}",
         result.text()
     );
-    let open = Workspace::unconfined(Path::new("/"));
-    let zero = call(&open, "read", json!({"path": "/dev/zero"})).await;
+    // `edit` on a FIFO blocked forever, on `/dev/zero` it grew to 8.6 GB; `write` replaced
+    // a FIFO with a file without a word.
+    let edit = json!({"path": "pipe", "edits": [{"oldText": "a", "newText": "b"}]});
+    for (tool, arguments) in [
+        ("edit", edit),
+        ("write", json!({"path": "pipe", "content": "x"})),
+    ] {
+        let result = call(&workspace, tool, arguments).await;
+        assert!(result.is_error, "{tool}: {}", result.text());
+        assert!(
+            result.text().contains("not a regular file"),
+            "{tool}: {}",
+            result.text()
+        );
+    }
     assert!(
-        zero.text().contains("not a regular file"),
-        "{}",
-        zero.text()
+        fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(),
+        "the FIFO was replaced"
     );
+    let open = Workspace::unconfined(Path::new("/"));
+    for (tool, arguments) in [
+        ("read", json!({"path": "/dev/zero"})),
+        (
+            "edit",
+            json!({"path": "/dev/zero", "edits": [{"oldText": "a", "newText": "b"}]}),
+        ),
+    ] {
+        let zero = call(&open, tool, arguments).await;
+        assert!(
+            zero.text().contains("not a regular file"),
+            "{tool}: {}",
+            zero.text()
+        );
+    }
 }
 
 #[cfg(target_os = "linux")]
