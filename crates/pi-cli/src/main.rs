@@ -4,10 +4,18 @@
 //! `pi-tool run` runs a stream of calls (JSONL in, JSONL out, order kept).
 
 mod commands;
+mod shutdown;
 
 use std::process::ExitCode;
+use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use shutdown::{STOP_LIMIT, Shutdown};
+
+/// How long the runtime's shutdown waits for its threads at exit. Its workers drop every task
+/// left (so a `bash` call's group killer runs) within this; a read of stdin blocked in a
+/// thread cannot be interrupted, and is abandoned after it rather than waited for.
+const EXIT_WAIT: Duration = Duration::from_millis(500);
 
 /// Run Pi-style tool calls over the built-in tools: lookup → parse → execute → paired result.
 #[derive(Debug, Parser)]
@@ -57,14 +65,68 @@ enum Command {
     Mcp(commands::mcp::McpArgs),
 }
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     // A panicking tool is answered with an error result: report the panic in one line, without
     // a backtrace.
     std::panic::set_hook(Box::new(|info| {
         eprintln!("pi-tool: panic: {info}");
     }));
     let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => runtime,
+        Err(error) => {
+            eprintln!("pi-tool: cannot start the runtime: {error}");
+            return ExitCode::from(commands::EXIT_USAGE);
+        }
+    };
+    let code = runtime.block_on(run(cli));
+    // Not a plain drop, which would wait for a blocked read of stdin without end; nor
+    // `std::process::exit`, which would end the process with calls still running.
+    runtime.shutdown_timeout(EXIT_WAIT);
+    code
+}
+
+/// Runs the command under the stop signals: the first asks it to stop (the commands that run
+/// calls cancel them and answer what they owe, within [`STOP_LIMIT`]; the others stop at
+/// once), a second stops it at once. The command's future is dropped when it is given up on, so
+/// every call it holds ends its commands.
+async fn run(cli: Cli) -> ExitCode {
+    let shutdown = match Shutdown::listen() {
+        Ok(shutdown) => shutdown,
+        Err(error) => {
+            eprintln!("pi-tool: cannot watch for stop signals: {error}");
+            return ExitCode::from(commands::EXIT_USAGE);
+        }
+    };
+    let answers = matches!(
+        cli.command,
+        Command::Call(_) | Command::Run(_) | Command::Agent(_) | Command::Serve(_)
+    );
+    let given_up = async {
+        shutdown.token().cancelled().await;
+        if answers {
+            tokio::time::sleep(STOP_LIMIT).await;
+        }
+    };
+    let code = tokio::select! {
+        biased;
+        code = execute(cli, &shutdown) => code,
+        () = shutdown.forced() => ExitCode::FAILURE,
+        () = given_up => {
+            if answers {
+                eprintln!("pi-tool: stopped without waiting any longer for the calls to answer");
+            }
+            ExitCode::FAILURE
+        }
+    };
+    shutdown.exit_code().unwrap_or(code)
+}
+
+/// Builds the tools and runs the command.
+async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
     let mut tools = pi_tool::builtin::registry();
     if let Some(dir) = &cli.coding_tools {
         let mut workspace = if cli.unconfined_file_tools {
@@ -88,11 +150,11 @@ async fn main() -> ExitCode {
     }
     let outcome = match cli.command {
         Command::Tools(args) => commands::tools::run(&args, &tools),
-        Command::Call(args) => commands::call::run(args, &tools).await,
-        Command::Run(args) => commands::run::run(args, tools).await,
+        Command::Call(args) => commands::call::run(args, &tools, shutdown).await,
+        Command::Run(args) => commands::run::run(args, tools, shutdown).await,
         Command::Check(args) => commands::check::run(args).await,
-        Command::Agent(args) => commands::agent::run(args, tools).await,
-        Command::Serve(args) => commands::serve::run(args, tools).await,
+        Command::Agent(args) => commands::agent::run(args, tools, shutdown).await,
+        Command::Serve(args) => commands::serve::run(args, tools, shutdown).await,
         Command::Mcp(args) => commands::mcp::run(args).await,
     };
     match outcome {

@@ -16,9 +16,9 @@ use pi_providers::{Anthropic, Gemini, OpenAiChat, OpenAiResponses, ProviderConfi
 use pi_tool::ToolRegistry;
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
-use tokio_util::sync::CancellationToken;
 
 use super::EXIT_TOOL_ERROR;
+use crate::shutdown::Shutdown;
 
 /// The wires `--provider` names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -94,7 +94,14 @@ pub(crate) struct AgentArgs {
     mcp_prefix: String,
 }
 
-pub(crate) async fn run(args: AgentArgs, mut tools: ToolRegistry) -> anyhow::Result<ExitCode> {
+/// Runs the agent. A stop signal cancels the run: running tools see their signal cancelled (a
+/// `bash` command's process group is ended), every call gets its result in the transcript, and
+/// the transcript is still printed.
+pub(crate) async fn run(
+    args: AgentArgs,
+    mut tools: ToolRegistry,
+    shutdown: &Shutdown,
+) -> anyhow::Result<ExitCode> {
     // Kept alive for the whole run: the imported tools talk through these connections.
     let mut servers = Vec::new();
     for command in &args.mcp {
@@ -139,18 +146,11 @@ pub(crate) async fn run(args: AgentArgs, mut tools: ToolRegistry) -> anyhow::Res
         })
     });
 
-    let signal = CancellationToken::new();
-    let on_interrupt = signal.clone();
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            on_interrupt.cancel();
-        }
-    });
     let run = agent
         .run(
             Vec::new(),
             vec![UserMessage::text(args.prompt).into()],
-            signal,
+            shutdown.token().clone(),
         )
         .await;
     drop(agent); // closes the event channel, so the printer finishes

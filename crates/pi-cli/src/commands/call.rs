@@ -2,15 +2,23 @@
 //!
 //! The argument text takes the executor's raw road (`execute_raw_tool_call`): it is parsed once,
 //! straight into the tool's typed parameters, as a provider's argument text would be.
+//!
+//! A stop signal cancels the call (a `bash` command's process group is ended) and its result,
+//! `Command aborted` for `bash`, is still printed; a call that does not answer within the grace
+//! is printed as aborted.
 
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use pi_tool::{CallContext, ToolRegistry, execute_raw_tool_call};
+use pi_tool::{
+    CallContext, ToolCall, ToolRegistry, execute_raw_tool_call, failed_result, model_text,
+};
 use serde::de::IgnoredAny;
+use serde_json::Value;
 
 use super::EXIT_TOOL_ERROR;
+use crate::shutdown::Shutdown;
 
 #[derive(Debug, Args)]
 pub(crate) struct CallArgs {
@@ -23,15 +31,24 @@ pub(crate) struct CallArgs {
     id: String,
 }
 
-pub(crate) async fn run(args: CallArgs, tools: &ToolRegistry) -> anyhow::Result<ExitCode> {
-    let result = execute_raw_tool_call(
-        &args.id,
-        &args.name,
-        &args.arguments,
-        tools,
-        CallContext::default(),
-    )
-    .await;
+pub(crate) async fn run(
+    args: CallArgs,
+    tools: &ToolRegistry,
+    shutdown: &Shutdown,
+) -> anyhow::Result<ExitCode> {
+    let context = CallContext {
+        signal: Some(shutdown.token().clone()),
+        report_progress: None,
+    };
+    let running = execute_raw_tool_call(&args.id, &args.name, &args.arguments, tools, context);
+    let result = shutdown
+        .within_grace(running, || {
+            failed_result(
+                &ToolCall::new(args.id.as_str(), args.name.as_str(), Value::Null),
+                model_text::ABORTED,
+            )
+        })
+        .await;
     // A person's typo is a usage error, not a model's bad call: checked only when the call
     // failed, so valid text is read once.
     if result.is_error {

@@ -5,6 +5,10 @@
 //! call still gets its one result line, with `isError: true`. Each call's `arguments` are kept
 //! as raw text and take the executor's raw road: parsed once, straight into the tool's typed
 //! parameters.
+//!
+//! A stop signal ends the reading of stdin and cancels every call started (a `bash` command's
+//! process group is ended); each still gets its result line, in order, aborted if it does not
+//! answer within the grace.
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -14,6 +18,7 @@ use clap::Args;
 use futures::{StreamExt, stream};
 use pi_tool::{
     CallContext, ToolCall, ToolRegistry, ToolResultMessage, execute_raw_tool_call, failed_result,
+    model_text,
 };
 use serde::Deserialize;
 use serde_json::Value;
@@ -21,6 +26,7 @@ use serde_json::value::RawValue;
 use tokio::io::{AsyncWriteExt, BufReader};
 
 use super::lines::{BoundedLines, Line, MAX_LINE_BYTES};
+use crate::shutdown::Shutdown;
 
 #[derive(Debug, Args)]
 pub(crate) struct RunArgs {
@@ -29,14 +35,18 @@ pub(crate) struct RunArgs {
     concurrency: u16,
 }
 
-pub(crate) async fn run(args: RunArgs, tools: ToolRegistry) -> anyhow::Result<ExitCode> {
+pub(crate) async fn run(
+    args: RunArgs,
+    tools: ToolRegistry,
+    shutdown: &Shutdown,
+) -> anyhow::Result<ExitCode> {
     let tools = Arc::new(tools);
     let lines = BoundedLines::new(BufReader::new(tokio::io::stdin()), MAX_LINE_BYTES);
     // Stdin ends the stream on EOF; a read error ends it too, and is reported after the
     // results of every line read so far have been written.
     let read_error = Arc::new(std::sync::Mutex::new(None));
     let read_error_slot = Arc::clone(&read_error);
-    let inputs = stream::unfold((lines, 0_usize), move |(mut lines, number)| {
+    let unread = stream::unfold((lines, 0_usize), move |(mut lines, number)| {
         let read_error_slot = Arc::clone(&read_error_slot);
         async move {
             match lines.next_line().await {
@@ -51,10 +61,13 @@ pub(crate) async fn run(args: RunArgs, tools: ToolRegistry) -> anyhow::Result<Ex
             }
         }
     });
+    // After a stop signal no line is read: only the calls already started are owed a result.
+    let inputs = unread.take_until(shutdown.token().clone().cancelled_owned());
     let results = inputs
         .map(|(number, line)| {
             let tools = Arc::clone(&tools);
-            async move { run_line(number, line, tools).await }
+            let shutdown = shutdown.clone();
+            async move { run_line(number, line, tools, shutdown).await }
         })
         .buffered(usize::from(args.concurrency));
     let mut results = std::pin::pin!(results);
@@ -75,7 +88,12 @@ pub(crate) async fn run(args: RunArgs, tools: ToolRegistry) -> anyhow::Result<Ex
 
 /// Runs one input line to its one result. Each call gets its own task so that calls run in
 /// parallel on the runtime's threads, not just concurrently on this one.
-async fn run_line(number: usize, line: Line, tools: Arc<ToolRegistry>) -> ToolResultMessage {
+async fn run_line(
+    number: usize,
+    line: Line,
+    tools: Arc<ToolRegistry>,
+    shutdown: Shutdown,
+) -> ToolResultMessage {
     let line = match line {
         Line::Whole(line) => line,
         Line::TooLong(bytes) => {
@@ -89,24 +107,49 @@ async fn run_line(number: usize, line: Line, tools: Arc<ToolRegistry>) -> ToolRe
         Ok(call) => call,
         Err(result) => return *result,
     };
-    let (task_id, task_name) = (id.clone(), name.clone());
-    let task = tokio::spawn(async move {
-        execute_raw_tool_call(
-            &task_id,
-            &task_name,
-            &arguments,
-            &tools,
-            CallContext::default(),
+    let aborted = || {
+        failed_result(
+            &ToolCall::new(id.as_str(), name.as_str(), Value::Null),
+            model_text::ABORTED,
         )
-        .await
-    });
-    match task.await {
+    };
+    if shutdown.token().is_cancelled() {
+        return aborted();
+    }
+    let (task_id, task_name) = (id.clone(), name.clone());
+    let context = CallContext {
+        signal: Some(shutdown.token().clone()),
+        report_progress: None,
+    };
+    let task = OwnedTask(tokio::spawn(async move {
+        execute_raw_tool_call(&task_id, &task_name, &arguments, &tools, context).await
+    }));
+    let joined = shutdown.within_grace(task.join(), || Ok(aborted())).await;
+    match joined {
         Ok(result) => result,
         // The executor contains panics, so this is the runtime shutting down.
         Err(error) => failed_result(
             &ToolCall::new(id, name, Value::Null),
             &format!("the call did not finish: {error}"),
         ),
+    }
+}
+
+/// A call's task, aborted when dropped: a call given up on (its grace passed, or the program
+/// is leaving) is dropped at once, which ends what it started, instead of running detached
+/// until the runtime shuts down.
+struct OwnedTask<T>(tokio::task::JoinHandle<T>);
+
+impl<T> OwnedTask<T> {
+    async fn join(mut self) -> Result<T, tokio::task::JoinError> {
+        (&mut self.0).await
+    }
+}
+
+impl<T> Drop for OwnedTask<T> {
+    fn drop(&mut self) {
+        // Aborting a finished task does nothing.
+        self.0.abort();
     }
 }
 

@@ -1,4 +1,9 @@
 //! `pi-tool serve [--http 127.0.0.1:PORT]`: the built-in tools as an MCP server.
+//!
+//! A stop signal ends serving. Over stdio the calls still running are cancelled first (a `bash`
+//! command's process group is ended) and their results sent if they arrive within rmcp's
+//! two-second drain; over HTTP the server stops and the calls are dropped with it, which ends
+//! their commands too.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -6,9 +11,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use pi_mcp::{HttpAccess, McpToolServer, serve_http, serve_stdio};
+use pi_mcp::{HttpAccess, McpToolServer, serve_http, serve_stdio_until};
 use pi_tool::ToolRegistry;
 use tokio_util::sync::CancellationToken;
+
+use crate::shutdown::Shutdown;
 
 #[derive(Debug, Args)]
 pub(crate) struct ServeArgs {
@@ -49,7 +56,11 @@ fn seconds(name: &str, value: f64) -> anyhow::Result<Duration> {
         .map_err(|_| anyhow::anyhow!("--{name} takes a number of seconds, not {value}"))
 }
 
-pub(crate) async fn run(args: ServeArgs, tools: ToolRegistry) -> anyhow::Result<ExitCode> {
+pub(crate) async fn run(
+    args: ServeArgs,
+    tools: ToolRegistry,
+    shutdown: &Shutdown,
+) -> anyhow::Result<ExitCode> {
     let tools = if args.test_tools {
         pi_test_tools::registry()
     } else {
@@ -60,7 +71,7 @@ pub(crate) async fn run(args: ServeArgs, tools: ToolRegistry) -> anyhow::Result<
         server = server.with_call_timeout(seconds("call-timeout", limit)?);
     }
     match args.http {
-        None => serve_stdio(server).await?,
+        None => serve_stdio_until(server, shutdown.token().clone()).await?,
         Some(address) => {
             let (mut access, made) = match &args.token {
                 Some(token) => (HttpAccess::new(token.clone())?, false),
@@ -76,14 +87,14 @@ pub(crate) async fn run(args: ServeArgs, tools: ToolRegistry) -> anyhow::Result<
                 access = access.stateless();
             }
             let token = access.token().to_owned();
-            let shutdown = CancellationToken::new();
-            let (bound, task) = serve_http(server, address, access, shutdown.clone()).await?;
+            let stop_serving = CancellationToken::new();
+            let (bound, task) = serve_http(server, address, access, stop_serving.clone()).await?;
             eprintln!("pi-tool: serving MCP on http://{bound}/mcp");
             if made {
                 eprintln!("pi-tool: bearer token (send `Authorization: Bearer <token>`): {token}");
             }
             tokio::select! {
-                _ = tokio::signal::ctrl_c() => shutdown.cancel(),
+                () = shutdown.token().cancelled() => stop_serving.cancel(),
                 _ = task => {}
             }
         }
