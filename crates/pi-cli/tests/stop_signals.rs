@@ -124,6 +124,17 @@ impl Marked {
     }
 }
 
+/// How `bash` runs. Each scenario runs both ways: in its sandbox (bubblewrap, where present,
+/// kills the command's namespace when its parent dies, which would hide a leak) and without
+/// one, where only `pi-tool` can end the command's process group.
+#[derive(Debug, Clone, Copy)]
+enum Sandbox {
+    Confined,
+    Unconfined,
+}
+
+const SANDBOXES: [Sandbox; 2] = [Sandbox::Confined, Sandbox::Unconfined];
+
 /// `pi-tool` running, killed if a test fails before it exits.
 struct PiTool {
     child: Child,
@@ -137,10 +148,13 @@ impl Drop for PiTool {
 }
 
 impl PiTool {
-    fn start(args: &[&str], dir: &Path) -> Self {
-        let child = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
-            .arg("--coding-tools")
-            .arg(dir)
+    fn start(args: &[&str], dir: &Path, sandbox: Sandbox) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pi-tool"));
+        command.arg("--coding-tools").arg(dir);
+        if let Sandbox::Unconfined = sandbox {
+            command.arg("--unconfined-file-tools");
+        }
+        let child = command
             .args(args)
             .current_dir(dir)
             .stdin(Stdio::piped())
@@ -224,11 +238,11 @@ fn bash_call(id: &str, marked: &Marked) -> String {
         .to_string()
 }
 
-fn call_is_stopped_by(signal: Signal) {
+fn call_is_stopped_by(signal: Signal, sandbox: Sandbox) {
     let dir = tempfile::tempdir().unwrap();
     let marked = Marked::new();
     let arguments = json!({"command": marked.command()}).to_string();
-    let pi = PiTool::start(&["call", "bash", &arguments], dir.path());
+    let pi = PiTool::start(&["call", "bash", &arguments], dir.path(), sandbox);
     marked.started(&pi);
     pi.signal(signal);
     let (status, took, stdout, stderr) = pi.exit();
@@ -243,22 +257,26 @@ fn call_is_stopped_by(signal: Signal) {
         text(&result).contains("Command aborted"),
         "{result} ({stderr})"
     );
-    eprintln!("call, {signal}: exited {took:?} after the signal");
+    eprintln!("call, {signal}, {sandbox:?}: exited {took:?} after the signal");
 }
 
 #[test]
 fn sigint_to_call_ends_the_command_and_prints_its_aborted_result() {
-    call_is_stopped_by(Signal::SIGINT);
+    for sandbox in SANDBOXES {
+        call_is_stopped_by(Signal::SIGINT, sandbox);
+    }
 }
 
 #[test]
 fn sigterm_to_call_ends_the_command_and_prints_its_aborted_result() {
-    call_is_stopped_by(Signal::SIGTERM);
+    for sandbox in SANDBOXES {
+        call_is_stopped_by(Signal::SIGTERM, sandbox);
+    }
 }
 
-fn run_is_stopped_by(signal: Signal) {
+fn run_is_stopped_by(signal: Signal, sandbox: Sandbox) {
     let dir = tempfile::tempdir().unwrap();
-    let mut pi = PiTool::start(&["run"], dir.path());
+    let mut pi = PiTool::start(&["run"], dir.path(), sandbox);
     let mut stdin = pi.stdin();
     let echo = json!({"type": "toolCall", "id": "e", "name": "echo", "arguments": {"value": "Pi"}});
     let (first, second) = (Marked::new(), Marked::new());
@@ -292,20 +310,24 @@ fn run_is_stopped_by(signal: Signal) {
         assert!(text(bash).contains("Command aborted"), "{bash}");
     }
     assert_eq!(text(&results[1]), "Pi");
-    eprintln!("run, {signal}: exited {took:?} after the signal");
+    eprintln!("run, {signal}, {sandbox:?}: exited {took:?} after the signal");
 }
 
 #[test]
 fn sigint_to_run_ends_every_command_and_writes_every_result() {
-    run_is_stopped_by(Signal::SIGINT);
+    for sandbox in SANDBOXES {
+        run_is_stopped_by(Signal::SIGINT, sandbox);
+    }
 }
 
 #[test]
 fn sigterm_to_run_ends_every_command_and_writes_every_result() {
-    run_is_stopped_by(Signal::SIGTERM);
+    for sandbox in SANDBOXES {
+        run_is_stopped_by(Signal::SIGTERM, sandbox);
+    }
 }
 
-fn agent_is_stopped_by(signal: Signal) {
+fn agent_is_stopped_by(signal: Signal, sandbox: Sandbox) {
     let dir = tempfile::tempdir().unwrap();
     let marked = Marked::new();
     let script = json!([
@@ -319,6 +341,7 @@ fn agent_is_stopped_by(signal: Signal) {
     let pi = PiTool::start(
         &["agent", "--faux", script_arg, "--json", "run it"],
         dir.path(),
+        sandbox,
     );
     marked.started(&pi);
     pi.signal(signal);
@@ -340,25 +363,29 @@ fn agent_is_stopped_by(signal: Signal) {
         !stdout.contains("never reached"),
         "the run stopped at the signal"
     );
-    eprintln!("agent, {signal}: exited {took:?} after the signal");
+    eprintln!("agent, {signal}, {sandbox:?}: exited {took:?} after the signal");
 }
 
 #[test]
 fn sigterm_to_agent_ends_the_command_and_records_its_result() {
-    agent_is_stopped_by(Signal::SIGTERM);
+    for sandbox in SANDBOXES {
+        agent_is_stopped_by(Signal::SIGTERM, sandbox);
+    }
 }
 
 #[test]
 fn sigint_to_agent_ends_the_command_and_records_its_result() {
-    agent_is_stopped_by(Signal::SIGINT);
+    for sandbox in SANDBOXES {
+        agent_is_stopped_by(Signal::SIGINT, sandbox);
+    }
 }
 
 const INITIALIZE: &str = r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
 const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
 
-fn stdio_serve_is_stopped_by(signal: Signal) {
+fn stdio_serve_is_stopped_by(signal: Signal, sandbox: Sandbox) {
     let dir = tempfile::tempdir().unwrap();
-    let mut pi = PiTool::start(&["serve"], dir.path());
+    let mut pi = PiTool::start(&["serve"], dir.path(), sandbox);
     let mut stdin = pi.stdin();
     let marked = Marked::new();
     let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
@@ -382,25 +409,35 @@ fn stdio_serve_is_stopped_by(signal: Signal) {
         text(&answer["result"]).contains("Command aborted"),
         "{answer}"
     );
-    eprintln!("serve, {signal}: exited {took:?} after the signal");
+    eprintln!("serve, {signal}, {sandbox:?}: exited {took:?} after the signal");
 }
 
 #[test]
 fn sigint_to_stdio_serve_ends_the_command_and_answers_the_call() {
-    stdio_serve_is_stopped_by(Signal::SIGINT);
+    for sandbox in SANDBOXES {
+        stdio_serve_is_stopped_by(Signal::SIGINT, sandbox);
+    }
 }
 
 #[test]
 fn sigterm_to_stdio_serve_ends_the_command_and_answers_the_call() {
-    stdio_serve_is_stopped_by(Signal::SIGTERM);
+    for sandbox in SANDBOXES {
+        stdio_serve_is_stopped_by(Signal::SIGTERM, sandbox);
+    }
 }
 
 /// A command that ignores SIGTERM and SIGINT (its children inherit that) outlasts a polite
 /// stop; a second signal ends `pi-tool` at once, and its process group with it.
 #[test]
 fn a_second_signal_exits_at_once_and_still_ends_the_commands() {
+    for sandbox in SANDBOXES {
+        second_signal(sandbox);
+    }
+}
+
+fn second_signal(sandbox: Sandbox) {
     let dir = tempfile::tempdir().unwrap();
-    let mut pi = PiTool::start(&["run"], dir.path());
+    let mut pi = PiTool::start(&["run"], dir.path(), sandbox);
     let mut stdin = pi.stdin();
     let marked = Marked::new();
     let deaf = json!({"type": "toolCall", "id": "deaf", "name": "bash",
@@ -416,7 +453,7 @@ fn a_second_signal_exits_at_once_and_still_ends_the_commands() {
     assert_eq!(status.code(), Some(exit_code(Signal::SIGTERM)), "{stderr}");
     assert!(
         took < Duration::from_secs(2),
-        "exited {took:?} after the second signal"
+        "{sandbox:?}: exited {took:?} after the second signal"
     );
 }
 
@@ -426,7 +463,7 @@ fn a_second_signal_exits_at_once_and_still_ends_the_commands() {
 fn a_call_deaf_to_cancellation_does_not_hold_the_exit() {
     for second in [false, true] {
         let dir = tempfile::tempdir().unwrap();
-        let mut pi = PiTool::start(&["serve", "--test-tools"], dir.path());
+        let mut pi = PiTool::start(&["serve", "--test-tools"], dir.path(), Sandbox::Confined);
         let mut stdin = pi.stdin();
         let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
             "params": {"name": "hang", "arguments": {}}});
@@ -456,11 +493,17 @@ fn a_call_deaf_to_cancellation_does_not_hold_the_exit() {
 /// after the grace: one signal still ends it, and its own result is printed within the limit.
 #[test]
 fn one_signal_ends_a_command_deaf_to_sigterm_and_prints_its_result() {
+    for sandbox in SANDBOXES {
+        deaf_call(sandbox);
+    }
+}
+
+fn deaf_call(sandbox: Sandbox) {
     let dir = tempfile::tempdir().unwrap();
     let marked = Marked::new();
     let arguments =
         json!({"command": format!("trap '' TERM INT; {}", marked.command())}).to_string();
-    let pi = PiTool::start(&["call", "bash", &arguments], dir.path());
+    let pi = PiTool::start(&["call", "bash", &arguments], dir.path(), sandbox);
     marked.started(&pi);
     pi.signal(Signal::SIGINT);
     let (status, took, stdout, stderr) = pi.exit();
@@ -469,5 +512,62 @@ fn one_signal_ends_a_command_deaf_to_sigterm_and_prints_its_result() {
     let result: Value = serde_json::from_str(stdout.trim_end()).unwrap();
     assert_eq!(result["isError"], true);
     assert!(text(&result).contains("Command aborted"), "{result}");
-    eprintln!("deaf call, SIGINT: exited {took:?} after the signal");
+    eprintln!("deaf call, SIGINT, {sandbox:?}: exited {took:?} after the signal");
+}
+
+/// `serve --http`: the server stops on SIGTERM and the calls in flight are dropped with it,
+/// not left running: dropping a `bash` call kills its process group.
+#[test]
+fn sigterm_to_http_serve_ends_the_commands_of_calls_in_flight() {
+    for sandbox in SANDBOXES {
+        http_serve(sandbox);
+    }
+}
+
+fn http_serve(sandbox: Sandbox) {
+    let dir = tempfile::tempdir().unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let address = format!("127.0.0.1:{port}");
+    let pi = PiTool::start(
+        &[
+            "serve",
+            "--http",
+            &address,
+            "--token",
+            "t0ken",
+            "--stateless",
+        ],
+        dir.path(),
+        sandbox,
+    );
+    let begin = Instant::now();
+    let mut client = loop {
+        if let Ok(stream) = std::net::TcpStream::connect(&address) {
+            break stream;
+        }
+        assert!(begin.elapsed() < START, "the server did not start");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let marked = Marked::new();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "bash", "arguments": {"command": marked.command()}}})
+    .to_string();
+    write!(
+        client,
+        "POST /mcp HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer t0ken\r\n\
+         Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         MCP-Protocol-Version: 2025-06-18\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    marked.started(&pi);
+    pi.signal(Signal::SIGTERM);
+    let (status, took, _stdout, stderr) = pi.exit();
+    marked.all_gone();
+    assert_eq!(status.code(), Some(exit_code(Signal::SIGTERM)), "{stderr}");
+    eprintln!("serve --http, SIGTERM, {sandbox:?}: exited {took:?} after the signal");
 }
