@@ -42,6 +42,9 @@ pub(crate) async fn run_batch(
 
     let mut results: Vec<Option<ExecutedCall>> = vec![None; calls.len()];
     let mut running = FuturesUnordered::new();
+    // For each ordering key, the end of the last call started on it (see
+    // `Tool::ordering_key`).
+    let mut queues = std::collections::HashMap::new();
     let mut next = 0;
     loop {
         while running.len() < limit && next < calls.len() {
@@ -64,12 +67,29 @@ pub(crate) async fn run_batch(
                     )
                     .await;
                 } else {
-                    let task = OwnedTask(tokio::spawn(run_call(
+                    // Its place behind the earlier calls on the same thing is taken here, in
+                    // call order, before any of them runs.
+                    let (done, finished) = tokio::sync::oneshot::channel::<()>();
+                    let earlier = config
+                        .tools
+                        .get(&call.name)
+                        .and_then(|tool| tool.ordering_key(&call.arguments))
+                        .and_then(|key| queues.insert(key, finished));
+                    let run = run_call(
                         config.clone(),
                         call.clone(),
                         signal.clone(),
                         emitter.clone(),
-                    )));
+                    );
+                    let task = OwnedTask(tokio::spawn(async move {
+                        if let Some(earlier) = earlier {
+                            // Ended (or dropped with its task): either way it is our turn.
+                            let _ = earlier.await;
+                        }
+                        let executed = run.await;
+                        drop(done);
+                        executed
+                    }));
                     let index = next;
                     running.push(task.map(move |joined| (index, joined)));
                 }

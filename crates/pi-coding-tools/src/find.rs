@@ -16,7 +16,7 @@ const DEFAULT_LIMIT: usize = 1000;
 
 /// The `find` tool for `workspace`.
 pub fn find_tool(workspace: &Workspace) -> RegisteredTool {
-    reading_tool(workspace, "find", find)
+    reading_tool(workspace, "find", false, find)
 }
 
 fn find(workspace: &Workspace, params: &FindParams, context: &ToolContext) -> Outcome {

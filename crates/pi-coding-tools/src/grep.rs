@@ -20,7 +20,7 @@ const DEFAULT_LIMIT: usize = 100;
 
 /// The `grep` tool for `workspace`.
 pub fn grep_tool(workspace: &Workspace) -> RegisteredTool {
-    reading_tool(workspace, "grep", grep)
+    reading_tool(workspace, "grep", false, grep)
 }
 
 /// The lines found so far, across files.

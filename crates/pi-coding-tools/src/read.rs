@@ -13,7 +13,7 @@ use crate::truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncat
 
 /// The `read` tool for `workspace`.
 pub fn read_tool(workspace: &Workspace) -> RegisteredTool {
-    reading_tool(workspace, "read", read)
+    reading_tool(workspace, "read", true, read)
 }
 
 /// Opens `path` for reading if it is a regular file; `None` for a FIFO, a device or a socket,

@@ -24,33 +24,46 @@ pub(crate) fn description_of(name: &str) -> &'static str {
 }
 
 /// A tool that reads: `work` runs where it cannot stall other tasks, confined to the roots.
+/// `one_file`: the tool reads the one file its `path` names (`read`), and keeps its place in a
+/// batch among the writes of that file.
 pub(crate) fn reading_tool<P>(
     workspace: &Workspace,
     name: &'static str,
+    one_file: bool,
     work: fn(&Workspace, &P, &ToolContext) -> Outcome,
 ) -> RegisteredTool
 where
     P: ObjectParams + Send + 'static,
 {
+    let tool = FnTool::new(name, description_of(name), P::object_schema(), {
+        let workspace = workspace.clone();
+        move |params: P, context: ToolContext| {
+            let workspace = workspace.clone();
+            async move {
+                let roots = workspace.roots().map(<[_]>::to_vec);
+                on_file_thread(roots, Access::Read, move || {
+                    work(&workspace, &params, &context)
+                })
+                .await?
+            }
+        }
+    })
+    .with_scalar_string_repair();
+    RegisteredTool::new(match one_file {
+        // A read of a file keeps its place among the batch's writes of that file.
+        true => tool.with_ordering_key(file_key(workspace)),
+        false => tool,
+    })
+}
+
+/// The ordering key of a call on the one file its `path` argument names: the same for every
+/// spelling of the file (`a`, `./a`, a link to `a`), as the write queue's.
+fn file_key(workspace: &Workspace) -> impl Fn(&Value) -> Option<String> + Send + Sync + 'static {
     let workspace = workspace.clone();
-    RegisteredTool::new(
-        FnTool::new(
-            name,
-            description_of(name),
-            P::object_schema(),
-            move |params: P, context: ToolContext| {
-                let workspace = workspace.clone();
-                async move {
-                    let roots = workspace.roots().map(<[_]>::to_vec);
-                    on_file_thread(roots, Access::Read, move || {
-                        work(&workspace, &params, &context)
-                    })
-                    .await?
-                }
-            },
-        )
-        .with_scalar_string_repair(),
-    )
+    move |arguments: &Value| {
+        let path = arguments.get("path")?.as_str()?;
+        Some(workspace.queue_key_of(path).to_string_lossy().into_owned())
+    }
 }
 
 /// A tool that changes the one file `path_of` its parameters names: it waits for the file's
@@ -65,6 +78,7 @@ pub(crate) fn changing_tool<P>(
 where
     P: ObjectParams + Send + 'static,
 {
+    let key = file_key(workspace);
     let workspace = workspace.clone();
     let tool = FnTool::new(
         name,
@@ -80,7 +94,7 @@ where
             }
         },
     );
-    let tool = tool.with_scalar_string_repair();
+    let tool = tool.with_scalar_string_repair().with_ordering_key(key);
     RegisteredTool::new(match prepare {
         Some(prepare) => tool.with_prepare_arguments(prepare),
         None => tool,

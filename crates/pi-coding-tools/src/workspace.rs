@@ -235,6 +235,12 @@ impl Workspace {
         }
     }
 
+    /// The one name of the file a tool argument names, whatever its spelling: what its
+    /// write queue and its place in a batch are keyed by.
+    pub(crate) fn queue_key_of(&self, path: &str) -> PathBuf {
+        queue_key(&self.resolve(path))
+    }
+
     /// Holds the write queue of the file `path` names until the guard is dropped. `a`, `./a`,
     /// `dir/../a` and a link to `a` share one queue.
     pub(crate) async fn lock_for_writing(&self, path: &Path) -> tokio::sync::OwnedMutexGuard<()> {
@@ -252,12 +258,26 @@ impl Workspace {
     }
 }
 
-/// Where `path` really leads: the canonical path when it exists; otherwise its longest existing
-/// ancestor, canonicalised, with the rest appended (`..` in the rest resolved by hand, never
-/// above that ancestor).
-fn canonical(path: &Path) -> PathBuf {
+/// Where `path` really leads: the canonical path when it exists; a symbolic link whose target
+/// does not exist yet leads where its target would be (a write through it creates that file);
+/// otherwise its longest existing ancestor, canonicalised, with the rest appended (`..` in the
+/// rest resolved by hand, never above that ancestor).
+pub(crate) fn canonical(path: &Path) -> PathBuf {
+    canonical_within(path, 0)
+}
+
+/// Links followed before giving up, as the kernel's own limit.
+const MAX_LINKS: usize = 40;
+
+fn canonical_within(path: &Path, links: usize) -> PathBuf {
     if let Ok(canonical) = std::fs::canonicalize(path) {
         return canonical;
+    }
+    if links < MAX_LINKS
+        && let Ok(target) = std::fs::read_link(path)
+    {
+        let base = path.parent().unwrap_or_else(|| Path::new("/"));
+        return canonical_within(&base.join(target), links + 1);
     }
     let components: Vec<std::path::Component<'_>> = path.components().collect();
     for split in (0..components.len()).rev() {
@@ -281,28 +301,9 @@ fn canonical(path: &Path) -> PathBuf {
     path.to_path_buf()
 }
 
-/// One name per file: the canonical path when the file exists; otherwise its canonical
-/// directory and its name; otherwise the path with `.` and `..` resolved by hand.
+/// One name per file: where the path really leads (see [`canonical`]).
 fn queue_key(path: &Path) -> PathBuf {
-    if let Ok(canonical) = std::fs::canonicalize(path) {
-        return canonical;
-    }
-    if let (Some(parent), Some(name)) = (path.parent(), path.file_name())
-        && let Ok(parent) = std::fs::canonicalize(parent)
-    {
-        return parent.join(name);
-    }
-    let mut normal = PathBuf::new();
-    for component in path.components() {
-        match component {
-            std::path::Component::CurDir => {}
-            std::path::Component::ParentDir => {
-                normal.pop();
-            }
-            other => normal.push(other),
-        }
-    }
-    normal
+    canonical(path)
 }
 
 #[cfg(test)]

@@ -32,6 +32,7 @@ pub struct FnTool<S, F> {
     /// Schema-guided repairs, after `prepare`.
     repairs: Repairs,
     exclusive: bool,
+    ordering_key: Option<OrderingKeyFn>,
 }
 
 impl<P, F, Fut, O> FnTool<&'static ObjectSchema<P>, F>
@@ -66,6 +67,9 @@ where
 /// A repair step: `Some(new arguments)` to replace them, `None` to keep them.
 type PrepareFn = Arc<dyn Fn(&Value) -> Option<Value> + Send + Sync>;
 
+/// What a call works on, from its raw arguments (see [`Tool::ordering_key`]).
+type OrderingKeyFn = Arc<dyn Fn(&Value) -> Option<String> + Send + Sync>;
+
 impl<S, F, Fut, O> FnTool<S, F>
 where
     S: Schema + 'static,
@@ -89,6 +93,7 @@ where
             prepare: None,
             repairs: Repairs::NONE,
             exclusive: false,
+            ordering_key: None,
         }
     }
 
@@ -107,6 +112,17 @@ where
     #[must_use]
     pub fn exclusive(mut self) -> Self {
         self.exclusive = true;
+        self
+    }
+
+    /// Makes calls that work on the same thing (the key `key` finds in their raw arguments)
+    /// run in call order within a batch (see [`Tool::ordering_key`]).
+    #[must_use]
+    pub fn with_ordering_key(
+        mut self,
+        key: impl Fn(&Value) -> Option<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.ordering_key = Some(Arc::new(key));
         self
     }
 
@@ -181,6 +197,10 @@ where
 
     fn exclusive(&self) -> bool {
         self.exclusive
+    }
+
+    fn ordering_key(&self, arguments: &Value) -> Option<String> {
+        self.ordering_key.as_ref().and_then(|key| key(arguments))
     }
 
     fn prepare_arguments(&self) -> Option<&dyn PrepareArguments> {

@@ -22,6 +22,7 @@ trait ErasedTool: Send + Sync {
     fn description(&self) -> &str;
     fn json_schema(&self) -> Option<&Value>;
     fn is_exclusive(&self) -> bool;
+    fn ordering_key(&self, arguments: &Value) -> Option<String>;
     fn prepare<'a>(&self, arguments: &'a Value) -> Cow<'a, Value>;
     fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError>;
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_>;
@@ -60,6 +61,10 @@ impl<T: Tool> ErasedTool for T {
 
     fn is_exclusive(&self) -> bool {
         self.exclusive()
+    }
+
+    fn ordering_key(&self, arguments: &Value) -> Option<String> {
+        Tool::ordering_key(self, arguments)
     }
 
     fn prepare<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
@@ -203,6 +208,12 @@ impl RegisteredTool {
     /// Whether the tool asked to run alone (see [`Tool::exclusive`]).
     pub fn is_exclusive(&self) -> bool {
         self.inner.tool.is_exclusive()
+    }
+
+    /// What a call with these raw arguments works on, when calls on it must keep their order
+    /// (see [`Tool::ordering_key`]).
+    pub fn ordering_key(&self, arguments: &Value) -> Option<String> {
+        self.inner.tool.ordering_key(arguments)
     }
 
     /// The JSON Schema's fillable defaults, planned on first use and kept with the tool.

@@ -97,6 +97,16 @@ pub trait Tool: Send + Sync + 'static {
         false
     }
 
+    /// What a call with these (raw) arguments works on, when calls on the same thing must run
+    /// in the order the model wrote them: a batch starts such a call only once every earlier
+    /// call of the batch with the same key has ended, so `[write f, edit f]` gives the bytes
+    /// the two calls give one after the other. Calls with different keys, or none (the
+    /// default), run as the batch allows.
+    fn ordering_key(&self, arguments: &serde_json::Value) -> Option<String> {
+        let _ = arguments;
+        None
+    }
+
     /// Runs the tool on checked parameters. An `Err` is reported to the model exactly like a
     /// thrown error in the spec (`Tool <name> failed: <message>`).
     fn execute(
