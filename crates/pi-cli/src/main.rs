@@ -4,6 +4,7 @@
 //! `pi-tool run` runs a stream of calls (JSONL in, JSONL out, order kept).
 
 mod commands;
+mod panic_log;
 mod shutdown;
 
 use std::process::ExitCode;
@@ -67,10 +68,8 @@ enum Command {
 
 fn main() -> ExitCode {
     // A panicking tool is answered with an error result: report the panic in one line, without
-    // a backtrace.
-    std::panic::set_hook(Box::new(|info| {
-        eprintln!("pi-tool: panic: {info}");
-    }));
+    // a backtrace, and not without bound (a client may make tools panic at will).
+    panic_log::install();
     let cli = Cli::parse();
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()

@@ -268,17 +268,28 @@ fn served_with(options: &[&str]) -> (Served, KeptAlive) {
     }
 }
 
-/// Every request needs the bearer token: missing or wrong gets 401 with `WWW-Authenticate`.
+/// Every request needs the bearer token: missing or wrong gets 401 with `WWW-Authenticate`,
+/// and the connection is closed after it (no second try on the same descriptor).
 #[test]
 fn http_requires_the_bearer_token() {
-    let (_served, mut client) = served();
-    let (status, body) = client.request_with("POST", INITIALIZE, &[]);
-    assert_eq!(status, 401, "{body}");
-    let (status, _) =
-        client.request_with("POST", INITIALIZE, &["Authorization: Bearer wrong-token"]);
-    assert_eq!(status, 401);
-    let (status, _) = client.request_with("POST", INITIALIZE, &["Authorization: Basic dGVzdA=="]);
-    assert_eq!(status, 401);
+    let (_served, client) = served();
+    let port = client.port;
+    for header in [
+        None,
+        Some("Authorization: Bearer wrong-token"),
+        Some("Authorization: Basic dGVzdA=="),
+    ] {
+        let mut client = KeptAlive::connect(port);
+        let (status, body) = client.request_with("POST", INITIALIZE, header.as_slice());
+        assert_eq!(status, 401, "{body}");
+        let mut rest = Vec::new();
+        let read = client.stream.read_to_end(&mut rest);
+        assert!(
+            matches!(read, Ok(0)),
+            "the connection stays open after a 401: {read:?}"
+        );
+    }
+    let mut client = KeptAlive::connect(port);
     let (status, _) = client.request("POST", INITIALIZE);
     assert_eq!(status, 200);
 }
@@ -449,4 +460,410 @@ fn stateless_mode_answers_requests_without_a_session() {
     assert!(other.session.is_none());
     let (status, _) = other.request_with("POST", &call.to_string(), &[]);
     assert_eq!(status, 401, "the token is still required");
+}
+
+// --- Hostile peers: connections held open, sessions hoarded, calls abandoned, panics logged.
+
+/// As [`served_with`], with options before `serve` (`--coding-tools DIR`) and a shell around
+/// the server (`ulimit -n N`), when given.
+fn served_in(global: &[&str], options: &[&str], fd_limit: Option<u32>) -> (Served, u16) {
+    let port = free_port();
+    let address = format!("127.0.0.1:{port}");
+    let mut args: Vec<&str> = global.to_vec();
+    args.extend(["serve", "--http", &address, "--token", "test-token"]);
+    args.extend(options);
+    let mut command = match fd_limit {
+        None => Command::new(env!("CARGO_BIN_EXE_pi-tool")),
+        Some(limit) => {
+            let mut shell = Command::new("sh");
+            shell
+                .arg("-c")
+                .arg(format!("ulimit -n {limit} && exec \"$0\" \"$@\""))
+                .arg(env!("CARGO_BIN_EXE_pi-tool"));
+            shell
+        }
+    };
+    let child = command.args(&args).stderr(Stdio::null()).spawn().unwrap();
+    let served = Served(child);
+    let started = Instant::now();
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(started.elapsed() < Duration::from_secs(10), "no server");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    (served, port)
+}
+
+/// A connection that sends nothing (yet), reading with `timeout`.
+fn idle_connection(port: u16, timeout: Duration) -> TcpStream {
+    let stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_read_timeout(Some(timeout)).unwrap();
+    stream
+}
+
+/// Whether the server has closed `stream`: it reads to the end (whatever the server said
+/// before closing) within the stream's read timeout. A timeout means still open.
+fn closed_by_server(stream: &mut TcpStream) -> bool {
+    let mut rest = Vec::new();
+    match stream.read_to_end(&mut rest) {
+        Ok(_) => true,
+        Err(error) => match error.kind() {
+            std::io::ErrorKind::ConnectionReset | std::io::ErrorKind::ConnectionAborted => true,
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => false,
+            _ => panic!("{error}"),
+        },
+    }
+}
+
+/// 20 connections that never send a byte, 5 that send a header line every 300 ms (slowloris)
+/// and one kept alive after a request are all closed by a 1 s header timeout: none is open 3 s
+/// later. (Before the timeout, each stayed open for as long as its client liked.)
+#[test]
+fn idle_and_slow_connections_are_closed_at_the_header_timeout() {
+    let (_served, port) = served_in(&[], &["--header-timeout", "1"], None);
+    let mut idle: Vec<TcpStream> = (0..20)
+        .map(|_| idle_connection(port, Duration::from_secs(5)))
+        .collect();
+    let mut slow: Vec<TcpStream> = (0..5)
+        .map(|_| {
+            let mut stream = idle_connection(port, Duration::from_secs(5));
+            stream
+                .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+                .unwrap();
+            stream
+        })
+        .collect();
+    let mut kept = KeptAlive::connect(port);
+    let (status, _) = kept.request("POST", INITIALIZE);
+    assert_eq!(status, 200);
+    // Each line comes well within any per-read timeout; the head never ends.
+    for round in 0..10 {
+        for stream in &mut slow {
+            let _ = stream.write_all(format!("X-Slow-{round}: 1\r\n").as_bytes());
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let open_idle = idle
+        .iter_mut()
+        .map(closed_by_server)
+        .filter(|closed| !closed)
+        .count();
+    let open_slow = slow
+        .iter_mut()
+        .map(closed_by_server)
+        .filter(|closed| !closed)
+        .count();
+    let mut kept = kept.stream.into_inner();
+    kept.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    assert_eq!(
+        (open_idle, open_slow, closed_by_server(&mut kept)),
+        (0, 0, true),
+        "connections still open 3 s after a 1 s header timeout (idle, slow; kept-alive closed?)"
+    );
+}
+
+/// One address may hold 4 connections: with 4 that have shown the token, a fifth is refused
+/// (503, closed); a connection that has not shown it gives way to a newer one.
+#[test]
+fn one_address_holds_at_most_its_cap_of_connections() {
+    let (_served, port) = served_in(&[], &["--max-connections-per-peer", "4"], None);
+    let mut proven: Vec<KeptAlive> = (0..4)
+        .map(|_| {
+            let mut client = KeptAlive::connect(port);
+            assert_eq!(client.request("POST", INITIALIZE).0, 200);
+            client
+        })
+        .collect();
+    let mut fifth = idle_connection(port, Duration::from_secs(5));
+    let mut answer = String::new();
+    let read = fifth.read_to_string(&mut answer);
+    assert!(
+        read.is_ok() && answer.starts_with("HTTP/1.1 503"),
+        "a fifth connection from the address was not refused: {read:?} {answer:?}"
+    );
+    // The four are still served.
+    for client in &mut proven {
+        let ping = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#;
+        assert_eq!(client.request("POST", ping).0, 200);
+    }
+    // One of them goes: its place is taken by a connection without the token, which gives way
+    // to the next one, which is then served.
+    drop(proven.pop());
+    std::thread::sleep(Duration::from_millis(200));
+    let mut waiting = idle_connection(port, Duration::from_secs(5));
+    std::thread::sleep(Duration::from_millis(200));
+    let mut newer = KeptAlive::connect(port);
+    assert!(
+        closed_by_server(&mut waiting),
+        "the connection without the token did not give way"
+    );
+    assert_eq!(newer.request("POST", INITIALIZE).0, 200);
+}
+
+/// The attack on the file descriptors: the server may open 48, and 120 connections that send
+/// nothing are held (with a header timeout of a minute, so that it does not save the day). A
+/// client with the token is still served within seconds: connections without the token give
+/// their descriptors up. (Before, accepting stopped at the limit and every client timed out.)
+#[test]
+fn a_client_with_the_token_is_served_while_idle_connections_exhaust_the_descriptors() {
+    let (_served, port) = served_in(&[], &["--header-timeout", "60"], Some(48));
+    let mut held: Vec<TcpStream> = (0..120)
+        .map(|_| idle_connection(port, Duration::from_millis(50)))
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    let mut client = KeptAlive::connect(port);
+    let (status, _) = client.request("POST", INITIALIZE);
+    assert_eq!(status, 200);
+    client.request("POST", INITIALIZED);
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "echo", "arguments": {"value": "served"}}});
+    let (status, body) = client.request("POST", &call.to_string());
+    assert_eq!(status, 200);
+    assert!(body.contains("\"text\":\"served\""), "{body}");
+    assert!(
+        started.elapsed() < Duration::from_secs(8),
+        "served only after {:?}",
+        started.elapsed()
+    );
+    let closed = held
+        .iter_mut()
+        .map(closed_by_server)
+        .filter(|closed| *closed)
+        .count();
+    assert!(closed > 0, "no idle connection gave way");
+}
+
+/// At most 10 connections: of 30 that send nothing, the oldest make way for the newest (at
+/// most 10 stay open), and a client with the token is served.
+#[test]
+fn the_total_of_connections_is_capped_oldest_without_the_token_first() {
+    let (_served, port) = served_in(&[], &["--max-connections", "10"], None);
+    let mut held: Vec<TcpStream> = (0..30)
+        .map(|_| idle_connection(port, Duration::from_millis(100)))
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut client = KeptAlive::connect(port);
+    assert_eq!(client.request("POST", INITIALIZE).0, 200);
+    let open = held
+        .iter_mut()
+        .map(closed_by_server)
+        .filter(|closed| !closed)
+        .count();
+    assert!(open <= 9, "{open} idle connections open beside the client");
+    // The newest survive, the oldest went.
+    assert!(closed_by_server(&mut held[0]));
+}
+
+/// One address may keep 2 sessions: a third `initialize` gets 503 saying so, until one closes.
+#[test]
+fn one_address_keeps_at_most_its_cap_of_sessions() {
+    let (_served, port) = served_in(&[], &["--max-sessions-per-peer", "2"], None);
+    let (status, _, first) = open_session(port);
+    assert_eq!(status, 200);
+    let (status, _, _second) = open_session(port);
+    assert_eq!(status, 200);
+    let (status, body, none) = open_session(port);
+    assert_eq!(status, 503, "{body}");
+    assert!(none.is_none());
+    assert!(body.contains("too many sessions from 127.0.0.1"), "{body}");
+    let mut closing = KeptAlive::connect(port);
+    closing.session = first;
+    assert_eq!(closing.request("DELETE", "").0, 200);
+    let (status, body, _) = open_session(port);
+    assert_eq!(status, 200, "{body}");
+}
+
+/// The processes of one `bash` command, found by a marker on their command lines (the pids the
+/// shell sees are not this machine's when it runs in its own pid namespace).
+struct Marked(String);
+
+impl Marked {
+    fn new() -> Self {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .subsec_nanos();
+        Self(format!("0.{}{nanos:09}", std::process::id() % 1000))
+    }
+
+    /// A command with a background job and a foreground child, both sleeping 1000 s (and the
+    /// marker, a fraction of a second).
+    fn command(&self) -> String {
+        format!("sleep 1000 {0} & sleep 1000 {0}", self.0)
+    }
+
+    /// The pids of the marked `sleep`s running now.
+    fn running(&self) -> Vec<String> {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|entry| {
+                let pid = entry.file_name().to_str()?.to_owned();
+                pid.parse::<u32>().ok()?;
+                let line = std::fs::read(entry.path().join("cmdline")).ok()?;
+                let line = String::from_utf8_lossy(&line);
+                (line.starts_with("sleep") && line.contains(&self.0)).then_some(pid)
+            })
+            .collect()
+    }
+
+    /// Waits (at most 20 s) until both sleeps run.
+    fn started(&self) {
+        let begin = Instant::now();
+        while self.running().len() < 2 {
+            assert!(
+                begin.elapsed() < Duration::from_secs(20),
+                "the command did not start"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether every process is gone within 5 s.
+    fn gone(&self) -> bool {
+        let begin = Instant::now();
+        loop {
+            let left = self.running();
+            if left.is_empty() {
+                return true;
+            }
+            if begin.elapsed() > Duration::from_secs(5) {
+                // Not left for the next run: they carry the marker, so they are this test's.
+                let _ = Command::new("kill").arg("-9").args(&left).status();
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+/// A server with the coding tools (so `bash`) over a fresh directory, and a session on it.
+fn bash_session(options: &[&str]) -> (Served, tempfile::TempDir, KeptAlive) {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().to_str().unwrap().to_owned();
+    let (served, port) = served_in(&["--coding-tools", &workspace], options, None);
+    let mut client = KeptAlive::connect(port);
+    assert_eq!(client.request("POST", INITIALIZE).0, 200);
+    client.request("POST", INITIALIZED);
+    (served, dir, client)
+}
+
+fn bash_call(id: u32, marked: &Marked) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": "bash", "arguments": {"command": marked.command()}}})
+    .to_string()
+}
+
+/// A client closes its connection while its `bash` call runs: the call is cancelled and the
+/// command's processes end. (Before, they ran their 1000 s.)
+#[test]
+fn a_call_ends_when_its_client_closes_the_connection() {
+    let (_served, _dir, client) = bash_session(&[]);
+    let marked = Marked::new();
+    let mut call = KeptAlive {
+        stream: BufReader::new(TcpStream::connect(("127.0.0.1", client.port)).unwrap()),
+        port: client.port,
+        session: client.session.clone(),
+    };
+    call.stream
+        .get_mut()
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    // Sent without waiting for the answer, which only comes when the command ends.
+    let request = bash_call(1, &marked);
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
+         Authorization: Bearer test-token\r\nMcp-Session-Id: {}\r\nContent-Length: {}\r\n\r\n{request}",
+        client.port,
+        client.session.as_deref().unwrap(),
+        request.len()
+    );
+    call.stream.get_mut().write_all(head.as_bytes()).unwrap();
+    marked.started();
+    call.stream
+        .get_mut()
+        .shutdown(std::net::Shutdown::Both)
+        .unwrap();
+    drop(call);
+    assert!(
+        marked.gone(),
+        "the command outlived its client's connection"
+    );
+}
+
+/// A client deletes its session while a `bash` call of it runs: the command's processes end,
+/// and the call is still answered (an error result on its stream) before the session closes.
+/// (Before, the command ran on and the call's stream ended without an answer.)
+#[test]
+fn deleting_a_session_ends_its_calls_and_answers_them() {
+    let (_served, _dir, client) = bash_session(&[]);
+    let marked = Marked::new();
+    let mut call = KeptAlive::connect(client.port);
+    call.session.clone_from(&client.session);
+    let request = bash_call(7, &marked);
+    let answer = std::thread::spawn(move || call.request("POST", &request));
+    marked.started();
+    let mut deleting = KeptAlive::connect(client.port);
+    deleting.session.clone_from(&client.session);
+    let (status, _) = deleting.request("DELETE", "");
+    assert_eq!(status, 200);
+    let (status, body) = answer.join().unwrap();
+    assert_eq!(status, 200);
+    assert!(
+        body.contains("\"id\":7") && body.contains("\"isError\":true"),
+        "the call was not answered: {body:?}"
+    );
+    assert!(marked.gone(), "the command outlived its session");
+}
+
+/// 60 panicking calls write at most a burst of one-line reports and a line saying the rest
+/// are counted, not two lines each. (Before: 120 lines, and a client chose how many.)
+#[test]
+fn panics_are_logged_in_single_lines_and_not_without_bound() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args(["serve", "--test-tools"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    writeln!(stdin, "{INITIALIZE}").unwrap();
+    writeln!(stdin, "{INITIALIZED}").unwrap();
+    for id in 1..=60 {
+        let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": {"name": "explode", "arguments": {"value": "boom\nforged: line"}}});
+        writeln!(stdin, "{call}").unwrap();
+    }
+    let mut answered = 0;
+    for line in BufReader::new(stdout).lines() {
+        let message: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if message["id"].as_i64().is_some_and(|id| id > 0) {
+            assert_eq!(message["result"]["isError"], true, "{message}");
+            answered += 1;
+            if answered == 60 {
+                break;
+            }
+        }
+    }
+    // Every report is written before its call is answered: all of them are in the pipe.
+    drop(stdin);
+    let _ = child.kill();
+    let _ = child.wait();
+    let mut log = String::new();
+    stderr.read_to_string(&mut log).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert!(
+        (10..=12).contains(&lines.len()),
+        "{} lines for 60 panics:\n{log}",
+        lines.len()
+    );
+    assert!(
+        lines.iter().all(|line| line.starts_with("pi-tool: ")),
+        "a line not ours (a forged one?):\n{log}"
+    );
+    assert!(log.contains("counted, not shown"), "{log}");
 }

@@ -10,9 +10,11 @@
 //! - [`convert`] maps results and content between the two worlds.
 
 mod client;
+mod connections;
 pub mod convert;
 mod progress;
 mod server;
+mod sessions;
 
 pub use client::{ClientError, DEFAULT_CALL_TIMEOUT, McpClient, from_call_tool_result};
 pub use server::{

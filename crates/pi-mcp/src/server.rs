@@ -5,7 +5,6 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use axum::serve::ListenerExt;
 use pi_tool::dialect::Dialect;
 use pi_tool::{
     CallContext, ProgressCallback, ToolCall, ToolRegistry, UnsupportedSchema, execute_tool_call,
@@ -24,7 +23,9 @@ use serde_json::{Map, Value};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use crate::connections::{ConnectionInfo, ConnectionLimits, Connections};
 use crate::convert::to_call_tool_result;
+use crate::sessions::{CallStop, Sessions, track_sessions};
 
 /// An MCP server for a [`ToolRegistry`]. Cheap to clone; clones serve the same tools.
 #[derive(Clone)]
@@ -113,11 +114,18 @@ impl ServerHandler for McpToolServer {
             .meta
             .get_progress_token()
             .map(|token| ProgressSender::start(context.peer.clone(), token));
+        // Over HTTP with sessions: cancelled when the client goes or deletes the session.
+        let stop = context
+            .extensions
+            .get::<axum::http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<CallStop>())
+            .map(|stop| stop.0.clone());
         // Cancelled when the client sends notifications/cancelled for this request, or (a child
-        // token, made only when there is a limit) when the time limit passes.
-        let signal = match self.call_timeout {
-            Some(_) => context.ct.child_token(),
-            None => context.ct.clone(),
+        // token, made only when needed) when the time limit passes or the client goes.
+        let signal = if self.call_timeout.is_some() || stop.is_some() {
+            context.ct.child_token()
+        } else {
+            context.ct.clone()
         };
         let running = execute_tool_call(
             &call,
@@ -127,18 +135,38 @@ impl ServerHandler for McpToolServer {
                 report_progress: progress.as_ref().map(ProgressSender::callback),
             },
         );
-        let result = match self.call_timeout {
-            None => running.await,
-            Some(limit) => {
-                tokio::pin!(running);
-                match tokio::time::timeout(limit, &mut running).await {
-                    Ok(result) => result,
-                    Err(_) => {
-                        signal.cancel();
-                        // The tool may still answer; either way the call has failed.
-                        let _ = tokio::time::timeout(CANCEL_GRACE, &mut running).await;
-                        failed_result(&call, &model_text::timed_out(limit))
-                    }
+        let result = if self.call_timeout.is_none() && stop.is_none() {
+            running.await
+        } else {
+            tokio::pin!(running);
+            let time_limit = async {
+                match self.call_timeout {
+                    Some(limit) => tokio::time::sleep(limit).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let stopped = async {
+                match &stop {
+                    Some(stop) => stop.cancelled().await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                result = &mut running => result,
+                () = time_limit => {
+                    signal.cancel();
+                    // The tool may still answer; either way the call has failed.
+                    let _ = tokio::time::timeout(CANCEL_GRACE, &mut running).await;
+                    let limit = self.call_timeout.unwrap_or_default();
+                    failed_result(&call, &model_text::timed_out(limit))
+                }
+                () = stopped => {
+                    // The tool's own answer to its cancellation (a command's output so far) if it
+                    // gives one in time; dropping it then ends whatever it still runs.
+                    signal.cancel();
+                    tokio::time::timeout(CANCEL_GRACE, &mut running)
+                        .await
+                        .unwrap_or_else(|_| failed_result(&call, model_text::ABORTED))
                 }
             }
         };
@@ -276,15 +304,27 @@ pub async fn serve_stdio_until(
     Ok(())
 }
 
-/// Serves `server` over streamable HTTP on `address`, endpoint `http://ADDRESS/mcp`, until
-/// `shutdown` fires, letting in only what `access` allows (see [`HttpAccess`]). Returns once
-/// the listener is bound, with the address it got (port 0 picks a free port) and the task
-/// serving it.
+/// Serves `server` over streamable HTTP (HTTP/1.1) on `address`, endpoint
+/// `http://ADDRESS/mcp`, until `shutdown` fires, letting in only what `access` allows (see
+/// [`HttpAccess`]). Returns once the listener is bound, with the address it got (port 0 picks a
+/// free port) and the task serving it.
 ///
 /// Limits: a request body of at most 4 MiB (413 beyond; rmcp's), at most
-/// [`HttpAccess::with_max_sessions`] sessions open at once (an `initialize` beyond gets 503
-/// with `Retry-After`), a session idle for [`HttpAccess::with_session_idle`] is closed (404
-/// after that, and the client starts a new one).
+/// [`HttpAccess::with_max_sessions`] sessions open at once and
+/// [`HttpAccess::with_max_sessions_per_peer`] from one address (an `initialize` beyond gets
+/// 503 with `Retry-After`), a session idle for [`HttpAccess::with_session_idle`] is closed
+/// (404 after that, and the client starts a new one). Connections: a request head must arrive
+/// within [`HttpAccess::with_header_timeout`] (which also closes a kept-alive connection idle
+/// that long), at most [`HttpAccess::with_max_connections`] are open and
+/// [`HttpAccess::with_max_connections_per_peer`] from one address; the connections that have
+/// not shown the token give way first (also when the process runs out of file descriptors),
+/// and a wrong token closes its connection after the 401.
+///
+/// With sessions, a call ends when its client does: when the connection that asked closes
+/// before the answer, and when its session is deleted (`DELETE`), the call is cancelled (a
+/// `bash` command's process group ends); a `DELETE` waits until the calls it cancels have
+/// answered on their streams (a second of grace, as for the time limit), then closes the
+/// session. Stateless, rmcp cancels a call whose connection closes.
 pub async fn serve_http(
     server: McpToolServer,
     address: SocketAddr,
@@ -313,20 +353,26 @@ pub async fn serve_http(
         // (DNS rebinding cannot forge it).
         config = config.disable_allowed_hosts();
     }
-    let mut sessions = LocalSessionManager::default();
-    sessions.session_config.keep_alive = Some(access.session_idle);
-    let sessions = Arc::new(sessions);
+    let mut manager = LocalSessionManager::default();
+    manager.session_config.keep_alive = Some(access.session_idle);
+    let manager = Arc::new(manager);
     let service: StreamableHttpService<McpToolServer, LocalSessionManager> =
-        StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), config);
-    let router = axum::Router::new()
-        .nest_service("/mcp", service)
-        .layer(axum::middleware::from_fn_with_state(
-            SessionLimit {
-                sessions,
-                max: access.max_sessions,
-            },
-            limit_sessions,
-        ))
+        StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&manager), config);
+    let mut router = axum::Router::new().nest_service("/mcp", service);
+    if !access.stateless {
+        let sessions = Sessions::new(
+            manager,
+            access.max_sessions,
+            access.max_sessions_per_peer,
+            // The grace a cancelled call gets, and a second for its answer to go out.
+            CANCEL_GRACE + Duration::from_secs(1),
+        );
+        router = router.layer(axum::middleware::from_fn_with_state(
+            sessions,
+            track_sessions,
+        ));
+    }
+    let router = router
         .layer(axum::middleware::map_response(session_ended_is_ok))
         .layer(axum::middleware::from_fn_with_state(
             Arc::new(access.token),
@@ -338,18 +384,17 @@ pub async fn serve_http(
     let bound = listener
         .local_addr()
         .map_err(|source| ServeError::Bind { address, source })?;
-    // Each response goes out in several small writes: without TCP_NODELAY, Nagle's algorithm
-    // holds the last one until the client's delayed ACK (~40 ms per call on a kept-alive
-    // connection).
-    let listener = listener.tap_io(|stream| {
-        // Only fails on a socket that is already closed; serving it will say so.
-        let _ = stream.set_nodelay(true);
+    let connections = Connections::new(ConnectionLimits {
+        header_timeout: access.header_timeout,
+        max_connections: access.max_connections,
+        max_per_peer: access.max_connections_per_peer,
     });
-    let task = tokio::spawn(async move {
-        let _ = axum::serve(listener, router)
-            .with_graceful_shutdown(async move { shutdown.cancelled_owned().await })
-            .await;
-    });
+    let task = tokio::spawn(crate::connections::serve(
+        listener,
+        router,
+        connections,
+        shutdown,
+    ));
     Ok((bound, task))
 }
 
@@ -372,14 +417,29 @@ pub struct HttpAccess {
     /// A token nobody chose: fine on loopback, refused for an address others can reach.
     generated: bool,
     max_sessions: usize,
+    max_sessions_per_peer: usize,
     session_idle: Duration,
     stateless: bool,
+    header_timeout: Duration,
+    max_connections: usize,
+    max_connections_per_peer: usize,
 }
 
 /// Sessions open at once, unless said otherwise.
 const DEFAULT_MAX_SESSIONS: usize = 1024;
 /// A session with no request for this long is closed, unless said otherwise (rmcp's default).
 const DEFAULT_SESSION_IDLE: Duration = Duration::from_secs(300);
+/// Sessions one address may keep open, unless said otherwise: a sixteenth of the table, so one
+/// client holding the token cannot fill it.
+const DEFAULT_MAX_SESSIONS_PER_PEER: usize = 64;
+/// Time for a request head, and for a kept-alive connection's next request, unless said
+/// otherwise. Clients send a head at once, and reconnect when an idle connection is closed.
+const DEFAULT_HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections open at once, unless said otherwise: half the common limit of 1,024 file
+/// descriptors, leaving the rest to the tools (a `bash` call holds several).
+const DEFAULT_MAX_CONNECTIONS: usize = 512;
+/// Connections one address may keep open, unless said otherwise.
+const DEFAULT_MAX_CONNECTIONS_PER_PEER: usize = 128;
 
 impl std::fmt::Debug for HttpAccess {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -387,8 +447,12 @@ impl std::fmt::Debug for HttpAccess {
             .field("token", &"<hidden>")
             .field("allowed_origins", &self.allowed_origins)
             .field("max_sessions", &self.max_sessions)
+            .field("max_sessions_per_peer", &self.max_sessions_per_peer)
             .field("session_idle", &self.session_idle)
             .field("stateless", &self.stateless)
+            .field("header_timeout", &self.header_timeout)
+            .field("max_connections", &self.max_connections)
+            .field("max_connections_per_peer", &self.max_connections_per_peer)
             .finish_non_exhaustive()
     }
 }
@@ -412,8 +476,12 @@ impl HttpAccess {
             allowed_origins: Vec::new(),
             generated: false,
             max_sessions: DEFAULT_MAX_SESSIONS,
+            max_sessions_per_peer: DEFAULT_MAX_SESSIONS_PER_PEER,
             session_idle: DEFAULT_SESSION_IDLE,
             stateless: false,
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_connections_per_peer: DEFAULT_MAX_CONNECTIONS_PER_PEER,
         })
     }
 
@@ -428,8 +496,12 @@ impl HttpAccess {
             allowed_origins: Vec::new(),
             generated: true,
             max_sessions: DEFAULT_MAX_SESSIONS,
+            max_sessions_per_peer: DEFAULT_MAX_SESSIONS_PER_PEER,
             session_idle: DEFAULT_SESSION_IDLE,
             stateless: false,
+            header_timeout: DEFAULT_HEADER_TIMEOUT,
+            max_connections: DEFAULT_MAX_CONNECTIONS,
+            max_connections_per_peer: DEFAULT_MAX_CONNECTIONS_PER_PEER,
         })
     }
 
@@ -446,6 +518,41 @@ impl HttpAccess {
     #[must_use]
     pub fn with_max_sessions(mut self, max: usize) -> Self {
         self.max_sessions = max;
+        self
+    }
+
+    /// At most `max` sessions open at once from one IP address (default 64), so that one
+    /// client holding the token cannot take the whole table; a new one beyond is refused with
+    /// 503. Behind a proxy every client has the proxy's address: raise it there.
+    #[must_use]
+    pub fn with_max_sessions_per_peer(mut self, max: usize) -> Self {
+        self.max_sessions_per_peer = max;
+        self
+    }
+
+    /// A connection must send a whole request head within `timeout` of opening (or of its
+    /// previous answer, when kept alive), or it is closed (default 10 seconds).
+    #[must_use]
+    pub fn with_header_timeout(mut self, timeout: Duration) -> Self {
+        self.header_timeout = timeout;
+        self
+    }
+
+    /// At most `max` connections open at once (default 512; at least 1). A new one beyond
+    /// closes the oldest that has not yet made a request with the token, or is refused (503,
+    /// then closed) when all have.
+    #[must_use]
+    pub fn with_max_connections(mut self, max: usize) -> Self {
+        self.max_connections = max;
+        self
+    }
+
+    /// At most `max` connections open at once from one IP address (default 128; at least 1),
+    /// with the same order of giving way as [`HttpAccess::with_max_connections`]. Behind a
+    /// proxy every client has the proxy's address: raise it there.
+    #[must_use]
+    pub fn with_max_connections_per_peer(mut self, max: usize) -> Self {
+        self.max_connections_per_peer = max;
         self
     }
 
@@ -471,41 +578,6 @@ impl HttpAccess {
     }
 }
 
-/// The open sessions and how many may be.
-#[derive(Clone)]
-struct SessionLimit {
-    sessions: Arc<LocalSessionManager>,
-    max: usize,
-}
-
-/// 503 for a request that would open a session (a `POST` without `Mcp-Session-Id`) while the
-/// limit is reached. Concurrent `initialize`s checked at the same moment may pass together, so
-/// the limit can be exceeded by the number of such requests in flight, never without bound.
-async fn limit_sessions(
-    axum::extract::State(limit): axum::extract::State<SessionLimit>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    let opens = request.method() == axum::http::Method::POST
-        && !request.headers().contains_key("mcp-session-id");
-    if opens && limit.sessions.sessions.read().await.len() >= limit.max {
-        let body = serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {
-            "code": -32000,
-            "message": format!("too many sessions: {} are open, the most this server keeps; \
-                                close one (DELETE) or retry when an idle one expires", limit.max)}});
-        let mut response = axum::response::IntoResponse::into_response((
-            axum::http::StatusCode::SERVICE_UNAVAILABLE,
-            axum::Json(body),
-        ));
-        response.headers_mut().insert(
-            axum::http::header::RETRY_AFTER,
-            axum::http::HeaderValue::from_static("5"),
-        );
-        return response;
-    }
-    next.run(request).await
-}
-
 /// 401 for a request without the right bearer token.
 async fn require_token(
     axum::extract::State(token): axum::extract::State<Arc<String>>,
@@ -522,15 +594,26 @@ async fn require_token(
         presented.as_bytes(),
         token.as_bytes(),
     )) {
+        // The connection has shown the token: it no longer gives way to new connections.
+        if let Some(connection) = request.extensions().get::<ConnectionInfo>() {
+            connection.proven();
+        }
         return next.run(request).await;
     }
     let mut response = axum::response::IntoResponse::into_response((
         axum::http::StatusCode::UNAUTHORIZED,
         "a valid `Authorization: Bearer <token>` header is required\n",
     ));
-    response.headers_mut().insert(
+    let headers = response.headers_mut();
+    headers.insert(
         axum::http::header::WWW_AUTHENTICATE,
         axum::http::HeaderValue::from_static("Bearer realm=\"pi-tool\""),
+    );
+    // A connection without the token gets no second try on the same descriptor: hyper closes
+    // it once this answer is written.
+    headers.insert(
+        axum::http::header::CONNECTION,
+        axum::http::HeaderValue::from_static("close"),
     );
     response
 }

@@ -44,6 +44,20 @@ pub(crate) struct ServeArgs {
     /// HTTP: close a session after this many seconds without a request.
     #[arg(long, value_name = "SECONDS", default_value_t = 300.0)]
     session_idle: f64,
+    /// HTTP: at most this many sessions open at once from one IP address (503 beyond).
+    #[arg(long, value_name = "N", default_value_t = 64)]
+    max_sessions_per_peer: usize,
+    /// HTTP: close a connection that has not sent a whole request head within this many
+    /// seconds, or that stays this long idle between requests.
+    #[arg(long, value_name = "SECONDS", default_value_t = 10.0)]
+    header_timeout: f64,
+    /// HTTP: at most this many connections open at once (keep it below `ulimit -n`). Beyond,
+    /// the oldest connection that has not yet sent the token is closed, or the new one refused.
+    #[arg(long, value_name = "N", default_value_t = 512)]
+    max_connections: usize,
+    /// HTTP: at most this many connections open at once from one IP address.
+    #[arg(long, value_name = "N", default_value_t = 128)]
+    max_connections_per_peer: usize,
     /// Also serve `slow` (progress, cancellation), `explode` (a panic) and `hang` (never ends,
     /// ignores cancellation), for testing hosts.
     #[arg(long)]
@@ -82,7 +96,11 @@ pub(crate) async fn run(
             }
             access = access
                 .with_max_sessions(args.max_sessions)
-                .with_session_idle(seconds("session-idle", args.session_idle)?);
+                .with_max_sessions_per_peer(args.max_sessions_per_peer)
+                .with_session_idle(seconds("session-idle", args.session_idle)?)
+                .with_header_timeout(seconds("header-timeout", args.header_timeout)?)
+                .with_max_connections(args.max_connections)
+                .with_max_connections_per_peer(args.max_connections_per_peer);
             if args.stateless {
                 access = access.stateless();
             }
