@@ -3,9 +3,9 @@
 
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
-use pi_tool::model_text::{self, ABORTED, BLOCKED};
+use pi_tool::model_text::{self, BLOCKED};
 use pi_tool::{
-    CallContext, ExecutedCall, ProgressCallback, ToolCall, ToolResultMessage, failed_result,
+    CallContext, ExecutedCall, ProgressCallback, ToolCall, ToolResultMessage, failed_result_in,
     panic_message, prepare_tool_call,
 };
 use tokio_util::sync::CancellationToken;
@@ -51,11 +51,11 @@ pub(crate) async fn run_batch(
             if let Some(call) = calls.get(next) {
                 if signal.is_cancelled() {
                     // Never started: answered without running.
-                    let aborted = synthesized(failed_result(call, ABORTED));
+                    let aborted = synthesized(aborted(config, call));
                     record(config, emitter, &mut results, next, call, aborted).await;
                 } else if next >= config.max_calls_per_batch {
                     let reason = model_text::too_many_calls(config.max_calls_per_batch);
-                    let mut refused = failed_result(call, &reason);
+                    let mut refused = failed(config, call, &reason);
                     refused.content = vec![pi_tool::text(reason)];
                     record(
                         config,
@@ -103,7 +103,8 @@ pub(crate) async fn run_batch(
             let executed = match joined {
                 Ok(executed) => executed,
                 // `run_call` contains every panic; this is the runtime shutting down.
-                Err(error) => synthesized(failed_result(
+                Err(error) => synthesized(failed(
+                    config,
                     call,
                     &format!("the call did not finish: {error}"),
                 )),
@@ -114,7 +115,7 @@ pub(crate) async fn run_batch(
     results
         .into_iter()
         .zip(calls)
-        .map(|(result, call)| result.unwrap_or_else(|| synthesized(failed_result(call, ABORTED))))
+        .map(|(result, call)| result.unwrap_or_else(|| synthesized(aborted(config, call))))
         .collect()
 }
 
@@ -127,7 +128,7 @@ pub(crate) async fn refuse_truncated(
     refuse_all(config, calls, emitter, |call| {
         // Upstream Pi's exact words, without the "Tool x failed:" prefix.
         let reason = model_text::truncated_call(&call.name);
-        let mut refused = failed_result(call, &reason);
+        let mut refused = failed(config, call, &reason);
         refused.content = vec![pi_tool::text(reason)];
         refused
     })
@@ -140,7 +141,7 @@ pub(crate) async fn refuse_failed(
     calls: &[ToolCall],
     emitter: &Emitter,
 ) -> Vec<ExecutedCall> {
-    refuse_all(config, calls, emitter, |call| failed_result(call, ABORTED)).await
+    refuse_all(config, calls, emitter, |call| aborted(config, call)).await
 }
 
 async fn refuse_all(
@@ -262,7 +263,11 @@ async fn run_call(
             match decision {
                 BeforeToolCall::Allow => prepared,
                 BeforeToolCall::Block { reason } => {
-                    return synthesized(failed_result(&call, reason.as_deref().unwrap_or(BLOCKED)));
+                    return synthesized(failed(
+                        &config,
+                        &call,
+                        reason.as_deref().unwrap_or(BLOCKED),
+                    ));
                 }
                 BeforeToolCall::Rewrite { arguments } => {
                     match prepared.with_arguments(&arguments) {
@@ -274,7 +279,7 @@ async fn run_call(
         }
     };
     if signal.is_cancelled() {
-        return synthesized(failed_result(&call, ABORTED));
+        return synthesized(aborted(&config, &call));
     }
 
     let token = signal.child_token();
@@ -309,12 +314,14 @@ async fn run_call(
             // Let the tool see its token and clean up, but the call has failed either way.
             let _ = tokio::time::timeout(config.cancel_grace, &mut running).await;
             let limit = limit.unwrap_or_default();
-            synthesized(failed_result(&call, &model_text::timed_out(limit)))
+            synthesized(failed(&config, &call,
+                &model_text::timed_out_in(config.tools.wording(), limit),
+            ))
         }
         () = signal.cancelled() => {
             match tokio::time::timeout(config.cancel_grace, &mut running).await {
                 Ok(executed) => executed,
-                Err(_) => synthesized(failed_result(&call, ABORTED)),
+                Err(_) => synthesized(aborted(&config, &call)),
             }
         }
     }
@@ -340,4 +347,14 @@ impl<T> Drop for OwnedTask<T> {
         // Aborting a finished task does nothing.
         self.0.abort();
     }
+}
+
+/// The paired failure of `call` in the registry's wording.
+fn failed(config: &AgentConfig, call: &ToolCall, reason: &str) -> ToolResultMessage {
+    failed_result_in(config.tools.wording(), call, reason)
+}
+
+/// The paired result of a call the run's cancellation stopped or never started.
+fn aborted(config: &AgentConfig, call: &ToolCall) -> ToolResultMessage {
+    failed(config, call, model_text::aborted(config.tools.wording()))
 }

@@ -6,9 +6,13 @@ use arcstr::ArcStr;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL, failure_text, invalid_json};
+use crate::model_text::{
+    Wording, failure_text_in, invalid_arguments_text, invalid_json_in, panic_without_message,
+    unknown_tool, validation_text,
+};
 use crate::prepared::finish;
 use crate::registered::{OutputFuture, TextStart};
+use crate::schema::ValidationError;
 use crate::{
     ProgressCallback, RegisteredTool, ToolCall, ToolContext, ToolRegistry, ToolResultMessage,
     now_millis, panic_message, text,
@@ -68,8 +72,10 @@ pub async fn execute_tool_call(
     registry: &ToolRegistry,
     context: CallContext,
 ) -> ToolResultMessage {
+    let wording = registry.wording();
     let Some(tool) = registry.get(&call.name) else {
-        return failed_result(call, UNKNOWN_TOOL);
+        let reason = unknown_tool(wording, &call.name);
+        return failure_message(call.id.clone(), call.name.clone(), wording, &reason);
     };
     run_parsed(
         call.id.clone(),
@@ -77,6 +83,7 @@ pub async fn execute_tool_call(
         &call.arguments,
         tool,
         context,
+        wording,
     )
     .await
 }
@@ -90,14 +97,15 @@ async fn run_parsed(
     arguments: &Value,
     tool: &RegisteredTool,
     context: CallContext,
+    wording: Wording,
 ) -> ToolResultMessage {
     // Parsing and the synchronous start of `execute` run user code: contain panics there.
     match catch_unwind(AssertUnwindSafe(|| {
         tool.start_value(arguments, &id, context)
     })) {
-        Ok(Ok(running)) => finish(id, name, running).await.message,
-        Ok(Err(invalid)) => failure_message(id, name, &invalid.to_string()),
-        Err(panic) => failure_message(id, name, &panic_message(panic.as_ref())),
+        Ok(Ok(running)) => finish(id, name, running, wording).await.message,
+        Ok(Err(invalid)) => invalid_message(id, name, wording, &invalid, || pretty(arguments)),
+        Err(panic) => failure_message(id, name, wording, &panic_message(panic.as_ref())),
     }
 }
 
@@ -124,8 +132,10 @@ pub async fn execute_raw_tool_call(
     context: CallContext,
 ) -> ToolResultMessage {
     // Lookup comes first and answers alone: the text of an unknown tool's call is never read.
+    let wording = registry.wording();
     let Some(tool) = registry.get(name) else {
-        return failure_message(id.into(), name.into(), UNKNOWN_TOOL);
+        let reason = unknown_tool(wording, name);
+        return failure_message(id.into(), name.into(), wording, &reason);
     };
     // The one copy of the id: the tool's context and the result share it. The name is the
     // registry's own (the lookup matched it exactly).
@@ -133,11 +143,15 @@ pub async fn execute_raw_tool_call(
     let name = tool.shared_name().clone();
     // The hot road (a valid call on the one-pass road) awaits only the tool; the rest is
     // synchronous or boxed, which keeps this future small (it is moved into whatever polls it).
-    match start_raw(&id, raw_arguments, tool, context) {
-        RawStart::Running(running) => finish(id, name, running).await.message,
-        RawStart::Refused(reason) => failure_message(id, name, &reason),
+    match start_raw(&id, raw_arguments, tool, context, wording) {
+        RawStart::Running(running) => finish(id, name, running, wording).await.message,
+        RawStart::Rejected(invalid) => invalid_message(id, name, wording, &invalid, || {
+            serde_json::from_str(raw_arguments)
+                .map_or_else(|_| raw_arguments.trim().to_owned(), |value| pretty(&value))
+        }),
+        RawStart::Refused(reason) => failure_message(id, name, wording, &reason),
         RawStart::Json(context) => {
-            Box::pin(json_road(id, name, raw_arguments, tool, context)).await
+            Box::pin(json_road(id, name, raw_arguments, tool, context, wording)).await
         }
     }
 }
@@ -146,7 +160,9 @@ pub async fn execute_raw_tool_call(
 enum RawStart<'a> {
     /// The tool is running on parameters read in one pass.
     Running(OutputFuture<'a>),
-    /// Refused for this reason: rejected arguments, a panic at the start.
+    /// Rejected arguments, with every violation.
+    Rejected(ValidationError),
+    /// Refused for this reason: a panic at the start.
     Refused(String),
     /// For the JSON road, with the context still unused.
     Json(CallContext),
@@ -157,6 +173,7 @@ fn start_raw<'a>(
     raw_arguments: &str,
     tool: &'a RegisteredTool,
     context: CallContext,
+    wording: Wording,
 ) -> RawStart<'a> {
     let mut context = Some(context);
     // The one-pass road: typed parameters straight from the text into the tool, or the full
@@ -168,12 +185,12 @@ fn start_raw<'a>(
     }));
     match (started, context) {
         (Ok(TextStart::Started(running)), _) => RawStart::Running(running),
-        (Ok(TextStart::Rejected(violations)), _) => RawStart::Refused(violations.to_string()),
+        (Ok(TextStart::Rejected(violations)), _) => RawStart::Rejected(violations),
         // Declined, or its parse panicked: the JSON path decides, and reports.
         (_, Some(context)) => RawStart::Json(context),
         // The tool's own synchronous start panicked.
         (Err(panic), None) => RawStart::Refused(panic_message(panic.as_ref())),
-        (Ok(_), None) => RawStart::Refused(PANIC_WITHOUT_MESSAGE.to_owned()),
+        (Ok(_), None) => RawStart::Refused(panic_without_message(wording).to_owned()),
     }
 }
 
@@ -185,6 +202,7 @@ async fn json_road(
     raw_arguments: &str,
     tool: &RegisteredTool,
     context: CallContext,
+    wording: Wording,
 ) -> ToolResultMessage {
     let text = raw_arguments.trim();
     let arguments = if text.is_empty() {
@@ -192,26 +210,70 @@ async fn json_road(
     } else {
         match serde_json::from_str(text) {
             Ok(arguments) => arguments,
-            Err(error) => return failure_message(id, name, &invalid_json(&error)),
+            Err(error) => {
+                return failure_message(id, name, wording, &invalid_json_in(wording, &error));
+            }
         }
     };
-    run_parsed(id, name, &arguments, tool, context).await
+    run_parsed(id, name, &arguments, tool, context, wording).await
 }
 
-/// The paired failure for `call`: content `Tool <name> failed: <reason>`, details
-/// `{"error": reason}`, `isError: true`.
+/// The paired failure for `call` in the course's wording: content
+/// `Tool <name> failed: <reason>`, details `{"error": reason}`, `isError: true`.
 pub fn failed_result(call: &ToolCall, reason: &str) -> ToolResultMessage {
-    failure_message(call.id.clone(), call.name.clone(), reason)
+    failed_result_in(Wording::Course, call, reason)
 }
 
-/// [`failed_result`] from an id and a name already owned.
-pub(crate) fn failure_message(id: ArcStr, name: ArcStr, reason: &str) -> ToolResultMessage {
+/// The paired failure for `call` in `wording` (see [`crate::model_text::failure_text_in`]).
+pub fn failed_result_in(wording: Wording, call: &ToolCall, reason: &str) -> ToolResultMessage {
+    failure_message(call.id.clone(), call.name.clone(), wording, reason)
+}
+
+/// [`failed_result_in`] from an id and a name already owned.
+pub(crate) fn failure_message(
+    id: ArcStr,
+    name: ArcStr,
+    wording: Wording,
+    reason: &str,
+) -> ToolResultMessage {
+    let content = failure_text_in(wording, &name, reason);
+    message_of(id, name, content, reason.to_owned())
+}
+
+/// The paired refusal of invalid arguments; `arguments` renders what arrived (for Pi's words).
+pub(crate) fn invalid_message(
+    id: ArcStr,
+    name: ArcStr,
+    wording: Wording,
+    invalid: &ValidationError,
+    arguments: impl FnOnce() -> String,
+) -> ToolResultMessage {
+    match wording {
+        // The report is rendered once: it is both the reason and the content's tail.
+        Wording::Course => {
+            let reason = validation_text(invalid);
+            let content = failure_text_in(wording, &name, &reason);
+            message_of(id, name, content, reason)
+        }
+        Wording::Pi => {
+            let content = invalid_arguments_text(wording, &name, invalid, arguments);
+            message_of(id, name, content.clone(), content)
+        }
+    }
+}
+
+fn message_of(id: ArcStr, name: ArcStr, content: String, reason: String) -> ToolResultMessage {
     ToolResultMessage {
-        content: vec![text(failure_text(&name, reason))],
+        content: vec![text(content)],
         tool_call_id: id,
         tool_name: name,
         details: Some(json!({ "error": reason })),
         is_error: true,
         timestamp: now_millis(),
     }
+}
+
+/// Arguments as a person reads them (Pi shows them pretty-printed).
+pub(crate) fn pretty(arguments: &Value) -> String {
+    serde_json::to_string_pretty(arguments).unwrap_or_else(|_| arguments.to_string())
 }

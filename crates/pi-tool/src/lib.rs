@@ -56,7 +56,9 @@ mod tool;
 /// The shared string of call ids and tool names in messages: cloning it copies a pointer.
 pub use arcstr::ArcStr;
 pub use content::{Content, image, text};
-pub use executor::{CallContext, execute_raw_tool_call, execute_tool_call, failed_result};
+pub use executor::{
+    CallContext, execute_raw_tool_call, execute_tool_call, failed_result, failed_result_in,
+};
 pub use fn_tool::FnTool;
 pub use message::{ToolCall, ToolDefinition, ToolResultMessage, now_millis};
 pub use output_limit::MAX_TOOL_OUTPUT_BYTES;

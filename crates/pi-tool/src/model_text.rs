@@ -26,48 +26,182 @@ pub fn failure_text(tool_name: &str, reason: &str) -> String {
     }
 }
 
+/// Which words the model reads about a failed call.
+///
+/// The library's default is the course's (Chinese) texts, which the spec's examples pin
+/// (`Tool echo failed: 必须是 string`, `未知工具`); [`Wording::Pi`] is upstream Pi's English
+/// (`Tool read not found`, `Validation failed for tool "read":` with one line per violation and
+/// the arguments received), what a model prompted in English should read. A registry carries
+/// its wording ([`crate::ToolRegistry::with_wording`]) and every failure it answers uses it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Wording {
+    /// The course's texts, as its examples write them (Chinese).
+    #[default]
+    Course,
+    /// Upstream Pi's texts (English).
+    Pi,
+}
+
+/// What a value was expected to be, as a validator found it: rendered in either wording.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Expected {
+    /// Of this JSON type (`string`), or one of these types (`["string", "null"]`).
+    Type(Vec<String>),
+    /// A whole number at least this (a `u64` field with a lower bound).
+    IntegerAtLeast(u64),
+    /// A number in this relation (`>=`, `<=`, `>`, `<`) to the limit.
+    Compare {
+        /// The relation.
+        operator: &'static str,
+        /// The limit, as written in the schema.
+        limit: String,
+    },
+    /// A string whose length in characters is in this relation to the limit.
+    Length {
+        /// The relation.
+        operator: &'static str,
+        /// The limit.
+        limit: String,
+    },
+    /// An array whose number of items is in this relation to the limit.
+    Items {
+        /// The relation.
+        operator: &'static str,
+        /// The limit.
+        limit: String,
+    },
+    /// A string matching this pattern.
+    Pattern(String),
+    /// One of these values.
+    OneOf(Vec<serde_json::Value>),
+    /// Exactly this value.
+    Equal(serde_json::Value),
+    /// Present (its type unknown).
+    Required,
+    /// Nested no deeper than this many levels.
+    NestedAtMost(usize),
+    /// A rule of the tool's own, in its own words (the same in every wording).
+    Other(String),
+}
+
+impl Expected {
+    /// The text in `wording`.
+    pub fn render(&self, wording: Wording) -> String {
+        match wording {
+            Wording::Course => self.course(),
+            Wording::Pi => self.english(),
+        }
+    }
+
+    fn course(&self) -> String {
+        match self {
+            Self::Type(types) => format!("必须是 {}", types.join(" 或 ")),
+            Self::IntegerAtLeast(minimum) => format!("必须是 integer 且 >= {minimum}"),
+            Self::Compare { operator, limit } => format!("必须 {operator} {limit}"),
+            Self::Length { operator, limit } => format!("长度必须 {operator} {limit}"),
+            Self::Items { operator, limit } => format!("项数必须 {operator} {limit}"),
+            Self::Pattern(pattern) => format!("必须匹配 pattern {pattern}"),
+            Self::OneOf(options) => format!("必须是以下之一：{}", listed(options)),
+            Self::Equal(value) => format!("必须等于 {value}"),
+            Self::Required => "必须提供".to_owned(),
+            Self::NestedAtMost(limit) => format!("嵌套不能超过 {limit} 层"),
+            Self::Other(text) => text.clone(),
+        }
+    }
+
+    fn english(&self) -> String {
+        match self {
+            Self::Type(types) => format!("must be {}", types.join(" or ")),
+            Self::IntegerAtLeast(minimum) => format!("must be an integer >= {minimum}"),
+            Self::Compare { operator, limit } => format!("must be {operator} {limit}"),
+            Self::Length { operator, limit } => {
+                format!("must have {operator} {limit} characters")
+            }
+            Self::Items { operator, limit } => format!("must have {operator} {limit} items"),
+            Self::Pattern(pattern) => format!("must match pattern \"{pattern}\""),
+            Self::OneOf(options) => format!("must be one of: {}", listed(options)),
+            Self::Equal(value) => format!("must be equal to {value}"),
+            Self::Required => "is required".to_owned(),
+            Self::NestedAtMost(limit) => format!("must not nest deeper than {limit} levels"),
+            Self::Other(text) => text.clone(),
+        }
+    }
+}
+
+fn listed(options: &[serde_json::Value]) -> String {
+    let listed: Vec<String> = options.iter().map(ToString::to_string).collect();
+    listed.join(", ")
+}
+
+impl From<String> for Expected {
+    fn from(text: String) -> Self {
+        Self::Other(text)
+    }
+}
+
+impl From<&str> for Expected {
+    fn from(text: &str) -> Self {
+        Self::Other(text.to_owned())
+    }
+}
+
+impl std::fmt::Display for Expected {
+    /// The course's wording (the library's default).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.course())
+    }
+}
+
 /// What a value must be: `必须是 <what>`, the spec's wording.
-pub fn must_be(what: &str) -> String {
-    format!("必须是 {what}")
+pub fn must_be(what: &str) -> Expected {
+    Expected::Type(vec![what.to_owned()])
 }
 
 /// `必须 >= 1`, `必须 < 10`: a bound on a number.
-pub fn must_compare(operator: &str, limit: impl std::fmt::Display) -> String {
-    format!("必须 {operator} {limit}")
+pub fn must_compare(operator: &'static str, limit: impl std::fmt::Display) -> Expected {
+    Expected::Compare {
+        operator,
+        limit: limit.to_string(),
+    }
 }
 
 /// `长度必须 >= 3`: a bound on a string's length in characters.
-pub fn length_must_compare(operator: &str, limit: impl std::fmt::Display) -> String {
-    format!("长度必须 {operator} {limit}")
+pub fn length_must_compare(operator: &'static str, limit: impl std::fmt::Display) -> Expected {
+    Expected::Length {
+        operator,
+        limit: limit.to_string(),
+    }
 }
 
 /// `项数必须 >= 1`: a bound on an array's length.
-pub fn items_must_compare(operator: &str, limit: impl std::fmt::Display) -> String {
-    format!("项数必须 {operator} {limit}")
+pub fn items_must_compare(operator: &'static str, limit: impl std::fmt::Display) -> Expected {
+    Expected::Items {
+        operator,
+        limit: limit.to_string(),
+    }
 }
 
 /// `必须匹配 pattern ^a`.
-pub fn must_match(pattern: &str) -> String {
-    format!("必须匹配 pattern {pattern}")
+pub fn must_match(pattern: &str) -> Expected {
+    Expected::Pattern(pattern.to_owned())
 }
 
 /// `必须是以下之一："a", "b"`: an enum; `options` are JSON values.
-pub fn must_be_one_of<'a>(options: impl IntoIterator<Item = &'a serde_json::Value>) -> String {
-    let listed: Vec<String> = options.into_iter().map(ToString::to_string).collect();
-    format!("必须是以下之一：{}", listed.join(", "))
+pub fn must_be_one_of<'a>(options: impl IntoIterator<Item = &'a serde_json::Value>) -> Expected {
+    Expected::OneOf(options.into_iter().cloned().collect())
 }
 
 /// `必须等于 "x"`: a constant.
-pub fn must_equal(value: &serde_json::Value) -> String {
-    format!("必须等于 {value}")
+pub fn must_equal(value: &serde_json::Value) -> Expected {
+    Expected::Equal(value.clone())
 }
 
 /// A required field whose type is unknown is simply required.
-pub const REQUIRED: &str = "必须提供";
+pub const REQUIRED: Expected = Expected::Required;
 
 /// The arguments (or a recursive schema) nest deeper than the limit.
-pub fn too_deep(limit: usize) -> String {
-    format!("嵌套不能超过 {limit} 层")
+pub fn too_deep(limit: usize) -> Expected {
+    Expected::NestedAtMost(limit)
 }
 
 /// Arguments whose raw text is not JSON at all.
@@ -110,7 +244,8 @@ pub fn hook_failed(message: &str) -> String {
 /// The reason given when a tool panicked without a readable message.
 pub const PANIC_WITHOUT_MESSAGE: &str = "工具执行时崩溃 (panic)";
 
-/// Renders a validation error for the model.
+/// Renders a validation error for the model in the course's wording (what
+/// `ValidationError`'s `Display` gives).
 ///
 /// One issue at the only field of a one-field schema reads exactly as the spec writes it
 /// (`必须是 string`: echo's `value`). Any other shape (a schema with several fields, the
@@ -124,7 +259,7 @@ pub const PANIC_WITHOUT_MESSAGE: &str = "工具执行时崩溃 (panic)";
 /// ```
 pub fn validation_text(error: &ValidationError) -> String {
     match error.issues() {
-        [only] if only.path().len() == 1 && error.from_sole_property() => only.message().to_owned(),
+        [only] if only.path().len() == 1 && error.from_sole_property() => only.message(),
         [only] => {
             let mut text = String::new();
             write_issue_line(&mut text, only);
@@ -149,13 +284,112 @@ fn write_issue_line(text: &mut String, issue: &Issue) {
         text.push_str(&path);
         text.push_str(": ");
     }
-    text.push_str(issue.message());
+    text.push_str(&issue.message());
     match issue.received() {
         Received::Missing => text.push_str("，但缺失"),
         Received::Value(description) => {
             text.push_str("，收到 ");
             text.push_str(description);
         }
+    }
+}
+
+/// The text of a call refused for invalid arguments, in `wording`. The course's:
+/// `Tool <name> failed: <validation_text>`; Pi's: a header, one line per violation, and the
+/// arguments received (made by `arguments` only for Pi's wording):
+///
+/// ```text
+/// Validation failed for tool "read":
+///   - path: must be string, but is missing
+///   - limit: must be an integer >= 1, received string "ten"
+///
+/// Received arguments:
+/// {
+///   "limit": "ten"
+/// }
+/// ```
+pub fn invalid_arguments_text(
+    wording: Wording,
+    tool_name: &str,
+    error: &ValidationError,
+    arguments: impl FnOnce() -> String,
+) -> String {
+    match wording {
+        Wording::Course => failure_text(tool_name, &validation_text(error)),
+        Wording::Pi => {
+            let mut text = format!("Validation failed for tool \"{tool_name}\":");
+            for issue in error.issues() {
+                let path = issue.path_string();
+                let path = if path.is_empty() { "root" } else { &path };
+                text.push_str(&format!(
+                    "\n  - {path}: {}",
+                    issue.expected().render(Wording::Pi)
+                ));
+                match issue.received() {
+                    Received::Missing => text.push_str(", but is missing"),
+                    Received::Value(description) => {
+                        text.push_str(", received ");
+                        text.push_str(description);
+                    }
+                }
+            }
+            text.push_str("\n\nReceived arguments:\n");
+            text.push_str(&arguments());
+            text
+        }
+    }
+}
+
+/// The text of a failed call in `wording`: the course's `Tool <name> failed: <reason>`
+/// ([`failure_text`]); Pi's gives the reason alone, as its loop reports a thrown error.
+pub fn failure_text_in(wording: Wording, tool_name: &str, reason: &str) -> String {
+    match wording {
+        Wording::Course => failure_text(tool_name, reason),
+        Wording::Pi => reason.to_owned(),
+    }
+}
+
+/// Why a call was refused when its tool is not in the registry: the course's `未知工具`
+/// (shown as `Tool <name> failed: 未知工具`), Pi's `Tool <name> not found`.
+pub fn unknown_tool(wording: Wording, tool_name: &str) -> String {
+    match wording {
+        Wording::Course => UNKNOWN_TOOL.to_owned(),
+        Wording::Pi => format!("Tool {tool_name} not found"),
+    }
+}
+
+/// Why a call never ran, or was stopped, because the run was cancelled.
+pub fn aborted(wording: Wording) -> &'static str {
+    match wording {
+        Wording::Course => ABORTED,
+        Wording::Pi => "Operation aborted",
+    }
+}
+
+/// Why a call was stopped by its time limit.
+pub fn timed_out_in(wording: Wording, limit: std::time::Duration) -> String {
+    match wording {
+        Wording::Course => timed_out(limit),
+        Wording::Pi => format!(
+            "Tool call timed out: it did not finish within {} seconds",
+            limit.as_secs_f64()
+        ),
+    }
+}
+
+/// Why a call whose argument text is not JSON was refused.
+pub fn invalid_json_in(wording: Wording, error: &serde_json::Error) -> String {
+    match wording {
+        Wording::Course => invalid_json(error),
+        Wording::Pi => format!("Tool arguments are not valid JSON: {error}"),
+    }
+}
+
+/// Why a call failed when its tool panicked without a readable message.
+pub fn panic_without_message(wording: Wording) -> &'static str {
+    match wording {
+        Wording::Course => PANIC_WITHOUT_MESSAGE,
+        Wording::Pi => "The tool crashed (panic)",
     }
 }
 

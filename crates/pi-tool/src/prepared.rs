@@ -10,11 +10,11 @@ use arcstr::ArcStr;
 use futures::FutureExt;
 use serde_json::Value;
 
-use crate::executor::failure_message;
-use crate::model_text::{PANIC_WITHOUT_MESSAGE, UNKNOWN_TOOL};
+use crate::executor::{failure_message, invalid_message, pretty};
+use crate::model_text::{PANIC_WITHOUT_MESSAGE, Wording, unknown_tool};
 use crate::registered::{ErasedParams, OutputFuture};
 use crate::{
-    CallContext, RegisteredTool, ToolCall, ToolRegistry, ToolResultMessage, failed_result,
+    CallContext, RegisteredTool, ToolCall, ToolRegistry, ToolResultMessage, failed_result_in,
     now_millis,
 };
 
@@ -26,6 +26,7 @@ pub struct PreparedCall {
     name: ArcStr,
     tool: RegisteredTool,
     params: ErasedParams,
+    wording: Wording,
 }
 
 /// What running a call produced: its one result message, and whether the tool asked an agent
@@ -68,23 +69,27 @@ pub fn prepare_tool_call(
     call: &ToolCall,
     registry: &ToolRegistry,
 ) -> Result<PreparedCall, Box<ToolResultMessage>> {
+    let wording = registry.wording();
     let Some(tool) = registry.get(&call.name) else {
-        return Err(Box::new(failed_result(call, UNKNOWN_TOOL)));
+        let reason = unknown_tool(wording, &call.name);
+        return Err(Box::new(failed_result_in(wording, call, &reason)));
     };
-    prepare_for(call, tool)
+    prepare_for(call, tool, wording)
 }
 
 /// Parse, once the tool is found.
 pub(crate) fn prepare_for(
     call: &ToolCall,
     tool: &RegisteredTool,
+    wording: Wording,
 ) -> Result<PreparedCall, Box<ToolResultMessage>> {
-    let params = parse_contained(call, tool, &call.arguments)?;
+    let params = parse_contained(call, tool, &call.arguments, wording)?;
     Ok(PreparedCall {
         id: call.id.clone(),
         name: call.name.clone(),
         tool: tool.clone(),
         params,
+        wording,
     })
 }
 
@@ -92,11 +97,19 @@ fn parse_contained(
     call: &ToolCall,
     tool: &RegisteredTool,
     arguments: &Value,
+    wording: Wording,
 ) -> Result<ErasedParams, Box<ToolResultMessage>> {
     match catch_unwind(AssertUnwindSafe(|| tool.parse(arguments))) {
         Ok(Ok(params)) => Ok(params),
-        Ok(Err(invalid)) => Err(Box::new(failed_result(call, &invalid.to_string()))),
-        Err(panic) => Err(Box::new(failed_result(
+        Ok(Err(invalid)) => Err(Box::new(invalid_message(
+            call.id.clone(),
+            call.name.clone(),
+            wording,
+            &invalid,
+            || pretty(arguments),
+        ))),
+        Err(panic) => Err(Box::new(failed_result_in(
+            wording,
             call,
             &panic_message(panic.as_ref()),
         ))),
@@ -131,7 +144,7 @@ impl PreparedCall {
     /// The same call with other arguments (a hook's rewrite), validated again.
     pub fn with_arguments(self, arguments: &Value) -> Result<Self, Box<ToolResultMessage>> {
         let call = ToolCall::new(self.id.clone(), self.name.clone(), Value::Null);
-        let params = parse_contained(&call, &self.tool, arguments)?;
+        let params = parse_contained(&call, &self.tool, arguments, self.wording)?;
         Ok(Self { params, ..self })
     }
 
@@ -142,17 +155,27 @@ impl PreparedCall {
         let tool = &self.tool;
         let params = self.params;
         match catch_unwind(AssertUnwindSafe(|| tool.start(params, context))) {
-            Ok(running) => finish(self.id, self.name, running).await,
-            Err(panic) => failed(self.id, self.name, &panic_message(panic.as_ref())),
+            Ok(running) => finish(self.id, self.name, running, self.wording).await,
+            Err(panic) => failed(
+                self.id,
+                self.name,
+                self.wording,
+                &panic_message(panic.as_ref()),
+            ),
         }
     }
 }
 
 /// Awaits a started tool and turns what it produced into the paired result, which takes the id
 /// and name as they are (shared strings: the tool's context holds the same id).
-pub(crate) async fn finish(id: ArcStr, name: ArcStr, running: OutputFuture<'_>) -> ExecutedCall {
+pub(crate) async fn finish(
+    id: ArcStr,
+    name: ArcStr,
+    running: OutputFuture<'_>,
+    wording: Wording,
+) -> ExecutedCall {
     match AssertUnwindSafe(running).catch_unwind().await {
-        Ok(Ok(output)) if let Some(reason) = output.failure() => failed(id, name, &reason),
+        Ok(Ok(output)) if let Some(reason) = output.failure() => failed(id, name, wording, &reason),
         Ok(Ok(output)) => ExecutedCall {
             message: ToolResultMessage {
                 tool_call_id: id,
@@ -164,14 +187,14 @@ pub(crate) async fn finish(id: ArcStr, name: ArcStr, running: OutputFuture<'_>) 
             },
             terminate: output.terminate,
         },
-        Ok(Err(error)) => failed(id, name, error.message()),
-        Err(panic) => failed(id, name, &panic_message(panic.as_ref())),
+        Ok(Err(error)) => failed(id, name, wording, error.message()),
+        Err(panic) => failed(id, name, wording, &panic_message(panic.as_ref())),
     }
 }
 
-fn failed(id: ArcStr, name: ArcStr, reason: &str) -> ExecutedCall {
+fn failed(id: ArcStr, name: ArcStr, wording: Wording, reason: &str) -> ExecutedCall {
     ExecutedCall {
-        message: failure_message(id, name, reason),
+        message: failure_message(id, name, wording, reason),
         terminate: false,
     }
 }

@@ -1,5 +1,6 @@
 //! The registry: the tools this run allows, by name, in registration order.
 
+use crate::model_text::Wording;
 use indexmap::IndexMap;
 use indexmap::map::Entry;
 
@@ -49,6 +50,8 @@ pub struct ToolRegistry {
     // Names are few and fixed at registration; the model only looks them up, so a fast
     // non-cryptographic hash is safe here (no one can flood the map with colliding keys).
     tools: IndexMap<String, RegisteredTool, foldhash::fast::RandomState>,
+    /// The words of every failure this registry's calls answer.
+    wording: Wording,
 }
 
 impl ToolRegistry {
@@ -78,6 +81,30 @@ impl ToolRegistry {
                 Ok(())
             }
         }
+    }
+
+    /// The same tools, answering failures in `wording` (by default the course's; see
+    /// [`Wording`]).
+    ///
+    /// ```
+    /// use pi_tool::model_text::Wording;
+    /// use pi_tool::{CallContext, ToolCall, builtin, execute_tool_call};
+    /// use serde_json::json;
+    ///
+    /// let tools = builtin::registry().with_wording(Wording::Pi);
+    /// let call = ToolCall::new("c1", "nope", json!({}));
+    /// let result = futures::executor::block_on(execute_tool_call(&call, &tools, CallContext::default()));
+    /// assert_eq!(result.text(), "Tool nope not found");
+    /// ```
+    #[must_use]
+    pub fn with_wording(mut self, wording: Wording) -> Self {
+        self.wording = wording;
+        self
+    }
+
+    /// The words of every failure this registry's calls answer.
+    pub fn wording(&self) -> Wording {
+        self.wording
     }
 
     /// The tool registered under exactly this name.

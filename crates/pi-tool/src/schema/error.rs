@@ -8,6 +8,8 @@ use std::fmt;
 
 use serde_json::Value;
 
+use crate::model_text::{Expected, Wording};
+
 /// One step of a path into the arguments: an object key or an array index.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PathSegment {
@@ -21,7 +23,7 @@ pub enum PathSegment {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Issue {
     path: Vec<PathSegment>,
-    message: String,
+    expected: Expected,
     received: Received,
 }
 
@@ -37,10 +39,10 @@ pub enum Received {
 impl Issue {
     /// A violation at the current position: `message` says what was expected (the spec writes
     /// `必须是 string`), `received` is the value found there, `None` when the field was absent.
-    pub fn new(message: impl Into<String>, received: Option<&Value>) -> Self {
+    pub fn new(message: impl Into<Expected>, received: Option<&Value>) -> Self {
         Self {
             path: Vec::new(),
-            message: message.into(),
+            expected: message.into(),
             received: received.map_or(Received::Missing, |value| Received::Value(describe(value))),
         }
     }
@@ -55,9 +57,14 @@ impl Issue {
         &self.path
     }
 
-    /// What was expected, in the validator's words.
-    pub fn message(&self) -> &str {
-        &self.message
+    /// What was expected, in the course's words (the library's default wording).
+    pub fn message(&self) -> String {
+        self.expected.render(Wording::Course)
+    }
+
+    /// What was expected, to be rendered in either wording.
+    pub fn expected(&self) -> &Expected {
+        &self.expected
     }
 
     /// What arrived instead.

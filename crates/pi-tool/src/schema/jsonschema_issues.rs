@@ -10,7 +10,7 @@ use serde_json::Value;
 use super::filter::resolve_ref;
 use super::{Issue, PathSegment, ValidationError};
 use crate::model_text::{
-    REQUIRED, items_must_compare, length_must_compare, must_be, must_be_one_of, must_compare,
+    Expected, REQUIRED, items_must_compare, length_must_compare, must_be_one_of, must_compare,
     must_equal, must_match,
 };
 
@@ -40,15 +40,16 @@ fn to_issue(error: &jsonschema::ValidationError<'_>, root: &Value, instance: &Va
             let expected = resolve_schema_pointer(root, parent)
                 .and_then(|object| object.get("properties")?.get(&name))
                 .and_then(|field| type_words(field.get("type")?))
-                .map_or_else(|| REQUIRED.to_owned(), |types| must_be(&types));
+                .map_or(REQUIRED, Expected::Type);
             let mut path = path;
             path.push(PathSegment::Key(name));
             (path, expected, None)
         }
         ValidationErrorKind::Type { .. } => {
-            let expected = keyword_value()
-                .and_then(type_words)
-                .map_or_else(|| error.masked().to_string(), |types| must_be(&types));
+            let expected = keyword_value().and_then(type_words).map_or_else(
+                || Expected::Other(error.masked().to_string()),
+                Expected::Type,
+            );
             (path, expected, Some(received))
         }
         ValidationErrorKind::Minimum { limit } => (path, must_compare(">=", limit), Some(received)),
@@ -84,7 +85,11 @@ fn to_issue(error: &jsonschema::ValidationError<'_>, root: &Value, instance: &Va
         }
         // The rest keep the validator's own words, with the value masked: an anyOf failure
         // would otherwise quote the whole instance back.
-        _ => (path, error.masked().to_string(), Some(received)),
+        _ => (
+            path,
+            Expected::Other(error.masked().to_string()),
+            Some(received),
+        ),
     };
     let mut issue = Issue::new(message, received);
     issue.set_path(path);
@@ -92,12 +97,16 @@ fn to_issue(error: &jsonschema::ValidationError<'_>, root: &Value, instance: &Va
 }
 
 /// The words for a `type` keyword: `string`, or `string 或 null` for a list.
-fn type_words(types: &Value) -> Option<String> {
+fn type_words(types: &Value) -> Option<Vec<String>> {
     match types {
-        Value::String(single) => Some(single.clone()),
+        Value::String(single) => Some(vec![single.clone()]),
         Value::Array(many) => {
-            let names: Vec<&str> = many.iter().filter_map(Value::as_str).collect();
-            (!names.is_empty()).then(|| names.join(" 或 "))
+            let names: Vec<String> = many
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect();
+            (!names.is_empty()).then_some(names)
         }
         _ => None,
     }

@@ -10,7 +10,6 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use super::{Issue, Schema, ValidationError};
-use crate::model_text::must_be;
 
 type CheckFn<T> = dyn Fn(Option<&Value>) -> Result<T, ValidationError> + Send + Sync;
 
@@ -152,11 +151,11 @@ impl<T: 'static> Validator<T> {
     /// assert_eq!(even.json_schema().unwrap(), &json!({"type": "integer", "multipleOf": 2}));
     /// ```
     #[must_use]
-    pub fn refine(
+    pub fn refine<M: Into<crate::model_text::Expected>>(
         self,
         keyword: &str,
         keyword_value: Value,
-        rule: impl Fn(&T) -> Option<String> + Send + Sync + 'static,
+        rule: impl Fn(&T) -> Option<M> + Send + Sync + 'static,
     ) -> Self {
         let inner = Arc::clone(&self.check);
         let rule = Arc::new(rule);
@@ -230,7 +229,7 @@ pub fn non_negative_integer() -> Validator<u64> {
 /// assert_eq!(count.check(Some(&json!(1))).unwrap_err().to_string(), "必须是 integer 且 >= 2，收到 number 1");
 /// ```
 pub fn integer_at_least(minimum: u64) -> Validator<u64> {
-    let message = must_be(&format!("integer 且 >= {minimum}"));
+    let message = crate::model_text::Expected::IntegerAtLeast(minimum);
     Validator::new(
         Some(json!({"type": "integer", "minimum": minimum})),
         move |value| match value.and_then(as_whole_u64).filter(|n| *n >= minimum) {
