@@ -8,7 +8,7 @@ use std::time::Duration;
 use pi_tool::dialect::Dialect;
 use pi_tool::{
     CallContext, ProgressCallback, ToolCall, ToolRegistry, UnsupportedSchema, execute_tool_call,
-    failed_result, model_text,
+    failed_result_in, model_text,
 };
 use rmcp::model::ProgressToken;
 use rmcp::model::{
@@ -158,7 +158,8 @@ impl ServerHandler for McpToolServer {
                     // The tool may still answer; either way the call has failed.
                     let _ = tokio::time::timeout(CANCEL_GRACE, &mut running).await;
                     let limit = self.call_timeout.unwrap_or_default();
-                    failed_result(&call, &model_text::timed_out(limit))
+                    let wording = self.tools.wording();
+                    failed_result_in(wording, &call, &model_text::timed_out_in(wording, limit))
                 }
                 () = stopped => {
                     // The tool's own answer to its cancellation (a command's output so far) if it
@@ -166,7 +167,10 @@ impl ServerHandler for McpToolServer {
                     signal.cancel();
                     tokio::time::timeout(CANCEL_GRACE, &mut running)
                         .await
-                        .unwrap_or_else(|_| failed_result(&call, model_text::ABORTED))
+                        .unwrap_or_else(|_| {
+                            let wording = self.tools.wording();
+                            failed_result_in(wording, &call, model_text::aborted(wording))
+                        })
                 }
             }
         };
