@@ -1,6 +1,7 @@
 //! `find`: files and directories whose name (or, for a pattern with `/`, whose path) matches a
-//! glob, below a directory, `.gitignore` respected. Runs on the blocking pool and stops when
-//! the call is cancelled (upstream blocks its event loop and cannot be interrupted).
+//! glob, below a directory, `.gitignore`, `.ignore` and `.fdignore` respected. Runs on the
+//! blocking pool and stops when the call is cancelled (upstream blocks its event loop and cannot
+//! be interrupted).
 
 use globset::{GlobBuilder, GlobMatcher};
 use pi_tool::{RegisteredTool, ToolContext, ToolError, ToolOutput};
@@ -10,7 +11,7 @@ use crate::Workspace;
 use crate::params::FindParams;
 use crate::report::Report;
 use crate::tool::{Outcome, reading_tool};
-use crate::walk::{each_entry, relative, walker};
+use crate::walk::{Walker, relative};
 
 const DEFAULT_LIMIT: usize = 1000;
 
@@ -27,29 +28,15 @@ fn find(workspace: &Workspace, params: &FindParams, context: &ToolContext) -> Ou
             root.display()
         )));
     }
-    let by_path = params.pattern.contains('/');
-    // Smart case, as fd (upstream's finder) and ripgrep: a pattern without upper-case letters
-    // matches either case.
-    let case_insensitive = !params.pattern.chars().any(char::is_uppercase);
-    let glob: GlobMatcher = GlobBuilder::new(params.pattern.trim_start_matches("./"))
-        .literal_separator(by_path)
-        .case_insensitive(case_insensitive)
-        .build()
-        .map_err(|error| ToolError::new(format!("Invalid pattern {}: {error}", params.pattern)))?
-        .compile_matcher();
+    let pattern = Pattern::of(&params.pattern)?;
     let limit = params.limit.map_or(DEFAULT_LIMIT, |limit| {
         usize::try_from(limit).unwrap_or(usize::MAX)
     });
     let mut found = Vec::new();
     let mut limit_reached = false;
-    each_entry(&walker(&root, None)?, context.signal(), |entry| {
+    Walker::new(&root, None, ".fdignore")?.each_entry(context.signal(), |entry| {
         let path = relative(&root, entry.path());
-        let matched = if by_path {
-            glob.is_match(&path)
-        } else {
-            glob.is_match(entry.file_name())
-        };
-        if matched {
+        if pattern.matches(entry, &path) {
             if found.len() == limit {
                 limit_reached = true;
                 return false;
@@ -75,4 +62,58 @@ fn find(workspace: &Workspace, params: &FindParams, context: &ToolContext) -> Ou
     }
     let listed = report.cut(&found);
     Ok(report.finish(listed))
+}
+
+/// A `find` pattern as fd (upstream's finder) reads it.
+struct Pattern {
+    glob: GlobMatcher,
+    against: Against,
+}
+
+/// What a pattern is matched against.
+enum Against {
+    /// The entry's name: a pattern without `/`.
+    Name,
+    /// The path relative to the directory searched.
+    RelativePath,
+    /// The absolute path: a pattern starting with `/`.
+    AbsolutePath,
+}
+
+impl Pattern {
+    fn of(pattern: &str) -> Result<Self, ToolError> {
+        // A pattern with `/` matches the path, at any depth, as fd's `--full-path` with the
+        // `**/` upstream puts in front (`deep/**` finds `src/deep/x`); `./` anchors it at the
+        // directory searched, and `/` at the root of the file system.
+        let (glob, against) = if let Some(anchored) = pattern.strip_prefix("./") {
+            (anchored.to_owned(), Against::RelativePath)
+        } else if pattern.starts_with('/') {
+            (pattern.to_owned(), Against::AbsolutePath)
+        } else if !pattern.contains('/') {
+            (pattern.to_owned(), Against::Name)
+        } else if pattern.starts_with("**/") {
+            (pattern.to_owned(), Against::RelativePath)
+        } else {
+            (format!("**/{pattern}"), Against::RelativePath)
+        };
+        // Smart case, as fd and ripgrep: a pattern without upper-case letters matches either
+        // case.
+        let case_insensitive = !pattern.chars().any(char::is_uppercase);
+        let glob = GlobBuilder::new(&glob)
+            .literal_separator(!matches!(against, Against::Name))
+            .case_insensitive(case_insensitive)
+            .build()
+            .map_err(|error| ToolError::new(format!("Invalid pattern {pattern}: {error}")))?
+            .compile_matcher();
+        Ok(Self { glob, against })
+    }
+
+    /// Whether `entry`, at `relative` below the directory searched, matches.
+    fn matches(&self, entry: &ignore::DirEntry, relative: &str) -> bool {
+        match self.against {
+            Against::Name => self.glob.is_match(entry.file_name()),
+            Against::RelativePath => self.glob.is_match(relative),
+            Against::AbsolutePath => self.glob.is_match(entry.path()),
+        }
+    }
 }

@@ -1,6 +1,6 @@
 //! `grep`: lines matching a regular expression (or a literal) in a file or below a directory,
-//! with context, `.gitignore` respected, binary files skipped. Built on ripgrep's own crates,
-//! so there is no `rg` binary to find or download.
+//! with context, `.gitignore`, `.ignore` and `.rgignore` respected, binary files skipped. Built
+//! on ripgrep's own crates, so there is no `rg` binary to find or download.
 
 use std::path::Path;
 
@@ -14,7 +14,7 @@ use crate::params::GrepParams;
 use crate::report::Report;
 use crate::tool::{Outcome, reading_tool};
 use crate::truncate::{GREP_MAX_LINE_LENGTH, shorten_line};
-use crate::walk::{ABORTED, each_entry, relative, walker};
+use crate::walk::{ABORTED, Walker, relative};
 
 const DEFAULT_LIMIT: usize = 100;
 
@@ -106,8 +106,7 @@ fn grep(workspace: &Workspace, params: &GrepParams, context: &ToolContext) -> Ou
             .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
         search(&root, &shown, &mut found);
     } else if root.is_dir() {
-        each_entry(
-            &walker(&root, params.glob.as_deref())?,
+        Walker::new(&root, params.glob.as_deref(), ".rgignore")?.each_entry(
             context.signal(),
             |entry| {
                 if !entry.file_type().is_some_and(|kind| kind.is_file()) {

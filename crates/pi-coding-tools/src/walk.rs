@@ -1,8 +1,16 @@
-//! Walking a directory as ripgrep and fd do: `.gitignore` respected (inside a git repository or
-//! not, as Pi's explicit `--ignore-file`s make it), hidden files included, `.git` itself skipped.
+//! Walking a directory as ripgrep and fd do: `.gitignore`, `.ignore` and the tool's own ignore
+//! file (`.rgignore` for `grep`, `.fdignore` for `find`) respected, hidden files included, `.git`
+//! itself skipped.
+//!
+//! `.gitignore` rules stop where git's stop: inside a repository only the repository's own
+//! rules apply, so an outer directory's `.gitignore` never hides a file that a nested
+//! repository tracks. Outside any repository `.gitignore` is still honoured (as Pi's explicit
+//! `--ignore-file`s make it), and a repository met during the walk is walked with its own rules.
 
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
 
+use ignore::overrides::Override;
 use ignore::{DirEntry, WalkBuilder};
 use pi_tool::ToolError;
 use tokio_util::sync::CancellationToken;
@@ -10,43 +18,148 @@ use tokio_util::sync::CancellationToken;
 /// What a model is told when its call is cancelled mid-walk.
 pub(crate) const ABORTED: &str = "Operation aborted";
 
-/// The walker over `root`, optionally narrowed by a `--glob`-style override.
-pub(crate) fn walker(root: &Path, glob: Option<&str>) -> Result<WalkBuilder, ToolError> {
-    let mut builder = WalkBuilder::new(root);
-    builder
-        .hidden(false)
-        .require_git(false)
-        .sort_by_file_path(Path::cmp)
-        .filter_entry(|entry| entry.file_name() != ".git");
-    if let Some(glob) = glob {
-        let overrides = ignore::overrides::OverrideBuilder::new(root)
-            .add(glob)
-            .and_then(|builder| builder.build())
-            .map_err(|error| ToolError::new(format!("Invalid glob {glob}: {error}")))?;
-        builder.overrides(overrides);
-    }
-    Ok(builder)
+/// How to walk below one directory.
+pub(crate) struct Walker {
+    root: PathBuf,
+    /// A `--glob`-style filter (`grep`'s `glob`), matched relative to `root`.
+    overrides: Option<Override>,
+    /// The ignore file of the tool upstream runs (`.rgignore`, `.fdignore`).
+    own_ignore_file: &'static str,
 }
 
-/// The entries below `root` (not `root` itself), until `visit` says stop or the call is
-/// cancelled. Unreadable entries are skipped.
-pub(crate) fn each_entry(
-    builder: &WalkBuilder,
-    signal: &CancellationToken,
-    mut visit: impl FnMut(&DirEntry) -> bool,
-) -> Result<(), ToolError> {
-    for entry in builder.build().filter_map(Result::ok) {
-        if signal.is_cancelled() {
-            return Err(ToolError::new(ABORTED));
+/// Repositories met by a walk outside any repository, set aside to be walked with their own
+/// rules; they come out in the order the walk met them.
+type SetAside = Arc<Mutex<Vec<DirEntry>>>;
+
+impl Walker {
+    /// A walk below `root`, optionally narrowed by a `--glob`-style pattern, honouring
+    /// `own_ignore_file` beside `.gitignore` and `.ignore` (it wins over both, as in ripgrep).
+    pub(crate) fn new(
+        root: &Path,
+        glob: Option<&str>,
+        own_ignore_file: &'static str,
+    ) -> Result<Self, ToolError> {
+        let overrides = glob
+            .map(|glob| {
+                ignore::overrides::OverrideBuilder::new(root)
+                    .add(glob)
+                    .and_then(|builder| builder.build())
+                    .map_err(|error| ToolError::new(format!("Invalid glob {glob}: {error}")))
+            })
+            .transpose()?;
+        Ok(Self {
+            root: root.to_path_buf(),
+            overrides,
+            own_ignore_file,
+        })
+    }
+
+    /// The entries below the root (not the root itself), in path order, until `visit` says
+    /// stop or the call is cancelled. Unreadable entries are skipped.
+    pub(crate) fn each_entry(
+        &self,
+        signal: &CancellationToken,
+        mut visit: impl FnMut(&DirEntry) -> bool,
+    ) -> Result<(), ToolError> {
+        let in_repository = self.root.ancestors().any(is_repository);
+        self.walk(&self.root, in_repository, signal, &mut visit)
+            .map(|_| ())
+    }
+
+    /// Walks below `root`; `Ok(false)` once `visit` said stop.
+    fn walk(
+        &self,
+        root: &Path,
+        in_repository: bool,
+        signal: &CancellationToken,
+        visit: &mut dyn FnMut(&DirEntry) -> bool,
+    ) -> Result<bool, ToolError> {
+        // Inside a repository the `ignore` crate itself stops `.gitignore` rules at every
+        // repository root (nested ones included); outside one it cannot tell where a
+        // repository starts, so repositories are set aside and walked on their own.
+        let set_aside = (!in_repository).then(SetAside::default);
+        let builder = self.builder(root, in_repository, set_aside.clone());
+        for entry in builder.build().filter_map(Result::ok) {
+            if signal.is_cancelled() {
+                return Err(ToolError::new(ABORTED));
+            }
+            if entry.depth() == 0 {
+                continue;
+            }
+            // The filter sees entries in walk order, so a repository it set aside comes
+            // before this entry.
+            if let Some(set_aside) = &set_aside
+                && !self.walk_set_aside(set_aside, signal, visit)?
+            {
+                return Ok(false);
+            }
+            if !visit(&entry) {
+                return Ok(false);
+            }
         }
-        if entry.depth() == 0 {
-            continue;
-        }
-        if !visit(&entry) {
-            break;
+        match &set_aside {
+            Some(set_aside) => self.walk_set_aside(set_aside, signal, visit),
+            None => Ok(true),
         }
     }
-    Ok(())
+
+    /// Each repository set aside so far: the directory itself, then what is below it.
+    fn walk_set_aside(
+        &self,
+        set_aside: &Mutex<Vec<DirEntry>>,
+        signal: &CancellationToken,
+        visit: &mut dyn FnMut(&DirEntry) -> bool,
+    ) -> Result<bool, ToolError> {
+        let repositories =
+            std::mem::take(&mut *set_aside.lock().unwrap_or_else(PoisonError::into_inner));
+        for repository in repositories {
+            if !visit(&repository) || !self.walk(repository.path(), true, signal, visit)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+
+    fn builder(
+        &self,
+        root: &Path,
+        in_repository: bool,
+        set_aside: Option<SetAside>,
+    ) -> WalkBuilder {
+        let mut builder = WalkBuilder::new(root);
+        builder
+            .hidden(false)
+            .require_git(in_repository)
+            .add_custom_ignore_filename(self.own_ignore_file)
+            .sort_by_file_path(Path::cmp);
+        if let Some(overrides) = &self.overrides {
+            builder.overrides(overrides.clone());
+        }
+        match set_aside {
+            Some(set_aside) => builder.filter_entry(move |entry| {
+                if entry.file_name() == ".git" {
+                    return false;
+                }
+                let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
+                if entry.depth() > 0 && is_dir && is_repository(entry.path()) {
+                    set_aside
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(entry.clone());
+                    return false;
+                }
+                true
+            }),
+            None => builder.filter_entry(|entry| entry.file_name() != ".git"),
+        };
+        builder
+    }
+}
+
+/// Whether `directory` is the root of a git repository (a `.git` directory, or the `.git` file
+/// of a worktree or submodule).
+fn is_repository(directory: &Path) -> bool {
+    directory.join(".git").symlink_metadata().is_ok()
 }
 
 /// `path` relative to `root`, with `/` separators whatever the platform.

@@ -496,3 +496,107 @@ async fn find_uses_smart_case_as_fd_does() {
     let exact = call(dir.path(), "find", json!({"pattern": "README.md"})).await;
     assert_eq!(exact.text(), "docs/README.md");
 }
+
+/// `outer/` (a plain directory or a git repository) whose `.gitignore` ignores `build/`, and
+/// `outer/repo/`, a repository of its own whose `.gitignore` does not: git keeps
+/// `repo/build/artifact.txt`, so the tools must too.
+fn nested_repository(root: &Path, outer_is_a_repository: bool) {
+    write(root, "outer/.gitignore", "build/\n");
+    write(root, "outer/build/skipped.txt", "needle\n");
+    write(root, "outer/repo/.gitignore", "*.log\n");
+    write(root, "outer/repo/build/artifact.txt", "needle\n");
+    write(root, "outer/repo/run.log", "needle\n");
+    fs::create_dir_all(root.join("outer/repo/.git")).unwrap();
+    if outer_is_a_repository {
+        fs::create_dir_all(root.join("outer/.git")).unwrap();
+    }
+}
+
+#[tokio::test]
+async fn an_outer_gitignore_stops_at_a_nested_repository_as_git_does() {
+    for outer_is_a_repository in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        nested_repository(dir.path(), outer_is_a_repository);
+        let inside = call(
+            dir.path(),
+            "find",
+            json!({"pattern": "*.txt", "path": "outer/repo"}),
+        )
+        .await;
+        assert_eq!(
+            inside.text(),
+            "build/artifact.txt",
+            "{outer_is_a_repository}"
+        );
+        let around = call(
+            dir.path(),
+            "find",
+            json!({"pattern": "*.txt", "path": "outer"}),
+        )
+        .await;
+        assert_eq!(
+            around.text(),
+            "repo/build/artifact.txt",
+            "{outer_is_a_repository}"
+        );
+        let grep = call(
+            dir.path(),
+            "grep",
+            json!({"pattern": "needle", "path": "outer"}),
+        )
+        .await;
+        assert_eq!(
+            grep.text(),
+            "repo/build/artifact.txt:1: needle",
+            "{outer_is_a_repository}"
+        );
+        let grep_inside = call(
+            dir.path(),
+            "grep",
+            json!({"pattern": "needle", "path": "outer/repo"}),
+        )
+        .await;
+        assert_eq!(grep_inside.text(), "build/artifact.txt:1: needle");
+    }
+}
+
+#[tokio::test]
+async fn find_matches_a_pattern_with_a_slash_at_any_depth_as_fd_does() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "deep/a.txt", "x");
+    write(dir.path(), "deep/sub/b.txt", "x");
+    write(dir.path(), "src/deep/c.txt", "x");
+    write(dir.path(), "shallow.txt", "x");
+    let deep = call(dir.path(), "find", json!({"pattern": "deep/**"})).await;
+    assert_eq!(
+        deep.text(),
+        "deep/a.txt\ndeep/sub/\ndeep/sub/b.txt\nsrc/deep/c.txt"
+    );
+    let nested = call(dir.path(), "find", json!({"pattern": "deep/*.txt"})).await;
+    assert_eq!(nested.text(), "deep/a.txt\nsrc/deep/c.txt");
+    // `./` anchors the pattern at the directory searched.
+    let anchored = call(dir.path(), "find", json!({"pattern": "./deep/*.txt"})).await;
+    assert_eq!(anchored.text(), "deep/a.txt");
+    let absolute = format!("{}/src/**", dir.path().canonicalize().unwrap().display());
+    let by_absolute = call(dir.path(), "find", json!({"pattern": absolute})).await;
+    assert_eq!(by_absolute.text(), "src/deep/\nsrc/deep/c.txt");
+}
+
+#[tokio::test]
+async fn grep_honours_rgignore_and_find_honours_fdignore() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), ".rgignore", "for-find.txt\n");
+    write(dir.path(), ".fdignore", "for-grep.txt\n");
+    write(dir.path(), "for-find.txt", "needle\n");
+    write(dir.path(), "for-grep.txt", "needle\n");
+    let grep = call(dir.path(), "grep", json!({"pattern": "needle"})).await;
+    assert_eq!(grep.text(), "for-grep.txt:1: needle");
+    let find = call(dir.path(), "find", json!({"pattern": "for-*"})).await;
+    assert_eq!(find.text(), "for-find.txt");
+    // `.rgignore` wins over `.gitignore`, as in ripgrep: a `!` in it brings a file back.
+    write(dir.path(), ".gitignore", "*.log\n");
+    write(dir.path(), "kept.log", "needle\n");
+    write(dir.path(), ".rgignore", "for-find.txt\n!kept.log\n");
+    let back = call(dir.path(), "grep", json!({"pattern": "needle"})).await;
+    assert_eq!(back.text(), "for-grep.txt:1: needle\nkept.log:1: needle");
+}
