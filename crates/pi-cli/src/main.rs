@@ -13,6 +13,13 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 use shutdown::{STOP_LIMIT, Shutdown};
 
+/// jemalloc rather than glibc's allocator, which keeps what a burst freed: 1,024 MCP sessions
+/// opened and deleted left the server 65 MB larger for good, and more after each round (every
+/// byte freed, heaptrack says, none given back to the system). jemalloc's background thread
+/// returns freed pages within seconds (its decay), whether or not anything else is allocated.
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 /// How long the runtime's shutdown waits for its threads at exit. Its workers drop every task
 /// left (so a `bash` call's group killer runs) within this; a read of stdin blocked in a
 /// thread cannot be interrupted, and is abandoned after it rather than waited for.
