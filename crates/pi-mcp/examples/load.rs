@@ -124,7 +124,11 @@ async fn main() {
 
     let shutdown = CancellationToken::new();
     let server = McpToolServer::new(Arc::new(builtin::registry())).unwrap();
-    let access = HttpAccess::generated().unwrap();
+    // Every client is on this one address: the per-address caps are for hostile peers.
+    let access = HttpAccess::generated()
+        .unwrap()
+        .with_max_sessions_per_peer(usize::MAX)
+        .with_max_connections_per_peer(usize::MAX);
     let token = access.token().to_owned();
     let (ours, _task) = serve_http(
         server,

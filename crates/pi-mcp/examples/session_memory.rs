@@ -54,6 +54,7 @@ async fn main() {
     let port = support::free_port();
     let token = "session-memory-token";
     let (address, max_sessions) = (format!("127.0.0.1:{port}"), (sessions + 16).to_string());
+    let max_connections = (2 * sessions + 64).to_string();
     let mut server = support::start_server(
         binary,
         &[
@@ -63,6 +64,13 @@ async fn main() {
             &address,
             "--max-sessions",
             &max_sessions,
+            // One address opens them all, each client on connections of its own.
+            "--max-sessions-per-peer",
+            &max_sessions,
+            "--max-connections",
+            &max_connections,
+            "--max-connections-per-peer",
+            &max_connections,
         ],
         &[("PI_TOOL_TOKEN", token)],
         port,

@@ -303,6 +303,12 @@ async fn main() {
             &limit,
             "--session-idle",
             &idle_after,
+            // Every client is on this one address, and the disconnecting ones leave sessions
+            // open until they expire: the per-address caps are for hostile peers.
+            "--max-sessions-per-peer",
+            "1024",
+            "--max-connections-per-peer",
+            "512",
         ],
         &[],
         port,
