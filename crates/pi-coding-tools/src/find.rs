@@ -10,14 +10,19 @@ use serde_json::json;
 use crate::Workspace;
 use crate::params::FindParams;
 use crate::report::Report;
-use crate::tool::{Outcome, reading_tool};
+use crate::tool::{Outcome, numbers_as_text, reading_tool};
 use crate::walk::{Walker, relative};
 
 const DEFAULT_LIMIT: usize = 1000;
 
 /// The `find` tool for `workspace`.
 pub fn find_tool(workspace: &Workspace) -> RegisteredTool {
-    reading_tool(workspace, "find", false, find)
+    reading_tool(workspace, "find", false, find, Some(prepare))
+}
+
+/// A number sent as the pattern or the path is taken as its text.
+fn prepare(arguments: &serde_json::Value) -> Option<serde_json::Value> {
+    numbers_as_text(arguments, &["pattern", "path"])
 }
 
 fn find(workspace: &Workspace, params: &FindParams, context: &ToolContext) -> Outcome {

@@ -5,14 +5,16 @@
 use std::path::Path;
 
 use grep_regex::RegexMatcherBuilder;
-use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use grep_searcher::{
+    BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch,
+};
 use pi_tool::{RegisteredTool, ToolContext, ToolError, ToolOutput};
 use serde_json::json;
 
 use crate::Workspace;
 use crate::params::GrepParams;
 use crate::report::Report;
-use crate::tool::{Outcome, reading_tool};
+use crate::tool::{Outcome, numbers_as_text, reading_tool};
 use crate::truncate::{GREP_MAX_LINE_LENGTH, shorten_line};
 use crate::walk::{ABORTED, Walker, relative};
 
@@ -20,7 +22,12 @@ const DEFAULT_LIMIT: usize = 100;
 
 /// The `grep` tool for `workspace`.
 pub fn grep_tool(workspace: &Workspace) -> RegisteredTool {
-    reading_tool(workspace, "grep", false, grep)
+    reading_tool(workspace, "grep", false, grep, Some(prepare))
+}
+
+/// A number sent as the pattern, the path or the glob is taken as its text.
+fn prepare(arguments: &serde_json::Value) -> Option<serde_json::Value> {
+    numbers_as_text(arguments, &["pattern", "path", "glob"])
 }
 
 /// The lines found so far, across files.
@@ -41,22 +48,72 @@ impl Found {
         self.lines
             .push(format!("{file}{separator}{number}{separator} {text}"));
     }
+
+    fn limit_reached(&self) -> bool {
+        self.matches >= self.limit
+    }
 }
 
 /// Collects one file's matches and context lines into [`Found`].
 struct FileSink<'a> {
     file: &'a str,
     found: &'a mut Found,
+    /// Context lines still owed after the last match the limit lets through, so that match is
+    /// shown with the context asked for, as its predecessors were.
+    trailing: usize,
+    /// Lines of context asked for.
+    context: usize,
+    /// Where the file was found to be binary (a NUL byte), if it was: its lines are no longer
+    /// shown, only where the first match is.
+    binary_at: Option<u64>,
+    /// Where the first match after that is: the start of its line (NUL bytes end lines then).
+    binary_match: Option<u64>,
+}
+
+impl<'a> FileSink<'a> {
+    fn new(file: &'a str, found: &'a mut Found, context: usize) -> Self {
+        Self {
+            file,
+            found,
+            trailing: 0,
+            context,
+            binary_at: None,
+            binary_match: None,
+        }
+    }
+
+    /// One more line of the context owed after the last match shown; whether more are owed.
+    fn trailing_line(&mut self, number: Option<u64>, bytes: &[u8]) -> bool {
+        if self.trailing > 0 {
+            self.found.push(self.file, number, '-', bytes);
+            self.trailing -= 1;
+        }
+        self.trailing > 0
+    }
 }
 
 impl Sink for FileSink<'_> {
     type Error = std::io::Error;
 
     fn matched(&mut self, _searcher: &Searcher, line: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        if self.binary_at.is_some() {
+            // One match is enough to say where; a binary file counts as one.
+            self.binary_match = Some(line.absolute_byte_offset());
+            self.found.matches += 1;
+            return Ok(false);
+        }
+        if self.found.limit_reached() {
+            // A match within the context owed is shown as context: the limit holds.
+            return Ok(self.trailing_line(line.line_number(), line.bytes()));
+        }
         self.found
             .push(self.file, line.line_number(), ':', line.bytes());
         self.found.matches += 1;
-        Ok(self.found.matches < self.found.limit)
+        if self.found.limit_reached() {
+            self.trailing = self.context;
+            return Ok(self.trailing > 0);
+        }
+        Ok(true)
     }
 
     fn context(
@@ -64,9 +121,39 @@ impl Sink for FileSink<'_> {
         _searcher: &Searcher,
         line: &SinkContext<'_>,
     ) -> Result<bool, Self::Error> {
+        if self.binary_at.is_some() {
+            return Ok(true);
+        }
+        if self.found.limit_reached() {
+            return Ok(match line.kind() {
+                SinkContextKind::After => self.trailing_line(line.line_number(), line.bytes()),
+                _ => self.trailing > 0,
+            });
+        }
         self.found
             .push(self.file, line.line_number(), '-', line.bytes());
         Ok(true)
+    }
+
+    fn binary_data(&mut self, _searcher: &Searcher, offset: u64) -> Result<bool, Self::Error> {
+        self.binary_at = Some(offset);
+        Ok(true)
+    }
+}
+
+/// The 1-based line of `path` that byte `offset` is on.
+fn line_at(path: &Path, offset: u64) -> std::io::Result<u64> {
+    let file = std::fs::File::open(path)?;
+    let mut reader = std::io::BufReader::new(std::io::Read::take(file, offset));
+    let mut newlines = 0;
+    loop {
+        let buffer = std::io::BufRead::fill_buf(&mut reader)?;
+        if buffer.is_empty() {
+            return Ok(newlines + 1);
+        }
+        newlines += memchr::memchr_iter(b'\n', buffer).count() as u64;
+        let length = buffer.len();
+        std::io::BufRead::consume(&mut reader, length);
     }
 }
 
@@ -80,11 +167,20 @@ fn grep(workspace: &Workspace, params: &GrepParams, context: &ToolContext) -> Ou
     let lines_around = params
         .context
         .map_or(0, |lines| usize::try_from(lines).unwrap_or(usize::MAX));
+    // A file named explicitly is searched whole, as ripgrep does: NUL bytes end lines, and a
+    // match in binary data is reported by where it is, not by its bytes. Walking a directory,
+    // a binary file is skipped at its first NUL byte.
+    let named_file = root.is_file();
+    let binary = if named_file {
+        BinaryDetection::convert(0)
+    } else {
+        BinaryDetection::quit(0)
+    };
     let mut searcher = SearcherBuilder::new()
         .line_number(true)
         .before_context(lines_around)
         .after_context(lines_around)
-        .binary_detection(BinaryDetection::quit(0))
+        .binary_detection(binary)
         .build();
     let limit = params.limit.map_or(DEFAULT_LIMIT, |limit| {
         usize::try_from(limit).unwrap_or(usize::MAX)
@@ -96,11 +192,21 @@ fn grep(workspace: &Workspace, params: &GrepParams, context: &ToolContext) -> Ou
         shortened: false,
     };
     let mut search = |path: &Path, shown: &str, found: &mut Found| {
+        let mut sink = FileSink::new(shown, found, lines_around);
         // A file that cannot be read is skipped, as ripgrep does.
-        let _ = searcher.search_path(&matcher, path, FileSink { file: shown, found });
-        found.matches < found.limit
+        let _ = searcher.search_path(&matcher, path, &mut sink);
+        if let Some(offset) = sink.binary_match {
+            let line = line_at(path, offset).map_or_else(
+                |_| String::new(),
+                |line| format!("first match on line {line}, "),
+            );
+            found.lines.push(format!(
+                "{shown}: binary file matches ({line}near byte {offset}; its bytes are not shown)"
+            ));
+        }
+        !found.limit_reached()
     };
-    if root.is_file() {
+    if named_file {
         let shown = root
             .file_name()
             .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
@@ -128,7 +234,7 @@ fn grep(workspace: &Workspace, params: &GrepParams, context: &ToolContext) -> Ou
         return Ok(ToolOutput::text("No matches found"));
     }
     let mut report = Report::default();
-    if found.matches >= limit {
+    if found.limit_reached() {
         report.note(
             format!(
                 "{limit} matches limit reached. Use limit={} for more, or refine pattern",

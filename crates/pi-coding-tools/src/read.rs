@@ -3,17 +3,36 @@
 use std::io::{BufRead, Read};
 
 use pi_tool::{RegisteredTool, ToolContext, ToolError, ToolOutput};
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::Workspace;
 use crate::image_file::{read_image, sniff};
 use crate::params::ReadParams;
-use crate::tool::{Outcome, reading_tool};
+use crate::tool::{Outcome, numbers_as_text, reading_tool};
 use crate::truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head};
 
 /// The `read` tool for `workspace`.
 pub fn read_tool(workspace: &Workspace) -> RegisteredTool {
-    reading_tool(workspace, "read", true, read)
+    reading_tool(workspace, "read", true, read, Some(prepare))
+}
+
+/// `offset: 0` (or `"0"`), which models send for "the start", is the first line; the schema
+/// still shows the 1-based line numbers `read` counts in. A number sent as the path is taken as
+/// its text.
+fn prepare(arguments: &Value) -> Option<Value> {
+    let repaired = numbers_as_text(arguments, &["path"]);
+    let current = repaired.as_ref().unwrap_or(arguments);
+    let zero = match current.get("offset") {
+        Some(Value::Number(number)) => number.as_f64() == Some(0.0),
+        Some(Value::String(text)) => text.trim() == "0",
+        _ => false,
+    };
+    if !zero {
+        return repaired;
+    }
+    let mut object = current.as_object()?.clone();
+    object.insert("offset".to_owned(), json!(1));
+    Some(Value::Object(object))
 }
 
 /// Opens `path` for reading if it is a regular file; `None` for a FIFO, a device or a socket,

@@ -25,12 +25,13 @@ pub(crate) fn description_of(name: &str) -> &'static str {
 
 /// A tool that reads: `work` runs where it cannot stall other tasks, confined to the roots.
 /// `one_file`: the tool reads the one file its `path` names (`read`), and keeps its place in a
-/// batch among the writes of that file.
+/// batch among the writes of that file. `prepare` repairs arguments first.
 pub(crate) fn reading_tool<P>(
     workspace: &Workspace,
     name: &'static str,
     one_file: bool,
     work: fn(&Workspace, &P, &ToolContext) -> Outcome,
+    prepare: Option<fn(&Value) -> Option<Value>>,
 ) -> RegisteredTool
 where
     P: ObjectParams + Send + 'static,
@@ -49,11 +50,37 @@ where
         }
     })
     .with_scalar_string_repair();
+    let tool = match prepare {
+        Some(prepare) => tool.with_prepare_arguments(prepare),
+        None => tool,
+    };
     RegisteredTool::new(match one_file {
         // A read of a file keeps its place among the batch's writes of that file.
         true => tool.with_ordering_key(file_key(workspace)),
         false => tool,
     })
+}
+
+/// `arguments` with a number sent for one of the text `fields` made that number's text
+/// (`"pattern": 123` is `"123"`), as upstream's validator coerces it; `None` when there was
+/// none.
+pub(crate) fn numbers_as_text(arguments: &Value, fields: &[&str]) -> Option<Value> {
+    let object = arguments.as_object()?;
+    let numbers: Vec<(&str, String)> = fields
+        .iter()
+        .filter_map(|field| match object.get(*field) {
+            Some(Value::Number(number)) => Some((*field, number.to_string())),
+            _ => None,
+        })
+        .collect();
+    if numbers.is_empty() {
+        return None;
+    }
+    let mut repaired = object.clone();
+    for (field, text) in numbers {
+        repaired.insert(field.to_owned(), Value::String(text));
+    }
+    Some(Value::Object(repaired))
 }
 
 /// The ordering key of a call on the one file its `path` argument names: the same for every

@@ -600,3 +600,100 @@ async fn grep_honours_rgignore_and_find_honours_fdignore() {
     let back = call(dir.path(), "grep", json!({"pattern": "needle"})).await;
     assert_eq!(back.text(), "for-grep.txt:1: needle\nkept.log:1: needle");
 }
+
+#[tokio::test]
+async fn read_takes_offset_zero_as_the_start() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.txt", "one\ntwo\nthree");
+    let whole = call(dir.path(), "read", json!({"path": "a.txt", "offset": 0})).await;
+    assert!(!whole.is_error, "{}", whole.text());
+    assert_eq!(whole.text(), "one\ntwo\nthree");
+    let first = call(
+        dir.path(),
+        "read",
+        json!({"path": "a.txt", "offset": "0", "limit": 1}),
+    )
+    .await;
+    assert_eq!(
+        first.text(),
+        "one\n\n[2 more lines in file. Use offset=2 to continue.]"
+    );
+    // Below zero is still refused.
+    let negative = call(dir.path(), "read", json!({"path": "a.txt", "offset": -1})).await;
+    assert!(negative.is_error);
+}
+
+#[tokio::test]
+async fn grep_keeps_the_context_after_the_last_match_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "a.txt",
+        "zero\nmatch one\nafter\nmatch two\nend\n",
+    );
+    let one = call(
+        dir.path(),
+        "grep",
+        json!({"pattern": "match", "context": 1, "limit": 1}),
+    )
+    .await;
+    assert_eq!(
+        one.text(),
+        "a.txt-1- zero\na.txt:2: match one\na.txt-3- after\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"
+    );
+    // A match within that context is shown once, as context: the limit holds.
+    write(dir.path(), "b.txt", "match one\nmatch two\nmatch three\n");
+    let adjacent = call(
+        dir.path(),
+        "grep",
+        json!({"pattern": "match", "path": "b.txt", "context": 1, "limit": 1}),
+    )
+    .await;
+    assert_eq!(
+        adjacent.text(),
+        "b.txt:1: match one\nb.txt-2- match two\n\n[1 matches limit reached. Use limit=2 for more, or refine pattern]"
+    );
+}
+
+#[tokio::test]
+async fn grep_says_where_a_binary_file_named_explicitly_matches() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "blob.bin",
+        b"head\nhello\x00\x01binary\xff tail\n",
+    );
+    let named = call(
+        dir.path(),
+        "grep",
+        json!({"pattern": "binary", "path": "blob.bin", "context": 2}),
+    )
+    .await;
+    assert!(!named.is_error);
+    assert_eq!(
+        named.text(),
+        "blob.bin: binary file matches (first match on line 2, near byte 11; its bytes are not shown)"
+    );
+    let absent = call(
+        dir.path(),
+        "grep",
+        json!({"pattern": "absent", "path": "blob.bin"}),
+    )
+    .await;
+    assert_eq!(absent.text(), "No matches found");
+    // Walking a directory, binary files are skipped, as ripgrep does.
+    let walked = call(dir.path(), "grep", json!({"pattern": "binary"})).await;
+    assert_eq!(walked.text(), "No matches found");
+}
+
+#[tokio::test]
+async fn grep_takes_a_number_as_its_pattern() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), "a.txt", "port 8080\nport 123\n");
+    let number = call(dir.path(), "grep", json!({"pattern": 123, "context": "0"})).await;
+    assert!(!number.is_error, "{}", number.text());
+    assert_eq!(number.text(), "a.txt:2: port 123");
+    let find = call(dir.path(), "find", json!({"pattern": 1})).await;
+    assert!(!find.is_error, "{}", find.text());
+    assert_eq!(find.text(), "No files found matching pattern");
+}
