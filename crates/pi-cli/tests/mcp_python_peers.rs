@@ -36,6 +36,7 @@ fn assert_all_checks_pass(output: std::process::Output) {
 }
 
 #[test]
+#[ignore = "needs the MCP Python SDK in .venv: scripts/test.sh installs it and runs this"]
 fn python_sdk_client_over_stdio() {
     let output = Command::new(python())
         .arg(client_script())
@@ -57,6 +58,7 @@ impl Drop for KillOnDrop {
 }
 
 #[test]
+#[ignore = "needs the MCP Python SDK in .venv: scripts/test.sh installs it and runs this"]
 fn python_sdk_client_over_streamable_http() {
     let python = python();
     let server = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
@@ -97,6 +99,7 @@ fn python_sdk_client_over_streamable_http() {
 }
 
 #[test]
+#[ignore = "needs the MCP Python SDK in .venv: scripts/test.sh installs it and runs this"]
 fn agent_uses_a_python_sdk_servers_tools() {
     let dir = std::env::temp_dir().join(format!("pi-agent-mcp-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -154,6 +157,7 @@ fn agent_uses_a_python_sdk_servers_tools() {
 /// `pi-tool mcp call` with only the required argument of a tool whose advertised defaults break
 /// their own schema (`title: str = None` in the Python SDK).
 #[test]
+#[ignore = "needs the MCP Python SDK in .venv: scripts/test.sh installs it and runs this"]
 fn mcp_call_takes_a_python_sdk_tool_with_only_its_required_arguments() {
     let output = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
         .args(["mcp", "call", "greet", r#"{"name":"Ada"}"#, "--"])

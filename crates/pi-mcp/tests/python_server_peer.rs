@@ -163,6 +163,7 @@ async fn exercise(client: McpClient) {
 }
 
 #[tokio::test]
+#[ignore = "needs the MCP Python SDK in .venv: scripts/test.sh installs it and runs this"]
 async fn our_client_drives_a_python_sdk_server_over_stdio() {
     let client = McpClient::connect_stdio(&python(), &[server_script()])
         .await
@@ -171,6 +172,7 @@ async fn our_client_drives_a_python_sdk_server_over_stdio() {
 }
 
 #[tokio::test]
+#[ignore = "needs the MCP Python SDK in .venv: scripts/test.sh installs it and runs this"]
 async fn our_client_drives_a_python_sdk_server_over_http() {
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
