@@ -1,0 +1,277 @@
+//! The session file as a crash-safe append-only log.
+//!
+//! - A new file appears with its first lines already in it: they are written to a temporary
+//!   file in the same directory, flushed to disk, and hard-linked to the final name, which
+//!   fails rather than replace an existing file. No file without a header ever exists.
+//! - Each entry is one `write` of a whole line (the last line torn by a crash is detected on
+//!   load, and the next append starts on a fresh line after it, rewriting nothing).
+//! - [`LogFile::sync`] is `fdatasync`; the agent loop calls it before each model request and
+//!   at the end of a run.
+//! - Before each append the path is checked to still name the file that was opened (device
+//!   and inode) at the length this log left it, so a deleted, replaced or foreign-written file
+//!   is reported instead of written to (Pi recreated a deleted file without its header).
+//! - While open for writing the file holds an exclusive advisory lock (`flock`), so two of our
+//!   processes never interleave appends.
+//! - A failed append (a full disk) cuts only the bytes it wrote itself, leaving the file as it
+//!   was before the call.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{Read, Write};
+use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+use crate::error::{NotASessionReason, Result, SessionError};
+
+/// Session files are private to their owner: they hold whole conversations.
+const NEW_FILE_MODE: u32 = 0o600;
+
+/// An open session file, positioned for appends.
+#[derive(Debug)]
+pub(crate) struct LogFile {
+    path: PathBuf,
+    file: File,
+    device: u64,
+    inode: u64,
+    /// The length this log knows the file has.
+    len: u64,
+    /// The file does not end with a newline (a torn or unterminated last line).
+    needs_newline: bool,
+    /// Bytes written since the last sync.
+    unsynced: bool,
+}
+
+impl LogFile {
+    /// Creates `path` holding `content` (whole lines), atomically; fails if it exists.
+    pub(crate) fn create(path: &Path, content: &[u8]) -> Result<Self> {
+        let dir = parent_dir(path);
+        fs::create_dir_all(dir).map_err(|e| SessionError::io("create directory", dir, e))?;
+        let temp = temp_path(path);
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(NEW_FILE_MODE)
+            .open(&temp)
+            .map_err(|e| SessionError::io("create", &temp, e))?;
+        let written = file
+            .write_all(content)
+            .and_then(|()| file.sync_all())
+            .and_then(|()| file.metadata())
+            .map_err(|e| SessionError::io("write", &temp, e));
+        let created = match written {
+            Ok(metadata) => metadata,
+            Err(error) => {
+                let _ = fs::remove_file(&temp);
+                return Err(error);
+            }
+        };
+        // A hard link never replaces an existing file, unlike rename.
+        let linked = fs::hard_link(&temp, path);
+        let _ = fs::remove_file(&temp);
+        match linked {
+            Ok(()) => {}
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => {
+                return Err(SessionError::AlreadyExists {
+                    path: path.to_path_buf(),
+                });
+            }
+            Err(error) => return Err(SessionError::io("create", path, error)),
+        }
+        sync_dir(dir)?;
+        let log = Self::open_locked(path)?;
+        if (log.device, log.inode) != (created.dev(), created.ino()) {
+            // Someone replaced the file between the link and the open.
+            return Err(SessionError::FileReplaced {
+                path: path.to_path_buf(),
+            });
+        }
+        Ok(log)
+    }
+
+    /// Opens an existing file for appending, locks it and returns its bytes.
+    pub(crate) fn open(path: &Path) -> Result<(Self, Vec<u8>)> {
+        let mut log = Self::open_locked(path)?;
+        let mut bytes = Vec::with_capacity(usize::try_from(log.len).unwrap_or(0));
+        log.file
+            .read_to_end(&mut bytes)
+            .map_err(|e| SessionError::io("read", path, e))?;
+        log.len = bytes.len() as u64;
+        log.needs_newline = bytes.last().is_some_and(|&byte| byte != b'\n');
+        Ok((log, bytes))
+    }
+
+    /// Opens and locks `path`; its length and last byte come from the file's metadata until
+    /// the caller reads it.
+    fn open_locked(path: &Path) -> Result<Self> {
+        let file = OpenOptions::new()
+            .read(true)
+            .append(true)
+            .open(path)
+            .map_err(|e| SessionError::io("open", path, e))?;
+        let metadata = file
+            .metadata()
+            .map_err(|e| SessionError::io("read", path, e))?;
+        if !metadata.is_file() {
+            return Err(SessionError::NotASession {
+                path: path.to_path_buf(),
+                reason: NotASessionReason::NotARegularFile,
+            });
+        }
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(SessionError::Locked {
+                    path: path.to_path_buf(),
+                });
+            }
+            Err(std::fs::TryLockError::Error(error)) => {
+                return Err(SessionError::io("lock", path, error));
+            }
+        }
+        Ok(Self {
+            path: path.to_path_buf(),
+            device: metadata.dev(),
+            inode: metadata.ino(),
+            len: metadata.len(),
+            // Our own files always end with a newline; `open` checks the real last byte.
+            needs_newline: false,
+            unsynced: false,
+            file,
+        })
+    }
+
+    /// Replaces `path` with `content` atomically (temporary file, sync, rename), keeping its
+    /// permissions. Only a version migration rewrites a file.
+    pub(crate) fn replace(path: &Path, content: &[u8]) -> Result<()> {
+        let dir = parent_dir(path);
+        let permissions = fs::metadata(path)
+            .map_err(|e| SessionError::io("read", path, e))?
+            .permissions();
+        let temp = temp_path(path);
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(NEW_FILE_MODE)
+            .open(&temp)
+            .map_err(|e| SessionError::io("create", &temp, e))?;
+        let written = file
+            .write_all(content)
+            .and_then(|()| file.set_permissions(permissions))
+            .and_then(|()| file.sync_all())
+            .and_then(|()| fs::rename(&temp, path))
+            .map_err(|e| SessionError::io("rewrite", path, e));
+        if let Err(error) = written {
+            let _ = fs::remove_file(&temp);
+            return Err(error);
+        }
+        sync_dir(dir)
+    }
+
+    /// The file's path.
+    pub(crate) fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Appends one line (`line` has no newline; one is added, and one put before it when the
+    /// file ends mid-line). Nothing is written if the path no longer names this file at the
+    /// length this log left it.
+    pub(crate) fn append_line(&mut self, line: &str) -> Result<()> {
+        self.check_unchanged()?;
+        let mut buffer = Vec::with_capacity(line.len() + 2);
+        if self.needs_newline {
+            buffer.push(b'\n');
+        }
+        buffer.extend_from_slice(line.as_bytes());
+        buffer.push(b'\n');
+        match self.file.write_all(&buffer) {
+            Ok(()) => {
+                self.len += buffer.len() as u64;
+                self.needs_newline = false;
+                self.unsynced = true;
+                Ok(())
+            }
+            Err(error) => {
+                self.undo_partial_write();
+                Err(SessionError::io("append to", &self.path, error))
+            }
+        }
+    }
+
+    /// Flushes what was appended to the disk (`fdatasync`); nothing to do if nothing was.
+    pub(crate) fn sync(&mut self) -> Result<()> {
+        if !self.unsynced {
+            return Ok(());
+        }
+        self.file
+            .sync_data()
+            .map_err(|e| SessionError::io("sync", &self.path, e))?;
+        self.unsynced = false;
+        Ok(())
+    }
+
+    fn check_unchanged(&self) -> Result<()> {
+        let at_path = match fs::metadata(&self.path) {
+            Ok(metadata) => metadata,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+                return Err(SessionError::FileDeleted {
+                    path: self.path.clone(),
+                });
+            }
+            Err(error) => return Err(SessionError::io("check", &self.path, error)),
+        };
+        if at_path.dev() != self.device || at_path.ino() != self.inode {
+            return Err(SessionError::FileReplaced {
+                path: self.path.clone(),
+            });
+        }
+        if at_path.len() != self.len {
+            return Err(SessionError::ChangedElsewhere {
+                path: self.path.clone(),
+                expected: self.len,
+                found: at_path.len(),
+            });
+        }
+        Ok(())
+    }
+
+    /// After a failed write, cuts the file back to the length it had before the call: only
+    /// bytes this call wrote are removed (the lock keeps other writers of ours out).
+    fn undo_partial_write(&mut self) {
+        let now = self.file.metadata().map(|metadata| metadata.len());
+        match now {
+            Ok(len) if len == self.len => {}
+            Ok(len) if len > self.len && self.file.set_len(self.len).is_ok() => {}
+            Ok(len) => {
+                // Could not restore: make the next append start on a fresh line after
+                // whatever is there, and accept the file's length as it is.
+                self.len = len;
+                self.needs_newline = true;
+            }
+            Err(_) => self.needs_newline = true,
+        }
+    }
+}
+
+fn parent_dir(path: &Path) -> &Path {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    }
+}
+
+/// A temporary name beside `path`, hidden and not ending in `.jsonl` so no session listing
+/// ever picks it up.
+fn temp_path(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let unique = uuid::Uuid::new_v4().simple().to_string();
+    parent_dir(path).join(format!(".{name}.{unique}.tmp"))
+}
+
+/// Makes a new name in `dir` durable (the file's own sync does not cover its directory entry).
+fn sync_dir(dir: &Path) -> Result<()> {
+    File::open(dir)
+        .and_then(|dir| dir.sync_all())
+        .map_err(|e| SessionError::io("sync directory", dir, e))
+}
