@@ -754,40 +754,48 @@ fn bash_call(id: u32, marked: &Marked) -> String {
     .to_string()
 }
 
+/// Sends a `bash` call on a connection of its own (in `session`, if any), waits until its
+/// command runs, closes the connection, and says whether the command's processes all end.
+fn closing_mid_call_ends_the_command(port: u16, session: Option<&str>) -> bool {
+    let marked = Marked::new();
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    // Sent without waiting for the answer, which only comes when the command ends.
+    let request = bash_call(1, &marked);
+    let session = session
+        .map(|id| format!("Mcp-Session-Id: {id}\r\n"))
+        .unwrap_or_default();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
+         Authorization: Bearer test-token\r\n{session}Content-Length: {}\r\n\r\n{request}",
+        request.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    marked.started();
+    stream.shutdown(std::net::Shutdown::Both).unwrap();
+    drop(stream);
+    marked.gone()
+}
+
 /// A client closes its connection while its `bash` call runs: the call is cancelled and the
 /// command's processes end. (Before, they ran their 1000 s.)
 #[test]
 fn a_call_ends_when_its_client_closes_the_connection() {
     let (_served, _dir, client) = bash_session(&[]);
-    let marked = Marked::new();
-    let mut call = KeptAlive {
-        stream: BufReader::new(TcpStream::connect(("127.0.0.1", client.port)).unwrap()),
-        port: client.port,
-        session: client.session.clone(),
-    };
-    call.stream
-        .get_mut()
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
-    // Sent without waiting for the answer, which only comes when the command ends.
-    let request = bash_call(1, &marked);
-    let head = format!(
-        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
-         Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-06-18\r\n\
-         Authorization: Bearer test-token\r\nMcp-Session-Id: {}\r\nContent-Length: {}\r\n\r\n{request}",
-        client.port,
-        client.session.as_deref().unwrap(),
-        request.len()
-    );
-    call.stream.get_mut().write_all(head.as_bytes()).unwrap();
-    marked.started();
-    call.stream
-        .get_mut()
-        .shutdown(std::net::Shutdown::Both)
-        .unwrap();
-    drop(call);
     assert!(
-        marked.gone(),
+        closing_mid_call_ends_the_command(client.port, client.session.as_deref()),
+        "the command outlived its client's connection"
+    );
+}
+
+/// The same without sessions (`--stateless`), where rmcp itself cancels the call.
+#[test]
+fn a_stateless_call_ends_when_its_client_closes_the_connection() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().to_str().unwrap().to_owned();
+    let (_served, port) = served_in(&["--coding-tools", &workspace], &["--stateless"], None);
+    assert!(
+        closing_mid_call_ends_the_command(port, None),
         "the command outlived its client's connection"
     );
 }
