@@ -99,10 +99,21 @@ pub(crate) fn read_image(bytes: &[u8], format: ImageFormat) -> ToolOutput {
         reader.limits(limits);
         reader
     };
-    let (width, height) = match reader().into_dimensions() {
-        Ok(dimensions) => dimensions,
+    // Decoded even when it will be sent as it is: a file cut short keeps a header that reads
+    // well, and a provider given an image it cannot decode refuses the whole request.
+    let decoded = match reader().decode() {
+        Ok(decoded) => decoded,
         Err(error) => return unreadable(original, &error),
     };
+    // The JPEG decoder fills in what a file cut short lacks instead of failing: its segments
+    // are walked to the end-of-image marker, which a whole file has.
+    if format == ImageFormat::Jpeg && !jpeg_is_whole(bytes) {
+        return ToolOutput::text(format!(
+            "Read image file [{original}]\n[The image could not be decoded (the file ends \
+             before the image does), so it is not attached]"
+        ));
+    }
+    let (width, height) = (decoded.width(), decoded.height());
     if sendable(format) && width <= MAX_SIDE && height <= MAX_SIDE && bytes.len() <= MAX_IMAGE_BYTES
     {
         let data = base64::engine::general_purpose::STANDARD.encode(bytes);
@@ -111,10 +122,6 @@ pub(crate) fn read_image(bytes: &[u8], format: ImageFormat) -> ToolOutput {
             image(data, original),
         ]);
     }
-    let decoded = match reader().decode() {
-        Ok(decoded) => decoded,
-        Err(error) => return unreadable(original, &error),
-    };
     let Some((encoded, sent, shown)) = fit(&decoded) else {
         return ToolOutput::text(format!(
             "Read image file [{original}]\n[Image is {width}x{height}: it could not be made \
@@ -186,6 +193,50 @@ fn encode(image: &DynamicImage, format: ImageFormat) -> Option<Vec<u8>> {
     Some(out.into_inner())
 }
 
+/// Whether a JPEG file reaches its end-of-image marker: its segments are walked by their
+/// lengths (an embedded thumbnail's own marker is inside one), and its entropy-coded data up to
+/// the next marker. Whatever follows the marker (some cameras append data) is left alone.
+fn jpeg_is_whole(bytes: &[u8]) -> bool {
+    let byte = |at: usize| bytes.get(at).copied();
+    let mut at = 2; // After the start-of-image marker.
+    loop {
+        // Markers may be preceded by any number of fill bytes.
+        while byte(at) == Some(0xFF) && byte(at + 1) == Some(0xFF) {
+            at += 1;
+        }
+        let (Some(0xFF), Some(marker)) = (byte(at), byte(at + 1)) else {
+            return false;
+        };
+        at += 2;
+        match marker {
+            0xD9 => return true,
+            // Markers without a length.
+            0x01 | 0xD0..=0xD7 => continue,
+            _ => {}
+        }
+        let (Some(high), Some(low)) = (byte(at), byte(at + 1)) else {
+            return false;
+        };
+        at += usize::from(u16::from_be_bytes([high, low]));
+        if marker == 0xDA {
+            // Entropy-coded data runs to the next marker that is not a stuffed byte or a
+            // restart.
+            loop {
+                let Some(found) = bytes.get(at..).and_then(|rest| memchr::memchr(0xFF, rest))
+                else {
+                    return false;
+                };
+                at += found;
+                match byte(at + 1) {
+                    Some(0x00 | 0xD0..=0xD7) => at += 2,
+                    Some(_) => break,
+                    None => return false,
+                }
+            }
+        }
+    }
+}
+
 fn unreadable(mime: &str, error: &image::ImageError) -> ToolOutput {
     ToolOutput::text(format!(
         "Read image file [{mime}]\n[The image could not be decoded ({error}), so it is not attached]"
@@ -195,6 +246,20 @@ fn unreadable(mime: &str, error: &image::ImageError) -> ToolOutput {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_jpeg_is_whole_only_up_to_its_end_marker() {
+        let mut jpeg = Cursor::new(Vec::new());
+        DynamicImage::new_rgb8(16, 16)
+            .write_to(&mut jpeg, ImageFormat::Jpeg)
+            .unwrap();
+        let mut jpeg = jpeg.into_inner();
+        assert!(jpeg_is_whole(&jpeg));
+        assert!(!jpeg_is_whole(&jpeg[..jpeg.len() - 2]));
+        assert!(!jpeg_is_whole(&jpeg[..4]));
+        jpeg.extend_from_slice(b"appended by a camera");
+        assert!(jpeg_is_whole(&jpeg));
+    }
 
     #[test]
     fn text_that_starts_like_a_bmp_stays_text() {

@@ -697,3 +697,34 @@ async fn grep_takes_a_number_as_its_pattern() {
     assert!(!find.is_error, "{}", find.text());
     assert_eq!(find.text(), "No files found matching pattern");
 }
+
+/// A PNG cut short keeps a header that reads well: it is decoded before being attached, and
+/// named in a note when it cannot be (a provider would refuse the whole request).
+#[tokio::test]
+async fn a_truncated_image_is_named_in_a_note_not_attached() {
+    let dir = tempfile::tempdir().unwrap();
+    let png = picture(64, 64, image::ImageFormat::Png);
+    write(dir.path(), "cut.png", &png[..png.len() / 2]);
+    let cut = call(dir.path(), "read", json!({"path": "cut.png"})).await;
+    assert!(!cut.is_error);
+    assert_eq!(cut.content.len(), 1, "nothing attached: {}", cut.text());
+    assert!(
+        cut.text()
+            .starts_with("Read image file [image/png]\n[The image could not be decoded ("),
+        "{}",
+        cut.text()
+    );
+    let jpeg = picture(64, 64, image::ImageFormat::Jpeg);
+    write(dir.path(), "cut.jpg", &jpeg[..jpeg.len() / 3]);
+    let cut = call(dir.path(), "read", json!({"path": "cut.jpg"})).await;
+    assert_eq!(cut.content.len(), 1, "nothing attached: {}", cut.text());
+    assert!(
+        cut.text().contains("could not be decoded"),
+        "{}",
+        cut.text()
+    );
+    // Whole, they are attached as they are.
+    write(dir.path(), "whole.png", &png);
+    let whole = call(dir.path(), "read", json!({"path": "whole.png"})).await;
+    assert_eq!(attached(&whole), ("image/png".to_owned(), 64, 64));
+}
