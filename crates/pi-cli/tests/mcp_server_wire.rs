@@ -580,6 +580,11 @@ fn one_address_holds_at_most_its_cap_of_connections() {
         read.is_ok() && answer.starts_with("HTTP/1.1 503"),
         "a fifth connection from the address was not refused: {read:?} {answer:?}"
     );
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    assert!(
+        head.contains(&format!("Content-Length: {}", body.len())),
+        "{answer:?}"
+    );
     // The four are still served.
     for client in &mut proven {
         let ping = r#"{"jsonrpc":"2.0","id":9,"method":"ping"}"#;

@@ -267,13 +267,18 @@ pub(crate) async fn serve(
     while tasks.join_next().await.is_some() {}
 }
 
+/// What a refused connection is told.
+const REFUSAL: &str = "too many connections: close one or retry later\r\n";
+
 /// Tells a refused connection why, if its socket takes the bytes at once, and closes it.
 fn refuse(stream: &TcpStream) {
-    const ANSWER: &[u8] = b"HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\n\
-        Content-Type: text/plain\r\nContent-Length: 49\r\nConnection: close\r\n\r\n\
-        too many connections: close one or retry later\r\n";
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nRetry-After: 5\r\nContent-Type: text/plain\r\n\
+         Content-Length: {}\r\nConnection: close\r\n\r\n{REFUSAL}",
+        REFUSAL.len()
+    );
     // Never waits: a peer that does not read gets only the close.
-    let _ = stream.try_write(ANSWER);
+    let _ = stream.try_write(answer.as_bytes());
 }
 
 #[cfg(test)]
