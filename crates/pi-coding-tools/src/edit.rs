@@ -1,7 +1,9 @@
 //! `edit`: replace exact blocks of text in one file, every block matched against the file as
 //! it was, then written back once.
 //!
-//! Line endings and a byte-order mark are kept as the file has them. A block that is not found
+//! Line endings and a byte-order mark are kept as the file has them, line by line: in a file
+//! with both LF and CRLF lines every untouched line keeps its own ending, and the new text's
+//! lines end as the lines they replace did (see `Endings::applied`). A block that is not found
 //! exactly is looked for once more with the usual model slips forgiven (trailing spaces, curly
 //! quotes, long dashes, unusual spaces, compatibility forms such as fullwidth punctuation);
 //! unlike upstream, only the text matched is replaced, and
@@ -75,15 +77,12 @@ fn edit(path: &std::path::Path, params: &EditParams) -> Outcome {
         Some(body) => ("\u{feff}", body),
         None => ("", raw.as_str()),
     };
-    let crlf = body.contains("\r\n");
-    let original = if crlf {
-        body.replace("\r\n", "\n")
-    } else {
-        body.to_owned()
-    };
+    // Blocks are matched in the text with every CRLF made LF; `endings` maps back to the file.
+    let endings = Endings::of(body);
+    let original = endings.normalized.as_str();
     let mut blocks = Vec::with_capacity(params.edits.len());
     for (index, operation) in params.edits.iter().enumerate() {
-        blocks.push((locate(&original, operation, index, shown)?, index));
+        blocks.push((locate(original, operation, index, shown)?, index));
     }
     blocks.sort_by_key(|(range, _)| range.start);
     for pair in blocks.windows(2) {
@@ -97,34 +96,118 @@ fn edit(path: &std::path::Path, params: &EditParams) -> Outcome {
         }
     }
     let mut updated = String::with_capacity(original.len());
+    let mut written = String::with_capacity(body.len());
     let mut copied = 0;
     for (range, index) in &blocks {
         updated.push_str(original.get(copied..range.start).unwrap_or_default());
+        written.push_str(
+            body.get(endings.in_file(copied)..endings.in_file(range.start))
+                .unwrap_or_default(),
+        );
         let replacement = params
             .edits
             .get(*index)
-            .map_or("", |operation| operation.new_text.as_str());
-        updated.push_str(&replacement.replace("\r\n", "\n"));
+            .map_or("", |operation| operation.new_text.as_str())
+            .replace("\r\n", "\n");
+        updated.push_str(&replacement);
+        written.push_str(&endings.applied(&replacement, range));
         copied = range.end;
     }
     updated.push_str(original.get(copied..).unwrap_or_default());
-    if updated == original {
+    written.push_str(body.get(endings.in_file(copied)..).unwrap_or_default());
+    if written == body {
         return Err(ToolError::new(format!(
             "No changes made to {shown}. The replacement produced identical content."
         )));
     }
-    let written = if crlf {
-        updated.replace('\n', "\r\n")
-    } else {
-        updated.clone()
-    };
     crate::atomic::write_file(path, format!("{bom}{written}").as_bytes())
         .map_err(|error| ToolError::new(format!("Could not write {shown}: {error}")))?;
     Ok(ToolOutput::text(format!(
         "Successfully replaced {} block(s) in {shown}.",
         blocks.len()
     ))
-    .with_details(changes(&original, &updated, shown)))
+    .with_details(changes(original, &updated, shown)))
+}
+
+/// A file's line endings, line by line: its text with every CRLF made LF (what blocks are
+/// matched in), and where those CRLFs were.
+struct Endings {
+    normalized: String,
+    /// The offset in `normalized` of each LF that was a CRLF in the file, in order.
+    crlf_at: Vec<usize>,
+    /// The ending most of the file's lines have (CRLF on a tie), for new lines with no line of
+    /// their own to follow.
+    most: &'static str,
+}
+
+impl Endings {
+    fn of(body: &str) -> Self {
+        let mut normalized = String::with_capacity(body.len());
+        let mut crlf_at = Vec::new();
+        let mut rest = body;
+        while let Some(at) = rest.find("\r\n") {
+            normalized.push_str(rest.get(..at).unwrap_or_default());
+            crlf_at.push(normalized.len());
+            normalized.push('\n');
+            rest = rest.get(at + 2..).unwrap_or_default();
+        }
+        normalized.push_str(rest);
+        let lf = memchr::memchr_iter(b'\n', normalized.as_bytes())
+            .count()
+            .saturating_sub(crlf_at.len());
+        let most = if !crlf_at.is_empty() && crlf_at.len() >= lf {
+            "\r\n"
+        } else {
+            "\n"
+        };
+        Self {
+            normalized,
+            crlf_at,
+            most,
+        }
+    }
+
+    /// The offset in the file of offset `at` of the normalized text.
+    fn in_file(&self, at: usize) -> usize {
+        at + self.crlf_at.partition_point(|&crlf| crlf < at)
+    }
+
+    /// The ending of the line break at `at` in the normalized text.
+    fn ending_at(&self, at: usize) -> &'static str {
+        if self.crlf_at.binary_search(&at).is_ok() {
+            "\r\n"
+        } else {
+            "\n"
+        }
+    }
+
+    /// `replacement` (LF only) with the endings of the text it replaces at `range`: its n-th
+    /// line ends as the n-th line replaced did, lines beyond those as the last one replaced;
+    /// a replacement within one line ends its new lines as that line ends (or, on a last line
+    /// without an ending, as most of the file's lines do).
+    fn applied(&self, replacement: &str, range: &Range<usize>) -> String {
+        let replaced: Vec<&'static str> = self
+            .normalized
+            .get(range.clone())
+            .unwrap_or_default()
+            .match_indices('\n')
+            .map(|(at, _)| self.ending_at(range.start + at))
+            .collect();
+        let fallback = replaced.last().copied().unwrap_or_else(|| {
+            self.normalized
+                .get(range.end..)
+                .and_then(|rest| rest.find('\n'))
+                .map_or(self.most, |at| self.ending_at(range.end + at))
+        });
+        let mut out = String::with_capacity(replacement.len() + replaced.len());
+        for (number, line) in replacement.split('\n').enumerate() {
+            if number > 0 {
+                out.push_str(replaced.get(number - 1).copied().unwrap_or(fallback));
+            }
+            out.push_str(line);
+        }
+        out
+    }
 }
 
 /// Where `operation.old_text` is in `content`: exactly, or failing that once the usual slips

@@ -194,3 +194,31 @@ async fn a_block_not_found_points_at_the_closest_line() {
             .ends_with("including all whitespace and newlines.")
     );
 }
+
+/// A file with both LF and CRLF lines keeps every line's own ending: only the matched text
+/// changes, and the new text's lines end as the first line it replaces does (or, on a last
+/// line without an ending, as most of the file's lines do).
+#[tokio::test]
+async fn mixed_line_endings_are_kept_line_by_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = file(dir.path(), "a\r\nb\nc\r\nd\nkeep\r\nlast");
+    let result = edit(
+        dir.path(),
+        json!({"path": path, "edits": [
+            {"oldText": "b", "newText": "B1\nB2"},
+            {"oldText": "c\nd", "newText": "C1\r\nC2\nC3"},
+            {"oldText": "last", "newText": "L1\nL2"}
+        ]}),
+    )
+    .await;
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(
+        read(dir.path()),
+        "a\r\nB1\nB2\nC1\r\nC2\r\nC3\nkeep\r\nL1\r\nL2"
+    );
+    // The diff a model reads shows lines, not their endings.
+    assert_eq!(
+        result.details.unwrap()["diff"],
+        " 1 a\n-2 b\n-3 c\n-4 d\n+2 B1\n+3 B2\n+4 C1\n+5 C2\n+6 C3\n 7 keep\n-6 last\n+8 L1\n+9 L2"
+    );
+}
