@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::{Parser, Subcommand};
+use pi_tool::model_text::Wording;
 use shutdown::{STOP_LIMIT, Shutdown};
 
 /// jemalloc rather than glibc's allocator, which keeps what a burst freed: 1,024 MCP sessions
@@ -31,22 +32,55 @@ const EXIT_WAIT: Duration = Duration::from_millis(500);
 struct Cli {
     /// Add Pi's seven coding tools (read, write, edit, bash, grep, find, ls), working in DIR
     /// (the current directory when DIR is left out). The file tools may only reach paths inside
-    /// DIR (symbolic links and `..` followed); `bash` may write only inside DIR and the
-    /// temporary directory (a Linux Landlock sandbox; its results' details say if enforced).
+    /// DIR (symbolic links and `..` followed; on Linux the kernel holds it too, through
+    /// Landlock); `bash` may write only inside DIR and the temporary directory (bubblewrap or
+    /// Landlock; each result's `details.sandbox` says which, and what it does not cover).
     #[arg(long, global = true, value_name = "DIR", num_args = 0..=1, default_missing_value = ".")]
     coding_tools: Option<std::path::PathBuf>,
     /// Let the file tools also reach this directory (repeatable).
     #[arg(long, global = true, value_name = "DIR")]
     allow_dir: Vec<std::path::PathBuf>,
-    /// Let the file tools reach any path this process can, and run `bash` without its Landlock
-    /// sandbox, as upstream Pi's do.
+    /// Let the file tools reach any path this process can, and run `bash` without a sandbox,
+    /// as upstream Pi's do.
     #[arg(long, global = true)]
     unconfined_file_tools: bool,
-    /// Keep `bash` (sandboxed) from opening TCP connections.
+    /// Keep `bash` (sandboxed) off the network: no network at all under bubblewrap, no TCP
+    /// under Landlock alone.
     #[arg(long, global = true)]
     no_network: bool,
+    /// Which sandbox `bash` runs in: `strongest` (bubblewrap where it works, else Landlock) or
+    /// `landlock` (Landlock alone, where bubblewrap misbehaves).
+    #[arg(long, global = true, value_enum, default_value_t = SandboxChoice::Strongest)]
+    sandbox: SandboxChoice,
+    /// Keep `bash`'s full-output files (`pi-bash-*.log`) after the program ends. `call` and
+    /// `run`, which print their paths for a person to open, always keep them.
+    #[arg(long, global = true)]
+    keep_output_files: bool,
+    /// The words of failures the model reads: `pi` (upstream Pi's English; the default of
+    /// `agent` and `serve`) or `course` (the course's texts the spec pins; the default of the
+    /// other commands).
+    #[arg(long, global = true, value_enum)]
+    wording: Option<WordingChoice>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// `--sandbox`: which sandbox `bash` runs in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum SandboxChoice {
+    /// Bubblewrap where it works, Landlock otherwise.
+    Strongest,
+    /// Landlock alone.
+    Landlock,
+}
+
+/// `--wording`: the words of failures the model reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum WordingChoice {
+    /// Upstream Pi's English.
+    Pi,
+    /// The course's texts (Chinese), as the spec's examples write them.
+    Course,
 }
 
 #[derive(Debug, Subcommand)]
@@ -146,6 +180,22 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         if cli.no_network {
             workspace = workspace.without_network();
         }
+        if cli.sandbox == SandboxChoice::Landlock {
+            workspace = workspace.with_shell_sandbox(pi_coding_tools::ShellSandbox::Landlock);
+        }
+        let one_shot = matches!(cli.command, Command::Call(_) | Command::Run(_));
+        if cli.keep_output_files || one_shot {
+            workspace = workspace.keeping_output_files();
+        }
+        if let Some(reason) = workspace
+            .file_confinement()
+            .and_then(|held| held.strip_prefix("none: "))
+        {
+            eprintln!(
+                "pi-tool: the kernel cannot hold the file tools inside {} ({reason}); only the path check does",
+                dir.display()
+            );
+        }
         let coding = pi_coding_tools::all_tools(&workspace);
         for tool in coding.list() {
             if let Err(error) = tools.register(tool.clone()) {
@@ -154,6 +204,15 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
             }
         }
     }
+    let wording = match cli.wording {
+        Some(WordingChoice::Pi) => Wording::Pi,
+        Some(WordingChoice::Course) => Wording::Course,
+        // Models prompted in English read Pi's words; the one-shot commands keep the course's,
+        // which the spec's examples pin.
+        None if matches!(cli.command, Command::Agent(_) | Command::Serve(_)) => Wording::Pi,
+        None => Wording::Course,
+    };
+    let tools = tools.with_wording(wording);
     let outcome = match cli.command {
         Command::Tools(args) => commands::tools::run(&args, &tools),
         Command::Call(args) => commands::call::run(args, &tools, shutdown).await,

@@ -608,3 +608,74 @@ fn run_answers_an_oversized_line_and_keeps_going() {
     assert_eq!(lines[1]["toolCallId"], "small");
     assert_eq!(lines[1]["content"][0]["text"], "ok");
 }
+
+/// The failures of `agent` read in Pi's English by default (models are prompted in English);
+/// `--wording course` gives the course's texts, which the one-shot commands keep by default.
+#[test]
+fn agent_speaks_pis_words_and_the_wording_flag_switches_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("script.json");
+    std::fs::write(
+        &script,
+        json!([
+            {"content": [{"type": "toolCall", "id": "c1", "name": "nope", "arguments": {}}]},
+            {"content": [{"type": "text", "text": "done"}]}
+        ])
+        .to_string(),
+    )
+    .unwrap();
+    let failure = |wording: Option<&str>| {
+        let mut command = pi_tool();
+        if let Some(wording) = wording {
+            command.args(["--wording", wording]);
+        }
+        let output = command
+            .args(["agent", "--json", "--faux"])
+            .arg(&script)
+            .arg("go")
+            .output()
+            .unwrap();
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str::<Value>(line).unwrap())
+            .find(|message| message["role"] == "toolResult")
+            .map(|result| result["content"][0]["text"].as_str().unwrap().to_owned())
+            .unwrap()
+    };
+    assert_eq!(failure(None), "Tool nope not found");
+    assert_eq!(failure(Some("pi")), "Tool nope not found");
+    assert_eq!(failure(Some("course")), "Tool nope failed: 未知工具");
+    let call = pi_tool().args(["call", "nope", "{}"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&call.stdout).contains("未知工具"));
+}
+
+/// `--sandbox landlock` puts `bash` under Landlock alone; `call` keeps the full-output file it
+/// prints the path of (the workspace's own default removes them at exit).
+#[cfg(target_os = "linux")]
+#[test]
+fn the_sandbox_flag_and_kept_output_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = pi_tool()
+        .args([
+            "--coding-tools",
+            dir.path().to_str().unwrap(),
+            "--sandbox",
+            "landlock",
+        ])
+        .args(["call", "bash", r#"{"command":"seq 1 30000"}"#])
+        .output()
+        .unwrap();
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let details = &result["details"];
+    assert!(
+        details["sandbox"].as_str().unwrap().starts_with("landlock"),
+        "{details}"
+    );
+    let path = details["fullOutputPath"].as_str().unwrap();
+    assert_eq!(
+        std::fs::read_to_string(path).unwrap().lines().count(),
+        30000
+    );
+    std::fs::remove_file(path).unwrap();
+}
