@@ -222,7 +222,21 @@ impl Workspace {
     }
 
     /// The path a tool argument names.
+    ///
+    /// When the path as typed does not exist, other spellings of it are tried, as upstream Pi
+    /// tries them: models type a plain space and a straight apostrophe where macOS names
+    /// have a narrow no-break space (`shot 10.00.00\u{202f}AM.png`), a no-break space or a
+    /// curly apostrophe (`Capture d\u{2019}écran`), and composed accents where the name has
+    /// decomposed ones. A missing name is looked up in its directory among the names that
+    /// read the same once those differences are set aside, and taken when exactly one does.
+    /// Only directories the workspace may reach are listed; whatever is found is confined as
+    /// any other path.
     pub fn resolve(&self, path: &str) -> PathBuf {
+        let typed = self.resolve_as_typed(path);
+        respelled(&typed, |directory| self.may_list(directory)).unwrap_or(typed)
+    }
+
+    fn resolve_as_typed(&self, path: &str) -> PathBuf {
         let path = path.strip_prefix('@').unwrap_or(path);
         let home = || std::env::var_os("HOME").map(PathBuf::from);
         let under_home = match path {
@@ -233,6 +247,16 @@ impl Workspace {
             (Some(rest), Some(home)) => home.join(rest),
             _ => self.inner.cwd.join(path),
         }
+    }
+
+    /// Whether the tools may see what `directory` holds: it is inside the roots (or the
+    /// workspace is unconfined).
+    fn may_list(&self, directory: &Path) -> bool {
+        let Some(roots) = &self.inner.roots else {
+            return true;
+        };
+        let canonical = canonical(directory);
+        roots.iter().any(|root| canonical.starts_with(root))
     }
 
     /// The one name of the file a tool argument names, whatever its spelling: what its
@@ -301,6 +325,58 @@ fn canonical_within(path: &Path, links: usize) -> PathBuf {
     path.to_path_buf()
 }
 
+/// `path` with each name that does not exist replaced by the one name in its directory that
+/// reads the same once spaces, apostrophes and accents are [`folded`]; `None` when `path`
+/// exists, cannot be spelled otherwise, or no such name (or more than one) is there.
+/// `may_list` says which directories may be listed to look.
+fn respelled(path: &Path, may_list: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+    let text = path.to_str()?;
+    // Only these can be spelled otherwise; most missing paths (a file about to be written)
+    // cost one `lstat`.
+    if text.is_ascii() && !text.contains([' ', '\'']) || path.symlink_metadata().is_ok() {
+        return None;
+    }
+    let mut found = PathBuf::new();
+    for component in path.components() {
+        let std::path::Component::Normal(name) = component else {
+            found.push(component);
+            continue;
+        };
+        let next = found.join(name);
+        if next.symlink_metadata().is_ok() {
+            found = next;
+            continue;
+        }
+        if !may_list(&found) {
+            return None;
+        }
+        let wanted = folded(name.to_str()?);
+        let mut alike = std::fs::read_dir(&found)
+            .ok()?
+            .filter_map(Result::ok)
+            .map(|entry| entry.file_name())
+            .filter(|entry| entry.to_str().is_some_and(|entry| folded(entry) == wanted));
+        let (Some(only), None) = (alike.next(), alike.next()) else {
+            return None;
+        };
+        found.push(only);
+    }
+    (found != path).then_some(found)
+}
+
+/// `name` as it reads: composed (NFC), every Unicode space a plain space, curly apostrophes
+/// straight.
+fn folded(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    name.nfc()
+        .map(|character| match character {
+            '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' => ' ',
+            '\u{2018}' | '\u{2019}' => '\'',
+            other => other,
+        })
+        .collect()
+}
+
 /// One name per file: where the path really leads (see [`canonical`]).
 fn queue_key(path: &Path) -> PathBuf {
     canonical(path)
@@ -333,6 +409,19 @@ mod tests {
             next.is_ok(),
             "the queued writer goes once the first is done"
         );
+    }
+
+    #[test]
+    fn a_name_is_respelled_only_where_its_directory_may_be_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("a\u{a0}b"), "x").unwrap();
+        let typed = dir.path().join("a b");
+        assert_eq!(
+            respelled(&typed, |_| true),
+            Some(dir.path().join("a\u{a0}b"))
+        );
+        assert_eq!(respelled(&typed, |_| false), None);
+        assert_eq!(respelled(&dir.path().join("a\u{a0}b"), |_| true), None);
     }
 
     #[tokio::test]

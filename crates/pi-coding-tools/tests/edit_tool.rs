@@ -222,3 +222,21 @@ async fn mixed_line_endings_are_kept_line_by_line() {
         " 1 a\n-2 b\n-3 c\n-4 d\n+2 B1\n+3 B2\n+4 C1\n+5 C2\n+6 C3\n 7 keep\n-6 last\n+8 L1\n+9 L2"
     );
 }
+
+#[tokio::test]
+async fn a_name_typed_with_a_plain_space_edits_the_file_with_a_narrow_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let name = "shot 10.00.00\u{202f}AM.txt";
+    fs::write(dir.path().join(name), "before\n").unwrap();
+    let result = edit(
+        dir.path(),
+        json!({"path": "shot 10.00.00 AM.txt", "edits": [{"oldText": "before", "newText": "after"}]}),
+    )
+    .await;
+    assert!(!result.is_error, "{}", result.text());
+    assert_eq!(
+        fs::read_to_string(dir.path().join(name)).unwrap(),
+        "after\n"
+    );
+    assert!(!dir.path().join("shot 10.00.00 AM.txt").exists());
+}

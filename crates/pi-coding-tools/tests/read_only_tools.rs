@@ -728,3 +728,74 @@ async fn a_truncated_image_is_named_in_a_note_not_attached() {
     let whole = call(dir.path(), "read", json!({"path": "whole.png"})).await;
     assert_eq!(attached(&whole), ("image/png".to_owned(), 64, 64));
 }
+
+/// Names as macOS writes them (a narrow no-break space before AM in screenshots, a curly
+/// apostrophe, decomposed accents) or with a no-break space, typed with a plain space and a
+/// straight apostrophe, as models type them: found when the name as typed is not there.
+#[tokio::test]
+async fn paths_typed_with_plain_spaces_and_apostrophes_find_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    write(
+        dir.path(),
+        "shots/shot 10.00.00\u{202f}AM.txt",
+        "screenshot",
+    );
+    write(dir.path(), "Capture d\u{2019}e\u{301}cran.txt", "capture");
+    write(dir.path(), "no\u{a0}break dir/inside.txt", "inside");
+    for (typed, content) in [
+        ("shots/shot 10.00.00 AM.txt", "screenshot"),
+        ("Capture d'écran.txt", "capture"),
+        ("no break dir/inside.txt", "inside"),
+    ] {
+        let read = call(dir.path(), "read", json!({"path": typed})).await;
+        assert!(!read.is_error, "{typed}: {}", read.text());
+        assert_eq!(read.text(), content, "{typed}");
+    }
+    let grep = call(
+        dir.path(),
+        "grep",
+        json!({"pattern": "inside", "path": "no break dir"}),
+    )
+    .await;
+    assert_eq!(grep.text(), "inside.txt:1: inside");
+    // The name as typed wins when it is there.
+    write(dir.path(), "shots/shot 10.00.00 AM.txt", "typed");
+    let typed = call(
+        dir.path(),
+        "read",
+        json!({"path": "shots/shot 10.00.00 AM.txt"}),
+    )
+    .await;
+    assert_eq!(typed.text(), "typed");
+    // Two names that both read as the one typed: neither is guessed.
+    write(dir.path(), "two\u{a0}names.txt", "a");
+    write(dir.path(), "two\u{202f}names.txt", "b");
+    let ambiguous = call(dir.path(), "read", json!({"path": "two names.txt"})).await;
+    assert!(ambiguous.is_error, "{}", ambiguous.text());
+}
+
+/// A respelled path is confined as any other: a link under such a name that leads outside is
+/// refused.
+#[tokio::test]
+async fn a_respelled_path_is_still_confined() {
+    let outside = tempfile::tempdir().unwrap();
+    write(outside.path(), "secret.txt", "secret");
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(outside.path(), dir.path().join("link\u{202f}AM.d")).unwrap();
+    let read = call(dir.path(), "read", json!({"path": "link AM.d/secret.txt"})).await;
+    assert!(read.is_error);
+    assert!(
+        read.text().contains("is outside the workspace"),
+        "{}",
+        read.text()
+    );
+    // A path outside typed with a plain space stays outside.
+    write(outside.path(), "secret\u{a0}two.txt", "secret");
+    let typed = format!("{}/secret two.txt", outside.path().display());
+    let outer = call(dir.path(), "read", json!({"path": typed})).await;
+    assert!(
+        outer.text().contains("is outside the workspace"),
+        "{}",
+        outer.text()
+    );
+}
