@@ -127,7 +127,7 @@ impl ArgumentBuffer {
     /// The arguments, parsed once (see [`parse_arguments`]).
     pub fn finish(self) -> Value {
         match String::from_utf8(self.bytes) {
-            Ok(text) => parse_arguments(&text),
+            Ok(text) => parse_owned(text),
             // Unreachable (only `&str`s go in); kept total rather than asserted.
             Err(error) => parse_arguments(&String::from_utf8_lossy(error.as_bytes())),
         }
@@ -157,14 +157,24 @@ pub struct StreamAssembler {
     open: Open,
     calls: Vec<PendingCall>,
     stop: Option<StopReason>,
-    /// Set when a call's arguments outgrew [`MAX_ARGUMENT_BYTES`]: the response fails.
-    too_long: Option<String>,
+    /// Bytes of text, thinking, call ids, names and arguments taken so far.
+    kept: usize,
+    /// The most `kept` may reach.
+    max_response_bytes: usize,
+    /// Set when a limit was passed: nothing more is kept and the response fails with this.
+    over_limit: Option<String>,
 }
 
 /// The most argument text one tool call may stream: 16 MiB (what `pi-tool run` takes per
 /// line). A call beyond it stops being buffered and its response ends with stopReason `error`
 /// saying so; the call then gets a paired refusal, as every call of a failed response does.
 pub const MAX_ARGUMENT_BYTES: usize = 16 << 20;
+
+/// The most one response may hold by default: 32 MiB of text, thinking and tool calls (ids,
+/// names, arguments) together. A model streaming without end, or many calls each under
+/// [`MAX_ARGUMENT_BYTES`], would otherwise grow the process without bound. See
+/// [`StreamAssembler::with_max_response_bytes`].
+pub const DEFAULT_MAX_RESPONSE_BYTES: usize = 32 << 20;
 
 impl StreamAssembler {
     /// Starts a response of `model` behind `api`/`provider`: the assembler and the `start`
@@ -189,15 +199,72 @@ impl StreamAssembler {
                 open: Open::None,
                 calls: Vec::new(),
                 stop: None,
-                too_long: None,
+                kept: 0,
+                max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+                over_limit: None,
             },
             start,
         )
     }
 
-    /// Applies one fragment; returns the events it makes.
+    /// Bounds the response: once its text, thinking and tool calls (ids, names, arguments)
+    /// together would pass `limit` bytes, nothing more is kept, [`Self::over_limit`] says so and
+    /// the response ends as an `error` naming the limit (default
+    /// [`DEFAULT_MAX_RESPONSE_BYTES`]).
+    #[must_use]
+    pub fn with_max_response_bytes(mut self, limit: usize) -> Self {
+        self.max_response_bytes = limit;
+        self
+    }
+
+    /// Why the response can take nothing more (its size limit or a call's was passed), if so.
+    /// A reader should stop reading and call [`Self::finish`], which ends it as an `error`.
+    pub fn over_limit(&self) -> Option<&str> {
+        self.over_limit.as_deref()
+    }
+
+    /// Counts `size` more bytes against the response's limit; `false` (and the response marked
+    /// failed) when they do not fit.
+    fn take(&mut self, size: usize) -> bool {
+        let total = self.kept.saturating_add(size);
+        if total > self.max_response_bytes {
+            self.over_limit = Some(format!(
+                "the model's response passed the limit of {} (text, thinking and tool calls \
+                 together)",
+                amount(self.max_response_bytes)
+            ));
+            return false;
+        }
+        self.kept = total;
+        true
+    }
+
+    /// Applies one fragment; returns the events it makes. After a limit was passed nothing
+    /// more is kept (see [`Self::over_limit`]).
     pub fn apply(&mut self, fragment: Fragment) -> Vec<AssistantMessageEvent> {
         let mut events = Vec::new();
+        if self.over_limit.is_some() {
+            return events;
+        }
+        let size = match &fragment {
+            Fragment::Text(text) | Fragment::Thinking(text) => text.len(),
+            Fragment::ToolStart { id, name, .. } => id.len().saturating_add(name.len()),
+            Fragment::ToolArguments { fragment, .. } => fragment.len(),
+            Fragment::ToolWhole {
+                id,
+                name,
+                arguments,
+                signature,
+            } => id
+                .len()
+                .saturating_add(name.len())
+                .saturating_add(json_len(arguments))
+                .saturating_add(signature.as_ref().map_or(0, String::len)),
+            Fragment::Usage(_) | Fragment::Stop(_) => 0,
+        };
+        if !self.take(size) {
+            return events;
+        }
         match fragment {
             Fragment::Text(delta) if !delta.is_empty() => {
                 self.stream_text(Kind::Text, delta, &mut events);
@@ -227,12 +294,11 @@ impl StreamAssembler {
             Fragment::ToolArguments { key, fragment } => {
                 if let Some(call) = self.calls.iter_mut().find(|call| call.key == key)
                     && !fragment.is_empty()
-                    && self.too_long.is_none()
                 {
                     if call.arguments.len() + fragment.len() > MAX_ARGUMENT_BYTES {
-                        // Nothing more is kept: the response fails when it ends.
+                        // Nothing more is kept: the response fails.
                         call.arguments = ArgumentBuffer::default();
-                        self.too_long = Some(format!(
+                        self.over_limit = Some(format!(
                             "the model sent more than {} MiB of arguments for the call {} ({})",
                             MAX_ARGUMENT_BYTES >> 20,
                             call.id,
@@ -284,7 +350,7 @@ impl StreamAssembler {
     /// Ends the response normally: closes every block, parses every call's arguments once,
     /// and gives the final events (`done`, or `error` when the wire never said it stopped).
     pub fn finish(mut self) -> Vec<AssistantMessageEvent> {
-        if let Some(message) = self.too_long.take() {
+        if let Some(message) = self.over_limit.take() {
             return self.fail(StopReason::Error, message);
         }
         let mut events = Vec::new();
@@ -427,6 +493,47 @@ pub fn parse_arguments(text: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|_| Value::String(text.to_owned()))
 }
 
+/// [`parse_arguments`] of text it may keep: text that is not JSON becomes the value without a
+/// copy.
+fn parse_owned(text: String) -> Value {
+    if text.trim().is_empty() {
+        return Value::Object(serde_json::Map::new());
+    }
+    match serde_json::from_str(&text) {
+        Ok(value) => value,
+        Err(_) => Value::String(text),
+    }
+}
+
+/// The length of `value` as JSON text, counted without writing it.
+fn json_len(value: &Value) -> usize {
+    struct Counter(usize);
+    impl std::io::Write for Counter {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            self.0 = self.0.saturating_add(bytes.len());
+            Ok(bytes.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut counter = Counter(0);
+    // A `Value` always serialises; were it ever to fail, what was counted stands.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
+}
+
+/// `bytes` for a person: whole MiB or KiB when it is one, else bytes.
+fn amount(bytes: usize) -> String {
+    if bytes >= 1 << 20 && bytes.is_multiple_of(1 << 20) {
+        format!("{} MiB", bytes >> 20)
+    } else if bytes >= 1 << 10 && bytes.is_multiple_of(1 << 10) {
+        format!("{} KiB", bytes >> 10)
+    } else {
+        format!("{bytes} bytes")
+    }
+}
+
 fn failed(
     mut message: AssistantMessage,
     reason: StopReason,
@@ -476,6 +583,64 @@ mod tests {
             Some("the model sent more than 16 MiB of arguments for the call c1 (write)")
         );
         assert_eq!(error.tool_calls()[0].id, "c1");
+    }
+
+    #[test]
+    fn text_thinking_and_calls_count_together_against_the_response_limit() {
+        let (assembler, _) = StreamAssembler::start("api", "p", "m");
+        let mut assembler = assembler.with_max_response_bytes(100);
+        assembler.apply(Fragment::Thinking("t".repeat(30)));
+        assembler.apply(Fragment::Text("x".repeat(30)));
+        assembler.apply(Fragment::ToolStart {
+            key: "0".into(),
+            id: "c1".into(),
+            name: "echo".into(),
+        });
+        // 30 + 30 + 6 so far: 34 bytes of arguments fit, 35 do not.
+        assembler.apply(Fragment::ToolArguments {
+            key: "0".into(),
+            fragment: "a".repeat(34),
+        });
+        assert_eq!(assembler.over_limit(), None);
+        let events = assembler.apply(Fragment::Text("y".into()));
+        assert!(events.is_empty(), "{events:?}");
+        assert_eq!(
+            assembler.over_limit(),
+            Some(
+                "the model's response passed the limit of 100 bytes (text, thinking and tool \
+                 calls together)"
+            )
+        );
+        // Nothing more is kept, whatever comes.
+        assert!(assembler.apply(Fragment::Text("z".repeat(1000))).is_empty());
+        assembler.apply(Fragment::Stop(StopReason::Stop));
+        let Some(AssistantMessageEvent::Error { error, .. }) = assembler.finish().pop() else {
+            panic!()
+        };
+        assert_eq!(error.text(), "x".repeat(30));
+        assert_eq!(error.tool_calls()[0].arguments, json!("a".repeat(34)));
+    }
+
+    #[test]
+    fn whole_calls_count_by_their_json_length() {
+        let (assembler, _) = StreamAssembler::start("api", "p", "m");
+        let mut assembler = assembler.with_max_response_bytes(2 << 10);
+        let whole = |n: usize| Fragment::ToolWhole {
+            id: format!("c{n}"),
+            name: "f".into(),
+            arguments: json!({"v": "x".repeat(500)}),
+            signature: None,
+        };
+        // Each call is 2 + 1 + 508 bytes: four fit in 2 KiB, the fifth does not.
+        for n in 0..4 {
+            assert!(!assembler.apply(whole(n)).is_empty());
+        }
+        assert!(assembler.apply(whole(4)).is_empty());
+        assert!(
+            assembler
+                .over_limit()
+                .is_some_and(|why| why.contains("the limit of 2 KiB"))
+        );
     }
 
     fn pieces(list: Vec<Fragment>) -> AssistantMessage {

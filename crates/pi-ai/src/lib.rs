@@ -14,7 +14,8 @@ mod provider;
 mod replay;
 
 pub use assembler::{
-    ArgumentBuffer, Fragment, MAX_ARGUMENT_BYTES, StreamAssembler, parse_arguments,
+    ArgumentBuffer, DEFAULT_MAX_RESPONSE_BYTES, Fragment, MAX_ARGUMENT_BYTES, StreamAssembler,
+    parse_arguments,
 };
 pub use builder::AssistantMessageBuilder;
 pub use event::AssistantMessageEvent;

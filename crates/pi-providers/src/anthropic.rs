@@ -68,7 +68,7 @@ impl Wire for MessagesWire {
         let mut messages: Vec<Value> = Vec::new();
         // Consecutive results share one user message of `tool_result` blocks.
         let mut results: Vec<Value> = Vec::new();
-        for message in &prepared {
+        for message in prepared.iter().map(|message| &**message) {
             if !matches!(message, Message::ToolResult(_)) && !results.is_empty() {
                 push_turn(
                     &mut messages,
@@ -151,7 +151,7 @@ impl Wire for MessagesWire {
             "{}/v1/messages",
             self.config.base("https://api.anthropic.com")
         );
-        Post::new(url, Value::Object(body))
+        Post::new(url, Value::Object(body))?
             .header("anthropic-version", "2023-06-01")?
             .key_header("x-api-key", self.config.api_key.as_deref(), str::to_owned)
     }

@@ -2,7 +2,13 @@
 
 use std::time::Duration;
 
+use pi_ai::DEFAULT_MAX_RESPONSE_BYTES;
+
 use crate::RetryPolicy;
+
+/// How long one response may take in all by default: 30 minutes (a long reasoning answer
+/// stays well inside it; a server that never stops does not).
+pub const DEFAULT_RESPONSE_TIMEOUT: Duration = Duration::from_secs(30 * 60);
 
 /// Which tools the model may or must call.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -56,8 +62,18 @@ pub struct ProviderConfig {
     pub max_tokens: Option<u64>,
     /// How failed requests are retried.
     pub retry: RetryPolicy,
-    /// How long the stream may stay silent before the request fails.
+    /// How long the answer may go without an event before the request fails (default 300 s).
+    /// Only events count: SSE comments (`: keep-alive`) and stray bytes do not, so a server
+    /// cannot hold a response open by trickling them.
     pub read_timeout: Duration,
+    /// How long one response may take in all, from the request to its last event, retries
+    /// included (default 30 minutes): a server sending events without end is stopped here.
+    pub response_timeout: Duration,
+    /// The most one response may hold: text, thinking and tool calls (ids, names, arguments)
+    /// together (default [`DEFAULT_MAX_RESPONSE_BYTES`], 32 MiB). Past it the response ends at
+    /// once as an `error` naming the limit, and nothing more is read. One SSE event may be at
+    /// most twice this plus 1 MiB (JSON escaping makes events larger than what they carry).
+    pub max_response_bytes: usize,
     /// OpenAI strict mode for function calling (both OpenAI wires; the other wires refuse it):
     /// the tools are rendered in [`Dialect::OpenAiStrict`](pi_tool::dialect::Dialect) and sent
     /// with `strict: true`, so the model's arguments always match the rendered schema; the
@@ -76,6 +92,8 @@ impl std::fmt::Debug for ProviderConfig {
             .field("max_tokens", &self.max_tokens)
             .field("retry", &self.retry)
             .field("read_timeout", &self.read_timeout)
+            .field("response_timeout", &self.response_timeout)
+            .field("max_response_bytes", &self.max_response_bytes)
             .field("strict_tools", &self.strict_tools)
             .finish()
     }
@@ -92,6 +110,8 @@ impl ProviderConfig {
             max_tokens: None,
             retry: RetryPolicy::default(),
             read_timeout: Duration::from_secs(300),
+            response_timeout: DEFAULT_RESPONSE_TIMEOUT,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             strict_tools: false,
         }
     }
@@ -124,10 +144,27 @@ impl ProviderConfig {
         self
     }
 
-    /// How long the stream may stay silent before the request fails (default 300 s).
+    /// How long the answer may go without an event before the request fails (default 300 s;
+    /// see [`ProviderConfig::read_timeout`]).
     #[must_use]
     pub fn with_read_timeout(mut self, timeout: Duration) -> Self {
         self.read_timeout = timeout;
+        self
+    }
+
+    /// How long one response may take in all (default 30 minutes; see
+    /// [`ProviderConfig::response_timeout`]).
+    #[must_use]
+    pub fn with_response_timeout(mut self, timeout: Duration) -> Self {
+        self.response_timeout = timeout;
+        self
+    }
+
+    /// The most one response may hold (default 32 MiB; see
+    /// [`ProviderConfig::max_response_bytes`]).
+    #[must_use]
+    pub fn with_max_response_bytes(mut self, limit: usize) -> Self {
+        self.max_response_bytes = limit;
         self
     }
 

@@ -1,7 +1,9 @@
 //! One response, for any wire: build the request, send it (with retries), read the events, and
-//! end with exactly one `done` or `error`, whatever happens.
+//! end with exactly one `done` or `error`, whatever happens: within the response's size limit,
+//! its idle limit (time without an event) and its total time limit.
 
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use futures::StreamExt;
 use pi_ai::{
@@ -11,9 +13,11 @@ use pi_ai::{
 use pi_tool::ToolDefinition;
 use pi_tool::dialect::Dialect;
 use serde_json::Value;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use crate::http::{self, Failure, Post, RetryPolicy};
+use crate::ids::ResponseIds;
 
 /// What a wire says about one SSE event.
 #[derive(Debug, Default)]
@@ -157,11 +161,18 @@ impl<W: Wire> Model<W> {
     }
 
     pub(crate) fn stream(&self, request: Request, signal: CancellationToken) -> EventStream {
+        let config = self.wire.config();
+        let limits = Limits {
+            retry: config.retry,
+            idle: config.read_timeout,
+            total: config.response_timeout,
+            bytes: config.max_response_bytes,
+        };
         drive(
             Arc::clone(&self.wire),
             Arc::clone(&self.rendered),
             self.client.clone(),
-            self.wire.config().retry,
+            limits,
             request,
             signal,
         )
@@ -196,20 +207,59 @@ impl RenderedTools {
     }
 }
 
+/// What bounds one response.
+#[derive(Debug, Clone, Copy)]
+struct Limits {
+    retry: RetryPolicy,
+    /// The longest wait for the next event.
+    idle: Duration,
+    /// The longest the whole response may take.
+    total: Duration,
+    /// The most text, thinking and tool calls it may hold.
+    bytes: usize,
+}
+
+/// `start + length`, or `None` for a limit too long to reach.
+fn after(start: Instant, length: Duration) -> Option<Instant> {
+    start.checked_add(length)
+}
+
+/// Waits until `deadline`; forever when there is none.
+async fn until(deadline: Option<Instant>) {
+    match deadline {
+        Some(deadline) => tokio::time::sleep_until(deadline).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A duration as a person reads it in an error: `300 s`, `0.25 s`.
+fn seconds(length: Duration) -> String {
+    format!("{} s", length.as_secs_f64())
+}
+
 /// Runs one response of `wire` as an event stream. Dropping the stream drops the request.
 fn drive<W: Wire>(
     wire: Arc<W>,
     rendered: Arc<RenderedTools>,
     client: reqwest::Client,
-    retry: RetryPolicy,
+    limits: Limits,
     request: Request,
     signal: CancellationToken,
 ) -> EventStream {
     Box::pin(async_stream::stream! {
+        let began = Instant::now();
+        let deadline = after(began, limits.total);
+        let too_slow = format!(
+            "the response did not end within its time limit of {}",
+            seconds(limits.total)
+        );
         let info = wire.info();
         let dialect = wire.dialect();
-        let (mut assembler, start) = StreamAssembler::start(&info.api, &info.provider, &info.model);
+        let (assembler, start) = StreamAssembler::start(&info.api, &info.provider, &info.model);
+        let mut assembler = assembler.with_max_response_bytes(limits.bytes);
+        let mut ids = ResponseIds::default();
         yield start;
+        // The `Value` of the body is written out and dropped here: only its bytes stay.
         let post = rendered
             .get(wire.as_ref(), &request.tools)
             .and_then(|tools| wire.post(&request, &tools));
@@ -222,7 +272,12 @@ fn drive<W: Wire>(
                 return;
             }
         };
-        let response = match http::send(&client, &post, retry, &signal).await {
+        let sent = tokio::select! {
+            sent = http::send(&client, &post, limits.retry, &signal) => sent,
+            () = until(deadline) => Err(Failure::Error(too_slow.clone())),
+        };
+        drop(post);
+        let response = match sent {
             Ok(response) => response,
             Err(failure) => {
                 let (reason, message) = match failure {
@@ -236,13 +291,36 @@ fn drive<W: Wire>(
             }
         };
         let mut parser = wire.parser();
-        let events = http::events(response);
+        // JSON escaping makes an event larger than what it carries; anything past this is no
+        // honest event.
+        let max_event = limits.bytes.saturating_mul(2).saturating_add(1 << 20);
+        let events = http::events(response, max_event);
         futures::pin_mut!(events);
         loop {
+            // Only events restart the idle clock: keep-alive comments never reach here.
+            let idle_until = after(Instant::now(), limits.idle);
+            let wake = match (idle_until, deadline) {
+                (Some(idle), Some(total)) => Some(idle.min(total)),
+                (idle, total) => idle.or(total),
+            };
             let next = tokio::select! {
                 next = events.next() => next,
                 () = signal.cancelled() => {
                     for event in assembler.fail(StopReason::Aborted, "Request was aborted".to_owned()) {
+                        yield event;
+                    }
+                    return;
+                }
+                () = until(wake) => {
+                    let message = if deadline.is_some_and(|total| Instant::now() >= total) {
+                        too_slow.clone()
+                    } else {
+                        format!(
+                            "the provider sent no event for {} (keep-alive comments do not count)",
+                            seconds(limits.idle)
+                        )
+                    };
+                    for event in assembler.fail(StopReason::Error, message) {
                         yield event;
                     }
                     return;
@@ -261,9 +339,16 @@ fn drive<W: Wire>(
             match parser.feed(name.as_deref(), &data) {
                 Ok(feed) => {
                     for piece in feed.pieces {
-                        for event in assembler.apply(piece) {
+                        for event in assembler.apply(ids.fragment(piece)) {
                             yield settle(dialect, &request.tools, event);
                         }
+                    }
+                    if assembler.over_limit().is_some() {
+                        // Nothing more is read: the connection closes when `events` is dropped.
+                        for event in assembler.finish() {
+                            yield settle(dialect, &request.tools, event);
+                        }
+                        return;
                     }
                     if feed.done {
                         break;

@@ -61,7 +61,7 @@ impl Wire for GeminiWire {
         let mut contents: Vec<Value> = Vec::new();
         // Consecutive results share one user turn of `functionResponse` parts.
         let mut results: Vec<Value> = Vec::new();
-        for message in &prepared {
+        for message in prepared.iter().map(|message| &**message) {
             if !matches!(message, Message::ToolResult(_)) && !results.is_empty() {
                 push_turn(
                     &mut contents,
@@ -178,7 +178,7 @@ impl Wire for GeminiWire {
                 .base("https://generativelanguage.googleapis.com"),
             self.config.model
         );
-        Post::new(url, Value::Object(body)).key_header(
+        Post::new(url, Value::Object(body))?.key_header(
             "x-goog-api-key",
             self.config.api_key.as_deref(),
             str::to_owned,

@@ -1,16 +1,17 @@
 //! The HTTP side every wire shares: one client, a POST that retries what the official SDKs
 //! retry (bounded, honouring `retry-after`), provider error bodies turned into one readable
-//! line, and the response body read as server-sent events.
+//! line, and the response body read as server-sent events (each event bounded in size).
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use futures::{Stream, StreamExt};
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::Value;
+use tokio_util::bytes::Bytes;
 use tokio_util::sync::CancellationToken;
 
 use crate::ProviderError;
+use crate::sse::Decoder;
 
 /// How failed requests are retried: 408, 409, 429 and 5xx answers and connection failures, as
 /// the OpenAI and Anthropic SDKs do (a 429 that says the quota is spent is not retried).
@@ -47,16 +48,19 @@ pub(crate) fn client(timeout: Duration) -> Result<reqwest::Client, ProviderError
 pub(crate) struct Post {
     pub(crate) url: String,
     pub(crate) headers: HeaderMap,
-    pub(crate) body: Value,
+    /// The JSON body, written once: every attempt sends the same bytes (shared, not copied),
+    /// and the `Value` it was written from is gone before the answer streams.
+    pub(crate) body: Bytes,
 }
 
 impl Post {
-    pub(crate) fn new(url: String, body: Value) -> Self {
-        Self {
+    /// A request of `body` to `url`; `Err` when the body cannot be written.
+    pub(crate) fn new(url: String, body: Value) -> Result<Self, String> {
+        Ok(Self {
             url,
             headers: HeaderMap::new(),
-            body,
-        }
+            body: json_bytes(&body)?,
+        })
     }
 
     /// Adds a header; a value that cannot be a header (a key with a newline) is a clear error
@@ -90,17 +94,13 @@ pub(crate) async fn send(
     policy: RetryPolicy,
     signal: &CancellationToken,
 ) -> Result<reqwest::Response, Failure> {
-    let body =
-        Arc::new(serde_json::to_vec(&post.body).map_err(|error| {
-            Failure::Error(format!("the request could not be written: {error}"))
-        })?);
     let mut attempt = 0;
     loop {
         let sent = client
             .post(&post.url)
             .headers(post.headers.clone())
             .header("content-type", "application/json")
-            .body(body.as_ref().clone())
+            .body(post.body.clone())
             .send();
         let outcome = tokio::select! {
             outcome = sent => outcome,
@@ -151,6 +151,32 @@ pub(crate) async fn send(
             () = tokio::time::sleep(wait) => {}
             () = signal.cancelled() => return Err(Failure::Aborted),
         }
+    }
+}
+
+/// `value` as JSON text in a buffer of exactly its size: a transcript of long tool calls is
+/// hundreds of MiB, and a growing `Vec` would hold up to twice that while it doubles.
+fn json_bytes(value: &Value) -> Result<Bytes, String> {
+    let mut size = Counter(0);
+    serde_json::to_writer(&mut size, value)
+        .map_err(|error| format!("the request could not be written: {error}"))?;
+    let mut bytes = Vec::with_capacity(size.0);
+    serde_json::to_writer(&mut bytes, value)
+        .map_err(|error| format!("the request could not be written: {error}"))?;
+    Ok(Bytes::from(bytes))
+}
+
+/// A writer that only counts.
+struct Counter(usize);
+
+impl std::io::Write for Counter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0 = self.0.saturating_add(bytes.len());
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
@@ -220,21 +246,39 @@ fn with_sources(error: &dyn std::error::Error) -> String {
     text
 }
 
-/// The body of a streaming answer as SSE events, each `(event name, data)`; ends with the body.
+/// The body of a streaming answer as SSE events, each `(event name, data)`; ends with the body,
+/// or with the first failure (after which nothing more is read). No event may hold more than
+/// `max_event_bytes`: a line or an event that never ends is refused there, not buffered.
+/// Comments (`: keep-alive`) and events without data are not events here.
 pub(crate) fn events(
     response: reqwest::Response,
+    max_event_bytes: usize,
 ) -> impl Stream<Item = Result<(Option<String>, String), String>> {
-    sse_stream::SseStream::from_bytes_stream(response.bytes_stream()).filter_map(
-        |item| async move {
-            match item {
-                Ok(sse) => sse.data.map(|data| Ok((sse.event, data))),
-                Err(error) => Some(Err(format!(
-                    "the connection failed mid-stream: {}",
-                    with_sources(&error)
-                ))),
+    async_stream::stream! {
+        let mut decoder = Decoder::new(max_event_bytes);
+        let mut ready = Vec::new();
+        let body = response.bytes_stream();
+        futures::pin_mut!(body);
+        while let Some(chunk) = body.next().await {
+            let decoded = match chunk {
+                Ok(bytes) => decoder.push(&bytes, &mut ready),
+                Err(error) => {
+                    yield Err(format!(
+                        "the connection failed mid-stream: {}",
+                        describe(error)
+                    ));
+                    return;
+                }
+            };
+            for event in ready.drain(..) {
+                yield Ok((event.name, event.data));
             }
-        },
-    )
+            if let Err(error) = decoded {
+                yield Err(error.to_string());
+                return;
+            }
+        }
+    }
 }
 
 #[cfg(test)]

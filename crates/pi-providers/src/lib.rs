@@ -6,14 +6,20 @@
 //! - [`Anthropic`]: Anthropic Messages.
 //! - [`Gemini`]: Google Gemini (`streamGenerateContent?alt=sse`).
 //!
-//! Every wire streams server-sent events (read by the `sse-stream` crate from reqwest's byte
-//! stream), maps text, thinking and tool-call fragments onto Pi's event protocol, renders the
+//! Every wire streams server-sent events (read from reqwest's byte stream, each event bounded),
+//! maps text, thinking and tool-call fragments onto Pi's event protocol, renders the
 //! tools in its own schema dialect (refusing, with the tool's name and the schema path, a schema
 //! the provider cannot take, before any request is sent), sends tool results back the way it
 //! wants them (with `isError` kept where the wire has a field for it and marked in the text
 //! where it has none), retries what the official SDKs retry, and ends every failure as an
 //! `error` (or, on cancellation, `aborted`) event with a clear `errorMessage`. API keys never
 //! appear in errors or events.
+//!
+//! Every response is bounded: in size ([`ProviderConfig::max_response_bytes`], text, thinking
+//! and tool calls together), in time without an event ([`ProviderConfig::read_timeout`];
+//! keep-alive comments do not count) and in time overall ([`ProviderConfig::response_timeout`]).
+//! Call ids are unique within a response: a repeated one is renamed (`call_7` → `call_7_2`) and
+//! the transcript then carries the new name, so the call and its result go back paired.
 //!
 //! This crate is kept apart from `pi-ai` so that the message model, the loop, the MCP bridge
 //! and the coding tools build without an HTTP or TLS stack.
@@ -27,11 +33,13 @@ mod http;
 mod ids;
 mod openai_chat;
 mod openai_responses;
+mod sse;
 mod transcript;
 mod turns;
 
 pub use anthropic::Anthropic;
-pub use config::{ProviderConfig, ProviderError, ToolChoice};
+pub use config::{DEFAULT_RESPONSE_TIMEOUT, ProviderConfig, ProviderError, ToolChoice};
+pub use pi_ai::DEFAULT_MAX_RESPONSE_BYTES;
 
 pub use gemini::Gemini;
 pub use http::RetryPolicy;

@@ -73,7 +73,7 @@ impl Wire for ChatWire {
         }
         let prepared = transcript::prepare(&request.messages, &info.api, &info.provider);
         let mut pending_images: Vec<Value> = Vec::new();
-        for message in &prepared {
+        for message in prepared.iter().map(|message| &**message) {
             if !matches!(message, Message::ToolResult(_)) {
                 flush_images(&mut messages, &mut pending_images);
             }
@@ -163,7 +163,7 @@ impl Wire for ChatWire {
             "{}/chat/completions",
             self.config.base("https://api.openai.com/v1")
         );
-        Post::new(url, Value::Object(body)).key_header(
+        Post::new(url, Value::Object(body))?.key_header(
             "authorization",
             self.config.api_key.as_deref(),
             |key| format!("Bearer {key}"),

@@ -67,7 +67,7 @@ impl Wire for ResponsesWire {
         let info = self.info();
         let prepared = transcript::prepare(&request.messages, &info.api, &info.provider);
         let mut input: Vec<Value> = Vec::new();
-        for message in &prepared {
+        for message in prepared.iter().map(|message| &**message) {
             match message {
                 Message::User(user) => {
                     let content = match &user.content {
@@ -156,7 +156,7 @@ impl Wire for ResponsesWire {
             "{}/responses",
             self.config.base("https://api.openai.com/v1")
         );
-        Post::new(url, Value::Object(body)).key_header(
+        Post::new(url, Value::Object(body))?.key_header(
             "authorization",
             self.config.api_key.as_deref(),
             |key| format!("Bearer {key}"),

@@ -4,6 +4,11 @@
 //!   foreign signatures on text and tool calls are dropped.
 //! - A tool call without a result (a run cut short) gets an `isError` result saying so: every
 //!   wire refuses a call left unanswered.
+//!
+//! Messages that need no change are borrowed, not copied: a transcript can hold hundreds of MiB
+//! of tool-call arguments and results, and a request already writes it out once.
+
+use std::borrow::Cow;
 
 use pi_ai::{AssistantContent, Message};
 use pi_tool::{ArcStr, ToolResultMessage, text};
@@ -12,47 +17,57 @@ use pi_tool::{ArcStr, ToolResultMessage, text};
 pub(crate) const NO_RESULT: &str = "No result provided";
 
 /// `messages` ready for the model `api`/`provider`.
-pub(crate) fn prepare(messages: &[Message], api: &str, provider: &str) -> Vec<Message> {
-    let mut out: Vec<Message> = Vec::with_capacity(messages.len());
+pub(crate) fn prepare<'a>(
+    messages: &'a [Message],
+    api: &str,
+    provider: &str,
+) -> Vec<Cow<'a, Message>> {
+    let mut out: Vec<Cow<'a, Message>> = Vec::with_capacity(messages.len());
     let mut waiting: Vec<(ArcStr, ArcStr)> = Vec::new();
     for message in messages {
         match message {
             Message::Assistant(assistant) => {
                 answer_missing(&mut out, &mut waiting);
-                let own = assistant.api == api && assistant.provider == provider;
-                let mut assistant = assistant.clone();
-                if !own {
-                    assistant.content = assistant
-                        .content
-                        .into_iter()
-                        .map(|block| match block {
-                            AssistantContent::Thinking { thinking, .. } => {
-                                AssistantContent::text(thinking)
-                            }
-                            AssistantContent::Text { text, .. } => AssistantContent::text(text),
-                            AssistantContent::ToolCall {
-                                id,
-                                name,
-                                arguments,
-                                ..
-                            } => AssistantContent::tool_call(id, name, arguments),
-                        })
-                        .collect();
-                }
                 waiting = assistant
-                    .tool_calls()
-                    .into_iter()
-                    .map(|call| (call.id, call.name))
+                    .content
+                    .iter()
+                    .filter_map(|block| match block {
+                        AssistantContent::ToolCall { id, name, .. } => {
+                            Some((id.clone(), name.clone()))
+                        }
+                        _ => None,
+                    })
                     .collect();
-                out.push(Message::Assistant(assistant));
+                if assistant.api == api && assistant.provider == provider {
+                    out.push(Cow::Borrowed(message));
+                    continue;
+                }
+                let mut foreign = assistant.clone();
+                foreign.content = foreign
+                    .content
+                    .into_iter()
+                    .map(|block| match block {
+                        AssistantContent::Thinking { thinking, .. } => {
+                            AssistantContent::text(thinking)
+                        }
+                        AssistantContent::Text { text, .. } => AssistantContent::text(text),
+                        AssistantContent::ToolCall {
+                            id,
+                            name,
+                            arguments,
+                            ..
+                        } => AssistantContent::tool_call(id, name, arguments),
+                    })
+                    .collect();
+                out.push(Cow::Owned(Message::Assistant(foreign)));
             }
             Message::ToolResult(result) => {
                 waiting.retain(|(id, _)| id != &result.tool_call_id);
-                out.push(message.clone());
+                out.push(Cow::Borrowed(message));
             }
             Message::User(_) => {
                 answer_missing(&mut out, &mut waiting);
-                out.push(message.clone());
+                out.push(Cow::Borrowed(message));
             }
         }
     }
@@ -60,16 +75,16 @@ pub(crate) fn prepare(messages: &[Message], api: &str, provider: &str) -> Vec<Me
     out
 }
 
-fn answer_missing(out: &mut Vec<Message>, waiting: &mut Vec<(ArcStr, ArcStr)>) {
+fn answer_missing(out: &mut Vec<Cow<'_, Message>>, waiting: &mut Vec<(ArcStr, ArcStr)>) {
     for (id, name) in waiting.drain(..) {
-        out.push(Message::ToolResult(ToolResultMessage {
+        out.push(Cow::Owned(Message::ToolResult(ToolResultMessage {
             tool_call_id: id,
             tool_name: name,
             content: vec![text(NO_RESULT)],
             details: None,
             is_error: true,
             timestamp: pi_tool::now_millis(),
-        }));
+        })));
     }
 }
 
@@ -106,11 +121,11 @@ mod tests {
         ];
         let prepared = prepare(&messages, "openai-completions", "openai");
         assert_eq!(prepared.len(), 4);
-        let Message::Assistant(first) = &prepared[1] else {
+        let Message::Assistant(first) = &*prepared[1] else {
             panic!()
         };
         assert_eq!(first.content[0], AssistantContent::text("hmm"));
-        let Message::ToolResult(result) = &prepared[2] else {
+        let Message::ToolResult(result) = &*prepared[2] else {
             panic!()
         };
         assert_eq!(

@@ -237,7 +237,12 @@ async fn a_stream_gone_silent_fails_at_the_read_timeout() {
     );
     assert_eq!(reason, StopReason::Error, "{message:?}");
     let error = message.error_message.clone().unwrap();
-    assert!(error.contains("timed out"), "{error}");
+    // Our idle clock (time since the last event) and reqwest's read timeout (time since the
+    // last byte) both run; either may end it, whichever the scheduler wakes first.
+    assert!(
+        error.contains("no event for 0.3 s") || error.contains("timed out"),
+        "{error}"
+    );
     assert!(!message.text().is_empty(), "the text so far is kept");
     assert!(started.elapsed() < Duration::from_secs(5));
 }
