@@ -241,3 +241,156 @@ fn a_hosted_provider_without_a_key_is_refused_clearly() {
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("ANTHROPIC_API_KEY"));
 }
+
+/// Answers one request with `piece` written again and again (at most `times`, `pause` apart)
+/// until the client hangs up.
+fn endless(piece: &'static str, times: usize, pause: std::time::Duration) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        let (stream, _) = listener.accept().unwrap();
+        let mut reader = BufReader::new(stream);
+        let mut length = 0;
+        loop {
+            let mut header = String::new();
+            reader.read_line(&mut header).unwrap();
+            if header.trim().is_empty() {
+                break;
+            }
+            if let Some((name, value)) = header.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap();
+            }
+        }
+        let mut request = vec![0; length];
+        reader.read_exact(&mut request).unwrap();
+        let mut stream = reader.into_inner();
+        let head =
+            "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+        if stream.write_all(head.as_bytes()).is_err() {
+            return;
+        }
+        for _ in 0..times {
+            if stream.write_all(piece.as_bytes()).is_err() {
+                return;
+            }
+            std::thread::sleep(pause);
+        }
+    });
+    format!("http://{address}/v1")
+}
+
+/// `pi-tool agent` against `url` with `flags`: exit code, stderr, seconds taken.
+fn agent_against(url: &str, flags: &[&str]) -> (Option<i32>, String, f64) {
+    let started = std::time::Instant::now();
+    let output = Command::cargo_bin("pi-tool")
+        .unwrap()
+        .args([
+            "agent",
+            "--provider",
+            "openai",
+            "--model",
+            "m",
+            "--base-url",
+            url,
+        ])
+        .args(flags)
+        .arg("go")
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+        started.elapsed().as_secs_f64(),
+    )
+}
+
+const TEXT_CHUNK: &str = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"},\"finish_reason\":null}]}\n\n";
+
+#[test]
+fn a_response_past_max_response_bytes_ends_the_run_with_an_error() {
+    // 128 bytes of text per event, up to 64 MiB of them, as fast as they go.
+    let url = endless(TEXT_CHUNK, 1 << 19, std::time::Duration::ZERO);
+    let (code, stderr, took) = agent_against(&url, &["--max-response-bytes", "256KiB"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains(
+            "the run ended: Error: the model's response passed the limit of 256 KiB (text, \
+             thinking and tool calls together)"
+        ),
+        "{stderr}"
+    );
+    assert!(took < 20.0, "{took}");
+}
+
+#[test]
+fn keepalive_comments_meet_the_idle_timeout_and_a_trickle_the_response_timeout() {
+    let keepalive = endless(
+        ": keepalive\n\n",
+        1500,
+        std::time::Duration::from_millis(20),
+    );
+    let (code, stderr, took) = agent_against(&keepalive, &["--idle-timeout", "0.5"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the provider sent no event for 0.5 s (keep-alive comments do not count)"),
+        "{stderr}"
+    );
+    assert!(took < 10.0, "{took}");
+
+    let trickle = endless(TEXT_CHUNK, 600, std::time::Duration::from_millis(50));
+    let (code, stderr, took) = agent_against(&trickle, &["--response-timeout", "1.5"]);
+    assert_eq!(code, Some(1), "{stderr}");
+    assert!(
+        stderr.contains("the response did not end within its time limit of 1.5 s"),
+        "{stderr}"
+    );
+    assert!(took < 10.0, "{took}");
+}
+
+#[test]
+fn tool_timeout_ends_a_call_that_runs_too_long() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = serde_json::json!([
+        {"content": [{"type": "toolCall", "id": "slow", "name": "bash",
+                      "arguments": {"command": "sleep 3; touch late"}}]},
+        {"content": [{"type": "text", "text": "done"}]}
+    ]);
+    let script_path = dir.path().join("script.json");
+    std::fs::write(&script_path, script.to_string()).unwrap();
+    let started = std::time::Instant::now();
+    let output = Command::cargo_bin("pi-tool")
+        .unwrap()
+        .arg("--coding-tools")
+        .arg(dir.path())
+        .args(["agent", "--faux"])
+        .arg(&script_path)
+        .args(["--tool-timeout", "1", "--json", "run it"])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .unwrap();
+    let took = started.elapsed();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let messages: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let result = messages
+        .iter()
+        .find(|message| message["role"] == "toolResult")
+        .unwrap();
+    assert_eq!(result["toolCallId"], "slow");
+    assert_eq!(result["isError"], true);
+    assert!(result.to_string().contains("timed out"), "{result}");
+    assert!(took < std::time::Duration::from_secs(3), "{took:?}");
+    // The command was ended with its call: it never gets to write.
+    std::thread::sleep(std::time::Duration::from_secs(3));
+    assert!(!dir.path().join("late").exists());
+}

@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
@@ -85,6 +86,21 @@ pub(crate) struct AgentArgs {
     /// Stop after this many model responses.
     #[arg(long)]
     max_turns: Option<usize>,
+    /// End a tool call that runs longer than this many seconds: its result says it timed out
+    /// (a `bash` command's whole process group is ended).
+    #[arg(long, value_name = "SECS")]
+    tool_timeout: Option<f64>,
+    /// The most one model response may hold: text, thinking and tool-call arguments together
+    /// (bytes, or with a KiB/MiB/GiB suffix). Past it the run ends with an error saying so.
+    #[arg(long, value_name = "BYTES", default_value = "32MiB", value_parser = byte_size)]
+    max_response_bytes: usize,
+    /// End a model response that sends no event for this many seconds (keep-alive comments do
+    /// not count).
+    #[arg(long, value_name = "SECS", default_value_t = 300.0)]
+    idle_timeout: f64,
+    /// End a model response that has not finished after this many seconds in all.
+    #[arg(long, value_name = "SECS", default_value_t = 1800.0)]
+    response_timeout: f64,
     /// Add an MCP server's tools: a command line, split on whitespace (repeatable).
     #[arg(long, value_name = "CMD ARGS")]
     mcp: Vec<String>,
@@ -127,6 +143,9 @@ pub(crate) async fn run(
     }
     if let Some(turns) = args.max_turns {
         config = config.with_max_turns(turns);
+    }
+    if let Some(limit) = args.tool_timeout {
+        config = config.with_tool_timeout(seconds("tool-timeout", limit)?);
     }
     let agent = Agent::new(config);
     let watcher = (!args.json).then(|| tokio::spawn(super::agent_view::show(agent.subscribe())));
@@ -211,10 +230,66 @@ fn provider(args: &AgentArgs) -> anyhow::Result<Arc<dyn Provider>> {
     config.api_key = key;
     config.max_tokens = args.max_tokens;
     config.strict_tools = args.strict_tools;
+    let config = config
+        .with_max_response_bytes(args.max_response_bytes)
+        .with_read_timeout(seconds("idle-timeout", args.idle_timeout)?)
+        .with_response_timeout(seconds("response-timeout", args.response_timeout)?);
     Ok(match wire {
         Wire::Openai => Arc::new(OpenAiChat::new(config)?),
         Wire::OpenaiResponses => Arc::new(OpenAiResponses::new(config)?),
         Wire::Anthropic => Arc::new(Anthropic::new(config)?),
         Wire::Gemini => Arc::new(Gemini::new(config)?),
     })
+}
+
+/// A time limit given in seconds: a positive, finite number.
+fn seconds(flag: &str, value: f64) -> anyhow::Result<Duration> {
+    match Duration::try_from_secs_f64(value) {
+        Ok(limit) if !limit.is_zero() => Ok(limit),
+        _ => anyhow::bail!("--{flag} takes a positive number of seconds, not {value}"),
+    }
+}
+
+/// A size in bytes: `1048576`, `512KiB`, `32MiB`, `1GiB` (`K`, `M`, `G` and `KB`, `MB`, `GB`
+/// are read as the same powers of 1024).
+fn byte_size(text: &str) -> Result<usize, String> {
+    let text = text.trim();
+    let digits = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(digits);
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        _ => {
+            return Err(format!(
+                "{text:?} is not a size (e.g. 1048576, 512KiB, 32MiB)"
+            ));
+        }
+    };
+    number
+        .parse::<usize>()
+        .ok()
+        .and_then(|n| n.checked_mul(1usize << shift))
+        .filter(|n| *n > 0)
+        .ok_or_else(|| format!("{text:?} is not a positive size that fits in memory"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_read_with_or_without_a_unit() {
+        assert_eq!(byte_size("1048576"), Ok(1 << 20));
+        assert_eq!(byte_size("32MiB"), Ok(32 << 20));
+        assert_eq!(byte_size("512 KiB"), Ok(512 << 10));
+        assert_eq!(byte_size("1g"), Ok(1 << 30));
+        assert!(byte_size("0").is_err());
+        assert!(byte_size("MiB").is_err());
+        assert!(byte_size("3 parsecs").is_err());
+        assert!(byte_size("99999999999999999999GiB").is_err());
+    }
 }
