@@ -115,9 +115,10 @@ impl AssistantContent {
     }
 }
 
-/// Token cost in dollars.
+/// Token cost in dollars. A field missing from the JSON is 0: session files written by older
+/// Pi versions lack some of them, and their conversations must still load.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct Cost {
     /// Input tokens.
     pub input: f64,
@@ -131,9 +132,10 @@ pub struct Cost {
     pub total: f64,
 }
 
-/// Token usage of one response.
+/// Token usage of one response. A field missing from the JSON is 0 (the cost: all zeros):
+/// older Pi session files have no `totalTokens` or `cost`, and must still load.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", default)]
 pub struct Usage {
     /// Input tokens.
     pub input: u64,
@@ -357,4 +359,23 @@ pub fn read_transcript(text: &str) -> Result<Vec<Message>, TranscriptError> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn usage_without_total_tokens_or_cost_reads_as_zeros() {
+        let usage: Usage =
+            serde_json::from_str(r#"{"input":10,"output":5,"cacheRead":0,"cacheWrite":0}"#)
+                .unwrap();
+        assert_eq!(usage.input, 10);
+        assert_eq!(usage.total_tokens, 0);
+        assert_eq!(usage.cost, Cost::default());
+        let cost: Cost = serde_json::from_str(r#"{"input":0.5,"output":1}"#).unwrap();
+        assert_eq!(cost.total, 0.0);
+        assert_eq!(cost.input, 0.5);
+    }
 }

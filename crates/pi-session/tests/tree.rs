@@ -223,3 +223,27 @@ fn version_1_files_are_migrated_and_rewritten_losslessly() {
             .is_none()
     );
 }
+
+#[test]
+fn old_pi_assistant_messages_without_total_tokens_or_cost_build_a_context() {
+    let mut session = Session::in_memory(Path::new("/w"));
+    session.append_message(&user("hi")).unwrap();
+    session
+        .append_message_value(json!({
+            "role": "assistant",
+            "content": [{"type": "text", "text": "hello"}],
+            "api": "anthropic-messages",
+            "provider": "anthropic",
+            "model": "claude-sonnet-4-5",
+            "usage": {"input": 3, "output": 1, "cacheRead": 0, "cacheWrite": 0},
+            "stopReason": "stop",
+            "timestamp": 1
+        }))
+        .unwrap();
+    let context = session.context().unwrap();
+    let Message::Assistant(answer) = &context.messages[1] else {
+        panic!("{:?}", context.messages[1]);
+    };
+    assert_eq!(answer.usage.input, 3);
+    assert_eq!(answer.usage.total_tokens, 0);
+}
