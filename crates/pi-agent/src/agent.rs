@@ -103,6 +103,16 @@ impl Agent {
                     Some(format!("stopped after {limit} turns (max_turns)")),
                 );
             }
+            if let Some(hook) = &self.config.before_request {
+                let context = crate::BeforeRequestContext {
+                    messages: Arc::clone(&run.context),
+                    added_from: run.added_from,
+                    turn: turns + 1,
+                };
+                if let Err(reason) = hook(context).await {
+                    break (EndReason::Error, Some(reason));
+                }
+            }
             turns += 1;
             self.emitter.emit(AgentEvent::TurnStart);
             let assistant = self.respond(&run.context, &tools, &signal).await;

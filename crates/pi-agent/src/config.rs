@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use pi_ai::Provider;
+use pi_ai::{Message, Provider};
 use pi_tool::{Content, ToolCall, ToolRegistry, ToolResultMessage};
 use serde_json::Value;
 
@@ -68,6 +68,24 @@ pub struct AfterToolCall {
     pub terminate: Option<bool>,
 }
 
+/// What `before_request` sees: the conversation the next model request will carry.
+#[derive(Debug, Clone)]
+pub struct BeforeRequestContext {
+    /// The history the run was given, then every message the run added so far, in order.
+    /// Shared with the request about to be made: clone what you keep, not the `Arc`, or the
+    /// loop copies the conversation at its next message.
+    pub messages: Arc<Vec<Message>>,
+    /// Where the run's own messages begin in `messages`.
+    pub added_from: usize,
+    /// The turn about to start, counted from 1.
+    pub turn: usize,
+}
+
+/// The `before_request` hook: `Err(reason)` ends the run with [`crate::EndReason::Error`] and
+/// that reason, before the request is made.
+pub type BeforeRequestHook =
+    Arc<dyn Fn(BeforeRequestContext) -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
+
 /// The `before_tool_call` hook.
 pub type BeforeHook =
     Arc<dyn Fn(BeforeToolCallContext) -> BoxFuture<'static, BeforeToolCall> + Send + Sync>;
@@ -107,6 +125,8 @@ pub struct AgentConfig {
     pub before_tool_call: Option<BeforeHook>,
     /// Runs on every result.
     pub after_tool_call: Option<AfterHook>,
+    /// Runs before each model request (a session log syncs there; an error stops the run).
+    pub before_request: Option<BeforeRequestHook>,
 }
 
 impl std::fmt::Debug for AgentConfig {
@@ -139,6 +159,7 @@ impl AgentConfig {
             max_turns: None,
             before_tool_call: None,
             after_tool_call: None,
+            before_request: None,
         }
     }
 
@@ -218,6 +239,20 @@ impl AgentConfig {
         hook: impl Fn(AfterToolCallContext) -> BoxFuture<'static, AfterToolCall> + Send + Sync + 'static,
     ) -> Self {
         self.after_tool_call = Some(Arc::new(hook));
+        self
+    }
+
+    /// The `before_request` hook: called with the conversation before each model request;
+    /// an `Err` ends the run with that reason instead of making the request.
+    #[must_use]
+    pub fn with_before_request(
+        mut self,
+        hook: impl Fn(BeforeRequestContext) -> BoxFuture<'static, Result<(), String>>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Self {
+        self.before_request = Some(Arc::new(hook));
         self
     }
 

@@ -40,8 +40,9 @@ mod queue;
 
 pub use agent::{Agent, AgentRun};
 pub use config::{
-    AfterHook, AfterToolCall, AfterToolCallContext, AgentConfig, BeforeHook, BeforeToolCall,
-    BeforeToolCallContext, DEFAULT_MAX_CALLS_PER_BATCH, ExecutionMode,
+    AfterHook, AfterToolCall, AfterToolCallContext, AgentConfig, BeforeHook, BeforeRequestContext,
+    BeforeRequestHook, BeforeToolCall, BeforeToolCallContext, DEFAULT_MAX_CALLS_PER_BATCH,
+    ExecutionMode,
 };
 pub use event::{AgentEvent, EndReason};
 pub use queue::MessageQueue;

@@ -598,3 +598,58 @@ async fn every_turn_shares_one_transcript_and_one_tool_list() {
             .all(|(messages, _, tools)| { (*messages, *tools) == (seen[0].0, seen[0].2) })
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn before_request_sees_each_requests_conversation_and_can_stop_the_run() {
+    let model = faux(json!([
+        {"content": [call("c1", "echo", json!({"value": "Pi"}))]},
+        answer("done")
+    ]));
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let config = AgentConfig::new(model, tools()).with_before_request(move |context| {
+        let roles: Vec<&'static str> = context
+            .messages
+            .iter()
+            .map(|message| match message {
+                Message::User(_) => "user",
+                Message::Assistant(_) => "assistant",
+                Message::ToolResult(_) => "toolResult",
+            })
+            .collect();
+        record
+            .lock()
+            .unwrap()
+            .push((context.turn, context.added_from, roles));
+        async { Ok(()) }.boxed()
+    });
+    let (agent, _events) = start(config);
+    let history = prompt("earlier");
+    let run = agent
+        .run(history, prompt("go"), CancellationToken::new())
+        .await;
+    assert_eq!(run.end, EndReason::Completed);
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            (1, 1, vec!["user", "user"]),
+            (2, 1, vec!["user", "user", "assistant", "toolResult"]),
+        ]
+    );
+
+    // A hook's error ends the run before the request, with the hook's reason.
+    let (agent, _events) = start(
+        AgentConfig::new(faux(json!([answer("unused")])), tools())
+            .with_before_request(|_| async { Err("stop here".to_owned()) }.boxed()),
+    );
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    assert_eq!(run.end, EndReason::Error);
+    assert_eq!(run.error.as_deref(), Some("stop here"));
+    assert_eq!(
+        run.messages.len(),
+        1,
+        "only the prompt: no request was made"
+    );
+}
