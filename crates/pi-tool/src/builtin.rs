@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 use crate::schema::ObjectParams;
-use crate::{FnTool, RegisteredTool, ToolOutput, ToolRegistry};
+use crate::{FnTool, RegisteredTool, ToolAnnotations, ToolOutput, ToolRegistry};
 
 /// The parameters of `echo` and `uppercase`: one string, `value`.
 ///
@@ -24,30 +24,36 @@ pub struct SourceDetails {
 
 /// `echo`: returns its `value` as text, details `{"source":"echo"}`.
 pub fn echo() -> RegisteredTool {
-    RegisteredTool::new(FnTool::new(
-        "echo",
-        "Echo one value",
-        ValueParams::object_schema(),
-        |params: ValueParams, _context| async move {
-            Ok(ToolOutput::text(params.value).with_details(SourceDetails { source: "echo" }))
-        },
-    ))
+    RegisteredTool::new(
+        FnTool::new(
+            "echo",
+            "Echo one value",
+            ValueParams::object_schema(),
+            |params: ValueParams, _context| async move {
+                Ok(ToolOutput::text(params.value).with_details(SourceDetails { source: "echo" }))
+            },
+        )
+        .with_annotations(ToolAnnotations::read_only()),
+    )
 }
 
 /// `uppercase`: returns its `value` in upper case, details `{"source":"uppercase"}`.
 pub fn uppercase() -> RegisteredTool {
-    RegisteredTool::new(FnTool::new(
-        "uppercase",
-        "Return one value in upper case",
-        ValueParams::object_schema(),
-        |params: ValueParams, _context| async move {
-            Ok(
-                ToolOutput::text(params.value.to_uppercase()).with_details(SourceDetails {
-                    source: "uppercase",
-                }),
-            )
-        },
-    ))
+    RegisteredTool::new(
+        FnTool::new(
+            "uppercase",
+            "Return one value in upper case",
+            ValueParams::object_schema(),
+            |params: ValueParams, _context| async move {
+                Ok(
+                    ToolOutput::text(params.value.to_uppercase()).with_details(SourceDetails {
+                        source: "uppercase",
+                    }),
+                )
+            },
+        )
+        .with_annotations(ToolAnnotations::read_only()),
+    )
 }
 
 /// A registry of the built-in tools, in order: `echo`, `uppercase`.

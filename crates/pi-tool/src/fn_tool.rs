@@ -33,6 +33,7 @@ pub struct FnTool<S, F> {
     repairs: Repairs,
     exclusive: bool,
     ordering_key: Option<OrderingKeyFn>,
+    annotations: crate::ToolAnnotations,
 }
 
 impl<P, F, Fut, O> FnTool<&'static ObjectSchema<P>, F>
@@ -94,6 +95,7 @@ where
             repairs: Repairs::NONE,
             exclusive: false,
             ordering_key: None,
+            annotations: crate::ToolAnnotations::default(),
         }
     }
 
@@ -112,6 +114,13 @@ where
     #[must_use]
     pub fn exclusive(mut self) -> Self {
         self.exclusive = true;
+        self
+    }
+
+    /// Declares what the tool says about its effects (see [`Tool::annotations`]).
+    #[must_use]
+    pub fn with_annotations(mut self, annotations: crate::ToolAnnotations) -> Self {
+        self.annotations = annotations;
         self
     }
 
@@ -197,6 +206,10 @@ where
 
     fn exclusive(&self) -> bool {
         self.exclusive
+    }
+
+    fn annotations(&self) -> crate::ToolAnnotations {
+        self.annotations
     }
 
     fn ordering_key(&self, arguments: &Value) -> Option<String> {

@@ -39,6 +39,7 @@
 //! (execute), [`ToolResultMessage`] (result). Every text the model reads about a failure comes
 //! from [`model_text`].
 
+mod annotations;
 pub mod builtin;
 mod content;
 pub mod dialect;
@@ -47,12 +48,14 @@ mod fn_tool;
 mod message;
 pub mod model_text;
 mod output_limit;
+pub mod path;
 mod prepared;
 mod registered;
 mod registry;
 pub mod schema;
 mod tool;
 
+pub use annotations::ToolAnnotations;
 /// The shared string of call ids and tool names in messages: cloning it copies a pointer.
 pub use arcstr::ArcStr;
 pub use content::{Content, image, text};

@@ -22,6 +22,7 @@ trait ErasedTool: Send + Sync {
     fn description(&self) -> &str;
     fn json_schema(&self) -> Option<&Value>;
     fn is_exclusive(&self) -> bool;
+    fn annotations(&self) -> crate::ToolAnnotations;
     fn ordering_key(&self, arguments: &Value) -> Option<String>;
     fn prepare<'a>(&self, arguments: &'a Value) -> Cow<'a, Value>;
     fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError>;
@@ -61,6 +62,10 @@ impl<T: Tool> ErasedTool for T {
 
     fn is_exclusive(&self) -> bool {
         self.exclusive()
+    }
+
+    fn annotations(&self) -> crate::ToolAnnotations {
+        Tool::annotations(self)
     }
 
     fn ordering_key(&self, arguments: &Value) -> Option<String> {
@@ -208,6 +213,11 @@ impl RegisteredTool {
     /// Whether the tool asked to run alone (see [`Tool::exclusive`]).
     pub fn is_exclusive(&self) -> bool {
         self.inner.tool.is_exclusive()
+    }
+
+    /// What the tool says about its effects (see [`Tool::annotations`]).
+    pub fn annotations(&self) -> crate::ToolAnnotations {
+        self.inner.tool.annotations()
     }
 
     /// What a call with these raw arguments works on, when calls on it must keep their order

@@ -97,6 +97,13 @@ pub trait Tool: Send + Sync + 'static {
         false
     }
 
+    /// What the tool says about its own effects (MCP-style hints), for approval policies.
+    /// The default says nothing, which reads as MCP's riskiest defaults (see
+    /// [`ToolAnnotations`](crate::ToolAnnotations)).
+    fn annotations(&self) -> crate::ToolAnnotations {
+        crate::ToolAnnotations::default()
+    }
+
     /// What a call with these (raw) arguments works on, when calls on the same thing must run
     /// in the order the model wrote them: a batch starts such a call only once every earlier
     /// call of the batch with the same key has ended, so `[write f, edit f]` gives the bytes

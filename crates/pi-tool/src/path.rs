@@ -1,0 +1,86 @@
+//! Where a tool's path argument really leads, as one function that both confinement (which
+//! refuses paths outside the workspace) and approval rules (which match paths) use.
+//!
+//! It lives here, in the contract crate, because it is the one crate both the coding tools
+//! and the approval policy depend on, and it needs nothing but `std`: if the two computed "where
+//! does `src/../.env` lead" differently, a rule could approve one file while the tool wrote
+//! another.
+
+use std::path::{Component, Path, PathBuf};
+
+/// The path a tool argument names, as Pi reads it: a leading `@` (models copy it from file
+/// mentions) is dropped, `~` and `~/...` are under `home`, a relative path joins `cwd`, an
+/// absolute path stays. Nothing is touched on disk; see [`canonical`] for where it leads.
+///
+/// ```
+/// use pi_tool::path::resolve_argument;
+/// use std::path::Path;
+///
+/// let home = Some(Path::new("/home/u"));
+/// assert_eq!(resolve_argument(Path::new("/repo"), home, "@src/a.rs"), Path::new("/repo/src/a.rs"));
+/// assert_eq!(resolve_argument(Path::new("/repo"), home, "~/.ssh/id"), Path::new("/home/u/.ssh/id"));
+/// assert_eq!(resolve_argument(Path::new("/repo"), home, "/etc/hosts"), Path::new("/etc/hosts"));
+/// ```
+pub fn resolve_argument(cwd: &Path, home: Option<&Path>, path: &str) -> PathBuf {
+    let path = path.strip_prefix('@').unwrap_or(path);
+    let under_home = match path {
+        "~" => Some(""),
+        _ => path.strip_prefix("~/"),
+    };
+    match (under_home, home) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => cwd.join(path),
+    }
+}
+
+/// Where `path` really leads: the canonical path when it exists; a symbolic link whose target
+/// does not exist yet leads where its target would be (a write through it creates that file);
+/// otherwise its longest existing ancestor, canonicalised, with the rest appended (`..` in the
+/// rest resolved by hand).
+///
+/// ```
+/// use pi_tool::path::canonical;
+/// use std::path::Path;
+///
+/// // Nothing below `/` exists here: `..` is still resolved, by hand.
+/// let path = Path::new("/no-such-pi-dir/src/../.env");
+/// assert_eq!(canonical(path), Path::new("/no-such-pi-dir/.env"));
+/// ```
+pub fn canonical(path: &Path) -> PathBuf {
+    canonical_within(path, 0)
+}
+
+/// Links followed before giving up, as the kernel's own limit.
+const MAX_LINKS: usize = 40;
+
+fn canonical_within(path: &Path, links: usize) -> PathBuf {
+    if let Ok(canonical) = std::fs::canonicalize(path) {
+        return canonical;
+    }
+    if links < MAX_LINKS
+        && let Ok(target) = std::fs::read_link(path)
+    {
+        let base = path.parent().unwrap_or_else(|| Path::new("/"));
+        return canonical_within(&base.join(target), links + 1);
+    }
+    let components: Vec<Component<'_>> = path.components().collect();
+    for split in (0..components.len()).rev() {
+        let (Some(base), Some(rest)) = (components.get(..split), components.get(split..)) else {
+            continue;
+        };
+        let base: PathBuf = base.iter().collect();
+        if let Ok(mut result) = std::fs::canonicalize(&base) {
+            for component in rest {
+                match component {
+                    Component::ParentDir => {
+                        result.pop();
+                    }
+                    Component::CurDir => {}
+                    other => result.push(other),
+                }
+            }
+            return result;
+        }
+    }
+    path.to_path_buf()
+}
