@@ -1,0 +1,55 @@
+//! The asking side, declared here so any front end (the terminal, an editor over ACP, a test)
+//! can answer the calls a policy says `ask` for, and the loop's gate can wait on it without
+//! knowing which. The terminal prompt and the gate are built on it in later steps.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::Value;
+
+use crate::Decision;
+
+/// A call waiting for a person's answer.
+#[derive(Debug, Clone)]
+pub struct ApprovalRequest {
+    /// The call's id (its paired result carries the same).
+    pub call_id: String,
+    /// The tool.
+    pub tool: String,
+    /// The final arguments, exactly as they will run.
+    pub arguments: Value,
+    /// The policy's decision (`ask`), with the split commands for `bash`.
+    pub decision: Decision,
+}
+
+/// What the person answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Answer {
+    /// Run this call.
+    Once,
+    /// Run this call and calls that match `rule` until the session ends.
+    ForSession {
+        /// The rule remembered for the session.
+        rule: String,
+    },
+    /// Run it, and save `rule` to the user's settings (shown and editable before saving).
+    Always {
+        /// The rule to save.
+        rule: String,
+    },
+    /// Do not run it; the model reads the reason when one is given.
+    Deny {
+        /// The person's words for the model.
+        reason: Option<String>,
+    },
+}
+
+/// A future an [`Approver`] returns.
+pub type AnswerFuture<'a> = Pin<Box<dyn Future<Output = Answer> + Send + 'a>>;
+
+/// Something that can ask a person about a call. With no one to ask (no terminal, `--json`),
+/// a front end answers [`Answer::Deny`] saying which flag or rule would allow the call.
+pub trait Approver: Send + Sync {
+    /// Asks about one call; a cancelled run drops the future (which must then deny).
+    fn ask<'a>(&'a self, request: &'a ApprovalRequest) -> AnswerFuture<'a>;
+}

@@ -1,0 +1,285 @@
+//! The decision: deny rules, then ask rules, then allow rules (first match wins), then the
+//! mode, on the final arguments of one call. It reads the call the way the tool will run it:
+//! `bash` lines split into simple commands, file paths resolved as confinement resolves them.
+
+use std::path::{Path, PathBuf};
+
+use pi_tool::ToolAnnotations;
+use serde_json::Value;
+
+use crate::policy::{Compiled, Policy};
+use crate::rule::Specifier;
+use crate::shell::{self, SimpleCommand, is_known_read_only};
+use crate::tool_kind::ToolKind;
+use crate::{Decision, Fingerprint, Source, Verdict};
+
+/// What a rule is matched against.
+#[derive(Clone, Copy)]
+enum Target<'a> {
+    /// One simple command of a `bash` line.
+    Command(&'a SimpleCommand),
+    /// A file tool's resolved path (`None` when the call names none), and whether the tool
+    /// walks it as a directory (`grep`, `find`, `ls`).
+    Path(Option<&'a Path>, bool),
+    /// Any other tool: only its name.
+    Call,
+}
+
+/// A decision before its fingerprint is attached.
+struct Outcome {
+    verdict: Verdict,
+    rule: Option<String>,
+    source: Source,
+    reason: Option<String>,
+}
+
+impl Outcome {
+    fn rule(verdict: Verdict, compiled: &Compiled) -> Self {
+        Self {
+            verdict,
+            rule: Some(compiled.entry.rule.text().to_owned()),
+            source: compiled.entry.source,
+            reason: None,
+        }
+    }
+
+    fn plain(verdict: Verdict, source: Source, reason: String) -> Self {
+        Self {
+            verdict,
+            rule: None,
+            source,
+            reason: Some(reason),
+        }
+    }
+}
+
+impl Policy {
+    /// Decides one call: its tool's name and annotations, and the final, validated
+    /// arguments that will run (decide after every hook, then run exactly these; check with
+    /// [`Fingerprint::check`]).
+    pub fn decide(&self, tool: &str, annotations: ToolAnnotations, arguments: &Value) -> Decision {
+        let fingerprint = Fingerprint::of(tool, arguments);
+        let mut commands = Vec::new();
+        let outcome = match ToolKind::of(tool) {
+            ToolKind::Shell => self.decide_shell(tool, arguments, &mut commands),
+            ToolKind::File {
+                key,
+                default,
+                changes,
+            } => {
+                let path = arguments
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .or(default)
+                    .map(|raw| self.paths.resolve(raw));
+                // Pi's own read-only file tools are what they are even before they say so.
+                let read_only =
+                    annotations.is_read_only() || (!changes && annotations.read_only.is_none());
+                self.decide_file(tool, path, read_only, changes)
+            }
+            ToolKind::Other => self.decide_other(tool, annotations),
+        };
+        Decision {
+            decision: outcome.verdict,
+            rule: outcome.rule,
+            source: outcome.source,
+            commands,
+            reason: outcome.reason,
+            fingerprint,
+        }
+    }
+
+    fn decide_shell(&self, tool: &str, arguments: &Value, shown: &mut Vec<String>) -> Outcome {
+        let table = self.mode.table();
+        let Some(line) = arguments.get("command").and_then(Value::as_str) else {
+            if let Some(outcome) = self.restricting_rule(tool, Target::Call) {
+                return outcome;
+            }
+            return Outcome::plain(
+                table.unprovable_commands,
+                Source::Builtin,
+                "the call has no command line to split".to_owned(),
+            );
+        };
+        let split = shell::split(line);
+        shown.extend(split.commands.iter().map(SimpleCommand::text));
+        for list in [&self.deny, &self.ask] {
+            let found = split
+                .all_commands()
+                .find_map(|command| first_match(list, tool, Target::Command(command)));
+            if let Some(compiled) = found {
+                return self.restricting_outcome(compiled);
+            }
+        }
+        if let Some(reason) = split.unprovable.first() {
+            return Outcome::plain(
+                table.unprovable_commands,
+                Source::Builtin,
+                reason.to_string(),
+            );
+        }
+        let mut allowed_by: Option<&Compiled> = None;
+        let mut worst: Option<Outcome> = None;
+        for command in &split.commands {
+            if let Some(compiled) = first_match(&self.allow, tool, Target::Command(command)) {
+                allowed_by = allowed_by.or(Some(compiled));
+                continue;
+            }
+            let outcome = if is_known_read_only(command.words()) {
+                Outcome::plain(
+                    table.read_only_commands,
+                    Source::Builtin,
+                    format!("{} is a known read-only command", command.text()),
+                )
+            } else {
+                Outcome::plain(
+                    table.other_commands,
+                    Source::Mode,
+                    format!(
+                        "no rule allows {}; mode {} gives {}",
+                        command.text(),
+                        self.mode,
+                        table.other_commands
+                    ),
+                )
+            };
+            if worst
+                .as_ref()
+                .is_none_or(|worst| outcome.verdict > worst.verdict)
+            {
+                worst = Some(outcome);
+            }
+        }
+        match (worst, allowed_by) {
+            (Some(worst), _) if worst.verdict != Verdict::Allow => worst,
+            (_, Some(compiled)) => Outcome::rule(Verdict::Allow, compiled),
+            (Some(worst), None) => worst,
+            (None, None) => Outcome::plain(
+                Verdict::Allow,
+                Source::Builtin,
+                "the command line runs no command".to_owned(),
+            ),
+        }
+    }
+
+    fn decide_file(
+        &self,
+        tool: &str,
+        path: Option<PathBuf>,
+        read_only: bool,
+        changes: bool,
+    ) -> Outcome {
+        let walks = matches!(tool, "grep" | "find" | "ls");
+        let target = Target::Path(path.as_deref(), walks);
+        if let Some(outcome) = self.restricting_rule(tool, target) {
+            return outcome;
+        }
+        if let Some(compiled) = first_match(&self.allow, tool, target) {
+            return Outcome::rule(Verdict::Allow, compiled);
+        }
+        let table = self.mode.table();
+        let shown = path
+            .as_deref()
+            .map_or_else(|| "no path".to_owned(), |path| path.display().to_string());
+        let (verdict, what) = if read_only {
+            (table.read_only_tools, "reads")
+        } else if changes {
+            match path.as_deref() {
+                Some(path) if self.paths.is_inside(path) => {
+                    (table.edits_inside, "changes a file inside the workspace")
+                }
+                _ => (table.edits_outside, "changes a file outside the workspace"),
+            }
+        } else {
+            (table.other_tools, "is not read-only")
+        };
+        Outcome::plain(
+            verdict,
+            Source::Mode,
+            format!(
+                "{tool} {what} ({shown}); mode {} gives {verdict}",
+                self.mode
+            ),
+        )
+    }
+
+    fn decide_other(&self, tool: &str, annotations: ToolAnnotations) -> Outcome {
+        if let Some(outcome) = self.restricting_rule(tool, Target::Call) {
+            return outcome;
+        }
+        if let Some(compiled) = first_match(&self.allow, tool, Target::Call) {
+            return Outcome::rule(Verdict::Allow, compiled);
+        }
+        let table = self.mode.table();
+        let (verdict, what) = if annotations.is_read_only() {
+            (table.read_only_tools, "says it is read-only")
+        } else {
+            (table.other_tools, "does not say it is read-only")
+        };
+        Outcome::plain(
+            verdict,
+            Source::Mode,
+            format!("{tool} {what}; mode {} gives {verdict}", self.mode),
+        )
+    }
+
+    /// The first deny rule matching, else the first ask rule.
+    fn restricting_rule(&self, tool: &str, target: Target<'_>) -> Option<Outcome> {
+        [&self.deny, &self.ask]
+            .into_iter()
+            .find_map(|list| first_match(list, tool, target))
+            .map(|compiled| self.restricting_outcome(compiled))
+    }
+
+    /// What a matching deny or ask rule gives in this mode.
+    fn restricting_outcome(&self, compiled: &Compiled) -> Outcome {
+        match compiled.entry.kind {
+            crate::RuleKind::Deny => Outcome::rule(Verdict::Deny, compiled),
+            _ => Outcome::rule(self.mode.table().ask_rules, compiled),
+        }
+    }
+}
+
+/// The first rule of `list` that matches.
+fn first_match<'a>(list: &'a [Compiled], tool: &str, target: Target<'_>) -> Option<&'a Compiled> {
+    list.iter().find(|compiled| matches(compiled, tool, target))
+}
+
+fn matches(compiled: &Compiled, tool: &str, target: Target<'_>) -> bool {
+    let rule = &compiled.entry.rule;
+    match (rule.specifier(), target) {
+        (Specifier::Any, _) => rule.tool().matches(tool),
+        (Specifier::Command(pattern), Target::Command(command)) => {
+            rule.tool().matches(tool) && pattern.matches(&command.text())
+        }
+        (Specifier::Path(_), Target::Path(path, walks)) => {
+            if !(rule.tool().matches(tool) || covers(rule.tool().as_str(), tool)) {
+                return false;
+            }
+            match (&compiled.path, path) {
+                (Some(Ok(pattern)), Some(path)) => {
+                    // A tool that walks a directory reads what is under it: a rule on
+                    // `dir/**` covers a walk of `dir` itself.
+                    pattern.matches(path) || (walks && pattern.matches(&path.join(PROBE)))
+                }
+                // A glob that did not compile, or a call without a path: a rule that takes
+                // permissions away still applies, one that grants them does not.
+                _ => compiled.entry.kind != crate::RuleKind::Allow,
+            }
+        }
+        _ => false,
+    }
+}
+
+/// A name standing for "anything in this directory" when a walk is matched.
+const PROBE: &str = "pi-approval-any-entry";
+
+/// Path rules on `read` also hold for the tools that read by walking (`grep`, `find`,
+/// `ls`), and those on `edit` for `write`, as Claude Code's do: `read(~/.ssh/**)` in `deny`
+/// must not be dodged by grepping the same directory.
+fn covers(rule_tool: &str, tool: &str) -> bool {
+    matches!(
+        (rule_tool, tool),
+        ("read", "grep" | "find" | "ls") | ("edit", "write")
+    )
+}

@@ -1,0 +1,125 @@
+//! Where a file tool's path leads, and the path globs of file rules, resolved the way
+//! workspace confinement resolves paths (`pi_tool::path`: `@`, `~`, `..` and symbolic links
+//! followed), so `src/../.env` is matched as `.env` and a link `src/link -> ~/.ssh` as what is
+//! under `~/.ssh`.
+
+use std::path::{Path, PathBuf};
+
+use globset::{GlobBuilder, GlobMatcher};
+
+/// Where a tool's path arguments lead. The agent's gate passes the same resolver the file
+/// tools use, so the path a rule judges is the path the tool opens; [`LocalPaths`] is the
+/// plain one (Pi's rules over `pi_tool::path`).
+pub trait PathResolver: Send + Sync {
+    /// Where `argument` (a tool's path argument as the model wrote it) really leads:
+    /// absolute, links and `..` resolved.
+    fn resolve(&self, argument: &str) -> PathBuf;
+    /// The canonical workspace directory relative rule globs start from.
+    fn root(&self) -> &Path;
+    /// The home directory `~` in rule globs stands for.
+    fn home(&self) -> Option<&Path>;
+    /// Whether a resolved path is inside the workspace (edits there are what `auto-edit`
+    /// allows).
+    fn is_inside(&self, path: &Path) -> bool {
+        path.starts_with(self.root())
+    }
+}
+
+/// Paths resolved against a working directory and `$HOME`, through `pi_tool::path`.
+#[derive(Debug, Clone)]
+pub struct LocalPaths {
+    cwd: PathBuf,
+    root: PathBuf,
+    home: Option<PathBuf>,
+}
+
+impl LocalPaths {
+    /// Paths of tools working in `cwd`, with `~` the `HOME` of this process.
+    pub fn new(cwd: impl Into<PathBuf>) -> Self {
+        Self::with_home(cwd, std::env::var_os("HOME").map(PathBuf::from))
+    }
+
+    /// The same with an explicit home directory (tests, or a front end that knows better).
+    pub fn with_home(cwd: impl Into<PathBuf>, home: Option<PathBuf>) -> Self {
+        let cwd = cwd.into();
+        let root = pi_tool::path::canonical(&cwd);
+        let home = home.map(|home| pi_tool::path::canonical(&home));
+        Self { cwd, root, home }
+    }
+}
+
+impl PathResolver for LocalPaths {
+    fn resolve(&self, argument: &str) -> PathBuf {
+        pi_tool::path::canonical(&pi_tool::path::resolve_argument(
+            &self.cwd,
+            self.home.as_deref(),
+            argument,
+        ))
+    }
+
+    fn root(&self) -> &Path {
+        &self.root
+    }
+
+    fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
+    }
+}
+
+/// A file rule's glob, made absolute against a workspace.
+#[derive(Debug, Clone)]
+pub(crate) struct PathPattern {
+    matcher: GlobMatcher,
+}
+
+impl PathPattern {
+    /// Resolves `glob` (relative to the workspace root, `~/...` under home, or absolute):
+    /// its literal directories are resolved as a tool's path would be (so a rule on a
+    /// link's name also covers where the link leads), then the glob is compiled.
+    pub(crate) fn new(glob: &str, paths: &dyn PathResolver) -> Result<Self, globset::Error> {
+        let glob = glob.strip_prefix("./").unwrap_or(glob);
+        // The part before the first glob character is a real path: resolve it.
+        let literal_end = glob.find(['*', '?', '[', '{']).map_or(glob.len(), |first| {
+            glob.get(..first)
+                .and_then(|head| head.rfind('/'))
+                .map_or(0, |slash| slash + 1)
+        });
+        let (literal, pattern) = glob.split_at(literal_end);
+        let base = if literal.is_empty() {
+            paths.root().to_path_buf()
+        } else {
+            let under_home = match literal.trim_end_matches('/') {
+                "~" => Some(""),
+                other => other.strip_prefix("~/"),
+            };
+            let absolute = match (under_home, paths.home()) {
+                (Some(rest), Some(home)) => home.join(rest),
+                _ => paths.root().join(literal),
+            };
+            pi_tool::path::canonical(&absolute)
+        };
+        let mut full = globset::escape(&base.to_string_lossy());
+        if !pattern.is_empty() {
+            if !full.ends_with('/') {
+                full.push('/');
+            }
+            full.push_str(pattern);
+        }
+        Ok(Self {
+            matcher: glob_builder(&full).build()?.compile_matcher(),
+        })
+    }
+
+    /// Whether a resolved path matches.
+    pub(crate) fn matches(&self, path: &Path) -> bool {
+        self.matcher.is_match(path)
+    }
+}
+
+/// The options every file glob is compiled with: `*` stays within one directory, `**` crosses
+/// them, as in `.gitignore` and Claude Code's rules.
+pub(crate) fn glob_builder(glob: &str) -> GlobBuilder<'_> {
+    let mut builder = GlobBuilder::new(glob);
+    builder.literal_separator(true).backslash_escape(true);
+    builder
+}

@@ -1,0 +1,161 @@
+//! `permissions` in Pi's settings files: the user's (`<agent dir>/settings.json`, the agent
+//! dir being `~/.pi/agent` or `PI_CODING_AGENT_DIR`) and the project's
+//! (`<cwd>/.pi/settings.json`). Only `permissions` is read; every other key is Pi's.
+//!
+//! ```json
+//! {"permissions": {"mode": "auto-edit", "allow": ["bash(git log:*)"], "ask": [], "deny": ["read(.env)"]}}
+//! ```
+//!
+//! A missing file is no settings; an unreadable or malformed one, or a bad rule in it, is an
+//! error naming the file (and the list, the rule's index and column), and the run must not
+//! start: a policy silently missing its deny rules is worse than no run.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::policy::Permissions;
+use crate::rule::{RuleError, RuleKind};
+use crate::{Mode, UnknownMode};
+
+/// A settings file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    /// It exists but cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// It is not JSON.
+    #[error("{} is not valid JSON: {source}", path.display())]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// Where and why.
+        source: serde_json::Error,
+    },
+    /// `permissions` or one of its keys has the wrong shape.
+    #[error("{}: {what}", path.display())]
+    Shape {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong (`permissions.allow must be a list of strings`).
+        what: String,
+    },
+    /// A rule cannot be read.
+    #[error("{}: permissions.{}[{index}]: {source}", path.display(), kind.as_str())]
+    Rule {
+        /// The file.
+        path: PathBuf,
+        /// The list it is in.
+        kind: RuleKind,
+        /// Its place in the list, from 0.
+        index: usize,
+        /// The rule and what is wrong with it.
+        source: RuleError,
+    },
+    /// `permissions.mode` names no mode.
+    #[error("{}: permissions.mode: {source}", path.display())]
+    Mode {
+        /// The file.
+        path: PathBuf,
+        /// The name given.
+        source: UnknownMode,
+    },
+}
+
+/// Pi's agent directory: `PI_CODING_AGENT_DIR`, else `~/.pi/agent`; `None` with neither
+/// that variable nor a home directory.
+pub fn agent_dir() -> Option<PathBuf> {
+    if let Some(dir) = std::env::var_os("PI_CODING_AGENT_DIR").filter(|dir| !dir.is_empty()) {
+        return Some(PathBuf::from(dir));
+    }
+    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".pi").join("agent"))
+}
+
+/// The user's settings file.
+pub fn user_settings_path() -> Option<PathBuf> {
+    agent_dir().map(|dir| dir.join("settings.json"))
+}
+
+/// A project's settings file.
+pub fn project_settings_path(cwd: &Path) -> PathBuf {
+    cwd.join(".pi").join("settings.json")
+}
+
+/// Reads the `permissions` of a settings file: `Ok(None)` when the file does not exist.
+pub fn load(path: &Path) -> Result<Option<Permissions>, SettingsError> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(source) => {
+            return Err(SettingsError::Read {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    parse(path, &text).map(Some)
+}
+
+/// Reads the `permissions` of a settings file's text (`path` names it in errors).
+pub fn parse(path: &Path, text: &str) -> Result<Permissions, SettingsError> {
+    let shape = |what: String| SettingsError::Shape {
+        path: path.to_owned(),
+        what,
+    };
+    let settings: Value = serde_json::from_str(text).map_err(|source| SettingsError::Json {
+        path: path.to_owned(),
+        source,
+    })?;
+    let Value::Object(settings) = settings else {
+        return Err(shape("settings must be a JSON object".to_owned()));
+    };
+    let mut permissions = Permissions::default();
+    let Some(section) = settings.get("permissions") else {
+        return Ok(permissions);
+    };
+    let Value::Object(section) = section else {
+        return Err(shape("permissions must be an object".to_owned()));
+    };
+    for kind in [RuleKind::Allow, RuleKind::Ask, RuleKind::Deny] {
+        let Some(list) = section.get(kind.as_str()) else {
+            continue;
+        };
+        let not_strings = || {
+            shape(format!(
+                "permissions.{} must be a list of strings",
+                kind.as_str()
+            ))
+        };
+        let Value::Array(list) = list else {
+            return Err(not_strings());
+        };
+        for (index, rule) in list.iter().enumerate() {
+            let Value::String(rule) = rule else {
+                return Err(not_strings());
+            };
+            permissions
+                .add(kind, rule)
+                .map_err(|source| SettingsError::Rule {
+                    path: path.to_owned(),
+                    kind,
+                    index,
+                    source,
+                })?;
+        }
+    }
+    if let Some(mode) = section.get("mode") {
+        let Value::String(mode) = mode else {
+            return Err(shape("permissions.mode must be a string".to_owned()));
+        };
+        permissions.mode = Some(mode.parse::<Mode>().map_err(|source| SettingsError::Mode {
+            path: path.to_owned(),
+            source,
+        })?);
+    }
+    Ok(permissions)
+}
