@@ -16,8 +16,8 @@ use crate::{Decision, Fingerprint, Source, Verdict};
 /// What a rule is matched against.
 #[derive(Clone, Copy)]
 enum Target<'a> {
-    /// One simple command of a `bash` line.
-    Command(&'a SimpleCommand),
+    /// One simple command of a `bash` line, as its words joined by spaces.
+    Command(&'a str),
     /// A file tool's resolved path (`None` when the call names none), and whether the tool
     /// walks it as a directory (`grep`, `find`, `ls`).
     Path(Option<&'a Path>, bool),
@@ -102,11 +102,13 @@ impl Policy {
             );
         };
         let split = shell::split(line);
-        shown.extend(split.commands.iter().map(SimpleCommand::text));
+        // Joined once: every rule of every list is matched against these texts.
+        let texts: Vec<String> = split.all_commands().map(SimpleCommand::text).collect();
+        shown.extend(texts.iter().take(split.commands.len()).cloned());
         for list in [&self.deny, &self.ask] {
-            let found = split
-                .all_commands()
-                .find_map(|command| first_match(list, tool, Target::Command(command)));
+            let found = texts
+                .iter()
+                .find_map(|text| first_match(list, tool, Target::Command(text)));
             if let Some(compiled) = found {
                 return self.restricting_outcome(compiled);
             }
@@ -120,8 +122,8 @@ impl Policy {
         }
         let mut allowed_by: Option<&Compiled> = None;
         let mut worst: Option<Outcome> = None;
-        for command in &split.commands {
-            if let Some(compiled) = first_match(&self.allow, tool, Target::Command(command)) {
+        for (command, text) in split.commands.iter().zip(&texts) {
+            if let Some(compiled) = first_match(&self.allow, tool, Target::Command(text)) {
                 allowed_by = allowed_by.or(Some(compiled));
                 continue;
             }
@@ -129,17 +131,15 @@ impl Policy {
                 Outcome::plain(
                     table.read_only_commands,
                     Source::Builtin,
-                    format!("{} is a known read-only command", command.text()),
+                    format!("{text} is a known read-only command"),
                 )
             } else {
                 Outcome::plain(
                     table.other_commands,
                     Source::Mode,
                     format!(
-                        "no rule allows {}; mode {} gives {}",
-                        command.text(),
-                        self.mode,
-                        table.other_commands
+                        "no rule allows {text}; mode {} gives {}",
+                        self.mode, table.other_commands
                     ),
                 )
             };
@@ -250,7 +250,7 @@ fn matches(compiled: &Compiled, tool: &str, target: Target<'_>) -> bool {
     match (rule.specifier(), target) {
         (Specifier::Any, _) => rule.tool().matches(tool),
         (Specifier::Command(pattern), Target::Command(command)) => {
-            rule.tool().matches(tool) && pattern.matches(&command.text())
+            rule.tool().matches(tool) && pattern.matches(command)
         }
         (Specifier::Path(_), Target::Path(path, walks)) => {
             if !(rule.tool().matches(tool) || covers(rule.tool().as_str(), tool)) {

@@ -10,6 +10,10 @@ use super::{SimpleCommand, Split, Unprovable};
 /// How deep `bash -c '...'` inside `eval ...` inside ... is followed before giving up.
 const MAX_DEPTH: usize = 4;
 
+/// How deep syntax (subshells in subshells, `$(` in `$(`) is walked before giving up: the walk
+/// recurses, and a line of 20,000 `(` must not overflow the stack.
+const MAX_NESTING: usize = 128;
+
 thread_local! {
     /// A parser per thread: making one loads the grammar, which is worth doing once.
     static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
@@ -54,6 +58,8 @@ pub(super) fn split(line: &str, depth: usize) -> Split {
 pub(super) struct Walker<'a> {
     pub(super) source: &'a [u8],
     pub(super) depth: usize,
+    /// How many nodes deep the walk is now.
+    nesting: usize,
     pub(super) split: Split,
 }
 
@@ -62,8 +68,22 @@ impl<'a> Walker<'a> {
         Self {
             source,
             depth,
+            nesting: 0,
             split: Split::default(),
         }
+    }
+
+    /// Runs `step` one level deeper, unless the walk is already too deep (then notes it and
+    /// gives `fallback`).
+    pub(super) fn deeper<T>(&mut self, fallback: T, step: impl FnOnce(&mut Self) -> T) -> T {
+        if self.nesting >= MAX_NESTING {
+            self.unprovable(Unprovable::TooDeep);
+            return fallback;
+        }
+        self.nesting += 1;
+        let result = step(self);
+        self.nesting -= 1;
+        result
     }
 
     /// Notes a reason, once.
@@ -98,6 +118,10 @@ impl<'a> Walker<'a> {
     }
 
     fn statement(&mut self, node: Node<'_>) {
+        self.deeper((), |walker| walker.statement_here(node));
+    }
+
+    fn statement_here(&mut self, node: Node<'_>) {
         match node.kind() {
             "program" | "list" | "pipeline" | "subshell" | "compound_statement"
             | "negated_command" => self.children_as_statements(node),
@@ -146,6 +170,10 @@ impl<'a> Walker<'a> {
     /// Looks through a node for the substitutions inside it (a heredoc body, an assignment's
     /// value, a redirection's target).
     pub(super) fn scan(&mut self, node: Node<'_>) {
+        self.deeper((), |walker| walker.scan_here(node));
+    }
+
+    fn scan_here(&mut self, node: Node<'_>) {
         match node.kind() {
             "command_substitution" | "process_substitution" => self.substitution(node),
             "ERROR" => {
@@ -169,6 +197,7 @@ impl<'a> Walker<'a> {
             Unprovable::CommandSubstitution
         });
         let mut inner = Walker::new(self.source, self.depth);
+        inner.nesting = self.nesting;
         inner.children_as_statements(node);
         self.absorb(inner.split);
     }

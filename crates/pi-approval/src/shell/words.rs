@@ -10,6 +10,11 @@ use super::walk::Walker;
 impl Walker<'_> {
     /// The value of a word node (an argument, a command name).
     pub(super) fn word(&mut self, node: Node<'_>) -> String {
+        let text = self.text(node);
+        self.deeper(text, |walker| walker.word_here(node))
+    }
+
+    fn word_here(&mut self, node: Node<'_>) -> String {
         match node.kind() {
             "word" | "number" => unescape_bare(&self.text(node)),
             "raw_string" => {
