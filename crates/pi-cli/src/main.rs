@@ -99,7 +99,11 @@ enum Command {
     Check(commands::check::CheckArgs),
     /// Run the agent loop over the built-in tools with a scripted (faux) model; print the
     /// transcript as JSONL (and events on stderr with --events).
-    Agent(commands::agent::AgentArgs),
+    Agent(Box<commands::agent::AgentArgs>),
+    /// Read Pi's session files: `session list [--all] [--json]`, `session context FILE
+    /// [--leaf ID]` (the messages the model would be sent, one JSON line each), `session tree
+    /// FILE`.
+    Session(commands::session::SessionArgs),
     /// Serve the built-in tools over MCP: stdio by default, streamable HTTP with --http.
     Serve(commands::serve::ServeArgs),
     /// Use any MCP server's tools: `mcp tools -- CMD ARGS...`, `mcp call NAME 'JSON' -- CMD ARGS...`
@@ -213,12 +217,18 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         None => Wording::Course,
     };
     let tools = tools.with_wording(wording);
+    // Sessions belong to the directory the run works in, as Pi's belong to its cwd.
+    let work_dir = || commands::session::work_dir(cli.coding_tools.as_deref());
     let outcome = match cli.command {
         Command::Tools(args) => commands::tools::run(&args, &tools),
         Command::Call(args) => commands::call::run(args, &tools, shutdown).await,
         Command::Run(args) => commands::run::run(args, tools, shutdown).await,
         Command::Check(args) => commands::check::run(args).await,
-        Command::Agent(args) => commands::agent::run(args, tools, shutdown).await,
+        Command::Agent(args) => match work_dir() {
+            Ok(cwd) => commands::agent::run(*args, tools, &cwd, shutdown).await,
+            Err(error) => Err(error),
+        },
+        Command::Session(args) => work_dir().and_then(|cwd| commands::session::run(args, &cwd)),
         Command::Serve(args) => commands::serve::run(args, tools, shutdown).await,
         Command::Mcp(args) => commands::mcp::run(args).await,
     };

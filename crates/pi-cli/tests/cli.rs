@@ -4,8 +4,13 @@
 use assert_cmd::Command;
 use serde_json::{Value, json};
 
+/// `pi-tool` with its agent directory (where `agent` records sessions) in cargo's directory
+/// for test files, not the user's `~/.pi/agent`.
 fn pi_tool() -> Command {
-    Command::cargo_bin("pi-tool").unwrap()
+    let agent_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("pi-cli-agent-dir");
+    let mut command = Command::cargo_bin("pi-tool").unwrap();
+    command.env("PI_CODING_AGENT_DIR", agent_dir);
+    command
 }
 
 /// Parses one JSON line and drops its timestamp after checking it is a number.

@@ -77,6 +77,7 @@ fn agent(url: &str, extra: &[&str], prompt: &str) -> Vec<Value> {
     command.args([
         "agent",
         "--json",
+        "--no-session",
         "--provider",
         "openai",
         "--model",

@@ -123,6 +123,7 @@ fn agent_uses_a_python_sdk_servers_tools() {
         .args([
             "agent",
             "--json",
+            "--no-session",
             "--faux",
             script.to_str().unwrap(),
             "go",

@@ -339,7 +339,14 @@ fn agent_is_stopped_by(signal: Signal, sandbox: Sandbox) {
     std::fs::write(&script_path, script.to_string()).unwrap();
     let script_arg = script_path.to_str().unwrap();
     let pi = PiTool::start(
-        &["agent", "--faux", script_arg, "--json", "run it"],
+        &[
+            "agent",
+            "--faux",
+            script_arg,
+            "--json",
+            "--no-session",
+            "run it",
+        ],
         dir.path(),
         sandbox,
     );

@@ -30,6 +30,13 @@ pub fn now_iso() -> String {
     Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
+/// An instant given in milliseconds since the Unix epoch, in the form of [`now_iso`] (for file
+/// times shown beside header timestamps); `None` out of chrono's range.
+pub fn millis_to_iso(millis: i64) -> Option<String> {
+    chrono::DateTime::from_timestamp_millis(millis)
+        .map(|time| time.to_rfc3339_opts(SecondsFormat::Millis, true))
+}
+
 /// Milliseconds since the Unix epoch of an ISO timestamp, as `new Date(s).getTime()`; `None`
 /// when it does not parse (Pi would get `NaN`).
 pub fn iso_to_millis(timestamp: &str) -> Option<i64> {
@@ -71,5 +78,9 @@ mod tests {
             Some(1_788_256_800_001)
         );
         assert_eq!(iso_to_millis("yesterday"), None);
+        assert_eq!(
+            millis_to_iso(1_788_256_800_001).as_deref(),
+            Some("2026-09-01T10:00:00.001Z")
+        );
     }
 }

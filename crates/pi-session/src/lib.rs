@@ -48,7 +48,7 @@ pub use context::{
 pub use entry::{Entry, EntryKind, NotAnEntry};
 pub use error::{NotASessionReason, Result, SessionError};
 pub use header::{CURRENT_VERSION, SessionHeader};
-pub use ids::{iso_to_millis, new_entry_id, new_session_id, now_iso};
+pub use ids::{iso_to_millis, millis_to_iso, new_entry_id, new_session_id, now_iso};
 pub use list::{
     SessionListing, SessionSummary, list_all_sessions, list_sessions, most_recent_session,
     read_summary,

@@ -3,8 +3,12 @@
 //! one. By default a person watches: the model's text streams to stdout as it arrives, each tool
 //! call and its result is shown as it runs. `--json` prints the transcript as JSONL instead;
 //! with `--events`, every event goes to stderr as JSONL while it happens.
+//!
+//! Every run is recorded in a session of its directory, as Pi records them (see
+//! [`super::agent_session`]): `-c`, `--session`, `--fork` and `-r` continue an earlier one,
+//! whose conversation the model is sent first; `--no-session` records nothing.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,6 +23,7 @@ use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 
 use super::EXIT_TOOL_ERROR;
+use super::agent_session::{self, Chosen, Recorder, SessionArgs};
 use crate::shutdown::Shutdown;
 
 /// The wires `--provider` names.
@@ -42,7 +47,7 @@ pub(crate) struct AgentArgs {
         long,
         value_name = "SCRIPT.json",
         conflicts_with = "provider",
-        required_unless_present = "provider"
+        required_unless_present_any = ["provider", "resume"]
     )]
     faux: Option<PathBuf>,
     /// A real model's wire.
@@ -76,7 +81,8 @@ pub(crate) struct AgentArgs {
     #[arg(long)]
     json: bool,
     /// What the user says.
-    prompt: String,
+    #[arg(required_unless_present = "resume")]
+    prompt: Option<String>,
     /// Write every event to stderr as JSONL.
     #[arg(long)]
     events: bool,
@@ -108,16 +114,28 @@ pub(crate) struct AgentArgs {
     /// built-in ones.
     #[arg(long, default_value = "")]
     mcp_prefix: String,
+    #[command(flatten)]
+    session: SessionArgs,
 }
 
 /// Runs the agent. A stop signal cancels the run: running tools see their signal cancelled (a
 /// `bash` command's process group is ended), every call gets its result in the transcript, and
-/// the transcript is still printed.
+/// the transcript is still printed. `cwd` is the directory whose sessions the run belongs to.
 pub(crate) async fn run(
     args: AgentArgs,
     mut tools: ToolRegistry,
+    cwd: &Path,
     shutdown: &Shutdown,
 ) -> anyhow::Result<ExitCode> {
+    // The session first: `-r --json` only lists, and a session that cannot be opened ends the
+    // command before any MCP server starts.
+    let session = match agent_session::choose(&args.session, args.json, cwd)? {
+        Chosen::Listed => return Ok(ExitCode::SUCCESS),
+        Chosen::Run(session) => *session,
+    };
+    let Some(prompt) = args.prompt.clone() else {
+        anyhow::bail!("give the prompt: what the user says");
+    };
     // Kept alive for the whole run: the imported tools talk through these connections.
     let mut servers = Vec::new();
     for command in &args.mcp {
@@ -134,7 +152,11 @@ pub(crate) async fn run(
         servers.push(client);
     }
     let provider = provider(&args)?;
-    let mut config = AgentConfig::new(provider, Arc::new(tools));
+    // The run stops when asked to, or when its session can no longer be written.
+    let signal = shutdown.token().child_token();
+    let (recorder, history) = Recorder::start(session, &provider.model(), signal.clone())?;
+    let mut config =
+        AgentConfig::new(provider, Arc::new(tools)).with_before_request(recorder.before_request());
     if let Some(system) = &args.system {
         config = config.with_system_prompt(system.clone());
     }
@@ -148,6 +170,7 @@ pub(crate) async fn run(
         config = config.with_tool_timeout(seconds("tool-timeout", limit)?);
     }
     let agent = Agent::new(config);
+    let follower = recorder.follow(agent.subscribe());
     let watcher = (!args.json).then(|| tokio::spawn(super::agent_view::show(agent.subscribe())));
     let printer = args.events.then(|| {
         let mut events = agent.subscribe();
@@ -166,11 +189,7 @@ pub(crate) async fn run(
     });
 
     let run = agent
-        .run(
-            Vec::new(),
-            vec![UserMessage::text(args.prompt).into()],
-            shutdown.token().clone(),
-        )
+        .run(history, vec![UserMessage::text(prompt).into()], signal)
         .await;
     drop(agent); // closes the event channel, so the printer finishes
     drop(servers);
@@ -180,10 +199,16 @@ pub(crate) async fn run(
     if let Some(watcher) = watcher {
         watcher.await.context("showing the run")?;
     }
+    follower.await.context("recording the session")?;
+    let recorded = recorder.finish(&run.messages);
     if args.json {
         print!("{}", write_transcript(&run.messages));
     }
     let _ = std::io::Write::flush(&mut std::io::stdout());
+    if let Err(failure) = recorded {
+        eprintln!("pi-tool: {failure}");
+        return Ok(ExitCode::from(EXIT_TOOL_ERROR));
+    }
     match run.end {
         EndReason::Completed | EndReason::Terminated => Ok(ExitCode::SUCCESS),
         other => {

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub(crate) mod agent;
+mod agent_session;
 mod agent_view;
 pub(crate) mod call;
 pub(crate) mod check;
@@ -8,6 +9,7 @@ mod lines;
 pub(crate) mod mcp;
 pub(crate) mod run;
 pub(crate) mod serve;
+pub(crate) mod session;
 pub(crate) mod tools;
 
 /// Exit code for a result with `isError: true`.

@@ -1,0 +1,308 @@
+//! The session of an `agent` run, as Pi's flags choose it: a new file in this directory's
+//! session directory by default, `-c` the newest one, `--session` a file or an id prefix,
+//! `--fork` a copy, `-r` a pick from a list, `--no-session` none. The session's context is the
+//! run's history, and [`Recorder`] writes each message of the run as it arrives, syncing
+//! before each model request and at the end.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use anyhow::Context;
+use clap::Args;
+use futures::FutureExt;
+use futures::future::BoxFuture;
+use pi_agent::{AgentEvent, BeforeRequestContext};
+use pi_ai::{Message, ModelInfo};
+use pi_session::{Session, SessionError};
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio_util::sync::CancellationToken;
+
+use super::session::{find_session, listing_json, print_report, session_dir};
+
+/// The thinking level a new session records: the CLI has no reasoning setting yet, and Pi
+/// writes `off` for models without one.
+const THINKING_LEVEL: &str = "off";
+
+/// Pi's session flags of `pi-tool agent`.
+#[derive(Debug, Args)]
+pub(crate) struct SessionArgs {
+    /// Continue the newest session of this directory (a new one when it has none).
+    #[arg(short = 'c', long = "continue", group = "which_session")]
+    pub(crate) continue_session: bool,
+    /// Continue this session: a file (created when missing) or an id prefix (this directory's
+    /// sessions first, then every directory's).
+    #[arg(long, value_name = "PATH|ID", group = "which_session")]
+    pub(crate) session: Option<String>,
+    /// Start a new session holding every entry of this one (a file or an id prefix); its
+    /// header names the original as `parentSession`.
+    #[arg(long, value_name = "PATH|ID", group = "which_session")]
+    pub(crate) fork: Option<String>,
+    /// Write no session: the run is forgotten when it ends.
+    #[arg(long, group = "which_session", conflicts_with = "session_dir")]
+    pub(crate) no_session: bool,
+    /// List this directory's sessions (newest first) and continue the one picked by number;
+    /// with `--json`, print the list as JSON and exit.
+    #[arg(short = 'r', long, group = "which_session")]
+    pub(crate) resume: bool,
+    /// Keep and look for this directory's sessions in DIR instead of
+    /// `~/.pi/agent/sessions/--<cwd>--/` (`PI_CODING_AGENT_DIR` moves `~/.pi/agent`).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) session_dir: Option<PathBuf>,
+}
+
+/// What the session flags asked for.
+pub(crate) enum Chosen {
+    /// Run in this session.
+    Run(Box<Session>),
+    /// `-r --json`: the list was printed; nothing runs.
+    Listed,
+}
+
+/// Opens (or creates, or forks) the run's session for the directory `cwd`. Prints the load
+/// report of an existing file on stderr.
+pub(crate) fn choose(args: &SessionArgs, json: bool, cwd: &Path) -> anyhow::Result<Chosen> {
+    if args.no_session {
+        return Ok(Chosen::Run(Box::new(Session::in_memory(cwd))));
+    }
+    let dir = session_dir(args.session_dir.as_deref(), cwd)?;
+    let session = if args.continue_session {
+        match pi_session::most_recent_session(&dir)? {
+            Some(path) => open(&path)?,
+            None => Session::create(&dir, cwd),
+        }
+    } else if let Some(target) = &args.session {
+        match find_session(target, &dir)? {
+            Found::Existing(path) => open(&path)?,
+            Found::NewFile(path) => Session::create_at(&path, cwd),
+        }
+    } else if let Some(source) = &args.fork {
+        let Found::Existing(path) = find_session(source, &dir)? else {
+            anyhow::bail!("--fork {source}: no such session file");
+        };
+        let fork = Session::fork_from(&path, cwd, &dir)
+            .with_context(|| format!("forking {}", path.display()))?;
+        print_report(&path, fork.report());
+        fork
+    } else if args.resume {
+        let listing = pi_session::list_sessions(&dir)?;
+        if json {
+            println!("{}", listing_json(&listing.sessions));
+            return Ok(Chosen::Listed);
+        }
+        match pick(&listing.sessions, &dir)? {
+            Some(path) => open(&path)?,
+            None => anyhow::bail!("no session picked"),
+        }
+    } else {
+        Session::create(&dir, cwd)
+    };
+    Ok(Chosen::Run(Box::new(session)))
+}
+
+/// A session named on the command line.
+pub(crate) enum Found {
+    /// A session file that exists.
+    Existing(PathBuf),
+    /// A path with no file yet: the session is created there.
+    NewFile(PathBuf),
+}
+
+/// Opens an existing session for appending, reporting what loading it noticed.
+fn open(path: &Path) -> anyhow::Result<Session> {
+    let session = Session::open(path).with_context(|| format!("opening {}", path.display()))?;
+    print_report(path, session.report());
+    Ok(session)
+}
+
+/// Pi's picker as a numbered list on stderr; the number is read from stdin.
+fn pick(sessions: &[pi_session::SessionSummary], dir: &Path) -> anyhow::Result<Option<PathBuf>> {
+    if sessions.is_empty() {
+        anyhow::bail!("no sessions in {}", dir.display());
+    }
+    let mut stderr = std::io::stderr().lock();
+    for (number, summary) in sessions.iter().enumerate() {
+        let title = summary
+            .name
+            .as_deref()
+            .or(summary.first_message.as_deref())
+            .unwrap_or("(no messages)");
+        writeln!(
+            stderr,
+            "{:>3}. {}  {} entries  {}",
+            number + 1,
+            super::session::modified_iso(summary),
+            summary.entry_count,
+            super::session::one_line(title, 70),
+        )?;
+    }
+    write!(stderr, "Session number (1-{}): ", sessions.len())?;
+    stderr.flush()?;
+    drop(stderr);
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .context("reading the session number")?;
+    let answer = answer.trim();
+    if answer.is_empty() {
+        return Ok(None);
+    }
+    let chosen = answer
+        .parse::<usize>()
+        .ok()
+        .and_then(|number| number.checked_sub(1))
+        .and_then(|index| sessions.get(index));
+    match chosen {
+        Some(summary) => Ok(Some(summary.path.clone())),
+        None => anyhow::bail!("{answer:?} is not a number from 1 to {}", sessions.len()),
+    }
+}
+
+/// Writes a run into its session: each message as its `message_end` event arrives (so a killed
+/// process loses at most the message in flight), any message the events have not delivered yet
+/// before each model request, then `fdatasync`. The first failure (the file deleted, replaced or
+/// written by another program; a full disk) stops the run, and nothing more is written.
+#[derive(Clone)]
+pub(crate) struct Recorder {
+    state: Arc<Mutex<State>>,
+    /// Cancelled on a failure, to stop the run without waiting for the next request.
+    stop: CancellationToken,
+}
+
+struct State {
+    session: Session,
+    /// How many of the run's messages are in the session.
+    recorded: usize,
+    /// How many `message_end` events have arrived (the n-th is the run's n-th message).
+    announced: usize,
+    /// Why the session stopped taking entries.
+    failure: Option<String>,
+}
+
+impl Recorder {
+    /// Prepares `session` for a run with `model` and returns the recorder and the history the
+    /// run continues from. A new session first records the model and thinking level (as Pi
+    /// does); a continued one records a model change when the run uses another model.
+    pub(crate) fn start(
+        mut session: Session,
+        model: &ModelInfo,
+        stop: CancellationToken,
+    ) -> anyhow::Result<(Self, Vec<Message>)> {
+        let what = session_name(session.file_path());
+        let context = session
+            .context()
+            .with_context(|| format!("reading the conversation of {what}"))?;
+        let same_model = context
+            .model
+            .as_ref()
+            .is_some_and(|used| used.provider == model.provider && used.model_id == model.model);
+        if session.entries().is_empty() {
+            session.append_model_change(&model.provider, &model.model)?;
+            session.append_thinking_level_change(THINKING_LEVEL)?;
+        } else if !same_model {
+            session.append_model_change(&model.provider, &model.model)?;
+        }
+        let recorder = Self {
+            state: Arc::new(Mutex::new(State {
+                session,
+                recorded: 0,
+                announced: 0,
+                failure: None,
+            })),
+            stop,
+        };
+        Ok((recorder, context.messages))
+    }
+
+    /// Follows the run's events, writing each message as it ends. Ends with the event stream.
+    pub(crate) fn follow(
+        &self,
+        mut events: UnboundedReceiver<AgentEvent>,
+    ) -> tokio::task::JoinHandle<()> {
+        let recorder = self.clone();
+        tokio::spawn(async move {
+            while let Some(event) = events.recv().await {
+                if let AgentEvent::MessageEnd { message } = event {
+                    recorder.announced(&message);
+                }
+            }
+        })
+    }
+
+    /// The `before_request` hook: writes what the events have not, then syncs; a failure ends
+    /// the run before the request.
+    pub(crate) fn before_request(
+        &self,
+    ) -> impl Fn(BeforeRequestContext) -> BoxFuture<'static, Result<(), String>> + Send + Sync + 'static
+    {
+        let recorder = self.clone();
+        move |context| {
+            let added = context
+                .messages
+                .get(context.added_from..)
+                .unwrap_or_default();
+            // A local fdatasync of a few lines: short enough to do on the loop's own task.
+            let outcome = recorder.catch_up(added);
+            async move { outcome }.boxed()
+        }
+    }
+
+    /// Writes the run's messages the session does not have yet and syncs; the failure that
+    /// stopped the session, if any.
+    pub(crate) fn finish(&self, added: &[Message]) -> Result<(), String> {
+        self.catch_up(added)
+    }
+
+    fn announced(&self, message: &Message) {
+        let mut state = self.lock();
+        state.announced += 1;
+        if state.failure.is_some() || state.announced <= state.recorded {
+            return;
+        }
+        match state.session.append_message(message) {
+            Ok(_) => state.recorded += 1,
+            Err(error) => self.fail(&mut state, &error),
+        }
+    }
+
+    fn catch_up(&self, added: &[Message]) -> Result<(), String> {
+        let mut state = self.lock();
+        if let Some(failure) = &state.failure {
+            return Err(failure.clone());
+        }
+        let missing = added.get(state.recorded..).unwrap_or_default();
+        for message in missing {
+            if let Err(error) = state.session.append_message(message) {
+                self.fail(&mut state, &error);
+                return Err(state.failure.clone().unwrap_or_default());
+            }
+            state.recorded += 1;
+        }
+        if let Err(error) = state.session.sync() {
+            self.fail(&mut state, &error);
+            return Err(state.failure.clone().unwrap_or_default());
+        }
+        Ok(())
+    }
+
+    fn fail(&self, state: &mut State, error: &SessionError) {
+        state.failure = Some(format!(
+            "the session could not be written, so the run was stopped: {error}"
+        ));
+        self.stop.cancel();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        // A panic while holding the lock leaves counts that are still true: keep going.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// How a session is named in messages: its file, or "the session" in memory.
+fn session_name(path: Option<&Path>) -> String {
+    path.map_or_else(
+        || "the session".to_owned(),
+        |path| path.display().to_string(),
+    )
+}

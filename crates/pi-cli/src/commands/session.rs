@@ -1,0 +1,385 @@
+//! `pi-tool session list [--all] [--json]`, `session context FILE [--leaf ID]` and
+//! `session tree FILE`: Pi's session files as a person (or a test comparing us with Pi) reads
+//! them. Nothing here writes to a session.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::UNIX_EPOCH;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use pi_session::{EntryKind, LoadReport, Session, SessionSummary};
+use serde_json::{Value, json};
+
+use super::agent_session::Found;
+
+#[derive(Debug, Args)]
+pub(crate) struct SessionArgs {
+    #[command(subcommand)]
+    command: SessionCommand,
+    /// Look for this directory's sessions in DIR instead of `~/.pi/agent/sessions/--<cwd>--/`.
+    #[arg(long, value_name = "DIR", global = true)]
+    session_dir: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+enum SessionCommand {
+    /// This directory's sessions (the `--coding-tools` DIR, else the current one), newest
+    /// first: time, id, entry count, name or first message.
+    List {
+        /// Every directory's sessions, with their directories.
+        #[arg(long)]
+        all: bool,
+        /// A JSON array instead.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The messages the model would be sent, one JSON line each (our wire shapes), nothing
+    /// else on stdout; what loading noticed goes to stderr.
+    Context {
+        /// A session file, or an id prefix.
+        file: String,
+        /// Build the context at this entry instead of the leaf (the last entry).
+        #[arg(long, value_name = "ID")]
+        leaf: Option<String>,
+    },
+    /// The tree as indented text: one entry a line, a branch's children indented, labels in
+    /// brackets, the leaf marked `<- leaf`.
+    Tree {
+        /// A session file, or an id prefix.
+        file: String,
+    },
+}
+
+/// Runs `pi-tool session ...` for the directory `cwd`.
+pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
+    let dir = || session_dir(args.session_dir.as_deref(), cwd);
+    match args.command {
+        SessionCommand::List { all, json } => {
+            let listing = if all {
+                let agent = pi_session::agent_dir()
+                    .context("no home directory: set PI_CODING_AGENT_DIR")?;
+                pi_session::list_all_sessions(&pi_session::sessions_root(&agent))?
+            } else {
+                pi_session::list_sessions(&dir()?)?
+            };
+            for error in &listing.unreadable {
+                eprintln!("pi-tool: {error}");
+            }
+            if json {
+                println!("{}", listing_json(&listing.sessions));
+            } else {
+                for summary in &listing.sessions {
+                    println!("{}", summary_line(summary, all));
+                }
+            }
+        }
+        SessionCommand::Context { file, leaf } => {
+            let session = load(&file, &dir()?)?;
+            let context = match &leaf {
+                Some(id) => session.context_at(id)?,
+                None => session.context()?,
+            };
+            let mut out = String::new();
+            for message in &context.messages {
+                out.push_str(&serde_json::to_string(message)?);
+                out.push('\n');
+            }
+            print!("{out}");
+        }
+        SessionCommand::Tree { file } => {
+            let session = load(&file, &dir()?)?;
+            print!("{}", tree_text(&session));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where the run works: `--coding-tools` DIR, else the current directory, absolute and with
+/// links resolved (the path Pi's `process.cwd()` gives, so both name its sessions alike).
+pub(crate) fn work_dir(coding_tools: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let dir = match coding_tools {
+        Some(dir) => dir.to_path_buf(),
+        None => std::env::current_dir().context("reading the current directory")?,
+    };
+    std::fs::canonicalize(&dir)
+        .or_else(|_| std::path::absolute(&dir))
+        .with_context(|| format!("resolving {}", dir.display()))
+}
+
+/// The session directory of `cwd`: `--session-dir`, else Pi's default.
+pub(crate) fn session_dir(explicit: Option<&Path>, cwd: &Path) -> anyhow::Result<PathBuf> {
+    match explicit {
+        Some(dir) => {
+            Ok(std::path::absolute(dir).with_context(|| format!("resolving {}", dir.display()))?)
+        }
+        None => pi_session::default_session_dir(cwd).context(
+            "no home directory for ~/.pi/agent: set PI_CODING_AGENT_DIR or pass --session-dir",
+        ),
+    }
+}
+
+/// Finds the session `target` names, as Pi's `--session` does: a path when it has a `/` or
+/// `\` or ends in `.jsonl` (which may not exist yet), else the prefix of a session id, looked up
+/// among `dir`'s sessions first, then every directory's. A prefix that two sessions share is
+/// refused, naming both.
+pub(crate) fn find_session(target: &str, dir: &Path) -> anyhow::Result<Found> {
+    if target.contains(['/', '\\']) || target.ends_with(".jsonl") {
+        let path = PathBuf::from(target);
+        return match std::fs::metadata(&path) {
+            Ok(_) => Ok(Found::Existing(path)),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Found::NewFile(path)),
+            Err(error) => Err(error).with_context(|| format!("reading {target}")),
+        };
+    }
+    if target.is_empty() {
+        anyhow::bail!("an empty session id names no session");
+    }
+    let local = pi_session::list_sessions(dir)?;
+    if let Some(path) = unique_match(target, &local.sessions)? {
+        return Ok(Found::Existing(path));
+    }
+    let root = pi_session::agent_dir().map(|agent| pi_session::sessions_root(&agent));
+    if let Some(root) = &root {
+        let all = pi_session::list_all_sessions(root)?;
+        if let Some(path) = unique_match(target, &all.sessions)? {
+            return Ok(Found::Existing(path));
+        }
+    }
+    anyhow::bail!(
+        "no session id starts with {target:?} (looked in {}{})",
+        dir.display(),
+        root.map(|root| format!(" and under {}", root.display()))
+            .unwrap_or_default()
+    )
+}
+
+fn unique_match(prefix: &str, sessions: &[SessionSummary]) -> anyhow::Result<Option<PathBuf>> {
+    let mut matches = sessions
+        .iter()
+        .filter(|summary| summary.header.id().starts_with(prefix));
+    let Some(first) = matches.next() else {
+        return Ok(None);
+    };
+    let others: Vec<String> = matches
+        .filter(|summary| summary.path != first.path)
+        .map(|summary| summary.path.display().to_string())
+        .collect();
+    if !others.is_empty() {
+        anyhow::bail!(
+            "the id prefix {prefix:?} names more than one session: {}, {}; give more of the id",
+            first.path.display(),
+            others.join(", ")
+        );
+    }
+    Ok(Some(first.path.clone()))
+}
+
+/// Loads a session for reading (path or id prefix); what loading noticed goes to stderr.
+fn load(target: &str, dir: &Path) -> anyhow::Result<Session> {
+    let path = match find_session(target, dir)? {
+        Found::Existing(path) => path,
+        Found::NewFile(path) => anyhow::bail!("{}: no such file", path.display()),
+    };
+    let session = Session::load(&path).with_context(|| format!("reading {}", path.display()))?;
+    print_report(&path, session.report());
+    Ok(session)
+}
+
+/// Prints what loading `path` noticed (skipped lines, a torn last line, ...) on stderr.
+pub(crate) fn print_report(path: &Path, report: &LoadReport) {
+    if report.is_clean() {
+        return;
+    }
+    for line in report.to_string().lines() {
+        eprintln!("pi-tool: {}: {line}", path.display());
+    }
+}
+
+/// Sessions as the JSON array `session list --json` and `agent -r --json` print.
+pub(crate) fn listing_json(sessions: &[SessionSummary]) -> Value {
+    Value::Array(
+        sessions
+            .iter()
+            .map(|summary| {
+                json!({
+                    "path": summary.path,
+                    "id": summary.header.id(),
+                    "cwd": summary.header.cwd(),
+                    "created": summary.header.timestamp(),
+                    "modified": modified_iso(summary),
+                    "name": summary.name,
+                    "parentSession": summary.header.parent_session(),
+                    "firstMessage": summary.first_message,
+                    "entryCount": summary.entry_count,
+                    "messageCount": summary.message_count,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// The file's modification time in ISO form.
+pub(crate) fn modified_iso(summary: &SessionSummary) -> String {
+    let millis = summary
+        .modified
+        .duration_since(UNIX_EPOCH)
+        .ok()
+        .and_then(|since| i64::try_from(since.as_millis()).ok())
+        .unwrap_or(0);
+    pi_session::millis_to_iso(millis).unwrap_or_default()
+}
+
+/// `text` on one line (runs of whitespace become one space), cut to `max` characters.
+pub(crate) fn one_line(text: &str, max: usize) -> String {
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if flat.chars().count() <= max {
+        return flat;
+    }
+    let mut cut: String = flat.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+fn summary_line(summary: &SessionSummary, with_cwd: bool) -> String {
+    let title = summary
+        .name
+        .as_deref()
+        .or(summary.first_message.as_deref())
+        .unwrap_or("(no messages)");
+    let mut line = format!(
+        "{}  {}  {:>4} entries  {}",
+        modified_iso(summary),
+        summary.header.id(),
+        summary.entry_count,
+        one_line(title, 60)
+    );
+    if with_cwd {
+        line.push_str(&format!("  ({})", summary.header.cwd()));
+    }
+    line
+}
+
+/// The tree as text: an entry's only child follows at its depth, the children of a branch
+/// point each start one level deeper. Walked with a stack, so a 100,000-entry chain needs no
+/// recursion.
+fn tree_text(session: &Session) -> String {
+    let view = session.tree();
+    let leaf = session.leaf_id();
+    let mut out = format!("session {}  cwd {}\n", session.id(), session.header().cwd());
+    let mut stack: Vec<(&pi_session::Entry, usize)> = view.roots().map(|root| (root, 0)).collect();
+    stack.reverse();
+    while let Some((entry, depth)) = stack.pop() {
+        out.push_str(&"  ".repeat(depth));
+        out.push_str(entry.id());
+        out.push(' ');
+        out.push_str(&describe(entry));
+        if let Some(label) = view.label(entry.id()) {
+            out.push_str(&format!(" [{label}]"));
+        }
+        if leaf == Some(entry.id()) {
+            out.push_str("  <- leaf");
+        }
+        out.push('\n');
+        let children: Vec<&pi_session::Entry> = view.children(entry.id()).collect();
+        let child_depth = if children.len() > 1 { depth + 1 } else { depth };
+        stack.extend(children.into_iter().rev().map(|child| (child, child_depth)));
+    }
+    out
+}
+
+/// One entry in a few words: its type and what it says.
+fn describe(entry: &pi_session::Entry) -> String {
+    match entry.kind() {
+        EntryKind::Message(message) => describe_message(message),
+        EntryKind::ModelChange { provider, model_id } => format!("model: {provider}/{model_id}"),
+        EntryKind::ThinkingLevelChange { thinking_level } => format!("thinking: {thinking_level}"),
+        EntryKind::Compaction {
+            summary,
+            tokens_before,
+            ..
+        } => format!(
+            "compaction ({} tokens before): {}",
+            tokens_before.unwrap_or(0.0),
+            one_line(summary, 60)
+        ),
+        EntryKind::BranchSummary { summary, .. } => {
+            format!("branch summary: {}", one_line(summary, 60))
+        }
+        EntryKind::Custom { custom_type, .. } => format!("custom {custom_type}"),
+        EntryKind::CustomMessage {
+            custom_type,
+            content,
+            ..
+        } => format!(
+            "custom message {custom_type}: {}",
+            one_line(&content.map(text_of).unwrap_or_default(), 60)
+        ),
+        EntryKind::Label { target_id, label } => match label {
+            Some(label) => format!("label {target_id}: {label}"),
+            None => format!("label {target_id} cleared"),
+        },
+        EntryKind::SessionInfo { name } => format!("name: {}", name.unwrap_or("")),
+        EntryKind::Unknown(kind) => format!("{kind} (unknown type, kept)"),
+        EntryKind::Malformed {
+            entry_type,
+            missing,
+        } => format!("{entry_type} (lacks {missing})"),
+    }
+}
+
+fn describe_message(message: &Value) -> String {
+    let role = message.get("role").and_then(Value::as_str).unwrap_or("?");
+    let content = message.get("content");
+    let text = content.map(text_of).unwrap_or_default();
+    match role {
+        "assistant" => {
+            let calls: Vec<&str> = content
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter(|block| block.get("type").and_then(Value::as_str) == Some("toolCall"))
+                .filter_map(|block| block.get("name").and_then(Value::as_str))
+                .collect();
+            let mut line = format!("assistant: {}", one_line(&text, 60));
+            if !calls.is_empty() {
+                line.push_str(&format!(" -> {}", calls.join(", ")));
+            }
+            line
+        }
+        "toolResult" => format!(
+            "tool result {}: {}",
+            message
+                .get("toolName")
+                .and_then(Value::as_str)
+                .unwrap_or("?"),
+            one_line(&text, 60)
+        ),
+        other => format!("{other}: {}", one_line(&text, 60)),
+    }
+}
+
+/// The text of a string or of text blocks.
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+            .filter_map(|block| block.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join(" "),
+        _ => String::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_line_flattens_and_cuts() {
+        assert_eq!(one_line("a\n  b\tc", 10), "a b c");
+        assert_eq!(one_line("abcdef", 4), "abc…");
+    }
+}
