@@ -619,3 +619,49 @@ fn content_text(content: &Value) -> String {
         _ => String::new(),
     }
 }
+
+#[test]
+fn a_torn_last_line_is_reported_and_the_run_appends_after_it() {
+    let home = Home::new();
+    let script = home.script("answers.json", &["one", "two"]);
+    let first = home
+        .pi_tool()
+        .args(["agent", "--faux", &script, "hello"])
+        .output()
+        .unwrap();
+    success(&first);
+    let file = home.sessions()[0].clone();
+    let mut torn = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
+    write!(torn, r#"{{"type":"message","id":"torn","#).unwrap();
+    drop(torn);
+    let kept = std::fs::read(&file).unwrap();
+
+    let second = home
+        .pi_tool()
+        .args(["agent", "--json", "--faux", &script, "-c", "again"])
+        .output()
+        .unwrap();
+    success(&second);
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(stderr.contains("torn last line at byte"), "{stderr}");
+    let after = std::fs::read(&file).unwrap();
+    assert_eq!(after[..kept.len()], kept[..], "nothing rewritten");
+    let context = home
+        .pi_tool()
+        .args(["session", "context", file.to_str().unwrap()])
+        .output()
+        .unwrap();
+    success(&context);
+    let roles: Vec<String> = stdout_lines(&context)
+        .iter()
+        .map(|message| message["role"].as_str().unwrap().to_owned())
+        .collect();
+    assert_eq!(roles, ["user", "assistant", "user", "assistant"]);
+    assert!(
+        String::from_utf8_lossy(&context.stderr).contains("skipped"),
+        "the torn line, now followed by others, is skipped and reported"
+    );
+}
