@@ -248,3 +248,16 @@ async fn a_sandboxed_shell_cannot_signal_processes_outside_it() {
         assert!(!text.contains("KILLED"), "{enforced}: {text}");
     }
 }
+
+/// A workspace given as a relative path (`--coding-tools .`): the shell runs in it under either
+/// sandbox (bubblewrap took a relative `--chdir` from its own root, `/`).
+#[tokio::test]
+async fn a_relative_workspace_is_where_the_shell_runs() {
+    // Integration tests run in the crate's directory; `src` is a directory there.
+    let expected = fs::canonicalize("src").unwrap();
+    for sandbox in SANDBOXES {
+        let workspace = Workspace::new("src").with_shell_sandbox(sandbox);
+        let (text, enforced) = shell(&workspace, "pwd -P").await;
+        assert_eq!(text.trim_end(), expected.to_str().unwrap(), "{enforced}");
+    }
+}

@@ -73,14 +73,16 @@ pub(crate) fn command(
     if !confinement.network {
         process.arg("--unshare-net");
     }
+    // Inside the sandbox a relative directory would be taken from `/`: give bwrap the real one.
+    let cwd = std::path::absolute(cwd).unwrap_or_else(|_| cwd.to_path_buf());
     process
         .arg("--chdir")
-        .arg(cwd)
+        .arg(&cwd)
         .arg("--")
         .arg(shell)
         .arg("-c")
         .arg(command)
-        .current_dir(cwd);
+        .current_dir(&cwd);
     process
 }
 
