@@ -2,7 +2,7 @@
 //! decision is made, checked again just before the tool runs, so nothing (a hook, a retry, a
 //! bug) can change the arguments between approval and execution unnoticed.
 
-use std::fmt;
+use std::fmt::{self, Write as _};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -51,7 +51,8 @@ impl Fingerprint {
         let mut text = String::with_capacity(7 + 64);
         text.push_str("sha256:");
         for byte in digest.iter() {
-            text.push_str(&format!("{byte:02x}"));
+            // Writing to a String cannot fail.
+            let _ = write!(text, "{byte:02x}");
         }
         Self(text)
     }

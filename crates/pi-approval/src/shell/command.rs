@@ -81,6 +81,7 @@ impl Walker<'_> {
                 self.unprovable(Unprovable::Wrapper(opaque.to_owned()));
                 let wrapped = after_options(&rest, OPTIONS_WITH_VALUES);
                 self.simple(wrapped.to_vec(), false);
+                self.hide_suffixes(&rest);
                 self.record(words, visible);
             }
             "eval" => {
@@ -148,7 +149,24 @@ impl Walker<'_> {
             let name = words.first().cloned().unwrap_or_default();
             self.unprovable(Unprovable::Wrapper(name));
             self.simple(wrapped, false);
+            self.hide_suffixes(&rest);
             self.record(words, visible);
+        }
+    }
+
+    /// Where the wrapped command starts is a guess once options are involved (`nice -n 5
+    /// rm x`, `sudo -u root rm x`): every tail of the words that starts with a non-option is
+    /// shown to deny and ask rules. Over-matching only ever refuses or asks more, and the
+    /// line already asks.
+    fn hide_suffixes(&mut self, words: &[String]) {
+        /// Enough for any real wrapper line; keeps a pathological one linear.
+        const MAX_TAILS: usize = 32;
+        let tails = (0..words.len())
+            .filter(|start| words.get(*start).is_some_and(|word| !word.starts_with('-')))
+            .take(MAX_TAILS);
+        for start in tails {
+            let tail = words.get(start..).unwrap_or_default().to_vec();
+            self.record(tail, false);
         }
     }
 
