@@ -2,7 +2,7 @@
 //! mode, on the final arguments of one call. It reads the call the way the tool will run it:
 //! `bash` lines split into simple commands, file paths resolved as confinement resolves them.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pi_tool::ToolAnnotations;
 use serde_json::Value;
@@ -18,9 +18,9 @@ use crate::{Decision, Fingerprint, Source, Verdict};
 enum Target<'a> {
     /// One simple command of a `bash` line, as its words joined by spaces.
     Command(&'a str),
-    /// A file tool's resolved path (`None` when the call names none), and whether the tool
-    /// walks it as a directory (`grep`, `find`, `ls`).
-    Path(Option<&'a Path>, bool),
+    /// A file tool's path, as the rules whose globs match it (`None` when the call names
+    /// no path).
+    Path(Option<&'a PathHits>),
     /// Any other tool: only its name.
     Call,
 }
@@ -170,7 +170,13 @@ impl Policy {
         changes: bool,
     ) -> Outcome {
         let walks = matches!(tool, "grep" | "find" | "ls");
-        let target = Target::Path(path.as_deref(), walks);
+        let hits = path.as_deref().map(|path| PathHits {
+            lists: self
+                .path_indexes
+                .each_ref()
+                .map(|index| index.hits(path, walks)),
+        });
+        let target = Target::Path(hits.as_ref());
         if let Some(outcome) = self.restricting_rule(tool, target) {
             return outcome;
         }
@@ -252,16 +258,12 @@ fn matches(compiled: &Compiled, tool: &str, target: Target<'_>) -> bool {
         (Specifier::Command(pattern), Target::Command(command)) => {
             rule.tool().matches(tool) && pattern.matches(command)
         }
-        (Specifier::Path(_), Target::Path(path, walks)) => {
+        (Specifier::Path(_), Target::Path(hits)) => {
             if !(rule.tool().matches(tool) || covers(rule.tool().as_str(), tool)) {
                 return false;
             }
-            match (&compiled.path, path) {
-                (Some(Ok(pattern)), Some(path)) => {
-                    // A tool that walks a directory reads what is under it: a rule on
-                    // `dir/**` covers a walk of `dir` itself.
-                    pattern.matches(path) || (walks && pattern.matches(&path.join(PROBE)))
-                }
+            match (&compiled.path, hits) {
+                (Some(Ok(_)), Some(hits)) => hits.contains(compiled),
                 // A glob that did not compile, or a call without a path: a rule that takes
                 // permissions away still applies, one that grants them does not.
                 _ => compiled.entry.kind != crate::RuleKind::Allow,
@@ -271,8 +273,23 @@ fn matches(compiled: &Compiled, tool: &str, target: Target<'_>) -> bool {
     }
 }
 
-/// A name standing for "anything in this directory" when a walk is matched.
-const PROBE: &str = "pi-approval-any-entry";
+/// The rules of each list (deny, ask, allow) whose path glob matches a call's path.
+struct PathHits {
+    lists: [Vec<usize>; 3],
+}
+
+impl PathHits {
+    fn contains(&self, compiled: &Compiled) -> bool {
+        let list = match compiled.entry.kind {
+            crate::RuleKind::Deny => 0,
+            crate::RuleKind::Ask => 1,
+            crate::RuleKind::Allow => 2,
+        };
+        self.lists
+            .get(list)
+            .is_some_and(|hits| hits.binary_search(&compiled.position).is_ok())
+    }
+}
 
 /// Path rules on `read` also hold for the tools that read by walking (`grep`, `find`,
 /// `ls`), and those on `edit` for `write`, as Claude Code's do: `read(~/.ssh/**)` in `deny`

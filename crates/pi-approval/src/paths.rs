@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::{GlobBuilder, GlobMatcher};
+use globset::{Glob, GlobBuilder, GlobSet, GlobSetBuilder};
 
 /// Where a tool's path arguments lead. The agent's gate passes the same resolver the file
 /// tools use, so the path a rule judges is the path the tool opens; [`LocalPaths`] is the
@@ -69,7 +69,7 @@ impl PathResolver for LocalPaths {
 /// A file rule's glob, made absolute against a workspace.
 #[derive(Debug, Clone)]
 pub(crate) struct PathPattern {
-    matcher: GlobMatcher,
+    glob: Glob,
 }
 
 impl PathPattern {
@@ -106,13 +106,51 @@ impl PathPattern {
             full.push_str(pattern);
         }
         Ok(Self {
-            matcher: glob_builder(&full).build()?.compile_matcher(),
+            glob: glob_builder(&full).build()?,
         })
     }
+}
 
-    /// Whether a resolved path matches.
-    pub(crate) fn matches(&self, path: &Path) -> bool {
-        self.matcher.is_match(path)
+/// All the path globs of one rule list, matched in one pass (a `GlobSet` shares the work
+/// between globs: a `read` against 1,000 rules costs little more than against a few).
+#[derive(Debug, Clone)]
+pub(crate) struct PathIndex {
+    set: GlobSet,
+    /// For each glob of the set, the position of its rule in the list.
+    owners: Vec<usize>,
+}
+
+/// A name standing for "anything in this directory" when a walk is matched.
+const PROBE: &str = "pi-approval-any-entry";
+
+impl PathIndex {
+    /// Indexes the `(position, pattern)`s of a list's path rules.
+    pub(crate) fn new<'p>(patterns: impl Iterator<Item = (usize, &'p PathPattern)>) -> Self {
+        let mut builder = GlobSetBuilder::new();
+        let mut owners = Vec::new();
+        for (position, pattern) in patterns {
+            builder.add(pattern.glob.clone());
+            owners.push(position);
+        }
+        // Each glob compiled alone already; a set of them cannot fail to build.
+        let set = builder.build().unwrap_or_else(|_| GlobSet::empty());
+        Self { set, owners }
+    }
+
+    /// The positions of the rules whose glob matches `path`, ascending. A tool that walks a
+    /// directory (`walks`) reads what is under it, so a rule on `dir/**` also covers `dir`.
+    pub(crate) fn hits(&self, path: &Path, walks: bool) -> Vec<usize> {
+        let mut found = self.set.matches(path);
+        if walks {
+            found.extend(self.set.matches(path.join(PROBE)));
+        }
+        let mut hits: Vec<usize> = found
+            .into_iter()
+            .filter_map(|index| self.owners.get(index).copied())
+            .collect();
+        hits.sort_unstable();
+        hits.dedup();
+        hits
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::paths::{PathPattern, PathResolver};
+use crate::paths::{PathIndex, PathPattern, PathResolver};
 use crate::rule::{Rule, RuleError, RuleKind, Specifier};
 use crate::{Mode, Source};
 
@@ -141,6 +141,8 @@ impl RuleSet {
 #[derive(Debug)]
 pub(crate) struct Compiled {
     pub(crate) entry: RuleEntry,
+    /// Its place in its list (what a [`PathIndex`] names it by).
+    pub(crate) position: usize,
     /// For a file rule: its glob, absolute; `None` if it could not be compiled (then it
     /// matches nothing in `allow`, everything in `deny` and `ask`: a broken rule must not
     /// open anything).
@@ -153,6 +155,8 @@ pub struct Policy {
     pub(crate) deny: Vec<Compiled>,
     pub(crate) ask: Vec<Compiled>,
     pub(crate) allow: Vec<Compiled>,
+    /// The path globs of `deny`, `ask` and `allow`, in that order.
+    pub(crate) path_indexes: [PathIndex; 3],
     pub(crate) paths: Arc<dyn PathResolver>,
 }
 
@@ -175,11 +179,13 @@ impl Policy {
 
     /// The same with a shared resolver (the one the file tools use).
     pub fn with_resolver(mode: Mode, rules: RuleSet, paths: Arc<dyn PathResolver>) -> Self {
+        let empty = || PathIndex::new(std::iter::empty());
         let mut policy = Self {
             mode,
             deny: Vec::new(),
             ask: Vec::new(),
             allow: Vec::new(),
+            path_indexes: [empty(), empty(), empty()],
             paths,
         };
         for entry in rules.entries {
@@ -189,13 +195,24 @@ impl Policy {
                 }
                 _ => None,
             };
-            let compiled = Compiled { entry, path };
-            match compiled.entry.kind {
-                RuleKind::Deny => policy.deny.push(compiled),
-                RuleKind::Ask => policy.ask.push(compiled),
-                RuleKind::Allow => policy.allow.push(compiled),
-            }
+            let list = match entry.kind {
+                RuleKind::Deny => &mut policy.deny,
+                RuleKind::Ask => &mut policy.ask,
+                RuleKind::Allow => &mut policy.allow,
+            };
+            let position = list.len();
+            list.push(Compiled {
+                entry,
+                position,
+                path,
+            });
         }
+        policy.path_indexes = [&policy.deny, &policy.ask, &policy.allow].map(|list| {
+            PathIndex::new(list.iter().filter_map(|compiled| match &compiled.path {
+                Some(Ok(pattern)) => Some((compiled.position, pattern)),
+                _ => None,
+            }))
+        });
         policy
     }
 
