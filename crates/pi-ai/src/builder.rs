@@ -56,7 +56,15 @@ impl AssistantMessageBuilder {
                 content_index,
                 content,
             } => {
-                self.put(*content_index, AssistantContent::text(content.clone()));
+                // The deltas already built this text: a second copy of a long answer is only
+                // made when they did not.
+                let same = matches!(
+                    self.message.content.get(*content_index),
+                    Some(AssistantContent::Text { text, .. }) if text == content
+                );
+                if !same {
+                    self.put(*content_index, AssistantContent::text(content.clone()));
+                }
             }
             AssistantMessageEvent::ThinkingStart { content_index } => {
                 self.put(*content_index, thinking(String::new()));
@@ -75,7 +83,13 @@ impl AssistantMessageBuilder {
                 content_index,
                 content,
             } => {
-                self.put(*content_index, thinking(content.clone()));
+                let same = matches!(
+                    self.message.content.get(*content_index),
+                    Some(AssistantContent::Thinking { thinking, .. }) if thinking == content
+                );
+                if !same {
+                    self.put(*content_index, thinking(content.clone()));
+                }
             }
             AssistantMessageEvent::ToolCallStart {
                 content_index,
@@ -105,11 +119,15 @@ impl AssistantMessageBuilder {
                     ),
                 );
             }
+            // The final message replaces everything: what was built is let go before the copy
+            // is made, so a long response is not held three times at once.
             AssistantMessageEvent::Done { message, .. } => {
+                self.message.content = Vec::new();
                 self.message = message.clone();
                 self.finished = true;
             }
             AssistantMessageEvent::Error { error, .. } => {
+                self.message.content = Vec::new();
                 self.message = error.clone();
                 self.finished = true;
             }
@@ -146,5 +164,60 @@ fn thinking(text: String) -> AssistantContent {
         thinking: text,
         thinking_signature: None,
         redacted: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{AssistantMessage, Usage};
+
+    fn empty() -> AssistantMessage {
+        AssistantMessage {
+            content: Vec::new(),
+            api: "api".into(),
+            provider: "p".into(),
+            model: "m".into(),
+            usage: Usage::default(),
+            stop_reason: StopReason::Stop,
+            error_message: None,
+            timestamp: 0,
+        }
+    }
+
+    #[test]
+    fn a_block_end_wins_over_deltas_that_disagree_and_done_replaces_all() {
+        let mut builder = AssistantMessageBuilder::new(empty());
+        builder.apply(&AssistantMessageEvent::TextStart { content_index: 0 });
+        builder.apply(&AssistantMessageEvent::TextDelta {
+            content_index: 0,
+            delta: "ab".into(),
+        });
+        builder.apply(&AssistantMessageEvent::TextEnd {
+            content_index: 0,
+            content: "ab".into(),
+        });
+        assert_eq!(builder.message().text(), "ab");
+        builder.apply(&AssistantMessageEvent::ThinkingStart { content_index: 1 });
+        builder.apply(&AssistantMessageEvent::ThinkingDelta {
+            content_index: 1,
+            delta: "h".into(),
+        });
+        builder.apply(&AssistantMessageEvent::ThinkingEnd {
+            content_index: 1,
+            content: "hmm".into(),
+        });
+        assert!(matches!(
+            &builder.message().content[1],
+            AssistantContent::Thinking { thinking, .. } if thinking == "hmm"
+        ));
+        let mut done = empty();
+        done.content.push(AssistantContent::text("final"));
+        builder.apply(&AssistantMessageEvent::Done {
+            reason: StopReason::Stop,
+            message: done.clone(),
+        });
+        assert!(builder.is_finished());
+        assert_eq!(builder.finish(), done);
     }
 }
