@@ -64,7 +64,8 @@ pub fn bash_tool(workspace: &Workspace) -> RegisteredTool {
                 async move { bash(&workspace, &params, &context).await }
             },
         )
-        .with_scalar_string_repair(),
+        .with_scalar_string_repair()
+        .with_annotations(pi_tool::ToolAnnotations::open()),
     )
 }
 

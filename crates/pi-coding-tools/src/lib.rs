@@ -88,3 +88,24 @@ pub fn read_only_tools(workspace: &Workspace) -> ToolRegistry {
         ls_tool(workspace),
     ])
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What each tool declares it may change (MCP's hints, read by approvals and shown by the
+    /// MCP server): the readers change nothing, `write`/`edit` change files, `bash` anything.
+    #[test]
+    fn each_tool_says_what_it_may_change() {
+        let tools = all_tools(&Workspace::new("."));
+        for tool in tools.list() {
+            let hints = tool.annotations();
+            let expected = match tool.name() {
+                "read" | "grep" | "find" | "ls" => pi_tool::ToolAnnotations::read_only(),
+                "write" | "edit" => pi_tool::ToolAnnotations::destructive(),
+                _ => pi_tool::ToolAnnotations::open(),
+            };
+            assert_eq!(hints, expected, "{}", tool.name());
+        }
+    }
+}

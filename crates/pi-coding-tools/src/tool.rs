@@ -49,7 +49,8 @@ where
             }
         }
     })
-    .with_scalar_string_repair();
+    .with_scalar_string_repair()
+    .with_annotations(pi_tool::ToolAnnotations::read_only());
     let tool = match prepare {
         Some(prepare) => tool.with_prepare_arguments(prepare),
         None => tool,
@@ -121,7 +122,10 @@ where
             }
         },
     );
-    let tool = tool.with_scalar_string_repair().with_ordering_key(key);
+    let tool = tool
+        .with_scalar_string_repair()
+        .with_ordering_key(key)
+        .with_annotations(pi_tool::ToolAnnotations::destructive());
     RegisteredTool::new(match prepare {
         Some(prepare) => tool.with_prepare_arguments(prepare),
         None => tool,

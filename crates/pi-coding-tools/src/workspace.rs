@@ -237,16 +237,8 @@ impl Workspace {
     }
 
     fn resolve_as_typed(&self, path: &str) -> PathBuf {
-        let path = path.strip_prefix('@').unwrap_or(path);
-        let home = || std::env::var_os("HOME").map(PathBuf::from);
-        let under_home = match path {
-            "~" => Some(""),
-            _ => path.strip_prefix("~/"),
-        };
-        match (under_home, home()) {
-            (Some(rest), Some(home)) => home.join(rest),
-            _ => self.inner.cwd.join(path),
-        }
+        let home = std::env::var_os("HOME").map(PathBuf::from);
+        pi_tool::path::resolve_argument(&self.inner.cwd, home.as_deref(), path)
     }
 
     /// Whether the tools may see what `directory` holds: it is inside the roots (or the
@@ -282,47 +274,10 @@ impl Workspace {
     }
 }
 
-/// Where `path` really leads: the canonical path when it exists; a symbolic link whose target
-/// does not exist yet leads where its target would be (a write through it creates that file);
-/// otherwise its longest existing ancestor, canonicalised, with the rest appended (`..` in the
-/// rest resolved by hand, never above that ancestor).
+/// Where `path` really leads (the one function approval rules use too, so both agree on
+/// where `src/../.env` or a link leads).
 pub(crate) fn canonical(path: &Path) -> PathBuf {
-    canonical_within(path, 0)
-}
-
-/// Links followed before giving up, as the kernel's own limit.
-const MAX_LINKS: usize = 40;
-
-fn canonical_within(path: &Path, links: usize) -> PathBuf {
-    if let Ok(canonical) = std::fs::canonicalize(path) {
-        return canonical;
-    }
-    if links < MAX_LINKS
-        && let Ok(target) = std::fs::read_link(path)
-    {
-        let base = path.parent().unwrap_or_else(|| Path::new("/"));
-        return canonical_within(&base.join(target), links + 1);
-    }
-    let components: Vec<std::path::Component<'_>> = path.components().collect();
-    for split in (0..components.len()).rev() {
-        let (Some(base), Some(rest)) = (components.get(..split), components.get(split..)) else {
-            continue;
-        };
-        let base: PathBuf = base.iter().collect();
-        if let Ok(mut result) = std::fs::canonicalize(&base) {
-            for component in rest {
-                match component {
-                    std::path::Component::ParentDir => {
-                        result.pop();
-                    }
-                    std::path::Component::CurDir => {}
-                    other => result.push(other),
-                }
-            }
-            return result;
-        }
-    }
-    path.to_path_buf()
+    pi_tool::path::canonical(path)
 }
 
 /// `path` with each name that does not exist replaced by the one name in its directory that
