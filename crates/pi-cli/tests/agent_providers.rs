@@ -295,6 +295,7 @@ fn agent_against(url: &str, flags: &[&str]) -> (Option<i32>, String, f64) {
             "--base-url",
             url,
         ])
+        .arg("--no-session")
         .args(flags)
         .arg("go")
         .timeout(std::time::Duration::from_secs(30))
@@ -367,7 +368,7 @@ fn tool_timeout_ends_a_call_that_runs_too_long() {
         .arg(dir.path())
         .args(["agent", "--faux"])
         .arg(&script_path)
-        .args(["--tool-timeout", "1", "--json", "run it"])
+        .args(["--tool-timeout", "1", "--no-session", "--json", "run it"])
         .timeout(std::time::Duration::from_secs(30))
         .output()
         .unwrap();
