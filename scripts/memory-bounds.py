@@ -69,6 +69,18 @@ def many_calls(calls, size):
     return send
 
 
+def one_call(name, arguments):
+    """A response that makes one tool call (items 6 and 7: the tool, not the stream, is the
+    attack)."""
+    def send(write):
+        call = {"index": 0, "id": "call_0", "type": "function",
+                "function": {"name": name, "arguments": json.dumps(arguments)}}
+        write(chunk({"tool_calls": [call]}))
+        write(chunk({}, "tool_calls"))
+        write(b"data: [DONE]\n\n")
+    return send
+
+
 def final_answer(write):
     write(chunk({"content": "done"}))
     write(chunk({}, "stop"))
@@ -81,6 +93,8 @@ class Server:
     def __init__(self, attack):
         self.attack = attack
         self.requests = 0
+        # The last request's body (when small): what the model was sent back.
+        self.last_body = b""
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -92,8 +106,13 @@ class Server:
             def do_POST(self):
                 length = int(self.headers.get("content-length", 0))
                 remaining = length
+                body = []
                 while remaining > 0:
-                    remaining -= len(self.rfile.read(min(remaining, 4 * MIB)))
+                    piece = self.rfile.read(min(remaining, 4 * MIB))
+                    remaining -= len(piece)
+                    if length <= 4 * MIB:
+                        body.append(piece)
+                server.last_body = b"".join(body)
                 server.requests += 1
                 self.send_response(200)
                 self.send_header("content-type", "text/event-stream")
@@ -124,7 +143,17 @@ def run(pi_tool, name, attack, flags, kept, session=False):
                 flags, where, kept)
 
 
-def measure(pi_tool, name, attack, flags, where, kept):
+def with_tools(pi_tool, name, attack, flags, prepare=None, check=None):
+    """A scenario whose model calls Pi's coding tools in a fresh directory: `prepare(dir)` lays
+    out the files first, `check(dir)` says what the result looked like."""
+    with tempfile.TemporaryDirectory(prefix="pi-memory-bounds-") as directory:
+        if prepare:
+            prepare(directory)
+        measure(pi_tool, name, attack, ["--coding-tools", directory, *flags], ["--no-session"], 0,
+                check=(lambda body: check(directory, body)) if check else None)
+
+
+def measure(pi_tool, name, attack, flags, where, kept, check=None):
     server = Server(attack)
     command = [pi_tool, "agent", "--provider", "openai", "--model", "fake",
                "--base-url", f"http://127.0.0.1:{server.port}/v1", *where, *flags, "go"]
@@ -144,6 +173,8 @@ def measure(pi_tool, name, attack, flags, where, kept):
     if len(said) > 140:
         said = said[:137] + "..."
     ratio = f"{peak / kept:.1f}x" if kept else "-"
+    if check:
+        said = f"{said}; {check(server.last_body)}"
     print(f"| {name} | {' '.join(flags) or '(defaults)'} | {peak / MIB:.0f} MiB | {ratio} "
           f"| {seconds:.1f} s | exit {code}, {said.replace('|', '/')} |", flush=True)
 
@@ -168,6 +199,38 @@ def main():
         ["--idle-timeout", "3"], 0)
     run(pi_tool, "(d) one token every 200 ms, forever", slow_text,
         ["--response-timeout", "5"], 0)
+    # Items 6 and 7: what a tool holds is what it shows, whatever the file or the output.
+    with_tools(pi_tool, "(e) `read` limit 1 of a 2 GiB file", one_call(
+        "read", {"path": "huge.log", "limit": 1}), [], prepare=sparse_file)
+    with_tools(pi_tool, "(f) `edit` of /dev/zero", one_call(
+        "edit", {"path": "/dev/zero", "edits": [{"oldText": "a", "newText": "b"}]}),
+        ["--unconfined-file-tools"])
+    with_tools(pi_tool, "(g) `bash` writing 1 GB fast, then a last line", one_call(
+        "bash", {"command": "yes 0123456789 | head -c 1000000000; echo THE-LAST-LINE"}),
+        ["--keep-output-files"], check=full_output)
+
+
+def sparse_file(directory):
+    with open(os.path.join(directory, "huge.log"), "wb") as file:
+        file.write(b"first line\n")
+        file.truncate(2 << 30)
+
+
+def full_output(directory, body):
+    """Whether the model was shown the real last line, and the newest full-output file's size
+    (every byte kept?); the file is removed."""
+    logs = [os.path.join(tempfile.gettempdir(), name) for name in os.listdir(tempfile.gettempdir())
+            if name.startswith("pi-bash-") and name.endswith(".log")]
+    if not logs:
+        return "no full-output file"
+    newest = max(logs, key=os.path.getmtime)
+    size = os.path.getsize(newest)
+    with open(newest, "rb") as file:
+        file.seek(max(0, size - 14))
+        last = file.read().decode(errors="replace").strip()
+    os.remove(newest)
+    shown = "the model read THE-LAST-LINE" if b"THE-LAST-LINE" in body else "last line NOT shown"
+    return f"{shown}; full output {size:,} bytes, ends {last!r}"
 
 
 if __name__ == "__main__":

@@ -167,8 +167,10 @@ fn run(
     if json {
         args.push("--json".into());
     }
+    // The run's session goes to cargo's temporary directory, not the tester's `~/.pi`.
     let output = Command::cargo_bin("pi-tool")
         .unwrap()
+        .env("PI_CODING_AGENT_DIR", env!("CARGO_TARGET_TMPDIR"))
         .args(&args)
         .output()
         .unwrap();
@@ -235,7 +237,7 @@ fn a_hosted_provider_without_a_key_is_refused_clearly() {
     let output = Command::cargo_bin("pi-tool")
         .unwrap()
         .env_remove("ANTHROPIC_API_KEY")
-        .args(["agent", "--provider", "anthropic", "--model", "m", "hi"])
+        .args(["agent", "--no-session", "--provider", "anthropic", "--model", "m", "hi"])
         .output()
         .unwrap();
     assert!(!output.status.success());
