@@ -52,6 +52,13 @@ impl Agent {
         self.emitter.subscribe()
     }
 
+    /// The events `wanted` accepts, from now on. Events carry whole messages (a 32 MiB answer
+    /// in `message_end`, `turn_end`, `agent_end`): a subscriber that reads only some kinds
+    /// should say so, or every other subscriber's events are copied for it too.
+    pub fn subscribe_to(&self, wanted: fn(&AgentEvent) -> bool) -> UnboundedReceiver<AgentEvent> {
+        self.emitter.subscribe_to(wanted)
+    }
+
     /// Messages delivered after the current batch of tool calls.
     pub fn steering(&self) -> MessageQueue {
         self.steering.clone()

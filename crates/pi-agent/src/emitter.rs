@@ -11,34 +11,61 @@ use crate::AgentEvent;
 
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Emitter {
-    subscribers: Arc<Mutex<Vec<UnboundedSender<AgentEvent>>>>,
+    subscribers: Arc<Mutex<Vec<Subscriber>>>,
+}
+
+/// One subscriber: its channel and which events it wants.
+#[derive(Debug)]
+struct Subscriber {
+    sender: UnboundedSender<AgentEvent>,
+    wanted: fn(&AgentEvent) -> bool,
 }
 
 impl Emitter {
     pub(crate) fn subscribe(&self) -> UnboundedReceiver<AgentEvent> {
+        self.subscribe_to(|_| true)
+    }
+
+    pub(crate) fn subscribe_to(
+        &self,
+        wanted: fn(&AgentEvent) -> bool,
+    ) -> UnboundedReceiver<AgentEvent> {
         let (sender, receiver) = unbounded_channel();
-        self.lock().push(sender);
+        self.lock().push(Subscriber { sender, wanted });
         receiver
     }
 
     pub(crate) fn emit(&self, event: AgentEvent) {
         let mut subscribers = self.lock();
-        // The last subscriber takes the event itself: only the others need copies.
-        let last = subscribers.len().saturating_sub(1);
+        // The last subscriber that wants the event takes it itself: only the others that want
+        // it get copies.
+        let Some(last) = subscribers
+            .iter()
+            .rposition(|subscriber| (subscriber.wanted)(&event))
+        else {
+            return;
+        };
         let mut event = Some(event);
         let mut index = 0;
         subscribers.retain(|subscriber| {
-            let own = if index == last {
+            let at = index;
+            index += 1;
+            let Some(current) = event.as_ref() else {
+                return !subscriber.sender.is_closed();
+            };
+            if at > last || !(subscriber.wanted)(current) {
+                return !subscriber.sender.is_closed();
+            }
+            let own = if at == last {
                 event.take()
             } else {
                 event.clone()
             };
-            index += 1;
-            own.is_some_and(|own| subscriber.send(own).is_ok())
+            own.is_some_and(|own| subscriber.sender.send(own).is_ok())
         });
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<UnboundedSender<AgentEvent>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Subscriber>> {
         self.subscribers
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -74,5 +101,18 @@ mod tests {
         emitter.emit(AgentEvent::TurnStart);
         assert_eq!(drain(&mut first), ["turn_start"]);
         assert_eq!(emitter.lock().len(), 1);
+    }
+
+    #[test]
+    fn a_subscriber_gets_only_the_events_it_wants() {
+        let emitter = Emitter::default();
+        let mut everything = emitter.subscribe();
+        let mut turns = emitter.subscribe_to(|event| matches!(event, AgentEvent::TurnStart));
+        emitter.emit(AgentEvent::AgentStart);
+        emitter.emit(AgentEvent::TurnStart);
+        assert_eq!(drain(&mut everything), ["agent_start", "turn_start"]);
+        assert_eq!(drain(&mut turns), ["turn_start"]);
+        // A subscriber that wants nothing of an event is kept, not dropped.
+        assert_eq!(emitter.lock().len(), 2);
     }
 }

@@ -170,8 +170,16 @@ pub(crate) async fn run(
         config = config.with_tool_timeout(seconds("tool-timeout", limit)?);
     }
     let agent = Agent::new(config);
-    let follower = recorder.follow(agent.subscribe());
-    let watcher = (!args.json).then(|| tokio::spawn(super::agent_view::show(agent.subscribe())));
+    // Each subscriber asks only for what it reads: events carry whole messages, and every one
+    // sent to a subscriber beyond the last is a copy.
+    let follower = recorder.follow(
+        agent.subscribe_to(|event| matches!(event, pi_agent::AgentEvent::MessageEnd { .. })),
+    );
+    let watcher = (!args.json).then(|| {
+        tokio::spawn(super::agent_view::show(
+            agent.subscribe_to(super::agent_view::shows),
+        ))
+    });
     let printer = args.events.then(|| {
         let mut events = agent.subscribe();
         tokio::spawn(async move {

@@ -10,6 +10,18 @@ use tokio::sync::mpsc::UnboundedReceiver;
 /// Longest result excerpt shown.
 const EXCERPT: usize = 200;
 
+/// Whether [`show`] shows anything of `event` (what its subscription asks for).
+pub(crate) fn shows(event: &AgentEvent) -> bool {
+    matches!(
+        event,
+        AgentEvent::MessageUpdate {
+            assistant_message_event: AssistantMessageEvent::TextDelta { .. },
+        } | AgentEvent::MessageEnd {
+            message: pi_ai::Message::Assistant(_),
+        } | AgentEvent::ToolExecutionEnd { .. }
+    )
+}
+
 /// Shows `events` on stdout until the run's channel closes.
 pub(crate) async fn show(mut events: UnboundedReceiver<AgentEvent>) {
     let mut stdout = std::io::stdout();
