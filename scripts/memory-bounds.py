@@ -175,7 +175,8 @@ def measure(pi_tool, name, attack, flags, where, kept, check=None):
     ratio = f"{peak / kept:.1f}x" if kept else "-"
     if check:
         said = f"{said}; {check(server.last_body)}"
-    print(f"| {name} | {' '.join(flags) or '(defaults)'} | {peak / MIB:.0f} MiB | {ratio} "
+    shown = ["DIR" if flag.startswith(tempfile.gettempdir()) else flag for flag in flags]
+    print(f"| {name} | {' '.join(shown) or '(defaults)'} | {peak / MIB:.0f} MiB | {ratio} "
           f"| {seconds:.1f} s | exit {code}, {said.replace('|', '/')} |", flush=True)
 
 
