@@ -237,7 +237,15 @@ fn a_hosted_provider_without_a_key_is_refused_clearly() {
     let output = Command::cargo_bin("pi-tool")
         .unwrap()
         .env_remove("ANTHROPIC_API_KEY")
-        .args(["agent", "--no-session", "--provider", "anthropic", "--model", "m", "hi"])
+        .args([
+            "agent",
+            "--no-session",
+            "--provider",
+            "anthropic",
+            "--model",
+            "m",
+            "hi",
+        ])
         .output()
         .unwrap();
     assert!(!output.status.success());
