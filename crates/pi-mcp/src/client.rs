@@ -194,16 +194,21 @@ impl McpClient {
         let service = Arc::clone(&self.service);
         let limit = self.call_timeout;
         let remote_name = name.clone();
-        Ok(RegisteredTool::new(FnTool::new(
-            local_name,
-            description,
-            schema,
-            move |arguments: Value, context: ToolContext| {
-                let service = Arc::clone(&service);
-                let name = remote_name.clone();
-                async move { call_remote(&service, name, arguments, context, limit).await }
-            },
-        )))
+        // The server's hints are kept: what the remote tool may change is the server's to say.
+        let hints = crate::convert::from_mcp_annotations(tool.annotations.as_ref());
+        Ok(RegisteredTool::new(
+            FnTool::new(
+                local_name,
+                description,
+                schema,
+                move |arguments: Value, context: ToolContext| {
+                    let service = Arc::clone(&service);
+                    let name = remote_name.clone();
+                    async move { call_remote(&service, name, arguments, context, limit).await }
+                },
+            )
+            .with_annotations(hints),
+        ))
     }
 }
 

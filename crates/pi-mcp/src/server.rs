@@ -54,12 +54,18 @@ impl McpToolServer {
         let listed = tools
             .definitions_for(Dialect::Mcp)?
             .into_iter()
-            .map(|definition| {
+            .zip(tools.list())
+            .map(|(definition, tool)| {
                 let schema = match definition.parameters {
                     Value::Object(map) => map,
                     _ => Map::new(),
                 };
-                Tool::new(definition.name, definition.description, Arc::new(schema))
+                let mut listed =
+                    Tool::new(definition.name, definition.description, Arc::new(schema));
+                // What the tool may change (read-only, destructive, open world), for the
+                // client's own approvals.
+                listed.annotations = crate::convert::to_mcp_annotations(tool.annotations());
+                listed
             })
             .collect();
         Ok(Self {

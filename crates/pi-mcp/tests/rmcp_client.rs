@@ -74,6 +74,16 @@ async fn lists_and_calls_with_the_specs_results() {
         json!({"type": "object", "properties": {"value": {"type": "string"}},
                "required": ["value"], "additionalProperties": false})
     );
+    // What each tool may change is advertised: the demo tools only read; one that says
+    // nothing is listed without hints (MCP's defaults).
+    assert_eq!(
+        serde_json::to_value(&tools[0].annotations).unwrap(),
+        json!({"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false})
+    );
+    assert_eq!(
+        serde_json::to_value(&tools[0].annotations).unwrap(),
+        serde_json::to_value(&tools[1].annotations).unwrap()
+    );
 
     let ok = client
         .call_tool(
