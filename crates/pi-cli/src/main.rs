@@ -1,7 +1,10 @@
 //! `pi-tool`: run Pi-style tool calls from the command line.
 //!
-//! `pi-tool tools` shows what a model would be shown, `pi-tool call` runs one call,
-//! `pi-tool run` runs a stream of calls (JSONL in, JSONL out, order kept).
+//! `tools` shows what a model would be shown, `call` runs one call, `run` a stream of calls
+//! (JSONL in, JSONL out, order kept), `check` checks arguments against a schema, `agent` runs
+//! the agent loop with a real model or a scripted one (each run recorded in a Pi session),
+//! `session` reads session files, `serve` serves the tools over MCP, `mcp` uses another MCP
+//! server's tools.
 
 mod commands;
 mod panic_log;
@@ -97,8 +100,11 @@ enum Command {
     /// Check arguments against a JSON Schema: print the parsed arguments (exit 0) or the
     /// error text a model would read (exit 1).
     Check(commands::check::CheckArgs),
-    /// Run the agent loop over the built-in tools with a scripted (faux) model; print the
-    /// transcript as JSONL (and events on stderr with --events).
+    /// Run the agent loop over the tools with a real model (`--provider P --model M`: OpenAI,
+    /// OpenAI Responses, Anthropic, Gemini) or a scripted one (`--faux SCRIPT.json`); the run is
+    /// recorded in a Pi session (`-c` continues the last, `--no-session` records nothing).
+    /// Shows the run live, or prints the transcript as JSONL with --json (events on stderr with
+    /// --events).
     Agent(Box<commands::agent::AgentArgs>),
     /// Read Pi's session files: `session list [--all] [--json]`, `session context FILE
     /// [--leaf ID]` (the messages the model would be sent, one JSON line each), `session tree
