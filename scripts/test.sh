@@ -10,6 +10,9 @@ if ! command -v bwrap >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap) >/dev/null \
     || echo "test.sh: bubblewrap could not be installed; the bubblewrap sandbox tests will fail"
 fi
+# Upstream Pi 0.80.6 (Node and npm packages, into .peers/pi): the interop tests read what it
+# writes and have it continue what we write.
+scripts/setup-pi.sh >/dev/null
 # The tests that need these peers are ignored by a plain `cargo test` (which says so); here they
 # run (--include-ignored). The local model's is skipped, saying why, only when its install fails.
 skip=()
