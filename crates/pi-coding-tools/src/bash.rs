@@ -234,7 +234,20 @@ fn shell() -> PathBuf {
 async fn stop(child: &mut Child, ending: Ending) -> Ending {
     // The shell leads its own group (`process_group(0)`), so its id is the group's.
     if let Some(id) = child.id() {
-        signal_group(id, nix::sys::signal::Signal::SIGTERM);
+        // Under bubblewrap the command is not in the group, and bubblewrap itself would end
+        // the whole sandbox at once on `SIGTERM`: each process inside is asked instead.
+        let inside = crate::sandbox::bubblewrap::processes_inside(id);
+        if inside.is_empty() {
+            signal_group(id, nix::sys::signal::Signal::SIGTERM);
+        }
+        for process in inside {
+            if let Ok(process) = i32::try_from(process) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(process),
+                    nix::sys::signal::Signal::SIGTERM,
+                );
+            }
+        }
         let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
         signal_group(id, nix::sys::signal::Signal::SIGKILL);
     }

@@ -226,23 +226,31 @@ async fn the_totals_count_everything_the_command_wrote() {
     std::fs::remove_file(details["fullOutputPath"].as_str().unwrap()).unwrap();
 }
 
-/// A stopped command gets `SIGTERM` first and a grace to clean up; one that ignores it is
-/// killed all the same. (Under bubblewrap the whole sandbox ends at once: bubblewrap does not
-/// pass signals on to the command.)
+/// A stopped command gets `SIGTERM` first and a grace to clean up, in both sandboxes (under
+/// bubblewrap, which passes no signal on, each process inside is asked); one that ignores it
+/// is killed all the same.
 #[tokio::test]
 async fn a_stopped_command_is_asked_to_end_then_killed() {
     let dir = tempfile::tempdir().unwrap();
     let polite = "trap 'echo cleaned-up; exit 3' TERM; echo begun; sleep 30 & wait";
-    let workspace = Workspace::new(dir.path()).with_shell_sandbox(ShellSandbox::Landlock);
-    let tools = ToolRegistry::new([bash_tool(&workspace)]).unwrap();
-    let call = ToolCall::new("c", "bash", json!({"command": polite, "timeout": 0.5}));
-    let result = execute_tool_call(&call, &tools, CallContext::default()).await;
-    assert!(result.text().contains("cleaned-up"), "{}", result.text());
-    assert!(
-        result
-            .text()
-            .ends_with("Command timed out after 0.5 seconds")
-    );
+    for sandbox in [ShellSandbox::Landlock, ShellSandbox::Strongest] {
+        let workspace = Workspace::new(dir.path()).with_shell_sandbox(sandbox);
+        let tools = ToolRegistry::new([bash_tool(&workspace)]).unwrap();
+        let call = ToolCall::new("c", "bash", json!({"command": polite, "timeout": 0.5}));
+        let result = execute_tool_call(&call, &tools, CallContext::default()).await;
+        let details = result.details.clone().unwrap_or_default();
+        assert!(
+            result.text().contains("cleaned-up"),
+            "{sandbox:?} ({}): {}",
+            details["sandbox"],
+            result.text()
+        );
+        assert!(
+            result
+                .text()
+                .ends_with("Command timed out after 0.5 seconds")
+        );
+    }
 
     let started = Instant::now();
     let stubborn = "trap '' TERM; echo begun; sleep 30";

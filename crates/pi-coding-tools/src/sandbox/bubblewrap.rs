@@ -105,3 +105,58 @@ pub(crate) fn find_program(name: &str) -> Option<PathBuf> {
         .map(|directory| directory.join(name))
         .find(|candidate| candidate.is_file())
 }
+
+/// The processes running inside the sandbox that the `bwrap` process `id` started: every
+/// descendant but bubblewrap's own (its namespace's init).
+///
+/// A stopped command must get `SIGTERM` and a grace, as it does outside bubblewrap, but
+/// bubblewrap neither passes signals on nor shares its process group with the command (it
+/// starts a new session inside): signalling its group would end the sandbox, and with it every
+/// process, at once. Found by reading `/proc` (no maintained crate gives a process's children
+/// without `CONFIG_PROC_CHILDREN`, and the whole need is one parent field per process).
+/// Empty when `id` is not a bubblewrap process.
+pub(crate) fn processes_inside(id: u32) -> Vec<u32> {
+    if command_name(id).as_deref() != Some("bwrap") {
+        return Vec::new();
+    }
+    let mut children: std::collections::HashMap<u32, Vec<u32>> = std::collections::HashMap::new();
+    if let Ok(entries) = std::fs::read_dir("/proc") {
+        for entry in entries.flatten() {
+            let Some(pid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|name| name.parse().ok())
+            else {
+                continue;
+            };
+            if let Some(parent) = parent_of(pid) {
+                children.entry(parent).or_default().push(pid);
+            }
+        }
+    }
+    let mut inside = Vec::new();
+    let mut waiting = vec![id];
+    while let Some(parent) = waiting.pop() {
+        for &child in children.get(&parent).map(Vec::as_slice).unwrap_or_default() {
+            waiting.push(child);
+            if command_name(child).as_deref() != Some("bwrap") {
+                inside.push(child);
+            }
+        }
+    }
+    inside
+}
+
+/// The parent of process `pid`, from `/proc/PID/stat` (the field after the command name,
+/// which is in parentheses and may itself hold spaces and parentheses).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, after_name) = stat.rsplit_once(')')?;
+    after_name.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The command name of process `pid` (`/proc/PID/comm`).
+fn command_name(pid: u32) -> Option<String> {
+    let name = std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()?;
+    Some(name.trim_end().to_owned())
+}
