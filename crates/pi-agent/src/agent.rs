@@ -95,7 +95,7 @@ impl Agent {
             emitter: &self.emitter,
         };
         // Shown to the model every turn: listed once for the run, shared by its requests.
-        let tools: Arc<[ToolDefinition]> = self.config.tools.definitions().into();
+        let tools: Arc<[ToolDefinition]> = self.config.shown_tools().into();
         for prompt in prompts {
             run.add(prompt);
         }

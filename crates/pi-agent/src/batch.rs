@@ -10,6 +10,7 @@ use pi_tool::{
 };
 use tokio_util::sync::CancellationToken;
 
+use crate::approval_gate::GateOutcome;
 use crate::config::{AfterToolCallContext, BeforeToolCall, BeforeToolCallContext};
 use crate::emitter::Emitter;
 use crate::{AgentConfig, AgentEvent, ExecutionMode};
@@ -244,6 +245,8 @@ async fn run_call(
         Ok(prepared) => prepared,
         Err(failed) => return synthesized(*failed),
     };
+    // The arguments as the hook left them (`None`: as the model sent them).
+    let mut rewritten: Option<serde_json::Value> = None;
     let prepared = match &config.before_tool_call {
         None => prepared,
         Some(hook) => {
@@ -271,9 +274,38 @@ async fn run_call(
                 }
                 BeforeToolCall::Rewrite { arguments } => {
                     match prepared.with_arguments(&arguments) {
-                        Ok(prepared) => prepared,
+                        Ok(prepared) => {
+                            rewritten = Some(arguments);
+                            prepared
+                        }
                         Err(failed) => return synthesized(*failed),
                     }
+                }
+            }
+        }
+    };
+    // The decision comes last, on the final validated arguments; the call then runs exactly
+    // those (parsed again from them), checked against the decision's fingerprint.
+    let prepared = match &config.approvals {
+        None => prepared,
+        Some(gate) => {
+            let arguments =
+                prepared.validated_arguments(rewritten.as_ref().unwrap_or(&call.arguments));
+            let annotations = prepared.tool().annotations();
+            match gate
+                .decide(&call, annotations, arguments, &signal, &emitter)
+                .await
+            {
+                GateOutcome::Refuse(reason) => return synthesized(failed(&config, &call, &reason)),
+                GateOutcome::Run(approved) => {
+                    let prepared = match prepared.with_arguments(approved.arguments()) {
+                        Ok(prepared) => prepared,
+                        Err(failed) => return synthesized(*failed),
+                    };
+                    if let Err(mismatch) = approved.check(&call.name, approved.arguments()) {
+                        return synthesized(failed(&config, &call, &mismatch.to_string()));
+                    }
+                    prepared
                 }
             }
         }

@@ -6,8 +6,11 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use pi_ai::{Message, Provider};
+use pi_approval::{Approver, Policy};
 use pi_tool::{Content, ToolCall, ToolRegistry, ToolResultMessage};
 use serde_json::Value;
+
+use crate::ApprovalGate;
 
 /// How the calls of one assistant message run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -127,6 +130,9 @@ pub struct AgentConfig {
     pub after_tool_call: Option<AfterHook>,
     /// Runs before each model request (a session log syncs there; an error stops the run).
     pub before_request: Option<BeforeRequestHook>,
+    /// Decides every call on its final arguments, after `before_tool_call`; `None` runs
+    /// every valid call (the behaviour without approvals).
+    pub approvals: Option<Arc<ApprovalGate>>,
 }
 
 impl std::fmt::Debug for AgentConfig {
@@ -160,6 +166,7 @@ impl AgentConfig {
             before_tool_call: None,
             after_tool_call: None,
             before_request: None,
+            approvals: None,
         }
     }
 
@@ -254,6 +261,31 @@ impl AgentConfig {
     ) -> Self {
         self.before_request = Some(Arc::new(hook));
         self
+    }
+
+    /// Approvals: every call is decided by `policy` on its final arguments, and what it says
+    /// to ask goes to `approver`; bare tool names in its `deny` are not shown to the model.
+    #[must_use]
+    pub fn with_approvals(self, policy: Policy, approver: Arc<dyn Approver>) -> Self {
+        self.with_approval_gate(Arc::new(ApprovalGate::new(policy, approver)))
+    }
+
+    /// The same with a gate the caller keeps (to restore a session's rules, or to share
+    /// them between runs).
+    #[must_use]
+    pub fn with_approval_gate(mut self, gate: Arc<ApprovalGate>) -> Self {
+        self.approvals = Some(gate);
+        self
+    }
+
+    /// What the model is shown of the tools: all of them, less those a bare `deny` rule
+    /// hides.
+    pub fn shown_tools(&self) -> Vec<pi_tool::ToolDefinition> {
+        let mut definitions = self.tools.definitions();
+        if let Some(gate) = &self.approvals {
+            definitions.retain(|definition| !gate.hides_tool(&definition.name));
+        }
+        definitions
     }
 
     /// The time limit of a tool.

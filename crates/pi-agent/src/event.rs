@@ -1,6 +1,7 @@
 //! What an agent run tells its subscribers, in Pi's event shapes.
 
 use pi_ai::{AssistantMessage, AssistantMessageEvent, Message};
+use pi_approval::ApprovalRecord;
 use pi_tool::{ArcStr, ToolResultMessage, ToolUpdate};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -93,6 +94,9 @@ pub enum AgentEvent {
         /// Whether it is an error.
         is_error: bool,
     },
+    /// The approval gate decided a call (with approvals configured): allowed, denied, or
+    /// asked and answered.
+    ApprovalDecision(ApprovalRecord),
 }
 
 impl AgentEvent {
@@ -109,6 +113,7 @@ impl AgentEvent {
             AgentEvent::ToolExecutionStart { .. } => "tool_execution_start",
             AgentEvent::ToolExecutionUpdate { .. } => "tool_execution_update",
             AgentEvent::ToolExecutionEnd { .. } => "tool_execution_end",
+            AgentEvent::ApprovalDecision(_) => "approval_decision",
         }
     }
 }

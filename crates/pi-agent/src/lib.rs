@@ -9,6 +9,8 @@
 //! - `tool_execution_end` events fire in completion order, result messages enter the transcript
 //!   in call order;
 //! - a response cut off by the token limit executes none of its calls;
+//! - with approvals ([`AgentConfig::with_approvals`]), every call is decided on its final
+//!   arguments after the hooks, and runs exactly those or gets a paired denial;
 //! - subscribers get every event through their own unbounded channel: a slow one delays nothing
 //!   and loses nothing.
 //!
@@ -32,6 +34,7 @@
 //! ```
 
 mod agent;
+mod approval_gate;
 mod batch;
 mod config;
 mod emitter;
@@ -39,6 +42,7 @@ mod event;
 mod queue;
 
 pub use agent::{Agent, AgentRun};
+pub use approval_gate::{ApprovalGate, Approved};
 pub use config::{
     AfterHook, AfterToolCall, AfterToolCallContext, AgentConfig, BeforeHook, BeforeRequestContext,
     BeforeRequestHook, BeforeToolCall, BeforeToolCallContext, DEFAULT_MAX_CALLS_PER_BATCH,

@@ -1,6 +1,6 @@
 //! The asking side, declared here so any front end (the terminal, an editor over ACP, a test)
 //! can answer the calls a policy says `ask` for, and the loop's gate can wait on it without
-//! knowing which. The terminal prompt and the gate are built on it in later steps.
+//! knowing which.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -42,13 +42,20 @@ pub enum Answer {
         /// The person's words for the model.
         reason: Option<String>,
     },
+    /// No one could be asked (no terminal, `--json`, the run cancelled at the prompt): the
+    /// call does not run and the model and the user read `reason` (which flag or rule would
+    /// allow it).
+    Unanswered {
+        /// Why nobody answered, and what would allow the call.
+        reason: String,
+    },
 }
 
 /// A future an [`Approver`] returns.
 pub type AnswerFuture<'a> = Pin<Box<dyn Future<Output = Answer> + Send + 'a>>;
 
 /// Something that can ask a person about a call. With no one to ask (no terminal, `--json`),
-/// a front end answers [`Answer::Deny`] saying which flag or rule would allow the call.
+/// a front end answers [`Answer::Unanswered`] saying which flag or rule would allow the call.
 pub trait Approver: Send + Sync {
     /// Asks about one call; a cancelled run drops the future (which must then deny).
     fn ask<'a>(&'a self, request: &'a ApprovalRequest) -> AnswerFuture<'a>;

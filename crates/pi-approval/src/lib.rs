@@ -11,6 +11,7 @@
 //!   [`Decision`] with the rule, its [`Source`] and a [`Fingerprint`] of the arguments that
 //!   the executor checks before running them.
 //! - [`Approver`]: the async trait a front end implements to ask a person.
+//! - [`ApprovalRecord`]: one decision as the audit trail keeps it.
 //!
 //! ```
 //! use pi_approval::{LocalPaths, Mode, Permissions, Policy, ProjectTrust, RuleKind, RuleSet, Verdict};
@@ -36,6 +37,7 @@ mod fingerprint;
 mod mode;
 mod paths;
 mod policy;
+mod record;
 mod rule;
 pub mod settings;
 pub mod shell;
@@ -49,6 +51,7 @@ pub use fingerprint::{Fingerprint, FingerprintMismatch};
 pub use mode::{Mode, ModeTable, UnknownMode, Verdict};
 pub use paths::{LocalPaths, PathResolver};
 pub use policy::{Permissions, Policy, ProjectTrust, RuleEntry, RuleSet};
+pub use record::{ApprovalRecord, DecidedBy, RECORD_CUSTOM_TYPE, Scope};
 pub use rule::{CommandPattern, NamePattern, Rule, RuleError, RuleErrorKind, RuleKind, Specifier};
 pub use settings::SettingsError;
 pub use source::Source;

@@ -216,6 +216,11 @@ impl Policy {
         policy
     }
 
+    /// How it resolves paths (a policy built beside it resolves them the same way).
+    pub fn resolver(&self) -> Arc<dyn PathResolver> {
+        Arc::clone(&self.paths)
+    }
+
     /// The mode it decides in.
     pub fn mode(&self) -> Mode {
         self.mode

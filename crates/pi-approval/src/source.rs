@@ -16,6 +16,8 @@ pub enum Source {
     Mode,
     /// The splitter or the built-in list of read-only commands decided.
     Builtin,
+    /// A rule the person allowed "for this session" (or "always", for the rest of the run).
+    Session,
 }
 
 impl Source {
@@ -27,6 +29,7 @@ impl Source {
             Self::Project => "project",
             Self::Mode => "mode",
             Self::Builtin => "builtin",
+            Self::Session => "session",
         }
     }
 }

@@ -1,0 +1,322 @@
+//! The approval gate: the last step before a call runs. The loop validates a call, lets
+//! `before_tool_call` rewrite it, validates the rewrite, and only then asks the gate about
+//! the final arguments; the gate's [`Approved`] ticket carries those arguments and their
+//! fingerprint, and the call runs exactly them, checked once more just before it starts.
+//!
+//! A policy's `ask` goes to the [`Approver`] (a terminal, an editor, a test); a denied or
+//! unanswered call never runs and gets its paired error result saying who refused it and why.
+//! Every decision is announced as [`AgentEvent::ApprovalDecision`].
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use pi_approval::{
+    Answer, ApprovalRecord, ApprovalRequest, Approver, DecidedBy, Decision, Fingerprint,
+    FingerprintMismatch, Policy, RuleError, RuleKind, RuleSet, Scope, Source, Verdict,
+};
+use pi_tool::{ToolAnnotations, ToolCall, now_millis};
+use serde_json::Value;
+use tokio_util::sync::CancellationToken;
+
+use crate::AgentEvent;
+use crate::emitter::Emitter;
+
+/// A policy and the approver its `ask`s go to, plus the rules the person allowed for the
+/// rest of the session. Shared by every run of an agent (and by a resumed session's runs).
+pub struct ApprovalGate {
+    policy: Policy,
+    approver: Arc<dyn Approver>,
+    session: Mutex<SessionRules>,
+}
+
+/// The "yes for this session" rules, and a policy of only those (rebuilt when one is added,
+/// which happens only when a person answers).
+#[derive(Default)]
+struct SessionRules {
+    rules: RuleSet,
+    policy: Option<Arc<Policy>>,
+}
+
+impl std::fmt::Debug for ApprovalGate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ApprovalGate")
+            .field("policy", &self.policy)
+            .field("session_rules", &self.session_rules())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The gate's yes: the arguments the call may run with and their fingerprint.
+#[derive(Debug, Clone)]
+pub struct Approved {
+    arguments: Value,
+    fingerprint: Fingerprint,
+}
+
+impl Approved {
+    /// The arguments decided on; the call runs these and nothing else.
+    pub fn arguments(&self) -> &Value {
+        &self.arguments
+    }
+
+    /// The fingerprint taken at the decision.
+    pub fn fingerprint(&self) -> &Fingerprint {
+        &self.fingerprint
+    }
+
+    /// Whether `arguments` (what is about to run) are the ones decided on.
+    pub fn check(&self, tool: &str, arguments: &Value) -> Result<(), FingerprintMismatch> {
+        self.fingerprint.check(tool, arguments)
+    }
+}
+
+/// What the gate says about one call.
+#[derive(Debug)]
+pub(crate) enum GateOutcome {
+    /// Run it, with exactly these arguments.
+    Run(Approved),
+    /// Do not run it; the model reads this.
+    Refuse(String),
+}
+
+impl ApprovalGate {
+    /// A gate deciding with `policy` and asking `approver`.
+    pub fn new(policy: Policy, approver: Arc<dyn Approver>) -> Self {
+        Self {
+            policy,
+            approver,
+            session: Mutex::new(SessionRules::default()),
+        }
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> &Policy {
+        &self.policy
+    }
+
+    /// Whether the model must not be shown `tool` (a bare tool name in `deny`).
+    pub fn hides_tool(&self, tool: &str) -> bool {
+        self.policy.hides_tool(tool)
+    }
+
+    /// Allows calls matching `rule` for the rest of the session, as a person's "yes for this
+    /// session" does (a resumed session restores its rules through this). A session rule
+    /// turns an `ask` into an allow; it never overrides a `deny`.
+    pub fn remember_for_session(&self, rule: &str) -> Result<(), RuleError> {
+        let parsed = rule.parse()?;
+        let mut session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        if session
+            .rules
+            .entries()
+            .iter()
+            .any(|entry| entry.rule.text() == rule)
+        {
+            return Ok(());
+        }
+        session.rules.push(RuleKind::Allow, parsed, Source::Session);
+        session.policy = Some(Arc::new(Policy::with_resolver(
+            self.policy.mode(),
+            session.rules.clone(),
+            self.policy.resolver(),
+        )));
+        Ok(())
+    }
+
+    /// The rules remembered for this session, in the order they were given.
+    pub fn session_rules(&self) -> Vec<String> {
+        let session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+        session
+            .rules
+            .entries()
+            .iter()
+            .map(|entry| entry.rule.text().to_owned())
+            .collect()
+    }
+
+    /// Decides one call on its final, validated `arguments`, asking the approver when the
+    /// policy says so (a cancelled run answers for nobody: the call is refused). Announces
+    /// the decision.
+    pub(crate) async fn decide(
+        &self,
+        call: &ToolCall,
+        annotations: ToolAnnotations,
+        arguments: Value,
+        signal: &CancellationToken,
+        emitter: &Emitter,
+    ) -> GateOutcome {
+        let decision = self.policy.decide(&call.name, annotations, &arguments);
+        let mut record = ApprovalRecord {
+            tool: call.name.to_string(),
+            tool_call_id: call.id.to_string(),
+            fingerprint: decision.fingerprint.clone(),
+            decision: decision.decision,
+            policy: decision.decision,
+            rule: decision.rule.clone(),
+            source: decision.source,
+            mode: self.policy.mode(),
+            decided_by: decided_by_policy(&decision),
+            scope: None,
+            reason: decision.reason.clone(),
+            timestamp: 0,
+        };
+        let outcome = match decision.decision {
+            Verdict::Allow => self.run(&decision, arguments),
+            Verdict::Deny => GateOutcome::Refuse(denied_by_policy(&decision, &record)),
+            Verdict::Ask => {
+                if let Some(allowed) = self.session_allows(&call.name, annotations, &arguments) {
+                    record.decision = Verdict::Allow;
+                    record.rule = allowed.rule;
+                    record.source = Source::Session;
+                    record.decided_by = DecidedBy::Rule;
+                    record.reason = None;
+                    self.run(&decision, arguments)
+                } else {
+                    self.ask(call, decision, arguments, signal, &mut record)
+                        .await
+                }
+            }
+        };
+        record.timestamp = now_millis();
+        emitter.emit(AgentEvent::ApprovalDecision(record));
+        outcome
+    }
+
+    fn run(&self, decision: &Decision, arguments: Value) -> GateOutcome {
+        GateOutcome::Run(Approved {
+            arguments,
+            fingerprint: decision.fingerprint.clone(),
+        })
+    }
+
+    /// The session policy's allow, when one of the session's rules (not the mode) gives it.
+    fn session_allows(
+        &self,
+        tool: &str,
+        annotations: ToolAnnotations,
+        arguments: &Value,
+    ) -> Option<Decision> {
+        let policy = {
+            let session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
+            session.policy.clone()?
+        };
+        let decision = policy.decide(tool, annotations, arguments);
+        (decision.decision == Verdict::Allow && decision.source == Source::Session)
+            .then_some(decision)
+    }
+
+    async fn ask(
+        &self,
+        call: &ToolCall,
+        decision: Decision,
+        arguments: Value,
+        signal: &CancellationToken,
+        record: &mut ApprovalRecord,
+    ) -> GateOutcome {
+        let request = ApprovalRequest {
+            call_id: call.id.to_string(),
+            tool: call.name.to_string(),
+            arguments,
+            decision,
+        };
+        let answer = tokio::select! {
+            biased;
+            () = signal.cancelled() => Answer::Unanswered {
+                reason: "the run was cancelled before anyone answered".to_owned(),
+            },
+            answer = self.approver.ask(&request) => answer,
+        };
+        record.decided_by = DecidedBy::User;
+        let (scope, rule) = match answer {
+            Answer::Once => (Scope::Once, None),
+            Answer::ForSession { rule } => (Scope::Session, Some(rule)),
+            Answer::Always { rule } => (Scope::Always, Some(rule)),
+            Answer::Deny { reason } => {
+                record.decision = Verdict::Deny;
+                record.reason.clone_from(&reason);
+                let mut text = format!("Not run: the user denied this {} call.", call.name);
+                if let Some(reason) = reason.filter(|reason| !reason.trim().is_empty()) {
+                    text.push_str(" Their reason: ");
+                    text.push_str(reason.trim());
+                }
+                return GateOutcome::Refuse(text);
+            }
+            Answer::Unanswered { reason } => {
+                record.decision = Verdict::Deny;
+                record.decided_by = DecidedBy::Unanswered;
+                let text = format!("Not run: {reason}");
+                record.reason = Some(reason);
+                return GateOutcome::Refuse(text);
+            }
+        };
+        record.decision = Verdict::Allow;
+        record.scope = Some(scope);
+        if let Some(rule) = rule {
+            // A rule that does not parse still lets this one call run (the person said yes),
+            // but nothing is remembered; the record says why.
+            match self.remember_for_session(&rule) {
+                Ok(()) => record.reason = None,
+                Err(error) => {
+                    record.reason = Some(format!("not remembered: {error}"));
+                    record.scope = Some(Scope::Once);
+                }
+            }
+            record.rule = Some(rule);
+        } else {
+            record.reason = None;
+        }
+        self.run(&request.decision, request.arguments)
+    }
+}
+
+fn decided_by_policy(decision: &Decision) -> DecidedBy {
+    if decision.rule.is_some() {
+        DecidedBy::Rule
+    } else {
+        DecidedBy::Mode
+    }
+}
+
+/// What the model reads when a rule or the mode refused the call.
+fn denied_by_policy(decision: &Decision, record: &ApprovalRecord) -> String {
+    match &decision.rule {
+        Some(rule) => format!(
+            "Not run: the approval rule {rule} (from {}) denies it.",
+            describe_source(decision.source)
+        ),
+        None => format!(
+            "Not run: approval mode {} denies it ({}).",
+            record.mode,
+            decision.reason.as_deref().unwrap_or("no rule allows it")
+        ),
+    }
+}
+
+fn describe_source(source: Source) -> &'static str {
+    match source {
+        Source::Cli => "the command line",
+        Source::User => "the user's settings",
+        Source::Project => "the project's settings",
+        Source::Session => "this session",
+        Source::Mode | Source::Builtin => "the built-in checks",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_ticket_refuses_arguments_other_than_the_approved_ones() {
+        let approved = Approved {
+            fingerprint: Fingerprint::of("bash", &json!({"command": "ls"})),
+            arguments: json!({"command": "ls"}),
+        };
+        assert!(approved.check("bash", approved.arguments()).is_ok());
+        assert!(
+            approved
+                .check("bash", &json!({"command": "rm -rf ~"}))
+                .is_err()
+        );
+        assert!(approved.check("write", approved.arguments()).is_err());
+    }
+}
