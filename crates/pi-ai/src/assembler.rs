@@ -9,6 +9,7 @@
 //! work is linear in the size of the arguments (upstream re-parses the whole buffer on every
 //! delta, which is quadratic).
 
+use crate::json_size::json_len;
 use crate::{AssistantContent, AssistantMessage, AssistantMessageEvent, StopReason, Usage};
 use pi_tool::{ArcStr, ToolCall, now_millis};
 use serde_json::Value;
@@ -503,24 +504,6 @@ fn parse_owned(text: String) -> Value {
         Ok(value) => value,
         Err(_) => Value::String(text),
     }
-}
-
-/// The length of `value` as JSON text, counted without writing it.
-fn json_len(value: &Value) -> usize {
-    struct Counter(usize);
-    impl std::io::Write for Counter {
-        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-            self.0 = self.0.saturating_add(bytes.len());
-            Ok(bytes.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-    let mut counter = Counter(0);
-    // A `Value` always serialises; were it ever to fail, what was counted stands.
-    let _ = serde_json::to_writer(&mut counter, value);
-    counter.0
 }
 
 /// `bytes` for a person: whole MiB or KiB when it is one, else bytes.

@@ -9,6 +9,7 @@ mod assembler;
 mod builder;
 mod event;
 mod faux;
+mod json_size;
 mod message;
 mod provider;
 mod replay;
@@ -20,6 +21,7 @@ pub use assembler::{
 pub use builder::AssistantMessageBuilder;
 pub use event::AssistantMessageEvent;
 pub use faux::{FauxProvider, FauxScriptError};
+pub use json_size::json_len;
 pub use message::{
     AssistantContent, AssistantMessage, Cost, Message, StopReason, TranscriptError, Usage,
     UserContent, UserMessage, read_transcript, write_transcript,

@@ -157,27 +157,10 @@ pub(crate) async fn send(
 /// `value` as JSON text in a buffer of exactly its size: a transcript of long tool calls is
 /// hundreds of MiB, and a growing `Vec` would hold up to twice that while it doubles.
 fn json_bytes(value: &Value) -> Result<Bytes, String> {
-    let mut size = Counter(0);
-    serde_json::to_writer(&mut size, value)
-        .map_err(|error| format!("the request could not be written: {error}"))?;
-    let mut bytes = Vec::with_capacity(size.0);
+    let mut bytes = Vec::with_capacity(pi_ai::json_len(value));
     serde_json::to_writer(&mut bytes, value)
         .map_err(|error| format!("the request could not be written: {error}"))?;
     Ok(Bytes::from(bytes))
-}
-
-/// A writer that only counts.
-struct Counter(usize);
-
-impl std::io::Write for Counter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0 = self.0.saturating_add(bytes.len());
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
 }
 
 /// Why a request gave no stream.
