@@ -149,7 +149,9 @@ def with_tools(pi_tool, name, attack, flags, prepare=None, check=None):
     with tempfile.TemporaryDirectory(prefix="pi-memory-bounds-") as directory:
         if prepare:
             prepare(directory)
-        measure(pi_tool, name, attack, ["--coding-tools", directory, *flags], ["--no-session"], 0,
+        # The tools must run as they did before approvals: nobody is there to ask.
+        measure(pi_tool, name, attack, ["--coding-tools", directory, *flags],
+                ["--no-session", "--approval", "full-auto"], 0,
                 check=(lambda body: check(directory, body)) if check else None)
 
 

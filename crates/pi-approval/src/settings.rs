@@ -57,6 +57,14 @@ pub enum SettingsError {
         /// The rule and what is wrong with it.
         source: RuleError,
     },
+    /// It cannot be written (the decision it was to save still holds for the session).
+    #[error("cannot write {}: {source}", path.display())]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
     /// `permissions.mode` names no mode.
     #[error("{}: permissions.mode: {source}", path.display())]
     Mode {
@@ -158,4 +166,114 @@ pub fn parse(path: &Path, text: &str) -> Result<Permissions, SettingsError> {
         })?);
     }
     Ok(permissions)
+}
+
+/// Whether the user trusts the project in `project_dir`: its canonical path is listed in
+/// `permissions.trustedProjects` of the user's settings (`text`). Only the user's own file
+/// can say so; a project cannot trust itself.
+pub fn trusts_project(path: &Path, text: &str, project_dir: &Path) -> Result<bool, SettingsError> {
+    let settings: Value = serde_json::from_str(text).map_err(|source| SettingsError::Json {
+        path: path.to_owned(),
+        source,
+    })?;
+    let Some(listed) = settings
+        .get("permissions")
+        .and_then(|permissions| permissions.get("trustedProjects"))
+    else {
+        return Ok(false);
+    };
+    let Value::Array(listed) = listed else {
+        return Err(SettingsError::Shape {
+            path: path.to_owned(),
+            what: "permissions.trustedProjects must be a list of directories".to_owned(),
+        });
+    };
+    let project = pi_tool::path::canonical(project_dir);
+    Ok(listed
+        .iter()
+        .filter_map(Value::as_str)
+        .any(|dir| pi_tool::path::canonical(Path::new(dir)) == project))
+}
+
+/// Adds `rule` to `permissions.<kind>` of the settings file at `path` (created when missing),
+/// keeping every other key as it was, written atomically (a temporary file renamed over it):
+/// on any error the file is untouched. A rule already listed is not added twice.
+pub fn save_rule(path: &Path, kind: RuleKind, rule: &str) -> Result<(), SettingsError> {
+    // The rule must read back, or the next run would refuse to start.
+    rule.parse::<crate::Rule>()
+        .map_err(|source| SettingsError::Rule {
+            path: path.to_owned(),
+            kind,
+            index: 0,
+            source,
+        })?;
+    let mut settings = match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str::<Value>(&text).map_err(|source| SettingsError::Json {
+            path: path.to_owned(),
+            source,
+        })?,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            Value::Object(Default::default())
+        }
+        Err(source) => {
+            return Err(SettingsError::Read {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    let shape = |what: &str| SettingsError::Shape {
+        path: path.to_owned(),
+        what: what.to_owned(),
+    };
+    let Value::Object(top) = &mut settings else {
+        return Err(shape("settings must be a JSON object"));
+    };
+    let Value::Object(permissions) = top
+        .entry("permissions")
+        .or_insert_with(|| Value::Object(Default::default()))
+    else {
+        return Err(shape("permissions must be an object"));
+    };
+    let Value::Array(list) = permissions
+        .entry(kind.as_str())
+        .or_insert_with(|| Value::Array(Vec::new()))
+    else {
+        return Err(shape("the rule list must be a list of strings"));
+    };
+    if !list.iter().any(|listed| listed.as_str() == Some(rule)) {
+        list.push(Value::String(rule.to_owned()));
+    }
+    let mut text =
+        serde_json::to_string_pretty(&settings).map_err(|source| SettingsError::Json {
+            path: path.to_owned(),
+            source,
+        })?;
+    text.push('\n');
+    write_atomically(path, text.as_bytes()).map_err(|source| SettingsError::Write {
+        path: path.to_owned(),
+        source,
+    })
+}
+
+/// Writes `content` to a temporary file beside `path`, flushes it and renames it over `path`.
+fn write_atomically(path: &Path, content: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let directory = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    std::fs::create_dir_all(&directory)?;
+    let mut temporary = tempfile::Builder::new()
+        .prefix(".settings-")
+        .tempfile_in(&directory)?;
+    temporary.write_all(content)?;
+    if let Ok(existing) = std::fs::metadata(path) {
+        temporary
+            .as_file()
+            .set_permissions(existing.permissions())?;
+    }
+    temporary.as_file().sync_all()?;
+    temporary.persist(path).map_err(|error| error.error)?;
+    Ok(())
 }

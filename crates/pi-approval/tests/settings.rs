@@ -168,3 +168,65 @@ fn a_bare_deny_hides_the_tool_and_a_scoped_one_does_not() {
     assert!(!policy.hides_tool("bash"));
     assert!(!policy.hides_tool("read"));
 }
+
+#[test]
+fn a_saved_rule_keeps_every_other_key_and_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("agent").join("settings.json");
+    // No file yet: created with the rule alone.
+    settings::save_rule(&path, RuleKind::Allow, "bash(make:*)").unwrap();
+    std::fs::write(
+        &path,
+        r#"{"theme": "dark", "permissions": {"deny": ["read(.env)"], "allow": ["bash(git log:*)"]}, "z": [1]}"#,
+    )
+    .unwrap();
+    settings::save_rule(&path, RuleKind::Allow, "bash(make:*)").unwrap();
+    settings::save_rule(&path, RuleKind::Allow, "bash(make:*)").unwrap();
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(saved["theme"], "dark");
+    assert_eq!(saved["z"], json!([1]));
+    assert_eq!(saved["permissions"]["deny"], json!(["read(.env)"]));
+    assert_eq!(
+        saved["permissions"]["allow"],
+        json!(["bash(git log:*)", "bash(make:*)"])
+    );
+    let keys: Vec<&String> = saved.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["theme", "permissions", "z"], "order kept");
+    assert_eq!(settings::load(&path).unwrap().unwrap().allow.len(), 2);
+}
+
+#[test]
+fn a_save_that_cannot_happen_leaves_the_file_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("settings.json");
+    std::fs::write(&path, "{ not json").unwrap();
+    let error = settings::save_rule(&path, RuleKind::Allow, "bash(make:*)").unwrap_err();
+    assert!(matches!(error, SettingsError::Json { .. }), "{error}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
+    std::fs::write(&path, "{}").unwrap();
+    let error = settings::save_rule(&path, RuleKind::Allow, "bash(").unwrap_err();
+    assert!(matches!(error, SettingsError::Rule { .. }), "{error}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}");
+}
+
+#[test]
+fn only_the_users_list_trusts_a_project() {
+    let dir = tempfile::tempdir().unwrap();
+    let project = dir.path().join("repo");
+    std::fs::create_dir(&project).unwrap();
+    let path = Path::new("/u/settings.json");
+    let listed = json!({"permissions": {"trustedProjects": [project.join("..").join("repo")]}});
+    assert!(settings::trusts_project(path, &listed.to_string(), &project).unwrap());
+    assert!(!settings::trusts_project(path, "{}", &project).unwrap());
+    let other = json!({"permissions": {"trustedProjects": ["/elsewhere"]}});
+    assert!(!settings::trusts_project(path, &other.to_string(), &project).unwrap());
+    assert!(
+        settings::trusts_project(
+            path,
+            r#"{"permissions": {"trustedProjects": "x"}}"#,
+            &project
+        )
+        .is_err()
+    );
+}

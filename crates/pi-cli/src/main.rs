@@ -4,7 +4,7 @@
 //! (JSONL in, JSONL out, order kept), `check` checks arguments against a schema, `agent` runs
 //! the agent loop with a real model or a scripted one (each run recorded in a Pi session),
 //! `session` reads session files, `serve` serves the tools over MCP, `mcp` uses another MCP
-//! server's tools.
+//! server's tools, `policy check` says what the approval policy decides about a call.
 
 mod commands;
 mod panic_log;
@@ -115,6 +115,10 @@ enum Command {
     /// Use any MCP server's tools: `mcp tools -- CMD ARGS...`, `mcp call NAME 'JSON' -- CMD ARGS...`
     /// (or `--url http://HOST:PORT/mcp`).
     Mcp(commands::mcp::McpArgs),
+    /// What the approval policy says about a call: `policy check TOOL 'JSON_ARGS'` prints
+    /// `{"decision","rule","source","commands"}` (same `--approval`, `--allow`, `--ask`,
+    /// `--deny` and settings as `agent`).
+    Policy(commands::policy::PolicyArgs),
 }
 
 fn main() -> ExitCode {
@@ -177,9 +181,28 @@ async fn run(cli: Cli) -> ExitCode {
 
 /// Builds the tools and runs the command.
 async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
+    // Sessions belong to the directory the run works in, as Pi's belong to its cwd.
+    let work_dir = || commands::session::work_dir(cli.coding_tools.as_deref());
+    // The agent's approvals are read first: a malformed rule stops the run before anything
+    // starts, and `yolo` runs the tools unconfined.
+    let approvals = match &cli.command {
+        Command::Agent(args) => match work_dir()
+            .and_then(|cwd| commands::approval::ApprovalSetup::load(&args.approval, &cwd))
+        {
+            Ok(setup) => Some(setup),
+            Err(error) => {
+                eprintln!("pi-tool: {error:#}");
+                return ExitCode::from(commands::EXIT_USAGE);
+            }
+        },
+        _ => None,
+    };
+    let yolo = approvals
+        .as_ref()
+        .is_some_and(|setup| setup.mode == pi_approval::Mode::Yolo);
     let mut tools = pi_tool::builtin::registry();
     if let Some(dir) = &cli.coding_tools {
-        let mut workspace = if cli.unconfined_file_tools {
+        let mut workspace = if cli.unconfined_file_tools || yolo {
             pi_coding_tools::Workspace::unconfined(dir)
         } else {
             pi_coding_tools::Workspace::new(dir)
@@ -223,20 +246,24 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         None => Wording::Course,
     };
     let tools = tools.with_wording(wording);
-    // Sessions belong to the directory the run works in, as Pi's belong to its cwd.
-    let work_dir = || commands::session::work_dir(cli.coding_tools.as_deref());
     let outcome = match cli.command {
         Command::Tools(args) => commands::tools::run(&args, &tools),
         Command::Call(args) => commands::call::run(args, &tools, shutdown).await,
         Command::Run(args) => commands::run::run(args, tools, shutdown).await,
         Command::Check(args) => commands::check::run(args).await,
-        Command::Agent(args) => match work_dir() {
-            Ok(cwd) => commands::agent::run(*args, tools, &cwd, shutdown).await,
-            Err(error) => Err(error),
+        Command::Agent(args) => match (work_dir(), approvals) {
+            (Ok(cwd), Some(approvals)) => {
+                commands::agent::run(*args, tools, &cwd, approvals, shutdown).await
+            }
+            (Err(error), _) => Err(error),
+            (Ok(_), None) => Err(anyhow::anyhow!("the approvals were not read")),
         },
         Command::Session(args) => work_dir().and_then(|cwd| commands::session::run(args, &cwd)),
         Command::Serve(args) => commands::serve::run(args, tools, shutdown).await,
         Command::Mcp(args) => commands::mcp::run(args).await,
+        Command::Policy(args) => {
+            work_dir().and_then(|cwd| commands::policy::run(args, &tools, &cwd))
+        }
     };
     match outcome {
         Ok(code) => code,

@@ -376,7 +376,7 @@ fn tool_timeout_ends_a_call_that_runs_too_long() {
         .unwrap()
         .arg("--coding-tools")
         .arg(dir.path())
-        .args(["agent", "--faux"])
+        .args(["agent", "--approval", "full-auto", "--faux"])
         .arg(&script_path)
         .args(["--tool-timeout", "1", "--no-session", "--json", "run it"])
         .timeout(std::time::Duration::from_secs(30))

@@ -542,6 +542,8 @@ fn agent_drives_the_coding_tools_in_a_directory() {
             "--coding-tools",
             dir.path().to_str().unwrap(),
             "agent",
+            "--approval",
+            "auto-edit",
             "--json",
             "--faux",
         ])

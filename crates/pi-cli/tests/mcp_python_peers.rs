@@ -122,6 +122,8 @@ fn agent_uses_a_python_sdk_servers_tools() {
     let output = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
         .args([
             "agent",
+            "--approval",
+            "full-auto",
             "--json",
             "--no-session",
             "--faux",

@@ -497,7 +497,7 @@ fn a_session_file_deleted_mid_run_stops_the_run_and_is_not_recreated() {
         .pi_tool()
         .arg("--coding-tools")
         .arg(home.work())
-        .args(["agent", "--json", "--faux"])
+        .args(["agent", "--approval", "full-auto", "--json", "--faux"])
         .arg(&script)
         .args(["--session-dir", "sessions", "remove it"])
         .output()

@@ -341,6 +341,8 @@ fn agent_is_stopped_by(signal: Signal, sandbox: Sandbox) {
     let pi = PiTool::start(
         &[
             "agent",
+            "--approval",
+            "full-auto",
             "--faux",
             script_arg,
             "--json",

@@ -24,6 +24,7 @@ use tokio::io::AsyncWriteExt;
 
 use super::EXIT_TOOL_ERROR;
 use super::agent_session::{self, Chosen, Recorder, SessionArgs};
+use super::approval::{ApprovalArgs, ApprovalSetup};
 use crate::shutdown::Shutdown;
 
 /// The wires `--provider` names.
@@ -116,6 +117,8 @@ pub(crate) struct AgentArgs {
     mcp_prefix: String,
     #[command(flatten)]
     session: SessionArgs,
+    #[command(flatten)]
+    pub(crate) approval: ApprovalArgs,
 }
 
 /// Runs the agent. A stop signal cancels the run: running tools see their signal cancelled (a
@@ -125,6 +128,7 @@ pub(crate) async fn run(
     args: AgentArgs,
     mut tools: ToolRegistry,
     cwd: &Path,
+    approvals: ApprovalSetup,
     shutdown: &Shutdown,
 ) -> anyhow::Result<ExitCode> {
     // The session first: `-r --json` only lists, and a session that cannot be opened ends the
@@ -169,6 +173,8 @@ pub(crate) async fn run(
     if let Some(limit) = args.tool_timeout {
         config = config.with_tool_timeout(seconds("tool-timeout", limit)?);
     }
+    let gate = super::approval::gate(&approvals, args.json, signal.clone());
+    config = config.with_approval_gate(Arc::clone(&gate));
     let agent = Agent::new(config);
     // Each subscriber asks only for what it reads: events carry whole messages, and every one
     // sent to a subscriber beyond the last is a copy.

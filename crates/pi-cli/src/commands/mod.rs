@@ -3,10 +3,12 @@
 pub(crate) mod agent;
 mod agent_session;
 mod agent_view;
+pub(crate) mod approval;
 pub(crate) mod call;
 pub(crate) mod check;
 mod lines;
 pub(crate) mod mcp;
+pub(crate) mod policy;
 pub(crate) mod run;
 pub(crate) mod serve;
 pub(crate) mod session;

@@ -1,0 +1,267 @@
+//! The approval flags shared by `agent` and `policy check` (`--approval MODE`, `--allow`,
+//! `--ask`, `--deny RULE`), the policy they make with Pi's settings files, and the answer
+//! given when nobody can be asked.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context;
+use clap::Args;
+use futures::FutureExt;
+use pi_approval::settings::{self, SettingsError};
+use pi_approval::{
+    Answer, AnswerFuture, ApprovalRequest, Approver, LocalPaths, Mode, Permissions, Policy,
+    ProjectTrust, RuleKind, RuleSet, Source, Verdict,
+};
+use serde_json::Value;
+
+/// `--approval`, `--allow`, `--ask`, `--deny`.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct ApprovalArgs {
+    /// How much runs without asking: `read-only`, `ask` (the default: read-only tools and
+    /// known read-only commands run, the rest asks), `auto-edit` (edits inside the workspace
+    /// run too), `full-auto` (everything runs, inside the sandbox), `yolo` (nothing asks,
+    /// no sandbox: as `--unconfined-file-tools`). Settings may set it (`permissions.mode`).
+    #[arg(long, value_name = "MODE", value_parser = parse_mode)]
+    pub(crate) approval: Option<Mode>,
+    /// Let calls matching RULE run (`bash(git log:*)`, `edit(src/**)`, `mcp_github_*`);
+    /// repeatable.
+    #[arg(long = "allow", value_name = "RULE")]
+    pub(crate) allow: Vec<String>,
+    /// Ask before calls matching RULE run; repeatable.
+    #[arg(long = "ask", value_name = "RULE")]
+    pub(crate) ask: Vec<String>,
+    /// Never run calls matching RULE (a bare tool name also hides the tool); repeatable.
+    #[arg(long = "deny", value_name = "RULE")]
+    pub(crate) deny: Vec<String>,
+}
+
+fn parse_mode(text: &str) -> Result<Mode, String> {
+    text.parse()
+        .map_err(|error: pi_approval::UnknownMode| error.to_string())
+}
+
+/// The rules and mode of a run, from the flags and the settings files.
+#[derive(Debug)]
+pub(crate) struct ApprovalSetup {
+    /// The mode in force.
+    pub(crate) mode: Mode,
+    /// Every rule in force.
+    pub(crate) rules: RuleSet,
+    /// The workspace paths resolve against.
+    pub(crate) cwd: PathBuf,
+}
+
+impl ApprovalSetup {
+    /// Reads the flags and the settings (`<agent dir>/settings.json`, `<cwd>/.pi/settings.json`).
+    /// A malformed rule or file is an error naming it: the run must not start.
+    pub(crate) fn load(args: &ApprovalArgs, cwd: &Path) -> anyhow::Result<Self> {
+        let mut cli = Permissions::default();
+        for (kind, rules) in [
+            (RuleKind::Allow, &args.allow),
+            (RuleKind::Ask, &args.ask),
+            (RuleKind::Deny, &args.deny),
+        ] {
+            for rule in rules {
+                cli.add(kind, rule)
+                    .with_context(|| format!("--{} {rule:?}", kind.as_str()))?;
+            }
+        }
+        cli.mode = args.approval;
+        let user_settings = settings::user_settings_path();
+        let (user, trust) = match &user_settings {
+            Some(path) => (settings::load(path)?, trust(path, cwd)?),
+            None => (None, ProjectTrust::Untrusted),
+        };
+        let project = settings::load(&settings::project_settings_path(cwd))?;
+        let rules = RuleSet::from_sources(&cli, project.as_ref(), user.as_ref(), trust);
+        for ignored in rules.ignored() {
+            eprintln!(
+                "pi-tool: {}: allow rule {} ignored: this project is not trusted (list it in permissions.trustedProjects of your settings.json)",
+                settings::project_settings_path(cwd).display(),
+                ignored.rule
+            );
+        }
+        Ok(Self {
+            mode: rules.mode().unwrap_or_default(),
+            rules,
+            cwd: cwd.to_path_buf(),
+        })
+    }
+
+    /// The policy deciding the run's calls.
+    pub(crate) fn policy(&self) -> Policy {
+        Policy::new(self.mode, self.rules.clone(), LocalPaths::new(&self.cwd))
+    }
+}
+
+/// The run's gate: its policy, and the approver its asks go to. Nobody can be asked with
+/// `--json` or when stdin is not a terminal; then every ask is refused, saying what would
+/// allow it. `_signal` is the run's: Ctrl-C at a prompt cancels it.
+pub(crate) fn gate(
+    setup: &ApprovalSetup,
+    json: bool,
+    _signal: tokio_util::sync::CancellationToken,
+) -> std::sync::Arc<pi_agent::ApprovalGate> {
+    use std::io::IsTerminal as _;
+    let why = if json {
+        Some("--json leaves no terminal to ask on")
+    } else if !std::io::stdin().is_terminal() {
+        Some("stdin is not a terminal to ask on")
+    } else {
+        None
+    };
+    let approver: std::sync::Arc<dyn Approver> = match why {
+        Some(why) => std::sync::Arc::new(NoTerminal {
+            cwd: setup.cwd.clone(),
+            why,
+        }),
+        None => std::sync::Arc::new(NoTerminal {
+            cwd: setup.cwd.clone(),
+            why: "the terminal prompt is not built yet",
+        }),
+    };
+    std::sync::Arc::new(pi_agent::ApprovalGate::new(setup.policy(), approver))
+}
+
+/// Whether the user's settings trust the project in `cwd`.
+fn trust(user_settings: &Path, cwd: &Path) -> Result<ProjectTrust, SettingsError> {
+    let text = match std::fs::read_to_string(user_settings) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(ProjectTrust::Untrusted);
+        }
+        Err(source) => {
+            return Err(SettingsError::Read {
+                path: user_settings.to_owned(),
+                source,
+            });
+        }
+    };
+    Ok(if settings::trusts_project(user_settings, &text, cwd)? {
+        ProjectTrust::Trusted
+    } else {
+        ProjectTrust::Untrusted
+    })
+}
+
+/// The rule that would allow a call like this one: for `bash`, each of its simple commands
+/// exactly (joined as one rule per command); for a file tool, its path (relative to the
+/// workspace when inside it); otherwise the tool's name.
+pub(crate) fn suggested_rules(request: &ApprovalRequest, cwd: &Path) -> Vec<String> {
+    let tool = &request.tool;
+    match tool.as_str() {
+        "bash" => request
+            .decision
+            .commands
+            .iter()
+            .map(|command| format!("bash({command})"))
+            .collect(),
+        "read" | "write" | "edit" | "ls" | "find" | "grep" => {
+            let path = request
+                .arguments
+                .get("path")
+                .and_then(Value::as_str)
+                .unwrap_or(".");
+            let absolute = pi_tool::path::canonical(&cwd.join(path));
+            let root = pi_tool::path::canonical(cwd);
+            let shown = absolute.strip_prefix(&root).map_or_else(
+                |_| absolute.display().to_string(),
+                |relative| relative.display().to_string(),
+            );
+            let rule_tool = if tool == "write" {
+                "edit"
+            } else {
+                tool.as_str()
+            };
+            vec![format!("{rule_tool}({shown})")]
+        }
+        _ => vec![tool.clone()],
+    }
+}
+
+/// What would let the call run without asking, in words for the model and the user.
+pub(crate) fn what_would_allow(request: &ApprovalRequest, cwd: &Path) -> String {
+    let decision = &request.decision;
+    if decision.source == Source::Builtin && decision.decision == Verdict::Ask {
+        return format!(
+            "no rule can allow it ({}); --approval full-auto runs it",
+            decision
+                .reason
+                .as_deref()
+                .unwrap_or("it cannot be proven harmless")
+        );
+    }
+    let flags: Vec<String> = suggested_rules(request, cwd)
+        .into_iter()
+        .map(|rule| format!("--allow '{rule}'"))
+        .collect();
+    let mode = match request.tool.as_str() {
+        "write" | "edit" => "auto-edit",
+        _ => "full-auto",
+    };
+    let by = match &decision.rule {
+        Some(rule) => format!(" (the {} rule {rule} asks)", decision.source.as_str()),
+        None => String::new(),
+    };
+    format!("allow it with {} or --approval {mode}{by}", flags.join(" "))
+}
+
+/// The approver with no one to ask (`--json`, stdin not a terminal): every `ask` is refused,
+/// saying which flag or rule would allow it.
+#[derive(Debug)]
+pub(crate) struct NoTerminal {
+    /// The workspace, to word path rules.
+    pub(crate) cwd: PathBuf,
+    /// Why nobody can be asked.
+    pub(crate) why: &'static str,
+}
+
+impl Approver for NoTerminal {
+    fn ask<'a>(&'a self, request: &'a ApprovalRequest) -> AnswerFuture<'a> {
+        let reason = format!(
+            "{} needs approval and {}; {}",
+            request.tool,
+            self.why,
+            what_would_allow(request, &self.cwd)
+        );
+        eprintln!("pi-tool: not run: {reason}");
+        async move { Answer::Unanswered { reason } }.boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_approval::{Permissions, Policy};
+    use pi_tool::ToolAnnotations;
+    use serde_json::json;
+
+    fn request(tool: &str, arguments: Value) -> ApprovalRequest {
+        let policy = Policy::new(
+            Mode::Ask,
+            RuleSet::from_sources(&Permissions::default(), None, None, ProjectTrust::Untrusted),
+            LocalPaths::new("/repo"),
+        );
+        let decision = policy.decide(tool, ToolAnnotations::default(), &arguments);
+        ApprovalRequest {
+            call_id: "c1".into(),
+            tool: tool.into(),
+            arguments,
+            decision,
+        }
+    }
+
+    #[test]
+    fn the_refusal_names_the_flag_that_would_allow_the_call() {
+        let cwd = Path::new("/repo");
+        let rm = request("bash", json!({"command": "git status && rm important.txt"}));
+        assert_eq!(
+            what_would_allow(&rm, cwd),
+            "allow it with --allow 'bash(git status)' --allow 'bash(rm important.txt)' or --approval full-auto"
+        );
+        let edit = request("edit", json!({"path": "src/../lib.rs"}));
+        assert_eq!(suggested_rules(&edit, cwd), ["edit(lib.rs)"]);
+        let sub = request("bash", json!({"command": "echo $(rm x)"}));
+        assert!(what_would_allow(&sub, cwd).starts_with("no rule can allow it"));
+    }
+}

@@ -1,0 +1,57 @@
+//! `pi-tool policy check TOOL 'JSON_ARGS'`: what the approval policy says about a call, before
+//! any run, with the same flags and settings as `agent`:
+//! `{"decision":"allow|ask|deny","rule":...,"source":"cli|user|project|mode|builtin","commands":[...]}`.
+
+use std::path::Path;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use clap::{Args, Subcommand};
+use pi_tool::{ToolAnnotations, ToolRegistry};
+use serde_json::{Value, json};
+
+use super::approval::{ApprovalArgs, ApprovalSetup};
+
+/// `pi-tool policy ...`.
+#[derive(Debug, Args)]
+pub(crate) struct PolicyArgs {
+    #[command(subcommand)]
+    command: PolicyCommand,
+}
+
+#[derive(Debug, Subcommand)]
+enum PolicyCommand {
+    /// Print the decision on one call as JSON (exit 0 whatever it is).
+    Check(CheckArgs),
+}
+
+#[derive(Debug, Args)]
+struct CheckArgs {
+    /// The tool's name (`bash`, `edit`, `mcp_github_create_issue`, ...).
+    tool: String,
+    /// Its arguments, as one JSON object.
+    arguments: String,
+    #[command(flatten)]
+    approval: ApprovalArgs,
+}
+
+/// Runs `policy`; `cwd` is the workspace paths resolve against.
+pub(crate) fn run(args: PolicyArgs, tools: &ToolRegistry, cwd: &Path) -> anyhow::Result<ExitCode> {
+    let PolicyCommand::Check(check) = args.command;
+    let arguments: Value = serde_json::from_str(&check.arguments)
+        .with_context(|| format!("the arguments are not valid JSON: {}", check.arguments))?;
+    let setup = ApprovalSetup::load(&check.approval, cwd)?;
+    // A registered tool's own hints; an unknown one is judged by its name alone.
+    let annotations = tools
+        .get(&check.tool)
+        .map_or_else(ToolAnnotations::default, |tool| tool.annotations());
+    let decision = setup.policy().decide(&check.tool, annotations, &arguments);
+    let shown = json!({
+        "decision": decision.decision,
+        "rule": decision.rule,
+        "source": decision.source,
+        "commands": decision.commands,
+    });
+    println!("{shown}");
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,280 @@
+//! Approvals from the command line: `agent` without a terminal refuses what would ask and
+//! tells the model, `policy check` prints the decision on a call, malformed rules stop the
+//! command before anything runs.
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+/// A workspace and an agent dir (`PI_CODING_AGENT_DIR`) of the test's own.
+struct Home {
+    root: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Self {
+        let home = Self {
+            root: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir_all(home.work()).unwrap();
+        std::fs::create_dir_all(home.agent_dir()).unwrap();
+        home
+    }
+
+    fn work(&self) -> PathBuf {
+        self.root.path().join("work")
+    }
+
+    fn agent_dir(&self) -> PathBuf {
+        self.root.path().join("agent")
+    }
+
+    fn pi_tool(&self) -> Command {
+        let mut command = Command::cargo_bin("pi-tool").unwrap();
+        command
+            .env("PI_CODING_AGENT_DIR", self.agent_dir())
+            .env("HOME", self.root.path())
+            .current_dir(self.work());
+        command
+    }
+
+    fn policy_check(&self, flags: &[&str], tool: &str, arguments: Value) -> Value {
+        let output = self
+            .pi_tool()
+            .arg("--coding-tools")
+            .arg(self.work())
+            .args(["policy", "check", tool, &arguments.to_string()])
+            .args(flags)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+        serde_json::from_slice(&output.stdout).unwrap()
+    }
+
+    fn script(&self, script: Value) -> PathBuf {
+        let path = self.root.path().join("script.json");
+        std::fs::write(&path, script.to_string()).unwrap();
+        path
+    }
+}
+
+fn lines(output: &Output) -> Vec<Value> {
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
+fn tool_results(transcript: &[Value]) -> Vec<&Value> {
+    transcript
+        .iter()
+        .filter(|message| message["role"] == "toolResult")
+        .collect()
+}
+
+fn text_of(message: &Value) -> String {
+    message["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|block| block["text"].as_str())
+        .collect()
+}
+
+fn run_agent(home: &Home, flags: &[&str], script: &Path) -> Output {
+    home.pi_tool()
+        .arg("--coding-tools")
+        .arg(home.work())
+        .args(["agent", "--json", "--no-session", "--faux"])
+        .arg(script)
+        .args(flags)
+        .arg("clean up")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn in_ask_mode_without_a_terminal_rm_is_denied_the_file_stays_and_the_run_goes_on() {
+    let home = Home::new();
+    let important = home.work().join("important.txt");
+    std::fs::write(&important, "keep me").unwrap();
+    let script = home.script(json!([
+        {"content": [{"type": "toolCall", "id": "c1", "name": "bash",
+            "arguments": {"command": "rm important.txt"}}]},
+        {"content": [{"type": "text", "text": "I could not remove it."}]}
+    ]));
+    let output = run_agent(&home, &["--approval", "ask"], &script);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert_eq!(std::fs::read_to_string(&important).unwrap(), "keep me");
+    let transcript = lines(&output);
+    let results = tool_results(&transcript);
+    assert_eq!(results.len(), 1);
+    assert_eq!(results[0]["toolCallId"], "c1");
+    assert_eq!(results[0]["isError"], true);
+    let text = text_of(results[0]);
+    assert!(text.contains("Not run"), "{text}");
+    assert!(text.contains("--allow 'bash(rm important.txt)'"), "{text}");
+    // The model read the refusal and answered: the run went on.
+    let last = transcript.last().unwrap();
+    assert_eq!(last["role"], "assistant");
+    assert_eq!(text_of(last), "I could not remove it.");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("not run: bash needs approval"), "{stderr}");
+}
+
+#[test]
+fn ask_is_the_default_and_an_allow_flag_lets_the_call_run() {
+    let home = Home::new();
+    let important = home.work().join("important.txt");
+    let script = home.script(json!([
+        {"content": [{"type": "toolCall", "id": "c1", "name": "bash",
+            "arguments": {"command": "rm important.txt"}}]},
+        {"content": [{"type": "text", "text": "done"}]}
+    ]));
+    std::fs::write(&important, "x").unwrap();
+    let denied = run_agent(&home, &[], &script);
+    assert_eq!(denied.status.code(), Some(0), "{denied:?}");
+    assert!(important.exists());
+    let allowed = run_agent(&home, &["--allow", "bash(rm important.txt)"], &script);
+    assert_eq!(allowed.status.code(), Some(0), "{allowed:?}");
+    assert!(!important.exists());
+    let transcript = lines(&allowed);
+    assert_eq!(tool_results(&transcript)[0]["isError"], false);
+}
+
+#[test]
+fn a_bare_deny_hides_the_tool_from_the_model() {
+    let home = Home::new();
+    let script = home.script(json!([
+        {"content": [{"type": "toolCall", "id": "c1", "name": "bash",
+            "arguments": {"command": "ls"}}]},
+        {"content": [{"type": "text", "text": "done"}]}
+    ]));
+    let output = run_agent(&home, &["--deny", "bash", "--approval", "yolo"], &script);
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let transcript = lines(&output);
+    let text = text_of(tool_results(&transcript)[0]);
+    assert!(
+        text.contains("the approval rule bash (from the command line) denies it"),
+        "{text}"
+    );
+}
+
+#[test]
+fn malformed_rules_stop_the_run_before_it_starts_and_say_where() {
+    let home = Home::new();
+    let script = home.script(json!([{"content": [{"type": "text", "text": "hi"}]}]));
+    let output = run_agent(&home, &["--allow", "bash(git log"], &script);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("--allow \"bash(git log\"") && stderr.contains("column"),
+        "{stderr}"
+    );
+
+    std::fs::write(
+        home.agent_dir().join("settings.json"),
+        r#"{"theme": "dark", "permissions": {"deny": ["read(.env)", "edit("]}}"#,
+    )
+    .unwrap();
+    let output = run_agent(&home, &[], &script);
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("settings.json: permissions.deny[1]: rule \"edit(\" at column"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn policy_check_prints_the_decision_rule_source_and_commands() {
+    let home = Home::new();
+    assert_eq!(
+        home.policy_check(&[], "bash", json!({"command": "git status && rm -rf ~"})),
+        json!({"decision": "ask", "rule": null, "source": "mode", "commands": ["git status", "rm -rf ~"]})
+    );
+    assert_eq!(
+        home.policy_check(&[], "bash", json!({"command": "git status $(rm -rf /)"})),
+        json!({"decision": "ask", "rule": null, "source": "builtin", "commands": ["git status $(rm -rf /)"]})
+    );
+    assert_eq!(
+        home.policy_check(
+            &["--deny", "bash(rm:*)"],
+            "bash",
+            json!({"command": "git status; 'r'm -rf ~"})
+        ),
+        json!({"decision": "deny", "rule": "bash(rm:*)", "source": "cli", "commands": ["git status", "rm -rf ~"]})
+    );
+    assert_eq!(
+        home.policy_check(
+            &["--allow", "bash(cargo test:*)"],
+            "bash",
+            json!({"command": "cargo test -p x && git status"})
+        ),
+        json!({"decision": "allow", "rule": "bash(cargo test:*)", "source": "cli", "commands": ["cargo test -p x", "git status"]})
+    );
+    assert_eq!(
+        home.policy_check(
+            &["--approval", "read-only"],
+            "write",
+            json!({"path": "a.txt", "content": ""})
+        ),
+        json!({"decision": "deny", "rule": null, "source": "mode", "commands": []})
+    );
+    assert_eq!(
+        home.policy_check(
+            &["--approval", "auto-edit"],
+            "edit",
+            json!({"path": "src/../a.txt"})
+        ),
+        json!({"decision": "allow", "rule": null, "source": "mode", "commands": []})
+    );
+    assert_eq!(
+        home.policy_check(&[], "read", json!({"path": "notes.txt"})),
+        json!({"decision": "allow", "rule": null, "source": "mode", "commands": []})
+    );
+}
+
+#[test]
+fn policy_check_reads_the_users_and_the_projects_settings_with_trust() {
+    let home = Home::new();
+    std::fs::write(
+        home.agent_dir().join("settings.json"),
+        json!({"permissions": {"deny": ["read(.env)"]}}).to_string(),
+    )
+    .unwrap();
+    std::fs::create_dir_all(home.work().join(".pi")).unwrap();
+    std::fs::write(
+        home.work().join(".pi/settings.json"),
+        json!({"permissions": {"allow": ["bash(make:*)"], "ask": ["read(secrets/**)"]}})
+            .to_string(),
+    )
+    .unwrap();
+    assert_eq!(
+        home.policy_check(&[], "read", json!({"path": "src/../.env"})),
+        json!({"decision": "deny", "rule": "read(.env)", "source": "user", "commands": []})
+    );
+    assert_eq!(
+        home.policy_check(&[], "read", json!({"path": "secrets/key"})),
+        json!({"decision": "ask", "rule": "read(secrets/**)", "source": "project", "commands": []})
+    );
+    // Untrusted: the project's allow rule does not count.
+    assert_eq!(
+        home.policy_check(&[], "bash", json!({"command": "make test"}))["decision"],
+        "ask"
+    );
+    std::fs::write(
+        home.agent_dir().join("settings.json"),
+        json!({"permissions": {"deny": ["read(.env)"], "trustedProjects": [home.work()]}})
+            .to_string(),
+    )
+    .unwrap();
+    assert_eq!(
+        home.policy_check(&[], "bash", json!({"command": "make test"})),
+        json!({"decision": "allow", "rule": "bash(make:*)", "source": "project", "commands": ["make test"]})
+    );
+}
