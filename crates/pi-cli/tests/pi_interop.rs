@@ -664,6 +664,11 @@ fn a_session_we_write_loads_in_pi_and_continues_with_the_same_request() {
     let files = home.sessions();
     assert_eq!(files.len(), 1, "one session: {files:?}");
     let file = files[0].clone();
+    let read = home.our_context(&file);
+    assert_eq!(
+        read[2]["content"][0]["text"], "hello from the notes\n",
+        "our read call ran: {read:#?}"
+    );
 
     // A branch back to the first answer, with a summary of the abandoned path, continued
     // there.
