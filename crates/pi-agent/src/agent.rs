@@ -59,6 +59,15 @@ impl Agent {
         self.emitter.subscribe_to(wanted)
     }
 
+    /// The configuration.
+    pub fn config(&self) -> &AgentConfig {
+        &self.config
+    }
+
+    pub(crate) fn emitter(&self) -> &Emitter {
+        &self.emitter
+    }
+
     /// Messages delivered after the current batch of tool calls.
     pub fn steering(&self) -> MessageQueue {
         self.steering.clone()

@@ -97,6 +97,23 @@ pub enum AgentEvent {
     /// The approval gate decided a call (with approvals configured): allowed, denied, or
     /// asked and answered.
     ApprovalDecision(ApprovalRecord),
+    /// A compaction began.
+    CompactionStart {
+        /// Why it runs.
+        reason: crate::compaction::CompactionReason,
+    },
+    /// A compaction ended: written (`result`) or refused (`error`; nothing was written).
+    #[serde(rename_all = "camelCase")]
+    CompactionEnd {
+        /// Why it ran.
+        reason: crate::compaction::CompactionReason,
+        /// The entry written, with the estimated tokens after compacting.
+        result: Option<crate::compaction::Compacted>,
+        /// Why nothing was written.
+        error: Option<String>,
+        /// Whether the failed request is sent again (an overflow compaction that worked).
+        will_retry: bool,
+    },
 }
 
 impl AgentEvent {
@@ -114,6 +131,8 @@ impl AgentEvent {
             AgentEvent::ToolExecutionUpdate { .. } => "tool_execution_update",
             AgentEvent::ToolExecutionEnd { .. } => "tool_execution_end",
             AgentEvent::ApprovalDecision(_) => "approval_decision",
+            AgentEvent::CompactionStart { .. } => "compaction_start",
+            AgentEvent::CompactionEnd { .. } => "compaction_end",
         }
     }
 }

@@ -36,6 +36,7 @@
 mod agent;
 mod approval_gate;
 mod batch;
+pub mod compaction;
 mod config;
 mod emitter;
 mod event;
