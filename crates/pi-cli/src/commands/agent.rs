@@ -173,7 +173,7 @@ pub(crate) async fn run(
     if let Some(limit) = args.tool_timeout {
         config = config.with_tool_timeout(seconds("tool-timeout", limit)?);
     }
-    let gate = super::approval::gate(&approvals, args.json, signal.clone());
+    let gate = super::approval::gate(&approvals, args.json);
     config = config.with_approval_gate(Arc::clone(&gate));
     let agent = Agent::new(config);
     // Each subscriber asks only for what it reads: events carry whole messages, and every one

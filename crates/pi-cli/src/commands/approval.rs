@@ -47,6 +47,8 @@ pub(crate) struct ApprovalSetup {
     pub(crate) mode: Mode,
     /// Every rule in force.
     pub(crate) rules: RuleSet,
+    /// The user's settings file, where "always" saves its rules.
+    pub(crate) user_settings: Option<PathBuf>,
     /// The workspace paths resolve against.
     pub(crate) cwd: PathBuf,
 }
@@ -84,6 +86,7 @@ impl ApprovalSetup {
         Ok(Self {
             mode: rules.mode().unwrap_or_default(),
             rules,
+            user_settings,
             cwd: cwd.to_path_buf(),
         })
     }
@@ -94,14 +97,10 @@ impl ApprovalSetup {
     }
 }
 
-/// The run's gate: its policy, and the approver its asks go to. Nobody can be asked with
-/// `--json` or when stdin is not a terminal; then every ask is refused, saying what would
-/// allow it. `_signal` is the run's: Ctrl-C at a prompt cancels it.
-pub(crate) fn gate(
-    setup: &ApprovalSetup,
-    json: bool,
-    _signal: tokio_util::sync::CancellationToken,
-) -> std::sync::Arc<pi_agent::ApprovalGate> {
+/// The run's gate: its policy, and the approver its asks go to: the terminal prompt, or,
+/// with `--json` or when stdin is not a terminal, nobody (every ask is refused, saying what
+/// would allow it).
+pub(crate) fn gate(setup: &ApprovalSetup, json: bool) -> std::sync::Arc<pi_agent::ApprovalGate> {
     use std::io::IsTerminal as _;
     let why = if json {
         Some("--json leaves no terminal to ask on")
@@ -115,9 +114,10 @@ pub(crate) fn gate(
             cwd: setup.cwd.clone(),
             why,
         }),
-        None => std::sync::Arc::new(NoTerminal {
+        None => std::sync::Arc::new(super::approval_prompt::TerminalPrompt {
             cwd: setup.cwd.clone(),
-            why: "the terminal prompt is not built yet",
+            user_settings: setup.user_settings.clone(),
+            one_at_a_time: tokio::sync::Mutex::new(()),
         }),
     };
     std::sync::Arc::new(pi_agent::ApprovalGate::new(setup.policy(), approver))
@@ -144,18 +144,37 @@ fn trust(user_settings: &Path, cwd: &Path) -> Result<ProjectTrust, SettingsError
     })
 }
 
-/// The rule that would allow a call like this one: for `bash`, each of its simple commands
-/// exactly (joined as one rule per command); for a file tool, its path (relative to the
+/// The rules that would allow a call like this one: for `bash`, one exact rule for each of
+/// its simple commands that is not a known read-only one; for a file tool, its path (relative to the
 /// workspace when inside it); otherwise the tool's name.
 pub(crate) fn suggested_rules(request: &ApprovalRequest, cwd: &Path) -> Vec<String> {
     let tool = &request.tool;
     match tool.as_str() {
-        "bash" => request
-            .decision
-            .commands
-            .iter()
-            .map(|command| format!("bash({command})"))
-            .collect(),
+        "bash" => {
+            let line = request
+                .arguments
+                .get("command")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let split = pi_approval::shell::split(line);
+            // The commands that already run unasked need no rule.
+            let needed: Vec<String> = split
+                .commands
+                .iter()
+                .filter(|command| !pi_approval::shell::is_known_read_only(command.words()))
+                .map(|command| format!("bash({})", command.text()))
+                .collect();
+            if needed.is_empty() {
+                request
+                    .decision
+                    .commands
+                    .iter()
+                    .map(|command| format!("bash({command})"))
+                    .collect()
+            } else {
+                needed
+            }
+        }
         "read" | "write" | "edit" | "ls" | "find" | "grep" => {
             let path = request
                 .arguments
@@ -257,7 +276,7 @@ mod tests {
         let rm = request("bash", json!({"command": "git status && rm important.txt"}));
         assert_eq!(
             what_would_allow(&rm, cwd),
-            "allow it with --allow 'bash(git status)' --allow 'bash(rm important.txt)' or --approval full-auto"
+            "allow it with --allow 'bash(rm important.txt)' or --approval full-auto"
         );
         let edit = request("edit", json!({"path": "src/../lib.rs"}));
         assert_eq!(suggested_rules(&edit, cwd), ["edit(lib.rs)"]);

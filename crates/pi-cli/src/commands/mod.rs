@@ -4,6 +4,7 @@ pub(crate) mod agent;
 mod agent_session;
 mod agent_view;
 pub(crate) mod approval;
+mod approval_prompt;
 pub(crate) mod call;
 pub(crate) mod check;
 mod lines;

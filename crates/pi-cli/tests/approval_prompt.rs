@@ -1,0 +1,209 @@
+//! The terminal prompt, driven through a real pseudo-terminal as a person would: yes once;
+//! always (the rule saved to the user's settings, other keys kept, and the next run allowed
+//! without asking); no with a reason (the model's next request carries it); Ctrl-C at the
+//! prompt (the call is refused, the run stops, nothing runs).
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use expectrl::session::OsSession;
+use expectrl::{ControlCode, Eof, Expect, Session};
+use serde_json::{Value, json};
+
+struct Home {
+    root: tempfile::TempDir,
+}
+
+impl Home {
+    fn new() -> Self {
+        let home = Self {
+            root: tempfile::tempdir().unwrap(),
+        };
+        std::fs::create_dir_all(home.work()).unwrap();
+        std::fs::create_dir_all(home.agent_dir()).unwrap();
+        home
+    }
+
+    fn work(&self) -> PathBuf {
+        self.root.path().join("work")
+    }
+
+    fn agent_dir(&self) -> PathBuf {
+        self.root.path().join("agent")
+    }
+
+    fn settings(&self) -> PathBuf {
+        self.agent_dir().join("settings.json")
+    }
+
+    fn command(&self, script: &Value, extra: &[&str]) -> Command {
+        let path = self.root.path().join("script.json");
+        std::fs::write(&path, script.to_string()).unwrap();
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pi-tool"));
+        command
+            .env("PI_CODING_AGENT_DIR", self.agent_dir())
+            .env("HOME", self.root.path())
+            .current_dir(self.work())
+            .arg("--coding-tools")
+            .arg(self.work())
+            .args(["agent", "--faux"])
+            .arg(&path)
+            .args(extra)
+            .arg("go");
+        command
+    }
+
+    /// The run on a terminal of its own.
+    fn on_terminal(&self, script: &Value, extra: &[&str]) -> OsSession {
+        let mut session = Session::spawn(self.command(script, extra)).unwrap();
+        session.set_expect_timeout(Some(Duration::from_secs(30)));
+        session
+    }
+}
+
+fn bash_then_answer(command: &str) -> Value {
+    json!([
+        {"content": [{"type": "toolCall", "id": "c1", "name": "bash",
+            "arguments": {"command": command}}]},
+        {"content": [{"type": "text", "text": "finished"}]}
+    ])
+}
+
+fn exit_status(session: &OsSession) -> String {
+    format!("{:?}", session.get_process().wait().unwrap())
+}
+
+#[test]
+fn yes_once_runs_the_call() {
+    let home = Home::new();
+    std::fs::write(home.work().join("old.txt"), "x").unwrap();
+    let mut session = home.on_terminal(&bash_then_answer("rm old.txt"), &["--no-session"]);
+    session.expect("bash wants to run (call c1)").unwrap();
+    session.expect("$ rm old.txt").unwrap();
+    session.expect("Run it?").unwrap();
+    session.send_line("y").unwrap();
+    session.expect("finished").unwrap();
+    session.expect(Eof).unwrap();
+    let status = exit_status(&session);
+    assert!(
+        status.contains("Exited(") && status.ends_with(", 0)"),
+        "{status}"
+    );
+    assert!(!home.work().join("old.txt").exists());
+    // Once only: nothing was saved.
+    assert!(!home.settings().exists());
+}
+
+#[test]
+fn always_saves_the_rule_which_the_next_run_uses_without_asking() {
+    let home = Home::new();
+    std::fs::write(home.settings(), r#"{"theme": "dark", "defaultModel": "m"}"#).unwrap();
+    let script = bash_then_answer("touch made.txt");
+    let mut session = home.on_terminal(&script, &["--no-session"]);
+    session.expect("Run it?").unwrap();
+    session.send_line("a").unwrap();
+    session.expect("bash(touch made.txt)").unwrap();
+    session.expect("Press Enter to save it").unwrap();
+    session.send_line("").unwrap();
+    session.expect("Saved bash(touch made.txt)").unwrap();
+    session.expect(Eof).unwrap();
+    assert!(home.work().join("made.txt").exists());
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.settings()).unwrap()).unwrap();
+    assert_eq!(
+        saved,
+        json!({"theme": "dark", "defaultModel": "m",
+            "permissions": {"allow": ["bash(touch made.txt)"]}})
+    );
+
+    // The next run has no terminal at all: had it asked, the call would have been refused.
+    std::fs::remove_file(home.work().join("made.txt")).unwrap();
+    let output = home
+        .command(&script, &["--no-session", "--json"])
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert!(home.work().join("made.txt").exists(), "{output:?}");
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("needs approval"));
+}
+
+#[test]
+fn an_edited_always_rule_is_the_one_saved() {
+    let home = Home::new();
+    let mut session = home.on_terminal(&bash_then_answer("touch a.txt"), &["--no-session"]);
+    session.expect("Run it?").unwrap();
+    session.send_line("a").unwrap();
+    session.expect("Press Enter to save it").unwrap();
+    session.send_line("bash(touch").unwrap();
+    session.expect("That rule cannot be read").unwrap();
+    session.expect("Press Enter to save it").unwrap();
+    session.send_line("bash(touch:*)").unwrap();
+    session.expect("Saved bash(touch:*)").unwrap();
+    session.expect(Eof).unwrap();
+    let saved: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.settings()).unwrap()).unwrap();
+    assert_eq!(saved["permissions"]["allow"], json!(["bash(touch:*)"]));
+}
+
+#[test]
+fn no_with_a_reason_reaches_the_models_next_request() {
+    let home = Home::new();
+    std::fs::write(home.work().join("thesis.txt"), "years of work").unwrap();
+    let session_file = home.root.path().join("run.jsonl");
+    let mut session = home.on_terminal(
+        &bash_then_answer("rm thesis.txt"),
+        &["--session", session_file.to_str().unwrap()],
+    );
+    session.expect("Run it?").unwrap();
+    session.send_line("r").unwrap();
+    session.expect("Your reason, for the model: ").unwrap();
+    session.send_line("that is my thesis").unwrap();
+    session.expect("finished").unwrap();
+    session.expect(Eof).unwrap();
+    assert_eq!(
+        std::fs::read_to_string(home.work().join("thesis.txt")).unwrap(),
+        "years of work"
+    );
+    // What the model is sent after the refusal: the paired result with the reason.
+    let context = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .env("PI_CODING_AGENT_DIR", home.agent_dir())
+        .args(["session", "context"])
+        .arg(&session_file)
+        .output()
+        .unwrap();
+    assert!(context.status.success(), "{context:?}");
+    let messages: Vec<Value> = String::from_utf8_lossy(&context.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let result = messages
+        .iter()
+        .find(|message| message["role"] == "toolResult")
+        .unwrap();
+    assert_eq!(result["isError"], true);
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.contains("the user denied") && text.contains("that is my thesis"),
+        "{text}"
+    );
+    // The model answered after it: the run went on to its next request.
+    assert_eq!(messages.last().unwrap()["role"], "assistant");
+}
+
+#[test]
+fn ctrl_c_at_the_prompt_refuses_the_call_and_stops_the_run() {
+    let home = Home::new();
+    std::fs::write(home.work().join("keep.txt"), "x").unwrap();
+    let mut session = home.on_terminal(&bash_then_answer("rm keep.txt"), &["--no-session"]);
+    session.expect("Run it?").unwrap();
+    session.send(ControlCode::EndOfText).unwrap();
+    session
+        .expect("the run was cancelled before anyone answered")
+        .unwrap();
+    session.expect(Eof).unwrap();
+    let status = exit_status(&session);
+    assert!(!status.ends_with(", 0)"), "{status}");
+    assert!(home.work().join("keep.txt").exists());
+}
