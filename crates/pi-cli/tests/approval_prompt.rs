@@ -207,3 +207,82 @@ fn ctrl_c_at_the_prompt_refuses_the_call_and_stops_the_run() {
     assert!(!status.ends_with(", 0)"), "{status}");
     assert!(home.work().join("keep.txt").exists());
 }
+
+#[test]
+fn yes_for_this_session_is_recorded_listed_and_restored_when_the_session_continues() {
+    let home = Home::new();
+    let session_file = home.root.path().join("run.jsonl");
+    let session_flag = ["--session", session_file.to_str().unwrap()];
+    let script = bash_then_answer("touch a.txt");
+    let mut session = home.on_terminal(&script, &session_flag);
+    session.expect("Run it?").unwrap();
+    session.send_line("s").unwrap();
+    session
+        .expect("Allowed for this session: bash(touch a.txt)")
+        .unwrap();
+    session.expect(Eof).unwrap();
+    assert!(home.work().join("a.txt").exists());
+    assert!(!home.settings().exists(), "nothing saved for good");
+
+    // The session continues without a terminal: had it asked, the call would be refused.
+    std::fs::remove_file(home.work().join("a.txt")).unwrap();
+    let mut flags = session_flag.to_vec();
+    flags.push("--json");
+    let output = home.command(&script, &flags).output().unwrap();
+    assert!(output.status.success(), "{output:?}");
+    assert!(home.work().join("a.txt").exists(), "{output:?}");
+
+    let listed = |json: bool| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pi-tool"));
+        command
+            .env("PI_CODING_AGENT_DIR", home.agent_dir())
+            .args(["session", "approvals"])
+            .arg(&session_file);
+        if json {
+            command.arg("--json");
+        }
+        let output = command.output().unwrap();
+        assert!(output.status.success(), "{output:?}");
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let records: Vec<Value> = listed(true)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(records.len(), 2, "{records:?}");
+    assert_eq!(
+        (
+            &records[0]["decision"],
+            &records[0]["policy"],
+            &records[0]["decidedBy"],
+            &records[0]["scope"],
+            &records[0]["rule"],
+        ),
+        (
+            &json!("allow"),
+            &json!("ask"),
+            &json!("user"),
+            &json!("session"),
+            &json!("bash(touch a.txt)")
+        )
+    );
+    assert_eq!(records[0]["tool"], "bash");
+    assert_eq!(records[0]["toolCallId"], "c1");
+    assert_eq!(records[0]["mode"], "ask");
+    assert!(
+        records[0]["fingerprint"]
+            .as_str()
+            .unwrap()
+            .starts_with("sha256:")
+    );
+    assert_eq!(
+        (&records[1]["decidedBy"], &records[1]["source"]),
+        (&json!("rule"), &json!("session"))
+    );
+    let text = listed(false);
+    let first = text.lines().next().unwrap();
+    assert!(
+        first.contains("allow  bash  c1  user/session  mode  bash(touch a.txt)"),
+        "{text}"
+    );
+}

@@ -174,13 +174,22 @@ pub(crate) async fn run(
         config = config.with_tool_timeout(seconds("tool-timeout", limit)?);
     }
     let gate = super::approval::gate(&approvals, args.json);
-    config = config.with_approval_gate(Arc::clone(&gate));
+    // A continued session allows again what its person allowed for the session.
+    for rule in recorder.session_rules() {
+        if let Err(error) = gate.remember_for_session(&rule) {
+            eprintln!("pi-tool: a remembered approval rule is not restored: {error}");
+        }
+    }
+    config = config.with_approval_gate(gate);
     let agent = Agent::new(config);
     // Each subscriber asks only for what it reads: events carry whole messages, and every one
     // sent to a subscriber beyond the last is a copy.
-    let follower = recorder.follow(
-        agent.subscribe_to(|event| matches!(event, pi_agent::AgentEvent::MessageEnd { .. })),
-    );
+    let follower = recorder.follow(agent.subscribe_to(|event| {
+        matches!(
+            event,
+            pi_agent::AgentEvent::MessageEnd { .. } | pi_agent::AgentEvent::ApprovalDecision(_)
+        )
+    }));
     let watcher = (!args.json).then(|| {
         tokio::spawn(super::agent_view::show(
             agent.subscribe_to(super::agent_view::shows),

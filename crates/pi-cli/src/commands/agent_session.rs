@@ -14,7 +14,8 @@ use futures::FutureExt;
 use futures::future::BoxFuture;
 use pi_agent::{AgentEvent, BeforeRequestContext};
 use pi_ai::{Message, ModelInfo};
-use pi_session::{Session, SessionError};
+use pi_approval::{ApprovalRecord, RECORD_CUSTOM_TYPE};
+use pi_session::{EntryKind, Session, SessionError};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
@@ -223,8 +224,10 @@ impl Recorder {
         let recorder = self.clone();
         tokio::spawn(async move {
             while let Some(event) = events.recv().await {
-                if let AgentEvent::MessageEnd { message } = event {
-                    recorder.announced(&message);
+                match event {
+                    AgentEvent::MessageEnd { message } => recorder.announced(&message),
+                    AgentEvent::ApprovalDecision(record) => recorder.approval(&record),
+                    _ => {}
                 }
             }
         })
@@ -252,6 +255,36 @@ impl Recorder {
     /// stopped the session, if any.
     pub(crate) fn finish(&self, added: &[Message]) -> Result<(), String> {
         self.catch_up(added)
+    }
+
+    /// Keeps an approval decision as a `custom` entry (`pi-tool.approval`), which Pi keeps
+    /// and never sends to the model.
+    fn approval(&self, record: &ApprovalRecord) {
+        let mut state = self.lock();
+        if state.failure.is_some() {
+            return;
+        }
+        let Ok(data) = serde_json::to_value(record) else {
+            return;
+        };
+        if let Err(error) = state.session.append_custom(RECORD_CUSTOM_TYPE, Some(data)) {
+            self.fail(&mut state, &error);
+        }
+    }
+
+    /// The rules a person allowed "for this session" (or "always") in the session's earlier
+    /// runs, oldest first: a resumed session allows them again.
+    pub(crate) fn session_rules(&self) -> Vec<String> {
+        let state = self.lock();
+        let mut rules: Vec<String> = Vec::new();
+        for record in approval_records(&state.session) {
+            if let Some(rule) = record.session_rule()
+                && !rules.iter().any(|known| known == rule)
+            {
+                rules.push(rule.to_owned());
+            }
+        }
+        rules
     }
 
     fn announced(&self, message: &Message) {
@@ -305,4 +338,21 @@ fn session_name(path: Option<&Path>) -> String {
         || "the session".to_owned(),
         |path| path.display().to_string(),
     )
+}
+
+/// The approval decisions a session holds (its `pi-tool.approval` custom entries), in order;
+/// entries that do not read as one are skipped.
+pub(crate) fn approval_records(session: &Session) -> impl Iterator<Item = ApprovalRecord> + '_ {
+    session
+        .entries()
+        .iter()
+        .filter_map(|entry| match entry.kind() {
+            EntryKind::Custom {
+                custom_type,
+                data: Some(data),
+            } if custom_type == RECORD_CUSTOM_TYPE => {
+                serde_json::from_value::<ApprovalRecord>(data.clone()).ok()
+            }
+            _ => None,
+        })
 }

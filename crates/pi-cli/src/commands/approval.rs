@@ -248,6 +248,44 @@ impl Approver for NoTerminal {
     }
 }
 
+/// One decision as `session approvals` prints it: time (UTC), decision, tool, call id, who
+/// decided (and for how long a yes holds), the rule and its source, why.
+pub(crate) fn record_line(record: &pi_approval::ApprovalRecord) -> String {
+    let when = i64::try_from(record.timestamp)
+        .ok()
+        .and_then(pi_session::millis_to_iso)
+        .unwrap_or_default();
+    let who = match record.scope {
+        Some(scope) => format!("{}/{}", json_word(&record.decided_by), json_word(&scope)),
+        None => json_word(&record.decided_by),
+    };
+    let mut line = format!(
+        "{when}  {:<5}  {}  {}  {who}  {}",
+        record.decision.as_str(),
+        record.tool,
+        record.tool_call_id,
+        record.source.as_str()
+    );
+    if let Some(rule) = &record.rule {
+        line.push_str("  ");
+        line.push_str(rule);
+    }
+    if let Some(reason) = &record.reason {
+        line.push_str("  (");
+        line.push_str(reason);
+        line.push(')');
+    }
+    line
+}
+
+/// A unit enum's serde name (`user`, `session`).
+fn json_word(value: &impl serde::Serialize) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|value| value.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

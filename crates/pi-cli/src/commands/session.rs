@@ -1,5 +1,5 @@
-//! `pi-tool session list [--all] [--json]`, `session context FILE [--leaf ID]` and
-//! `session tree FILE`: Pi's session files as a person (or a test comparing us with Pi) reads
+//! `pi-tool session list [--all] [--json]`, `session context FILE [--leaf ID]`,
+//! `session tree FILE` and `session approvals FILE [--json]`: Pi's session files as a person (or a test comparing us with Pi) reads
 //! them. Nothing here writes to a session.
 
 use std::path::{Path, PathBuf};
@@ -49,6 +49,16 @@ enum SessionCommand {
         /// A session file, or an id prefix.
         file: String,
     },
+    /// The approval decisions the session recorded (its `pi-tool.approval` entries), one a
+    /// line: time, decision, tool, call id, who decided and for how long, the rule and its
+    /// source, why.
+    Approvals {
+        /// A session file, or an id prefix.
+        file: String,
+        /// One JSON object a line instead (the entries' data).
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Runs `pi-tool session ...` for the directory `cwd`.
@@ -90,6 +100,19 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
         SessionCommand::Tree { file } => {
             let session = load(&file, &dir()?)?;
             print!("{}", tree_text(&session));
+        }
+        SessionCommand::Approvals { file, json } => {
+            let session = load(&file, &dir()?)?;
+            let mut out = String::new();
+            for record in super::agent_session::approval_records(&session) {
+                if json {
+                    out.push_str(&serde_json::to_string(&record)?);
+                } else {
+                    out.push_str(&super::approval::record_line(&record));
+                }
+                out.push('\n');
+            }
+            print!("{out}");
         }
     }
     Ok(ExitCode::SUCCESS)
