@@ -232,19 +232,7 @@ pub fn prepare(
         files.collect(message);
     }
 
-    // Usage from before the latest compaction describes a context that no longer exists.
-    let fresh: HashSet<&str> = path
-        .get(previous.unwrap_or(0)..)
-        .unwrap_or_default()
-        .iter()
-        .map(|entry| entry.id())
-        .collect();
-    let is_fresh: Vec<bool> = context
-        .entry_ids
-        .iter()
-        .map(|id| fresh.contains(id.as_str()))
-        .collect();
-    let tokens_before = context_tokens(&context.messages, Some(&is_fresh));
+    let tokens_before = fresh_context_tokens(&path, previous, &context);
     let estimate_before = context.messages.iter().map(estimate_tokens).sum();
     let kept_estimate = messages_of(cut.first_kept, path.len())
         .iter()
@@ -261,6 +249,36 @@ pub fn prepare(
         previous_summary,
         files,
     })
+}
+
+/// The context size of the session at its leaf, as [`context_tokens`] counts it, ignoring the
+/// usage of responses from before the latest compaction (their context no longer exists).
+pub fn session_context_tokens(session: &Session) -> Result<u64, SessionError> {
+    let path = session.branch_entries(None)?;
+    let previous = path
+        .iter()
+        .rposition(|entry| matches!(entry.kind(), EntryKind::Compaction { .. }));
+    let context = session.context()?;
+    Ok(fresh_context_tokens(&path, previous, &context))
+}
+
+fn fresh_context_tokens(
+    path: &[&pi_session::Entry],
+    previous_compaction: Option<usize>,
+    context: &pi_session::SessionContext,
+) -> u64 {
+    let fresh: HashSet<&str> = path
+        .get(previous_compaction.unwrap_or(0)..)
+        .unwrap_or_default()
+        .iter()
+        .map(|entry| entry.id())
+        .collect();
+    let is_fresh: Vec<bool> = context
+        .entry_ids
+        .iter()
+        .map(|id| fresh.contains(id.as_str()))
+        .collect();
+    context_tokens(&context.messages, Some(&is_fresh))
 }
 
 /// The context size Pi compares with the window: the last successful response's usage

@@ -118,6 +118,8 @@ pub(crate) struct AgentArgs {
     #[command(flatten)]
     session: SessionArgs,
     #[command(flatten)]
+    compaction: super::agent_compaction::CompactionArgs,
+    #[command(flatten)]
     pub(crate) approval: ApprovalArgs,
 }
 
@@ -156,6 +158,11 @@ pub(crate) async fn run(
         servers.push(client);
     }
     let provider = provider(&args)?;
+    let compactor = super::agent_compaction::Compactor::load(
+        args.compaction.context_window,
+        cwd,
+        &provider.model(),
+    )?;
     // The run stops when asked to, or when its session can no longer be written.
     let signal = shutdown.token().child_token();
     let (recorder, history) = Recorder::start(session, &provider.model(), signal.clone())?;
@@ -211,9 +218,17 @@ pub(crate) async fn run(
         })
     });
 
-    let run = agent
-        .run(history, vec![UserMessage::text(prompt).into()], signal)
-        .await;
+    // Compacted before and after when the context is near the window, and on an overflow
+    // error (then sent again, once).
+    let super::agent_compaction::CompactedRun { run, last_run } = super::agent_compaction::run(
+        &agent,
+        &recorder,
+        &compactor,
+        history,
+        vec![UserMessage::text(prompt).into()],
+        &signal,
+    )
+    .await;
     drop(agent); // closes the event channel, so the printer finishes
     drop(servers);
     if let Some(printer) = printer {
@@ -223,7 +238,8 @@ pub(crate) async fn run(
         watcher.await.context("showing the run")?;
     }
     follower.await.context("recording the session")?;
-    let recorded = recorder.finish(&run.messages);
+    let last = run.messages.len().saturating_sub(last_run);
+    let recorded = recorder.finish(run.messages.get(last..).unwrap_or_default());
     if args.json {
         print!("{}", write_transcript(&run.messages));
     }

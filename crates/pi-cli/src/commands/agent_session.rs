@@ -173,8 +173,11 @@ pub(crate) struct Recorder {
 
 struct State {
     session: Session,
-    /// How many of the run's messages are in the session.
+    /// How many messages of the runs so far are in the session.
     recorded: usize,
+    /// Where the current run's messages begin in that count (a retry after a compaction is a
+    /// second run).
+    base: usize,
     /// How many `message_end` events have arrived (the n-th is the run's n-th message).
     announced: usize,
     /// Why the session stopped taking entries.
@@ -208,6 +211,7 @@ impl Recorder {
             state: Arc::new(Mutex::new(State {
                 session,
                 recorded: 0,
+                base: 0,
                 announced: 0,
                 failure: None,
             })),
@@ -287,6 +291,36 @@ impl Recorder {
         rules
     }
 
+    /// Starts counting the messages of another run (call after [`Recorder::finish`] of the
+    /// previous one): a retry after a compaction.
+    pub(crate) fn next_run(&self) {
+        let mut state = self.lock();
+        state.base = state.recorded;
+    }
+
+    /// Whether the session stopped taking entries.
+    pub(crate) fn failed(&self) -> bool {
+        self.lock().failure.is_some()
+    }
+
+    /// Works on the session (for a moment: the lock is held).
+    pub(crate) fn with_session<R>(&self, work: impl FnOnce(&mut Session) -> R) -> R {
+        work(&mut self.lock().session)
+    }
+
+    /// Takes the session out for work that waits (a compaction asks the model), leaving an
+    /// empty one in its place; give it back with [`Recorder::give_back`]. Only between runs.
+    pub(crate) fn take_session(&self) -> Session {
+        let mut state = self.lock();
+        let cwd = PathBuf::from(state.session.header().cwd());
+        std::mem::replace(&mut state.session, Session::in_memory(&cwd))
+    }
+
+    /// Returns the session [`Recorder::take_session`] took.
+    pub(crate) fn give_back(&self, session: Session) {
+        self.lock().session = session;
+    }
+
     fn announced(&self, message: &Message) {
         let mut state = self.lock();
         state.announced += 1;
@@ -304,7 +338,9 @@ impl Recorder {
         if let Some(failure) = &state.failure {
             return Err(failure.clone());
         }
-        let missing = added.get(state.recorded..).unwrap_or_default();
+        let missing = added
+            .get(state.recorded.saturating_sub(state.base)..)
+            .unwrap_or_default();
         for message in missing {
             if let Err(error) = state.session.append_message(message) {
                 self.fail(&mut state, &error);

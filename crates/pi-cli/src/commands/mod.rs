@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub(crate) mod agent;
+mod agent_compaction;
 mod agent_session;
 mod agent_view;
 pub(crate) mod approval;

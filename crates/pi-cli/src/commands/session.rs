@@ -59,6 +59,18 @@ enum SessionCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Compact the session now (Pi's `/compact`): the model given by the flags summarises
+    /// the older conversation, the newest `compaction.keepRecentTokens` stay verbatim, and the
+    /// new entry is printed as JSON. Nothing is written when the summary is refused.
+    Compact {
+        /// A session file, or an id prefix.
+        file: String,
+        /// What the summary should focus on ("Additional focus: ...").
+        #[arg(long, value_name = "TEXT")]
+        focus: Option<String>,
+        #[command(flatten)]
+        model: super::agent_compaction::ModelArgs,
+    },
 }
 
 /// Runs `pi-tool session ...` for the directory `cwd`.
@@ -100,6 +112,13 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
         SessionCommand::Tree { file } => {
             let session = load(&file, &dir()?)?;
             print!("{}", tree_text(&session));
+        }
+        SessionCommand::Compact { file, focus, model } => {
+            let path = match find_session(&file, &dir()?)? {
+                Found::Existing(path) => path,
+                Found::NewFile(path) => anyhow::bail!("{}: no such file", path.display()),
+            };
+            super::agent_compaction::compact_file(&path, cwd, &model, focus.as_deref())?;
         }
         SessionCommand::Approvals { file, json } => {
             let session = load(&file, &dir()?)?;
