@@ -1,0 +1,45 @@
+//! The values of `error.type` on our spans and metrics.
+
+/// Why a tool call, a model request or a run failed, as `error.type` names it. The
+/// conventions leave the values to the instrumentation; these are ours, in snake case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorType {
+    /// The model called a tool the registry does not have.
+    UnknownTool,
+    /// The arguments did not validate.
+    InvalidArguments,
+    /// The tool ran and reported a failure.
+    ToolError,
+    /// The tool panicked.
+    Panic,
+    /// The call ran past its time limit.
+    Timeout,
+    /// The run was cancelled before or while the call ran.
+    Cancelled,
+    /// A hook or the approval policy refused the call.
+    Denied,
+    /// The model request failed.
+    ModelError,
+}
+
+impl ErrorType {
+    /// The attribute value.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::UnknownTool => "unknown_tool",
+            Self::InvalidArguments => "invalid_arguments",
+            Self::ToolError => "tool_error",
+            Self::Panic => "panic",
+            Self::Timeout => "timeout",
+            Self::Cancelled => "cancelled",
+            Self::Denied => "denied",
+            Self::ModelError => "model_error",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
