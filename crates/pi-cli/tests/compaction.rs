@@ -1,0 +1,354 @@
+//! Compaction end to end over a scripted OpenAI-compatible server on 127.0.0.1: a long run is
+//! compacted and the next request starts with the wrapped summary and the kept messages; a
+//! context-overflow error is compacted and retried once, never twice; a summary without Pi's
+//! headings is refused and the session file is left byte for byte as it was.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpListener;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+use tempfile::TempDir;
+
+const SUMMARY: &str = "## Goal\nFinish the task\n\n## Constraints & Preferences\n- (none)\n\n## Progress\n### Done\n- [x] first part\n\n\
+### In Progress\n- [ ] second part\n\n### Blocked\n- (none)\n\n## Key Decisions\n- **keep going**: it works\n\n\
+## Next Steps\n1. second part\n\n## Critical Context\n- (none)";
+
+/// One scripted answer.
+enum Reply {
+    /// A text answer reporting this many prompt tokens.
+    Text(&'static str, u64),
+    /// An HTTP 400 with OpenAI's error body carrying this message.
+    Error(&'static str),
+}
+
+/// A local OpenAI-compatible server answering each request with the next reply, recording
+/// each request body.
+fn server(replies: Vec<Reply>) -> (String, Arc<Mutex<Vec<Value>>>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for reply in replies {
+            let (stream, _) = listener.accept().unwrap();
+            let mut reader = BufReader::new(stream);
+            let mut request_line = String::new();
+            reader.read_line(&mut request_line).unwrap();
+            let mut length = 0;
+            loop {
+                let mut header = String::new();
+                reader.read_line(&mut header).unwrap();
+                if header.trim().is_empty() {
+                    break;
+                }
+                if let Some((name, value)) = header.split_once(':')
+                    && name.eq_ignore_ascii_case("content-length")
+                {
+                    length = value.trim().parse().unwrap();
+                }
+            }
+            let mut request = vec![0; length];
+            reader.read_exact(&mut request).unwrap();
+            record
+                .lock()
+                .unwrap()
+                .push(serde_json::from_slice(&request).unwrap());
+            let mut stream = reader.into_inner();
+            let (status, kind, body) = match reply {
+                Reply::Text(text, prompt_tokens) => {
+                    let delta = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": "stop"}]});
+                    let usage = json!({"choices": [], "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 10, "total_tokens": prompt_tokens + 10}});
+                    ("200 OK", "text/event-stream", format!("data: {delta}\n\ndata: {usage}\n\ndata: [DONE]\n\n"))
+                }
+                Reply::Error(message) => (
+                    "400 Bad Request",
+                    "application/json",
+                    json!({"error": {"message": message, "type": "invalid_request_error", "code": "context_length_exceeded"}}).to_string(),
+                ),
+            };
+            write!(
+                stream,
+                "HTTP/1.1 {status}\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                body.len()
+            )
+            .unwrap();
+        }
+    });
+    (format!("http://{address}/v1"), seen)
+}
+
+struct Home {
+    root: TempDir,
+}
+
+impl Home {
+    /// An agent directory whose settings compact early: a 100-token reserve, 300 tokens kept.
+    fn new() -> Self {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(root.path().join("work")).unwrap();
+        std::fs::create_dir_all(root.path().join("agent")).unwrap();
+        std::fs::write(
+            root.path().join("agent/settings.json"),
+            r#"{"compaction": {"reserveTokens": 100, "keepRecentTokens": 300}}"#,
+        )
+        .unwrap();
+        Self { root }
+    }
+
+    fn session(&self) -> PathBuf {
+        self.root.path().join("work/run.jsonl")
+    }
+
+    fn pi_tool(&self) -> Command {
+        let mut command = Command::cargo_bin("pi-tool").unwrap();
+        command
+            .current_dir(self.root.path().join("work"))
+            .env("PI_CODING_AGENT_DIR", self.root.path().join("agent"))
+            .env_remove("PI_CODING_AGENT_SESSION_DIR");
+        command
+    }
+
+    /// `pi-tool agent` against `url` in the test's session, a 2,000-token window.
+    fn agent(&self, url: &str, prompt: &str) -> std::process::Output {
+        self.pi_tool()
+            .args([
+                "agent",
+                "--provider",
+                "openai",
+                "--model",
+                "local-model",
+                "--base-url",
+                url,
+            ])
+            .args(["--context-window", "2000", "--json", "--session"])
+            .arg(self.session())
+            .arg(prompt)
+            .output()
+            .unwrap()
+    }
+
+    fn context(&self) -> Vec<Value> {
+        let output = self
+            .pi_tool()
+            .args(["session", "context"])
+            .arg(self.session())
+            .output()
+            .unwrap();
+        success(&output);
+        String::from_utf8(output.stdout)
+            .unwrap()
+            .lines()
+            .map(|line| serde_json::from_str(line).unwrap())
+            .collect()
+    }
+}
+
+fn success(output: &std::process::Output) {
+    assert!(
+        output.status.success(),
+        "exit {:?}\nstdout: {}\nstderr: {}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn text_of(content: &Value) -> String {
+    match content {
+        Value::String(text) => text.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter_map(|block| block["text"].as_str())
+            .collect(),
+        _ => String::new(),
+    }
+}
+
+/// (role, text) of each message of a request.
+fn request_texts(request: &Value) -> Vec<(String, String)> {
+    request["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|message| {
+            (
+                message["role"].as_str().unwrap().to_owned(),
+                text_of(&message["content"]),
+            )
+        })
+        .collect()
+}
+
+fn long_prompt(tag: &str) -> String {
+    format!("{tag} {}", "word ".repeat(800))
+}
+
+const WRAPPED: &str = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
+
+#[test]
+fn a_long_run_compacts_and_the_next_request_starts_with_the_summary() {
+    let home = Home::new();
+    let (url, seen) = server(vec![
+        Reply::Text("first answer", 500),
+        // 1,950 prompt tokens: past 2,000 − 100 once this run ends.
+        Reply::Text("second answer", 1_950),
+        Reply::Text(SUMMARY, 900),
+        Reply::Text("third answer", 700),
+    ]);
+    success(&home.agent(&url, &long_prompt("one")));
+    let second = home.agent(&url, &long_prompt("two"));
+    success(&second);
+    assert!(String::from_utf8_lossy(&second.stderr).contains("compacted the session (threshold)"));
+
+    // The summary request: Pi's serialisation of the older turn, the first-time prompt.
+    let summary_request = &request_texts(&seen.lock().unwrap()[2]);
+    assert_eq!(summary_request.len(), 2, "{summary_request:?}");
+    assert_eq!(summary_request[0].0, "system");
+    assert!(
+        summary_request[1]
+            .1
+            .starts_with("<conversation>\n[User]: one word")
+    );
+    assert!(
+        summary_request[1]
+            .1
+            .contains("[Assistant]: first answer\n</conversation>")
+    );
+    assert!(!summary_request[1].1.contains("two word"));
+
+    // What our reader makes of the file: the wrapped summary, then the kept turn.
+    let context = home.context();
+    assert_eq!(context.len(), 3, "{context:?}");
+    assert!(
+        text_of(&context[0]["content"]).starts_with(&format!("{WRAPPED}## Goal\nFinish the task"))
+    );
+    assert!(text_of(&context[1]["content"]).starts_with("two word"));
+    assert_eq!(text_of(&context[2]["content"]), "second answer");
+
+    // The next request carries exactly that, then the new prompt.
+    success(&home.agent(&url, "three"));
+    let next = request_texts(&seen.lock().unwrap()[3]);
+    let roles: Vec<&str> = next.iter().map(|(role, _)| role.as_str()).collect();
+    assert_eq!(roles, ["user", "user", "assistant", "user"], "{next:?}");
+    assert!(next[0].1.starts_with(WRAPPED) && next[0].1.ends_with("</summary>"));
+    assert!(next[1].1.starts_with("two word"));
+    assert_eq!(next[3].1, "three");
+}
+
+#[test]
+fn an_overflow_error_compacts_and_retries_once() {
+    let home = Home::new();
+    let (url, seen) = server(vec![
+        Reply::Text("first answer", 500),
+        Reply::Error(
+            "This model's maximum context length is 2000 tokens. However, you requested 5000 tokens.",
+        ),
+        Reply::Text(SUMMARY, 900),
+        Reply::Text("recovered", 800),
+    ]);
+    success(&home.agent(&url, &long_prompt("one")));
+    let output = home.agent(&url, &long_prompt("two"));
+    success(&output);
+    assert!(
+        String::from_utf8_lossy(&output.stderr)
+            .contains("compacted the session (context overflow)")
+    );
+    let requests = seen.lock().unwrap();
+    assert_eq!(requests.len(), 4);
+    // The retry: the summary, the prompt that overflowed, and no failed response.
+    let retry = request_texts(&requests[3]);
+    let roles: Vec<&str> = retry.iter().map(|(role, _)| role.as_str()).collect();
+    assert_eq!(roles, ["user", "user"], "{retry:?}");
+    assert!(retry[0].1.starts_with(WRAPPED));
+    assert!(retry[1].1.starts_with("two word"));
+    // The transcript printed holds the failed attempt and the answer after the retry.
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("maximum context length is 2000") && stdout.contains("recovered"));
+}
+
+#[test]
+fn a_second_overflow_after_the_retry_is_reported_not_compacted_again() {
+    let home = Home::new();
+    let overflow =
+        "This model's maximum context length is 2000 tokens. However, you requested 5000 tokens.";
+    let (url, seen) = server(vec![
+        Reply::Text("first answer", 500),
+        Reply::Error(overflow),
+        Reply::Text(SUMMARY, 900),
+        Reply::Error(overflow),
+    ]);
+    success(&home.agent(&url, &long_prompt("one")));
+    let output = home.agent(&url, &long_prompt("two"));
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("overflowed again after one compact-and-retry"),
+        "{stderr}"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 4);
+    let compactions = std::fs::read_to_string(home.session())
+        .unwrap()
+        .lines()
+        .filter(|line| line.contains(r#""type":"compaction""#))
+        .count();
+    assert_eq!(compactions, 1);
+}
+
+#[test]
+fn a_summary_without_the_headings_is_refused_and_the_file_is_unchanged() {
+    let home = Home::new();
+    let (url, _) = server(vec![
+        Reply::Text("first answer", 500),
+        Reply::Text("second answer", 600),
+        Reply::Text("Sure! The user asked two things and got two answers.", 900),
+        Reply::Text(SUMMARY, 900),
+    ]);
+    success(&home.agent(&url, &long_prompt("one")));
+    success(&home.agent(&url, &long_prompt("two")));
+    let before = std::fs::read(home.session()).unwrap();
+    let refused = home
+        .pi_tool()
+        .args(["session", "compact"])
+        .arg(home.session())
+        .args([
+            "--provider",
+            "openai",
+            "--model",
+            "local-model",
+            "--base-url",
+            &url,
+        ])
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("lacks the headings ## Goal"));
+    assert_eq!(std::fs::read(home.session()).unwrap(), before);
+
+    // Asked again (with a focus), the model answers properly: one compaction entry, printed.
+    let done = home
+        .pi_tool()
+        .args(["session", "compact"])
+        .arg(home.session())
+        .args(["--focus", "the second question"])
+        .args([
+            "--provider",
+            "openai",
+            "--model",
+            "local-model",
+            "--base-url",
+            &url,
+        ])
+        .output()
+        .unwrap();
+    success(&done);
+    let entry: Value = serde_json::from_slice(&done.stdout).unwrap();
+    // tokensBefore is Pi's (the last usage, 610 here); tokensAfter our chars/4 estimate.
+    assert_eq!(entry["tokensBefore"], 610);
+    assert!(entry["tokensAfter"].as_u64().unwrap() > 0);
+    assert!(text_of(&home.context()[0]["content"]).starts_with(WRAPPED));
+}
