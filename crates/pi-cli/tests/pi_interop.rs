@@ -78,6 +78,62 @@ impl Pi {
     }
 }
 
+/// Asserts Pi's session list of the working directory (`SessionManager.list`, what `pi -r`
+/// shows) and `pi-tool session list --json` name the same sessions with the same first
+/// message, message count and parent.
+fn assert_same_listing(home: &Home, pi: &Pi) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/pi-list.mjs");
+    let output = std::process::Command::new(&pi.node)
+        .arg(script)
+        .arg(&pi.package)
+        .arg(home.work())
+        .env("PI_CODING_AGENT_DIR", home.agent_dir())
+        .output()
+        .unwrap();
+    success("pi-list.mjs", &output);
+    let key = |id: &Value, first: &Value, count: &Value, parent: &Value| {
+        json!([id, first, count, parent])
+    };
+    let pis: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mut pis: Vec<Value> = pis
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            key(
+                &s["id"],
+                &s["firstMessage"],
+                &s["messageCount"],
+                &s["parentSessionPath"],
+            )
+        })
+        .collect();
+    let output = home
+        .pi_tool()
+        .args(["session", "list", "--json"])
+        .output()
+        .unwrap();
+    success("pi-tool session list", &output);
+    let ours: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let mut ours: Vec<Value> = ours
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            key(
+                &s["id"],
+                &s["firstMessage"],
+                &s["messageCount"],
+                &s["parentSession"],
+            )
+        })
+        .collect();
+    pis.sort_by_key(ToString::to_string);
+    ours.sort_by_key(ToString::to_string);
+    assert!(!ours.is_empty());
+    assert_eq!(ours, pis, "our list (left) and Pi's (right)");
+}
+
 // ------------------------------------------------------------------ the scripted model
 
 /// One scripted answer of the fake model.
@@ -640,6 +696,7 @@ fn a_session_pi_writes_reads_alike_and_continues_with_the_same_request() {
     success("pi-tool session tree", &our_tree);
 
     // Continued by each program with the same prompt: the same request.
+    assert_same_listing(&home, &pi);
     let (_, by_us) = continue_both_ways(&home, &pi, &file, "pi-wrote");
     bless("pi-wrote.continued-by-us", &by_us, &pi.context(&by_us));
 }
@@ -720,6 +777,7 @@ fn a_session_we_write_loads_in_pi_and_continues_with_the_same_request() {
     assert_same_context("our session", &home.our_context(&file), &pis);
     bless("we-wrote", &file, &pis);
 
+    assert_same_listing(&home, &pi);
     let (by_pi, _) = continue_both_ways(&home, &pi, &file, "we-wrote");
     bless("we-wrote.continued-by-pi", &by_pi, &pi.context(&by_pi));
 }
