@@ -24,6 +24,8 @@ enum Reply {
     Text(&'static str, u64),
     /// An HTTP 400 with OpenAI's error body carrying this message.
     Error(&'static str),
+    /// An HTTP 400 with this body.
+    ErrorBody(String),
 }
 
 /// A local OpenAI-compatible server answering each request with the next reply, recording
@@ -65,6 +67,7 @@ fn server(replies: Vec<Reply>) -> (String, Arc<Mutex<Vec<Value>>>) {
                     let usage = json!({"choices": [], "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 10, "total_tokens": prompt_tokens + 10}});
                     ("200 OK", "text/event-stream", format!("data: {delta}\n\ndata: {usage}\n\ndata: [DONE]\n\n"))
                 }
+                Reply::ErrorBody(body) => ("400 Bad Request", "application/json", body),
                 Reply::Error(message) => (
                     "400 Bad Request",
                     "application/json",
@@ -351,4 +354,64 @@ fn a_summary_without_the_headings_is_refused_and_the_file_is_unchanged() {
     assert_eq!(entry["tokensBefore"], 610);
     assert!(entry["tokensAfter"].as_u64().unwrap() > 0);
     assert!(text_of(&home.context()[0]["content"]).starts_with(WRAPPED));
+}
+
+#[test]
+fn each_wire_s_overflow_error_starts_a_compaction() {
+    // The bodies each API sends when the prompt does not fit (a single long prompt: there is
+    // nothing older to summarise, so the compaction is attempted and reported as refused).
+    let cases = [
+        (
+            "anthropic",
+            json!({"type": "error", "error": {"type": "invalid_request_error", "message": "prompt is too long: 213462 tokens > 200000 maximum"}}),
+        ),
+        (
+            "gemini",
+            json!({"error": {"code": 400, "message": "The input token count (1196265) exceeds the maximum number of tokens allowed (1048575).", "status": "INVALID_ARGUMENT"}}),
+        ),
+        (
+            "openai-responses",
+            json!({"error": {"message": "Your input exceeds the context window of this model. Please adjust your input and try again.", "type": "invalid_request_error", "code": "context_length_exceeded"}}),
+        ),
+        (
+            "openai",
+            json!({"error": {"code": 400, "message": "the request exceeds the available context size, try increasing it", "type": "exceed_context_size_error", "n_prompt_tokens": 5000, "n_ctx": 4096}}),
+        ),
+    ];
+    for (wire, body) in cases {
+        let home = Home::new();
+        let (url, seen) = server(vec![Reply::ErrorBody(body.to_string())]);
+        let output = home
+            .pi_tool()
+            .args([
+                "agent",
+                "--provider",
+                wire,
+                "--model",
+                "some-model",
+                "--base-url",
+                &url,
+            ])
+            .args(["--api-key", "test", "--json", "--session"])
+            .arg(home.session())
+            .arg(long_prompt("one"))
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(!output.status.success(), "{wire}");
+        assert!(
+            stderr.contains("the session was not compacted (context overflow): nothing to compact"),
+            "{wire}: {stderr}"
+        );
+        assert_eq!(seen.lock().unwrap().len(), 1, "{wire}");
+    }
+    // Another failure is not an overflow: no compaction is attempted.
+    let home = Home::new();
+    let (url, _) = server(vec![Reply::ErrorBody(
+        json!({"error": {"message": "Rate limit reached for requests", "type": "requests"}})
+            .to_string(),
+    )]);
+    let output = home.agent(&url, "hello");
+    assert!(!output.status.success());
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("compact"));
 }

@@ -77,7 +77,8 @@ impl Compactor {
         reason: CompactionReason,
         signal: &CancellationToken,
     ) -> Option<Vec<Message>> {
-        if self.gave_up.load(Ordering::Relaxed) || recorder.failed() {
+        // `enabled: false` turns off both automatic triggers, as in Pi.
+        if !self.settings.enabled || self.gave_up.load(Ordering::Relaxed) || recorder.failed() {
             return None;
         }
         let mut session = recorder.take_session();
