@@ -144,8 +144,25 @@ enum Step {
     Calls(Vec<(&'static str, &'static str, Value)>),
 }
 
+/// A summary with every heading either program asks for (Pi's six, and a split turn's three).
+const SUMMARY: &str = "## Goal\nRead the notes.\n\n## Constraints & Preferences\n- none\n\n\
+## Progress\nRead notes.txt.\n\n## Key Decisions\n- none\n\n## Next Steps\n- none\n\n\
+## Critical Context\n- notes.txt says hello\n\n## Original Request\nRead notes.txt.\n\n\
+## Early Progress\nRead it.\n\n## Context for Suffix\n- none";
+
+/// Whether a request asks for a compaction summary (Pi's and our summary system prompts).
+fn asks_for_summary(request: &Value) -> bool {
+    let system = &request["messages"][0]["content"];
+    let system = system
+        .as_str()
+        .map_or_else(|| system.to_string(), str::to_owned);
+    system.starts_with("You are a context summarization assistant")
+        || system.starts_with("You summarise a conversation")
+}
+
 /// A local OpenAI-compatible Chat Completions server answering each request with the next
-/// step of its script (an error once the script is spent), recording every request body.
+/// step of its script (an error once the script is spent) and each summary request with
+/// [`SUMMARY`], recording every request body.
 struct Server {
     url: String,
     script: Arc<Mutex<VecDeque<Step>>>,
@@ -215,8 +232,12 @@ fn answer(stream: std::net::TcpStream, script: &Mutex<VecDeque<Step>>, seen: &Mu
     }
     let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let model = request["model"].as_str().unwrap_or(MODEL).to_owned();
+    let step = if asks_for_summary(&request) {
+        Some(Step::Text(SUMMARY, 100))
+    } else {
+        script.lock().unwrap().pop_front()
+    };
     seen.lock().unwrap().push(request);
-    let step = script.lock().unwrap().pop_front();
     let mut stream = reader.into_inner();
     let Some(step) = step else {
         let error = r#"{"error":{"message":"the scripted model has no answer left"}}"#;
@@ -298,7 +319,12 @@ impl Home {
         let agent = root.path().join("agent");
         std::fs::create_dir_all(&agent).unwrap();
         std::fs::create_dir_all(root.path().join("work")).unwrap();
-        std::fs::write(root.path().join("work/notes.txt"), "hello from the notes\n").unwrap();
+        // Long enough that summarising the conversation around it makes the context smaller.
+        let notes = format!(
+            "hello from the notes\n{}",
+            "a line of the notes\n".repeat(200)
+        );
+        std::fs::write(root.path().join("work/notes.txt"), notes).unwrap();
         let models = json!({"providers": {"fake": {
             "baseUrl": server.url, "api": "openai-completions", "apiKey": "fake-key",
             "models": [{"id": MODEL, "contextWindow": 100_000, "maxTokens": 1000}]}}});
@@ -625,13 +651,7 @@ fn a_session_pi_writes_reads_alike_and_continues_with_the_same_request() {
     home.pi(&pi, &[], "Read notes.txt");
     // A continue whose usage is past the window minus the reserve: Pi compacts after it,
     // asking the model for the summary.
-    home.server.then([
-        Step::Text("Second answer.", 95_000),
-        Step::Text(
-            "## Goal\nRead the notes.\n\n## Progress\nRead notes.txt.",
-            100,
-        ),
-    ]);
+    home.server.then([Step::Text("Second answer.", 95_000)]);
     home.pi(&pi, &["-c"], "And then?");
     home.server.assert_spent();
     let files = home.sessions();
@@ -722,8 +742,10 @@ fn a_session_we_write_loads_in_pi_and_continues_with_the_same_request() {
     assert_eq!(files.len(), 1, "one session: {files:?}");
     let file = files[0].clone();
     let read = home.our_context(&file);
-    assert_eq!(
-        read[2]["content"][0]["text"], "hello from the notes\n",
+    assert!(
+        read[2]["content"][0]["text"]
+            .as_str()
+            .is_some_and(|text| text.starts_with("hello from the notes\n")),
         "our read call ran: {read:#?}"
     );
 
@@ -755,8 +777,31 @@ fn a_session_we_write_loads_in_pi_and_continues_with_the_same_request() {
     );
     home.server.assert_spent();
 
-    // A compaction of that branch, kept from its last user message.
-    compact(&file);
+    // `pi-tool session compact`: the scripted model summarises, the newest messages stay.
+    let before = home.server.requests().len();
+    let compacted = home
+        .pi_tool()
+        .args(["session", "compact"])
+        .arg(&file)
+        .args(["--provider", "openai", "--model", MODEL])
+        .args(["--base-url", &home.server.url, "--api-key", "fake-key"])
+        .output()
+        .unwrap();
+    success("pi-tool session compact", &compacted);
+    let asked = home.server.requests();
+    assert!(
+        asked.len() > before && asked[before..].iter().all(asks_for_summary),
+        "only summary requests"
+    );
+    let last: Value = serde_json::from_str(
+        std::fs::read_to_string(&file)
+            .unwrap()
+            .lines()
+            .last()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(last["type"], "compaction", "{last:#}");
 
     // Pi loads it and builds the same context we do.
     let pis = pi.context(&file);
@@ -780,27 +825,4 @@ fn a_session_we_write_loads_in_pi_and_continues_with_the_same_request() {
     assert_same_listing(&home, &pi);
     let (by_pi, _) = continue_both_ways(&home, &pi, &file, "we-wrote");
     bless("we-wrote.continued-by-pi", &by_pi, &pi.context(&by_pi));
-}
-
-/// Compacts our session: the library's compaction entry, its summary from the scripted model's
-/// wording, kept from the last user message on the path.
-fn compact(file: &Path) {
-    let mut session = pi_session::Session::open(file).unwrap();
-    let path = session.branch_entries(None).unwrap();
-    let last_user = path
-        .iter()
-        .rev()
-        .find(|entry| entry.to_line().unwrap().contains(r#""role":"user""#))
-        .map(|entry| entry.id().to_owned())
-        .unwrap();
-    session
-        .append_compaction(
-            "## Goal\nRead the notes.\n\n## Progress\nRead notes.txt.",
-            &last_user,
-            1200,
-            Some(json!({"readFiles": ["notes.txt"], "modifiedFiles": []})),
-            Some(false),
-        )
-        .unwrap();
-    session.sync().unwrap();
 }
