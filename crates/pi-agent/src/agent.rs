@@ -97,6 +97,16 @@ impl Agent {
         prompts: Vec<Message>,
         signal: CancellationToken,
     ) -> AgentRun {
+        let span = crate::telemetry::run_span(&self.config);
+        tracing::Instrument::instrument(self.run_inner(history, prompts, signal), span).await
+    }
+
+    async fn run_inner(
+        &self,
+        history: Vec<Message>,
+        prompts: Vec<Message>,
+        signal: CancellationToken,
+    ) -> AgentRun {
         self.emitter.emit(AgentEvent::AgentStart);
         let mut run = Run {
             added_from: history.len(),
@@ -131,7 +141,8 @@ impl Agent {
             }
             turns += 1;
             self.emitter.emit(AgentEvent::TurnStart);
-            let assistant = self.respond(&run.context, &tools, &signal).await;
+            let response = self.respond(&run.context, &tools, &signal);
+            let assistant = crate::telemetry::traced_response(&self.config, response).await;
             run.add(Message::Assistant(assistant.clone()));
 
             if matches!(

@@ -13,7 +13,9 @@ use tokio_util::sync::CancellationToken;
 use crate::approval_gate::GateOutcome;
 use crate::config::{AfterToolCallContext, BeforeToolCall, BeforeToolCallContext};
 use crate::emitter::Emitter;
+use crate::telemetry::failed_as;
 use crate::{AgentConfig, AgentEvent, ExecutionMode};
+use pi_telemetry::ErrorType;
 
 /// Runs `calls` and returns one result per call, in call order.
 pub(crate) async fn run_batch(
@@ -82,6 +84,7 @@ pub(crate) async fn run_batch(
                         signal.clone(),
                         emitter.clone(),
                     );
+                    let run = crate::telemetry::instrument_call(call, run);
                     let task = OwnedTask(tokio::spawn(async move {
                         if let Some(earlier) = earlier {
                             // Ended (or dropped with its task): either way it is our turn.
@@ -243,7 +246,13 @@ async fn run_call(
 ) -> ExecutedCall {
     let prepared = match prepare_tool_call(&call, &config.tools) {
         Ok(prepared) => prepared,
-        Err(failed) => return synthesized(*failed),
+        Err(failed) => {
+            failed_as(match config.tools.get(&call.name) {
+                None => ErrorType::UnknownTool,
+                Some(_) => ErrorType::InvalidArguments,
+            });
+            return synthesized(*failed);
+        }
     };
     // The arguments as the hook left them (`None`: as the model sent them).
     let mut rewritten: Option<serde_json::Value> = None;
@@ -266,6 +275,7 @@ async fn run_call(
             match decision {
                 BeforeToolCall::Allow => prepared,
                 BeforeToolCall::Block { reason } => {
+                    failed_as(ErrorType::Denied);
                     return synthesized(failed(
                         &config,
                         &call,
@@ -296,7 +306,10 @@ async fn run_call(
                 .decide(&call, annotations, arguments, &signal, &emitter)
                 .await
             {
-                GateOutcome::Refuse(reason) => return synthesized(failed(&config, &call, &reason)),
+                GateOutcome::Refuse(reason) => {
+                    failed_as(ErrorType::Denied);
+                    return synthesized(failed(&config, &call, &reason));
+                }
                 GateOutcome::Run(approved) => {
                     let prepared = match prepared.with_arguments(approved.arguments()) {
                         Ok(prepared) => prepared,
@@ -311,6 +324,7 @@ async fn run_call(
         }
     };
     if signal.is_cancelled() {
+        failed_as(ErrorType::Cancelled);
         return synthesized(aborted(&config, &call));
     }
 
@@ -343,6 +357,7 @@ async fn run_call(
         executed = &mut running => executed,
         () = time_limit => {
             token.cancel();
+            failed_as(ErrorType::Timeout);
             // Let the tool see its token and clean up, but the call has failed either way.
             let _ = tokio::time::timeout(config.cancel_grace, &mut running).await;
             let limit = limit.unwrap_or_default();
@@ -353,7 +368,10 @@ async fn run_call(
         () = signal.cancelled() => {
             match tokio::time::timeout(config.cancel_grace, &mut running).await {
                 Ok(executed) => executed,
-                Err(_) => synthesized(aborted(&config, &call)),
+                Err(_) => {
+                    failed_as(ErrorType::Cancelled);
+                    synthesized(aborted(&config, &call))
+                }
             }
         }
     }

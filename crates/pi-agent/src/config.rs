@@ -133,6 +133,8 @@ pub struct AgentConfig {
     /// Decides every call on its final arguments, after `before_tool_call`; `None` runs
     /// every valid call (the behaviour without approvals).
     pub approvals: Option<Arc<ApprovalGate>>,
+    /// The agent's name and conversation id on the run's spans.
+    pub labels: crate::RunLabels,
 }
 
 impl std::fmt::Debug for AgentConfig {
@@ -167,6 +169,7 @@ impl AgentConfig {
             after_tool_call: None,
             before_request: None,
             approvals: None,
+            labels: crate::RunLabels::default(),
         }
     }
 

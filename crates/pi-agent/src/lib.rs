@@ -41,6 +41,7 @@ mod config;
 mod emitter;
 mod event;
 mod queue;
+mod telemetry;
 
 pub use agent::{Agent, AgentRun};
 pub use approval_gate::{ApprovalGate, Approved};
@@ -51,3 +52,4 @@ pub use config::{
 };
 pub use event::{AgentEvent, EndReason};
 pub use queue::MessageQueue;
+pub use telemetry::RunLabels;

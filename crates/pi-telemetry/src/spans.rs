@@ -178,3 +178,9 @@ fn name(span: &Span, operation: &str, target: &str) {
         span.record("otel.name", format!("{operation} {target}").as_str());
     }
 }
+
+/// Whether a subscriber wants our spans at all: callers check it before gathering what a span
+/// needs, so a process without one pays only this check.
+pub fn enabled() -> bool {
+    tracing::enabled!(target: "pi_telemetry", tracing::Level::INFO)
+}

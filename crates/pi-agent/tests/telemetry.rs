@@ -1,0 +1,151 @@
+//! The loop's OpenTelemetry spans, through the `tracing-opentelemetry` bridge into the SDK's
+//! in-memory exporter: names, kinds, parents, the call ids and the error types of a batch.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use std::time::Duration;
+
+use opentelemetry::trace::{SpanKind, TracerProvider as _};
+use opentelemetry::{KeyValue, Value};
+use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
+use pi_agent::{Agent, AgentConfig, BeforeToolCall};
+use serde_json::json;
+use support::{call, faux, tools};
+use tracing_subscriber::layer::SubscriberExt;
+
+fn attribute<'a>(span: &'a SpanData, key: &str) -> Option<&'a Value> {
+    span.attributes
+        .iter()
+        .find(|KeyValue { key: k, .. }| k.as_str() == key)
+        .map(|kv| &kv.value)
+}
+
+fn text(span: &SpanData, key: &str) -> Option<String> {
+    attribute(span, key).map(Value::to_string)
+}
+
+/// Runs `agent` on a current-thread runtime with the bridge installed; the finished spans.
+fn traced(agent: &Agent, prompt: &str) -> Vec<SpanData> {
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    // Current-thread: the batch's tasks run on this thread, under this default subscriber.
+    tracing::subscriber::with_default(subscriber, || {
+        runtime.block_on(agent.prompt(prompt));
+    });
+    provider.force_flush().unwrap();
+    exporter.get_finished_spans().unwrap()
+}
+
+#[test]
+fn a_run_is_an_invoke_agent_span_with_chat_and_execute_tool_children() {
+    let model = faux(json!([
+        {"content": [
+            call("ok", "work", json!({"label": "a"})),
+            call("bad", "work", json!({"label": "b", "outcome": "error"})),
+            call("unknown", "missing", json!({})),
+            call("invalid", "work", json!({"outcome": "ok"})),
+            call("slow", "work", json!({"label": "c", "ms": 5000})),
+            call("blocked", "echo", json!({"value": "no"})),
+            call("boom", "work", json!({"label": "d", "outcome": "panic"})),
+        ]},
+        {"content": [{"type": "text", "text": "done"}]}
+    ]));
+    let config = AgentConfig::new(model, tools())
+        .with_tool_timeout_for("work", Duration::from_millis(200))
+        .with_before_tool_call(|context| {
+            Box::pin(async move {
+                if context.call.name == "echo" {
+                    BeforeToolCall::Block { reason: None }
+                } else {
+                    BeforeToolCall::Allow
+                }
+            })
+        })
+        .with_agent_name("tester")
+        .with_conversation_id("session-1");
+    let spans = traced(&Agent::new(config), "go");
+
+    let runs: Vec<_> = spans
+        .iter()
+        .filter(|s| s.name == "invoke_agent tester")
+        .collect();
+    assert_eq!(
+        runs.len(),
+        1,
+        "{:?}",
+        spans.iter().map(|s| &s.name).collect::<Vec<_>>()
+    );
+    let run = runs[0];
+    assert_eq!(run.span_kind, SpanKind::Internal);
+    assert_eq!(
+        text(run, "gen_ai.conversation.id").as_deref(),
+        Some("session-1")
+    );
+    assert_eq!(
+        text(run, "gen_ai.operation.name").as_deref(),
+        Some("invoke_agent")
+    );
+
+    let chats: Vec<_> = spans.iter().filter(|s| s.name == "chat faux").collect();
+    assert_eq!(chats.len(), 2);
+    for chat in &chats {
+        assert_eq!(chat.span_kind, SpanKind::Client);
+        assert_eq!(chat.parent_span_id, run.span_context.span_id());
+        assert_eq!(chat.span_context.trace_id(), run.span_context.trace_id());
+        assert_eq!(text(chat, "gen_ai.request.model").as_deref(), Some("faux"));
+        assert!(attribute(chat, "gen_ai.usage.input_tokens").is_some());
+    }
+    let finish: Vec<_> = chats
+        .iter()
+        .filter_map(|chat| text(chat, "gen_ai.response.finish_reasons"))
+        .collect();
+    assert!(finish.contains(&"tool_call".to_owned()), "{finish:?}");
+
+    let expected = [
+        ("ok", "execute_tool work", None),
+        ("bad", "execute_tool work", Some("tool_error")),
+        ("unknown", "execute_tool missing", Some("unknown_tool")),
+        ("invalid", "execute_tool work", Some("invalid_arguments")),
+        ("slow", "execute_tool work", Some("timeout")),
+        ("blocked", "execute_tool echo", Some("denied")),
+        ("boom", "execute_tool work", Some("tool_error")),
+    ];
+    for (id, name, error) in expected {
+        let calls: Vec<_> = spans
+            .iter()
+            .filter(|s| text(s, "gen_ai.tool.call.id").as_deref() == Some(id))
+            .collect();
+        assert_eq!(calls.len(), 1, "one span for call {id}");
+        let span = calls[0];
+        assert_eq!(span.name, name);
+        assert_eq!(span.span_kind, SpanKind::Internal);
+        assert_eq!(span.parent_span_id, run.span_context.span_id(), "{id}");
+        assert_eq!(text(span, "error.type").as_deref(), error, "{id}");
+        // Contents are opt-in and the variable is not set here.
+        assert!(attribute(span, "gen_ai.tool.call.arguments").is_none());
+    }
+}
+
+#[test]
+fn without_a_subscriber_the_run_is_unchanged() {
+    let model = faux(json!([
+        {"content": [call("ok", "echo", json!({"value": "Pi"}))]},
+        {"content": [{"type": "text", "text": "done"}]}
+    ]));
+    let agent = Agent::new(AgentConfig::new(model, tools()));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let run = runtime.block_on(agent.prompt("go"));
+    assert_eq!(run.messages.len(), 4);
+}
