@@ -133,9 +133,40 @@ pub fn estimate_message_tokens(message: &Value) -> u64 {
     chars.div_ceil(4)
 }
 
-/// The same estimate for a message the model is sent.
+/// The same estimate for a message the model is sent (read from the typed message: no JSON is
+/// built).
 pub fn estimate_tokens(message: &pi_ai::Message) -> u64 {
-    serde_json::to_value(message).map_or(0, |value| estimate_message_tokens(&value))
+    use pi_ai::{AssistantContent, Message, UserContent};
+    use pi_tool::Content;
+    let blocks = |content: &[Content], images: bool| -> u64 {
+        content
+            .iter()
+            .map(|block| match block {
+                Content::Text { text } => utf16_len(text),
+                Content::Image { .. } if images => 4_800,
+                Content::Image { .. } => 0,
+            })
+            .sum()
+    };
+    let chars = match message {
+        Message::User(user) => match &user.content {
+            UserContent::Text(text) => utf16_len(text),
+            UserContent::Blocks(content) => blocks(content, false),
+        },
+        Message::Assistant(assistant) => assistant
+            .content
+            .iter()
+            .map(|block| match block {
+                AssistantContent::Text { text, .. } => utf16_len(text),
+                AssistantContent::Thinking { thinking, .. } => utf16_len(thinking),
+                AssistantContent::ToolCall {
+                    name, arguments, ..
+                } => utf16_len(name) + utf16_len(&arguments.to_string()),
+            })
+            .sum(),
+        Message::ToolResult(result) => blocks(&result.content, true),
+    };
+    chars.div_ceil(4)
 }
 
 fn utf16_len(text: &str) -> u64 {
@@ -236,6 +267,26 @@ mod tests {
             estimate_message_tokens(&json!({"role":"user","content":"😀😀"})),
             1
         );
+    }
+
+    #[test]
+    fn the_typed_estimate_matches_the_json_one() {
+        for value in [
+            json!({"role":"user","content":"abcde","timestamp":0}),
+            json!({"role":"user","content":[{"type":"text","text":"ab"},{"type":"image","data":"x","mimeType":"image/png"}],"timestamp":0}),
+            json!({"role":"assistant","content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"ok"},
+                {"type":"toolCall","id":"c","name":"read","arguments":{"path":"a","n":[1,2]}}],
+                "api":"a","provider":"p","model":"m","stopReason":"toolUse","timestamp":0}),
+            json!({"role":"toolResult","toolCallId":"c","toolName":"read","content":[{"type":"text","text":"😀 result"},
+                {"type":"image","data":"x","mimeType":"image/png"}],"isError":false,"timestamp":0}),
+        ] {
+            let message: pi_ai::Message = serde_json::from_value(value.clone()).unwrap();
+            assert_eq!(
+                estimate_tokens(&message),
+                estimate_message_tokens(&value),
+                "{value}"
+            );
+        }
     }
 
     #[test]

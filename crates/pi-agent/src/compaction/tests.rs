@@ -364,3 +364,22 @@ fn context_tokens_use_the_last_good_usage_plus_what_followed() {
         1 + 1 + 2
     );
 }
+
+#[test]
+fn preparing_a_100k_entry_session_is_linear() {
+    // 50,000 turns of a user message and an answer; a quadratic walk (a scan of the path per
+    // entry, or per message looked up) would not finish in the test's lifetime.
+    let mut session = Session::in_memory(Path::new("/work"));
+    for turn in 0..50_000 {
+        session
+            .append_message(&UserMessage::text(format!("q{turn:05}")).into())
+            .unwrap();
+        session.append_message(&answer("ok").into()).unwrap();
+    }
+    let preparation = prepare(&session, &settings(3_000)).unwrap();
+    // Each turn is 2 + 1 tokens: 3,000 tokens keep the last 1,000 turns.
+    let first_kept = session.entry(&preparation.first_kept_entry_id).unwrap();
+    assert_eq!(first_kept.field("message").unwrap()["content"], "q49000");
+    assert_eq!(preparation.messages_to_summarize.len(), 98_000);
+    assert!(preparation.turn_prefix.is_empty());
+}
