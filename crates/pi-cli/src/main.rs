@@ -9,6 +9,7 @@
 mod commands;
 mod panic_log;
 mod shutdown;
+mod telemetry;
 
 use std::process::ExitCode;
 use std::time::Duration;
@@ -64,6 +65,10 @@ struct Cli {
     /// other commands).
     #[arg(long, global = true, value_enum)]
     wording: Option<WordingChoice>,
+    /// Export OpenTelemetry traces and metrics over OTLP (http/protobuf) to this collector
+    /// (e.g. `http://localhost:4318`); `OTEL_EXPORTER_OTLP_ENDPOINT` does the same.
+    #[arg(long, global = true, value_name = "URL")]
+    otlp: Option<String>,
     #[command(subcommand)]
     command: Command,
 }
@@ -126,6 +131,8 @@ fn main() -> ExitCode {
     // a backtrace, and not without bound (a client may make tools panic at will).
     panic_log::install();
     let cli = Cli::parse();
+    // Before the runtime: the exporter's blocking HTTP client may not be made inside it.
+    let telemetry = telemetry::start(cli.otlp.as_deref());
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -140,6 +147,10 @@ fn main() -> ExitCode {
     // Not a plain drop, which would wait for a blocked read of stdin without end; nor
     // `std::process::exit`, which would end the process with calls still running.
     runtime.shutdown_timeout(EXIT_WAIT);
+    // Also after a stop signal: `run` has returned by then.
+    if let Some(telemetry) = telemetry {
+        telemetry.shutdown();
+    }
     code
 }
 

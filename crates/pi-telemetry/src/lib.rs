@@ -12,6 +12,9 @@ pub mod metrics;
 pub mod names;
 pub mod spans;
 
+#[cfg(feature = "export")]
+pub mod export;
+
 pub use error_type::ErrorType;
 
 /// Whether message contents, tool arguments and results go on spans: only when

@@ -1,0 +1,22 @@
+//! Turning the OTLP export on: off by default, on with `--otlp URL` or the standard
+//! `OTEL_EXPORTER_OTLP_*` variables. A pipeline that cannot be set up costs a warning.
+
+use pi_telemetry::export::{self, ExportSettings, Telemetry};
+
+/// The running pipeline, when export was asked for and could be set up.
+pub(crate) fn start(flag: Option<&str>) -> Option<Telemetry> {
+    let settings = match ExportSettings::from_env(flag) {
+        Ok(settings) => settings?,
+        Err(error) => {
+            eprintln!("pi-tool: warning: no trace export: {error}");
+            return None;
+        }
+    };
+    match export::install(&settings) {
+        Ok(telemetry) => Some(telemetry),
+        Err(error) => {
+            eprintln!("pi-tool: warning: no trace export: {error}");
+            None
+        }
+    }
+}
