@@ -219,10 +219,26 @@ async fn call_remote(
     context: ToolContext,
     limit: Duration,
 ) -> Result<ToolOutput, ToolError> {
+    let span = crate::telemetry::client_span(&name);
     let mut params = CallToolRequestParams::new(name);
     if let Value::Object(map) = arguments {
         params = params.with_arguments(map);
     }
+    crate::telemetry::carry_context(&span, &mut params);
+    let sent = send_call(service, params, context, limit);
+    crate::telemetry::record_outcome(
+        &span,
+        tracing::Instrument::instrument(sent, span.clone()).await,
+    )
+}
+
+/// Sends one `tools/call` and waits for its answer within `limit`, forwarding progress.
+async fn send_call(
+    service: &RunningService<RoleClient, ProgressRouter>,
+    params: CallToolRequestParams,
+    context: ToolContext,
+    limit: Duration,
+) -> Result<ToolOutput, ToolError> {
     let handle = service
         .send_cancellable_request(
             ClientRequest::CallToolRequest(Request::new(params)),

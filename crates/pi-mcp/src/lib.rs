@@ -15,6 +15,7 @@ pub mod convert;
 mod progress;
 mod server;
 mod sessions;
+mod telemetry;
 
 pub use client::{ClientError, DEFAULT_CALL_TIMEOUT, McpClient, from_call_tool_result};
 pub use server::{

@@ -107,6 +107,19 @@ impl ServerHandler for McpToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        let span = crate::telemetry::server_span(&request.name, &context.meta);
+        let answer = tracing::Instrument::instrument(self.answer(request, context), span.clone());
+        crate::telemetry::record_answer(&span, answer.await)
+    }
+}
+
+impl McpToolServer {
+    /// One `tools/call`, inside its span.
+    async fn answer(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
         // MCP: an unknown tool is a protocol error; bad arguments are a result the model reads.
         if self.tools.get(&request.name).is_none() {
             return Err(ErrorData::invalid_params(

@@ -12,6 +12,8 @@ pub mod metrics;
 pub mod names;
 pub mod spans;
 
+#[cfg(feature = "context")]
+pub mod context;
 #[cfg(feature = "export")]
 pub mod export;
 
