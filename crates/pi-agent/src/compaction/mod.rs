@@ -12,6 +12,36 @@
 //! compaction that would not make the context smaller is refused (and reported) instead of
 //! written; a compaction right after a compaction is refused; the estimated size after
 //! compacting is in the entry's `details.tokensAfter` and in the event.
+//!
+//! ```
+//! use pi_agent::compaction::{CompactionSettings, compact_session};
+//! use pi_ai::{AssistantContent, AssistantMessage, FauxProvider, Message, ModelInfo, UserMessage};
+//! use pi_session::Session;
+//! use tokio_util::sync::CancellationToken;
+//!
+//! let model = ModelInfo { api: "faux".into(), provider: "faux".into(), model: "m".into() };
+//! let mut session = Session::in_memory(std::path::Path::new("/work"));
+//! for turn in 0..4 {
+//!     session.append_message(&UserMessage::text(format!("step {turn}: {}", "x".repeat(400))).into()).unwrap();
+//!     let answer = AssistantMessage::new(&model, vec![AssistantContent::text("done")]);
+//!     session.append_message(&Message::Assistant(answer)).unwrap();
+//! }
+//! // The model that writes the summary (here scripted), in Pi's format.
+//! let summary = ["## Goal", "## Constraints & Preferences", "## Progress", "## Key Decisions",
+//!                "## Next Steps", "## Critical Context"].join("\n- noted\n");
+//! let writer = FauxProvider::new([AssistantMessage::new(&model, vec![AssistantContent::text(summary)])]);
+//! let settings = CompactionSettings { keep_recent_tokens: 100, ..CompactionSettings::default() };
+//!
+//! let runtime = tokio::runtime::Builder::new_current_thread().build().unwrap();
+//! let compacted = runtime
+//!     .block_on(compact_session(&mut session, &writer, &settings, Some("the steps"), &CancellationToken::new()))
+//!     .unwrap();
+//! assert!(compacted.tokens_after < compacted.tokens_before);
+//! // The model is now sent the wrapped summary, then the last turn kept verbatim.
+//! let context = session.context().unwrap();
+//! assert_eq!(context.messages.len(), 3);
+//! assert_eq!(context.entry_ids[0], compacted.entry_id);
+//! ```
 
 mod context_window;
 pub mod cut_point;

@@ -239,7 +239,7 @@ fn truncate(text: &str, max: usize) -> String {
 pub fn missing_headings<'a>(summary: &str, required: &[&'a str]) -> Vec<&'a str> {
     required
         .iter()
-        .filter(|heading| !summary.lines().any(|line| line.trim_end() == **heading))
+        .filter(|heading| !summary.lines().any(|line| line.trim() == **heading))
         .copied()
         .collect()
 }
