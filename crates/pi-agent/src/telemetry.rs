@@ -5,7 +5,7 @@
 use std::cell::Cell;
 use std::future::Future;
 
-use futures::future::Either;
+use futures::future::{BoxFuture, Either};
 use pi_ai::{AssistantMessage, StopReason};
 use pi_telemetry::spans::{self, ChatResponse};
 use pi_telemetry::{ErrorType, metrics};
@@ -53,15 +53,27 @@ pub(crate) fn run_span(config: &AgentConfig) -> Span {
     )
 }
 
-/// Runs one model request inside its `chat` span and records what came back.
-pub(crate) async fn traced_response(
-    config: &AgentConfig,
-    respond: impl Future<Output = AssistantMessage>,
-) -> AssistantMessage {
+/// Runs one model request inside its `chat` span and records what came back. The traced
+/// road is boxed, so the untraced one keeps the request's future as small as it was.
+pub(crate) fn traced_response<'a, F>(
+    config: &'a AgentConfig,
+    respond: F,
+) -> Either<F, BoxFuture<'a, AssistantMessage>>
+where
+    F: Future<Output = AssistantMessage> + Send + 'a,
+{
     let started = metrics::start();
     if started.is_none() && !spans::enabled() {
-        return respond.await;
+        return Either::Left(respond);
     }
+    Either::Right(Box::pin(chat(config, respond, started)))
+}
+
+async fn chat(
+    config: &AgentConfig,
+    respond: impl Future<Output = AssistantMessage>,
+    started: Option<std::time::Instant>,
+) -> AssistantMessage {
     let model = config.provider.model();
     let span = spans::chat(
         &model.provider,
@@ -123,13 +135,14 @@ pub(crate) fn failed_as(error: ErrorType) {
 }
 
 /// Wraps a call's future in its `execute_tool` span and duration metric. Must be called where
-/// the call is spawned, so the span's parent is the run's. Untouched when nobody listens.
+/// the call is spawned, so the span's parent is the run's. Untouched when nobody listens;
+/// the traced road is boxed, so the untraced one moves no bigger a future than before.
 pub(crate) fn instrument_call<F>(
     call: &ToolCall,
     run: F,
-) -> Either<F, impl Future<Output = ExecutedCall> + use<F>>
+) -> Either<F, BoxFuture<'static, ExecutedCall>>
 where
-    F: Future<Output = ExecutedCall>,
+    F: Future<Output = ExecutedCall> + Send + 'static,
 {
     let started = metrics::start();
     if started.is_none() && !spans::enabled() {
@@ -140,7 +153,7 @@ where
         call.arguments.to_string()
     });
     let name = call.name.clone();
-    Either::Right(async move {
+    Either::Right(Box::pin(async move {
         let (executed, known) = CALL_ERROR
             .scope(Cell::new(None), async {
                 let executed = run.await;
@@ -157,5 +170,5 @@ where
         });
         metrics::record_tool(started, &name, error);
         executed
-    })
+    }))
 }
