@@ -99,8 +99,8 @@ where
         }
     }
 
-    /// Adds a repair step that runs before validation (see [`Tool::prepare_arguments`]):
-    /// return `Some` to replace the arguments, `None` to keep them.
+    /// Adds a repair step for arguments the schema refuses (see [`Tool::prepare_arguments`]):
+    /// return `Some` to replace them (validated again), `None` to keep the refusal.
     #[must_use]
     pub fn with_prepare_arguments(
         mut self,

@@ -41,9 +41,11 @@
 
 mod annotations;
 pub mod builtin;
+mod call;
+mod call_context;
 mod content;
 pub mod dialect;
-mod executor;
+mod failure;
 mod fn_tool;
 mod message;
 pub mod model_text;
@@ -58,14 +60,14 @@ mod tool;
 pub use annotations::ToolAnnotations;
 /// The shared string of call ids and tool names in messages: cloning it copies a pointer.
 pub use arcstr::ArcStr;
+pub use call::{execute_raw_tool_call, execute_tool_call, prepare_tool_call};
+pub use call_context::CallContext;
 pub use content::{Content, image, text};
-pub use executor::{
-    CallContext, execute_raw_tool_call, execute_tool_call, failed_result, failed_result_in,
-};
+pub use failure::{failed_result, failed_result_in, panic_message};
 pub use fn_tool::FnTool;
 pub use message::{ToolCall, ToolDefinition, ToolResultMessage, now_millis};
 pub use output_limit::MAX_TOOL_OUTPUT_BYTES;
-pub use prepared::{ExecutedCall, PreparedCall, panic_message, prepare_tool_call};
+pub use prepared::{ExecutedCall, PreparedCall};
 pub use registered::RegisteredTool;
 pub use registry::{RegistryError, ToolRegistry, UnsupportedSchema};
 

@@ -1,32 +1,28 @@
-//! The executor in two steps, for callers that act between validation and execution (an agent
-//! loop's hooks, timeouts and cancellation): [`prepare_tool_call`] looks the tool up and parses
-//! the arguments; [`PreparedCall::run`] executes. Each step contains panics and answers every
-//! failure with the paired result.
+//! A call stopped between its two steps: looked up and parsed, not yet run. An agent loop puts
+//! its hooks, its approval and its time limit here; [`crate::call`] makes and runs it.
 
-use std::any::Any;
+use std::borrow::Cow;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use arcstr::ArcStr;
-use futures::FutureExt;
 use serde_json::Value;
 
-use crate::executor::{failure_message, invalid_message, pretty};
-use crate::model_text::{PANIC_WITHOUT_MESSAGE, Wording, unknown_tool};
-use crate::registered::{ErasedParams, OutputFuture};
-use crate::{
-    CallContext, RegisteredTool, ToolCall, ToolRegistry, ToolResultMessage, failed_result_in,
-    now_millis,
-};
+use crate::failure::{failure_message, invalid_message, panic_message, pretty};
+use crate::model_text::Wording;
+use crate::registered::{ErasedParams, Parsed};
+use crate::{RegisteredTool, ToolResultMessage};
 
 /// A call whose tool exists and whose arguments passed validation; nothing has run yet.
 ///
 /// It owns what it needs, so [`PreparedCall::run`] can be spawned on another task.
 pub struct PreparedCall {
-    id: ArcStr,
-    name: ArcStr,
-    tool: RegisteredTool,
-    params: ErasedParams,
-    wording: Wording,
+    pub(crate) id: ArcStr,
+    pub(crate) name: ArcStr,
+    pub(crate) tool: RegisteredTool,
+    pub(crate) params: ErasedParams,
+    /// Whether the tool's repair step mended the arguments before they passed.
+    pub(crate) repaired: bool,
+    pub(crate) wording: Wording,
 }
 
 /// What running a call produced: its one result message, and whether the tool asked an agent
@@ -48,164 +44,71 @@ impl std::fmt::Debug for PreparedCall {
     }
 }
 
-/// Lookup and parse: the first two steps of the spec's order. `Err` is the paired failure (an
-/// unknown tool, invalid arguments, a panic while parsing).
-///
-/// ```
-/// use pi_tool::{CallContext, ToolCall, builtin, prepare_tool_call};
-/// use serde_json::json;
-///
-/// let tools = builtin::registry();
-/// let call = ToolCall::new("call-1", "echo", json!({"value": "Pi", "ignored": 1}));
-/// let prepared = prepare_tool_call(&call, &tools).unwrap();
-/// assert_eq!(prepared.validated_arguments(&call.arguments), json!({"value": "Pi"}));
-/// let executed = futures::executor::block_on(prepared.run(CallContext::default()));
-/// assert_eq!(executed.message.text(), "Pi");
-///
-/// let unknown = ToolCall::new("call-2", "missing", json!({}));
-/// assert_eq!(prepare_tool_call(&unknown, &tools).unwrap_err().text(), "Tool missing failed: 未知工具");
-/// ```
-pub fn prepare_tool_call(
-    call: &ToolCall,
-    registry: &ToolRegistry,
-) -> Result<PreparedCall, Box<ToolResultMessage>> {
-    let wording = registry.wording();
-    let Some(tool) = registry.get(&call.name) else {
-        let reason = unknown_tool(wording, &call.name);
-        return Err(Box::new(failed_result_in(wording, call, &reason)));
-    };
-    prepare_for(call, tool, wording)
-}
-
-/// Parse, once the tool is found.
-pub(crate) fn prepare_for(
-    call: &ToolCall,
-    tool: &RegisteredTool,
-    wording: Wording,
-) -> Result<PreparedCall, Box<ToolResultMessage>> {
-    let params = parse_contained(call, tool, &call.arguments, wording)?;
-    Ok(PreparedCall {
-        id: call.id.clone(),
-        name: call.name.clone(),
-        tool: tool.clone(),
-        params,
-        wording,
-    })
-}
-
-fn parse_contained(
-    call: &ToolCall,
-    tool: &RegisteredTool,
-    arguments: &Value,
-    wording: Wording,
-) -> Result<ErasedParams, Box<ToolResultMessage>> {
-    match catch_unwind(AssertUnwindSafe(|| tool.parse(arguments))) {
-        Ok(Ok(params)) => Ok(params),
-        Ok(Err(invalid)) => Err(Box::new(invalid_message(
-            call.id.clone(),
-            call.name.clone(),
-            wording,
-            &invalid,
-            || pretty(arguments),
-        ))),
-        Err(panic) => Err(Box::new(failed_result_in(
-            wording,
-            call,
-            &panic_message(panic.as_ref()),
-        ))),
-    }
-}
-
 impl PreparedCall {
+    /// Parses `arguments` for `tool` (repairing them only if the schema refuses them), with
+    /// panics contained; `Err` is the paired failure.
+    pub(crate) fn parse(
+        id: ArcStr,
+        name: ArcStr,
+        tool: &RegisteredTool,
+        arguments: &Value,
+        wording: Wording,
+    ) -> Result<Self, Box<ToolResultMessage>> {
+        match catch_unwind(AssertUnwindSafe(|| tool.parse(arguments))) {
+            Ok(Ok(Parsed { params, repaired })) => Ok(Self {
+                id,
+                name,
+                tool: tool.clone(),
+                params,
+                repaired,
+                wording,
+            }),
+            Ok(Err(invalid)) => Err(Box::new(invalid_message(
+                id,
+                name,
+                wording,
+                &invalid,
+                || pretty(arguments),
+            ))),
+            Err(panic) => Err(Box::new(failure_message(
+                id,
+                name,
+                wording,
+                &panic_message(panic.as_ref()),
+            ))),
+        }
+    }
+
     /// The tool that will run.
     pub fn tool(&self) -> &RegisteredTool {
         &self.tool
     }
 
-    /// The arguments as the tool sees them, as JSON: repaired, undeclared fields dropped,
-    /// defaults filled in. `arguments` are the call's original arguments. For hooks and logs;
-    /// the hot path never builds this.
+    /// The arguments as the tool sees them, as JSON: repaired (when they needed it),
+    /// undeclared fields dropped, defaults filled in. `arguments` are the call's original
+    /// arguments. For hooks and logs; the hot path never builds this.
     pub fn validated_arguments(&self, arguments: &Value) -> Value {
-        let prepared = self.tool.prepare(arguments);
+        let repaired = match self.repaired {
+            true => self.tool.repair(arguments).map(Cow::Owned),
+            false => None,
+        };
+        let seen = repaired.unwrap_or(Cow::Borrowed(arguments));
         match self.tool.json_schema() {
-            Some(schema) => match crate::schema::drop_undeclared(schema, &prepared) {
+            Some(schema) => match crate::schema::drop_undeclared(schema, &seen) {
                 Ok(mut filtered) => {
                     if let Some(defaults) = self.tool.defaults() {
                         defaults.fill(&mut filtered);
                     }
                     filtered
                 }
-                Err(_) => prepared.into_owned(),
+                Err(_) => seen.into_owned(),
             },
-            None => prepared.into_owned(),
+            None => seen.into_owned(),
         }
     }
 
     /// The same call with other arguments (a hook's rewrite), validated again.
     pub fn with_arguments(self, arguments: &Value) -> Result<Self, Box<ToolResultMessage>> {
-        let call = ToolCall::new(self.id.clone(), self.name.clone(), Value::Null);
-        let params = parse_contained(&call, &self.tool, arguments, self.wording)?;
-        Ok(Self { params, ..self })
-    }
-
-    /// Executes the tool: the last two steps of the spec's order. Never fails, never panics.
-    pub async fn run(self, context: CallContext) -> ExecutedCall {
-        let context = context.for_call(&self.id);
-        // The synchronous start of `execute` runs user code too: contain panics there.
-        let tool = &self.tool;
-        let params = self.params;
-        match catch_unwind(AssertUnwindSafe(|| tool.start(params, context))) {
-            Ok(running) => finish(self.id, self.name, running, self.wording).await,
-            Err(panic) => failed(
-                self.id,
-                self.name,
-                self.wording,
-                &panic_message(panic.as_ref()),
-            ),
-        }
-    }
-}
-
-/// Awaits a started tool and turns what it produced into the paired result, which takes the id
-/// and name as they are (shared strings: the tool's context holds the same id).
-pub(crate) async fn finish(
-    id: ArcStr,
-    name: ArcStr,
-    running: OutputFuture<'_>,
-    wording: Wording,
-) -> ExecutedCall {
-    match AssertUnwindSafe(running).catch_unwind().await {
-        Ok(Ok(output)) if let Some(reason) = output.failure() => failed(id, name, wording, &reason),
-        Ok(Ok(output)) => ExecutedCall {
-            message: ToolResultMessage {
-                tool_call_id: id,
-                tool_name: name,
-                content: crate::output_limit::bounded(output.content),
-                details: output.details,
-                is_error: output.is_error.unwrap_or(false),
-                timestamp: now_millis(),
-            },
-            terminate: output.terminate,
-        },
-        Ok(Err(error)) => failed(id, name, wording, error.message()),
-        Err(panic) => failed(id, name, wording, &panic_message(panic.as_ref())),
-    }
-}
-
-fn failed(id: ArcStr, name: ArcStr, wording: Wording, reason: &str) -> ExecutedCall {
-    ExecutedCall {
-        message: failure_message(id, name, wording, reason),
-        terminate: false,
-    }
-}
-
-/// The message of a caught panic, as `panic!` formatted it (a fixed text for other payloads).
-pub fn panic_message(payload: &(dyn Any + Send)) -> String {
-    if let Some(message) = payload.downcast_ref::<&str>() {
-        (*message).to_owned()
-    } else if let Some(message) = payload.downcast_ref::<String>() {
-        message.clone()
-    } else {
-        PANIC_WITHOUT_MESSAGE.to_owned()
+        Self::parse(self.id, self.name, &self.tool, arguments, self.wording)
     }
 }

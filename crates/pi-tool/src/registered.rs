@@ -1,21 +1,28 @@
 //! Type erasure: any [`Tool`] becomes one [`RegisteredTool`] with JSON in and JSON details out.
 
 use std::any::Any;
-use std::borrow::Cow;
 use std::sync::{Arc, OnceLock};
 
 use arcstr::ArcStr;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
+use crate::call_context::CallContext;
 use crate::schema::{Defaults, ValidationError};
-use crate::{CallContext, Tool, ToolContext, ToolDefinition, ToolError, ToolOutput};
+use crate::{Tool, ToolContext, ToolDefinition, ToolError, ToolOutput};
 
 /// The future of a started call, with details already turned into JSON.
 pub(crate) type OutputFuture<'a> = BoxFuture<'a, Result<ToolOutput, ToolError>>;
 
 /// Checked parameters, type-erased between parsing and execution.
 pub(crate) type ErasedParams = Box<dyn Any + Send>;
+
+/// Parameters parsed from JSON, and whether the tool's repair step had to mend the arguments
+/// first (so that hooks are shown the arguments the tool will really see).
+pub(crate) struct Parsed {
+    pub(crate) params: ErasedParams,
+    pub(crate) repaired: bool,
+}
 
 /// The object-safe face of a [`Tool`].
 trait ErasedTool: Send + Sync {
@@ -24,15 +31,9 @@ trait ErasedTool: Send + Sync {
     fn is_exclusive(&self) -> bool;
     fn annotations(&self) -> crate::ToolAnnotations;
     fn ordering_key(&self, arguments: &Value) -> Option<String>;
-    fn prepare<'a>(&self, arguments: &'a Value) -> Cow<'a, Value>;
-    fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError>;
+    fn repair(&self, arguments: &Value) -> Option<Value>;
+    fn parse(&self, arguments: &Value) -> Result<Parsed, ValidationError>;
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_>;
-    fn start_value(
-        &self,
-        arguments: &Value,
-        call_id: &ArcStr,
-        context: CallContext,
-    ) -> Result<OutputFuture<'_>, ValidationError>;
     fn start_text(
         &self,
         text: &str,
@@ -41,13 +42,15 @@ trait ErasedTool: Send + Sync {
     ) -> TextStart<'_>;
 }
 
-/// What the one-pass road made of a call's raw argument text.
+/// What the one-pass parse made of a call's raw argument text.
 pub(crate) enum TextStart<'a> {
     /// Accepted: the tool is running (the context was taken).
     Started(OutputFuture<'a>),
-    /// Refused, with every violation, as the JSON path would have refused it.
+    /// Refused, with every violation, as the JSON parse would have refused it (only for a tool
+    /// without a repair step: a refusal is where a repair step gets its turn).
     Rejected(ValidationError),
-    /// Not for this road: the JSON path decides (the context was left in place).
+    /// Left to the JSON parse (the context was left in place): the schema cannot read text, or
+    /// the tool's repair step may mend what the schema refused.
     Declined,
 }
 
@@ -72,18 +75,29 @@ impl<T: Tool> ErasedTool for T {
         Tool::ordering_key(self, arguments)
     }
 
-    fn prepare<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
-        match self
-            .prepare_arguments()
-            .and_then(|step| step.prepare(arguments))
-        {
-            Some(prepared) => Cow::Owned(prepared),
-            None => Cow::Borrowed(arguments),
-        }
+    fn repair(&self, arguments: &Value) -> Option<Value> {
+        self.prepare_arguments()?.prepare(arguments)
     }
 
-    fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError> {
-        Ok(Box::new(parse_typed(self, arguments)?))
+    fn parse(&self, arguments: &Value) -> Result<Parsed, ValidationError> {
+        // Arguments the schema accepts are never repaired: the repair step only gets the
+        // refused ones, and its result is checked again.
+        let refused = match self.schema().parse(arguments) {
+            Ok(params) => {
+                return Ok(Parsed {
+                    params: Box::new(params),
+                    repaired: false,
+                });
+            }
+            Err(refused) => refused,
+        };
+        match ErasedTool::repair(self, arguments) {
+            Some(repaired) => Ok(Parsed {
+                params: Box::new(self.schema().parse(&repaired)?),
+                repaired: true,
+            }),
+            None => Err(refused),
+        }
     }
 
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_> {
@@ -95,31 +109,18 @@ impl<T: Tool> ErasedTool for T {
         }
     }
 
-    fn start_value(
-        &self,
-        arguments: &Value,
-        call_id: &ArcStr,
-        context: CallContext,
-    ) -> Result<OutputFuture<'_>, ValidationError> {
-        let params = parse_typed(self, arguments)?;
-        Ok(start_typed(self, params, context.for_call(call_id)))
-    }
-
     fn start_text(
         &self,
         text: &str,
         call_id: &ArcStr,
         context: &mut Option<CallContext>,
     ) -> TextStart<'_> {
-        if self.prepare_arguments().is_some() {
-            return TextStart::Declined;
-        }
         // Typed parameters go straight from the text into `execute`: no erased box between.
         match (self.schema().check_text(text), context.take()) {
             (Some(Ok(params)), Some(context)) => {
                 TextStart::Started(start_typed(self, params, context.for_call(call_id)))
             }
-            (Some(Err(violations)), taken) => {
+            (Some(Err(violations)), taken) if self.prepare_arguments().is_none() => {
                 *context = taken;
                 TextStart::Rejected(violations)
             }
@@ -131,14 +132,8 @@ impl<T: Tool> ErasedTool for T {
     }
 }
 
-/// The tool's repair step, then its schema: the typed parameters of a JSON call.
-fn parse_typed<T: Tool>(tool: &T, arguments: &Value) -> Result<T::Params, ValidationError> {
-    let prepared = ErasedTool::prepare(tool, arguments);
-    tool.schema().parse(&prepared)
-}
-
 /// The tool's own future, boxed as it is: its output is checked where it is awaited
-/// ([`finish`](crate::prepared::finish)), so no wrapper future is needed here.
+/// (`finish` in [`crate::call`]), so no wrapper future is needed here.
 fn start_typed<T: Tool>(tool: &T, params: T::Params, context: ToolContext) -> OutputFuture<'_> {
     Box::pin(tool.execute(params, context))
 }
@@ -234,13 +229,15 @@ impl RegisteredTool {
             .as_ref()
     }
 
-    /// Runs the tool's argument repair (see [`Tool::prepare_arguments`]).
-    pub(crate) fn prepare<'a>(&self, arguments: &'a Value) -> Cow<'a, Value> {
-        self.inner.tool.prepare(arguments)
+    /// The tool's repair step on `arguments` (see [`Tool::prepare_arguments`]); `None` when
+    /// it has none or changed nothing.
+    pub(crate) fn repair(&self, arguments: &Value) -> Option<Value> {
+        self.inner.tool.repair(arguments)
     }
 
-    /// Repairs and parses `arguments`. Panics are the caller's to contain.
-    pub(crate) fn parse(&self, arguments: &Value) -> Result<ErasedParams, ValidationError> {
+    /// Parses `arguments`, repairing them only if the schema refuses them as they are.
+    /// Panics are the caller's to contain.
+    pub(crate) fn parse(&self, arguments: &Value) -> Result<Parsed, ValidationError> {
         self.inner.tool.parse(arguments)
     }
 
@@ -249,21 +246,9 @@ impl RegisteredTool {
         self.inner.tool.start(params, context)
     }
 
-    /// Repairs and parses `arguments` and starts the tool on them: the typed parameters go
-    /// straight into `execute`, with no erased box between (the road of a call that needs no
-    /// stop between validation and execution). Panics are the caller's to contain.
-    pub(crate) fn start_value(
-        &self,
-        arguments: &Value,
-        call_id: &ArcStr,
-        context: CallContext,
-    ) -> Result<OutputFuture<'_>, ValidationError> {
-        self.inner.tool.start_value(arguments, call_id, context)
-    }
-
     /// Parses raw argument text in one pass and starts the tool on it (taking `context`), or
-    /// refuses it with every violation, when the tool's schema can read text and the tool has
-    /// no repair step; otherwise declines, leaving `context` for the JSON path. Panics are the
+    /// refuses it with every violation; declines (leaving `context` for the JSON parse) when
+    /// the schema cannot read text or a repair step may mend what it refused. Panics are the
     /// caller's to contain.
     pub(crate) fn start_text(
         &self,

@@ -50,12 +50,10 @@ pub trait Tool: Send + Sync + 'static {
     /// The schema that both describes and checks the arguments.
     fn schema(&self) -> &dyn Schema<Output = Self::Params>;
 
-    /// The tool's repair step, if it has one: it runs after lookup and before validation, a
-    /// chance to mend what models commonly get wrong (see
-    /// [`repair_json_strings`](crate::schema::repair_json_strings)); whatever it returns is
-    /// still validated. A tool with a repair step always has its arguments parsed as JSON
-    /// first (the one-pass road over raw text never builds the JSON a repair looks at). The
-    /// default has none.
+    /// The tool's repair step, if it has one: a chance to mend what models commonly get wrong
+    /// (see [`repair_json_strings`](crate::schema::repair_json_strings)). It runs only on
+    /// arguments the schema refuses as they are (valid arguments are never rewritten, and take
+    /// the fast parse), and whatever it returns is validated again. The default has none.
     ///
     /// ```
     /// use pi_tool::{PrepareArguments, Tool, ToolContext, ToolError, ToolOutput, ToolParams};

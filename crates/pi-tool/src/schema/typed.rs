@@ -4,7 +4,7 @@
 //!
 //! Rust users already describe parameters as serde structs with a schemars `JsonSchema` derive:
 //! rmcp's `Parameters<T>`, rig's tools and most MCP servers do. `#[derive(ToolParams)]` is the
-//! native way (the spec's exact error texts, a one-pass parse), but such types should not have
+//! native way (the spec's exact error texts, a one-pass parse of raw text), but such types should not have
 //! to be rewritten. So [`TypedSchema`] takes the schema schemars generates (doc
 //! comments become descriptions, serde's renames and defaults are honoured, `#[schemars(range,
 //! length, regex)]` give the constraints), compiles it once with the `jsonschema` crate, and at
@@ -95,15 +95,6 @@ impl<T: DeserializeOwned> Schema for TypedSchema<T> {
     fn json_schema(&self) -> Option<&Value> {
         self.dynamic.json_schema()
     }
-
-    /// The dynamic schema's one-pass road, then serde moves the checked value into `T`.
-    fn parse_text(&self, text: &str) -> Option<T> {
-        T::deserialize(self.dynamic.parse_text(text)?).ok()
-    }
-
-    fn check_text(&self, text: &str) -> Option<Result<T, ValidationError>> {
-        Some(self.dynamic.check_text(text)?.and_then(read_checked))
-    }
 }
 
 /// `T` from a value its schema has accepted. Serde failing here means the type's serde rules
@@ -141,22 +132,6 @@ mod tests {
         #[default]
         Exact,
         Fuzzy,
-    }
-
-    #[test]
-    fn raw_text_takes_the_one_pass_road_to_the_same_value() {
-        let schema = TypedSchema::<EditParams>::new().unwrap();
-        let text = r#"{"path":"a","edits":[{"oldText":"x","newText":"y","z":1}],"mode":"fuzzy"}"#;
-        let params = schema.parse_text(text).unwrap();
-        assert_eq!((params.path.as_str(), params.mode), ("a", Mode::Fuzzy));
-        assert_eq!(params.edits[0].new_text, "y");
-        assert_eq!(
-            schema
-                .parse_text(r#"{"path":"a","edits":[]}"#)
-                .map(|p| p.path),
-            None
-        );
-        assert!(schema.parse(&json!({"path": "a", "edits": []})).is_err());
     }
 
     #[test]
