@@ -91,3 +91,35 @@ fn a_repair_step_and_schema_repairs_run_in_order_before_validation() {
     let refused = run(&tools, "read", json!({"file": 7}));
     assert_eq!(refused.text(), "Tool read failed: 必须是 string");
 }
+
+#[test]
+fn a_repair_step_sees_only_arguments_the_schema_refuses_on_json_and_raw_text() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let repairs = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&repairs);
+    let tool = FnTool::typed("read", "", |p: Path, _cx| async move { Ok(p.path) })
+        .with_prepare_arguments(move |arguments: &Value| {
+            seen.fetch_add(1, Ordering::SeqCst);
+            Some(json!({"path": arguments.get("file")?}))
+        });
+    let tools = ToolRegistry::new([tool]).unwrap();
+    let raw = |text| {
+        futures::executor::block_on(pi_tool::execute_raw_tool_call(
+            "c1",
+            "read",
+            text,
+            &tools,
+            CallContext::default(),
+        ))
+    };
+    // Valid arguments are never handed to the repair step, as JSON or as text.
+    assert_eq!(run(&tools, "read", json!({"path": "a"})).text(), "a");
+    assert_eq!(raw(r#"{"path":"b"}"#).text(), "b");
+    assert_eq!(repairs.load(Ordering::SeqCst), 0);
+    // Refused ones are, on both, and the repair's result is validated.
+    assert_eq!(run(&tools, "read", json!({"file": "c"})).text(), "c");
+    assert_eq!(raw(r#"{"file":"d"}"#).text(), "d");
+    assert_eq!(repairs.load(Ordering::SeqCst), 2);
+    assert!(raw(r#"{"file":7}"#).is_error);
+}
