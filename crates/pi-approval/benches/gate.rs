@@ -3,7 +3,12 @@
 //! answering, with and without a gate (mode `ask`, five rules; the read is allowed, nobody is
 //! asked). Both runs do the same work besides the gate: the model, the loop, the real tool.
 
-#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
 
 use std::sync::Arc;
 
