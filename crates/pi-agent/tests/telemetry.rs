@@ -149,3 +149,76 @@ fn without_a_subscriber_the_run_is_unchanged() {
     let run = runtime.block_on(agent.prompt("go"));
     assert_eq!(run.messages.len(), 4);
 }
+
+/// A compaction is a `pi_tool.compaction` span (no GenAI convention names it yet) with the
+/// model that wrote the summary.
+#[test]
+fn a_compaction_is_its_own_span() {
+    use pi_agent::compaction::{CompactionSettings, compact_session};
+    use pi_ai::{
+        AssistantContent, AssistantMessage, FauxProvider, Message, ModelInfo, UserMessage,
+    };
+    use pi_session::Session;
+    use tokio_util::sync::CancellationToken;
+
+    let model = ModelInfo {
+        api: "faux".into(),
+        provider: "faux".into(),
+        model: "m".into(),
+    };
+    let mut session = Session::in_memory(std::path::Path::new("/work"));
+    for turn in 0..4 {
+        let prompt = UserMessage::text(format!("step {turn}: {}", "x".repeat(400)));
+        session.append_message(&prompt.into()).unwrap();
+        let answer = AssistantMessage::new(&model, vec![AssistantContent::text("done")]);
+        session.append_message(&Message::Assistant(answer)).unwrap();
+    }
+    let summary = [
+        "## Goal",
+        "## Constraints & Preferences",
+        "## Progress",
+        "## Key Decisions",
+        "## Next Steps",
+        "## Critical Context",
+    ]
+    .join("\n- noted\n");
+    let writer = FauxProvider::new([AssistantMessage::new(
+        &model,
+        vec![AssistantContent::text(summary)],
+    )]);
+    let settings = CompactionSettings {
+        keep_recent_tokens: 100,
+        ..CompactionSettings::default()
+    };
+
+    let exporter = InMemorySpanExporter::default();
+    let provider = SdkTracerProvider::builder()
+        .with_simple_exporter(exporter.clone())
+        .build();
+    let subscriber = tracing_subscriber::registry()
+        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    tracing::subscriber::with_default(subscriber, || {
+        runtime
+            .block_on(compact_session(
+                &mut session,
+                &writer,
+                &settings,
+                None,
+                &CancellationToken::new(),
+            ))
+            .unwrap();
+    });
+    provider.force_flush().unwrap();
+    let spans = exporter.get_finished_spans().unwrap();
+    let compaction = spans
+        .iter()
+        .find(|span| span.name == "pi_tool.compaction")
+        .unwrap_or_else(|| panic!("no compaction span in {spans:#?}"));
+    assert_eq!(compaction.span_kind, SpanKind::Internal);
+    let writer_model = pi_ai::Provider::model(&writer).model.to_string();
+    assert_eq!(text(compaction, "gen_ai.request.model"), Some(writer_model));
+}

@@ -60,6 +60,7 @@ use pi_session::{
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
 
 pub use context_window::{
     ModelsFile, ModelsFileError, built_in_context_window, resolve_context_window,
@@ -355,7 +356,30 @@ pub fn context_tokens(messages: &[Message], usable: Option<&[bool]>) -> u64 {
 
 /// Asks `provider` for the summary (and, for a split turn, the prefix's summary, at the same
 /// time) and checks it.
+///
+/// Traced as a `pi_tool.compaction` span (no GenAI convention names compaction yet) when a
+/// subscriber listens; its summary requests are its children.
 pub async fn summarize(
+    provider: &dyn Provider,
+    preparation: &Preparation,
+    focus: Option<&str>,
+    signal: &CancellationToken,
+) -> Result<Summary, CompactionError> {
+    if !pi_telemetry::spans::enabled() {
+        return summarize_untraced(provider, preparation, focus, signal).await;
+    }
+    let model = provider.model();
+    let span = pi_telemetry::spans::compaction(&model.provider, &model.model);
+    let summary = summarize_untraced(provider, preparation, focus, signal)
+        .instrument(span.clone())
+        .await;
+    if summary.is_err() {
+        pi_telemetry::spans::record_error(&span, pi_telemetry::ErrorType::ModelError);
+    }
+    summary
+}
+
+async fn summarize_untraced(
     provider: &dyn Provider,
     preparation: &Preparation,
     focus: Option<&str>,

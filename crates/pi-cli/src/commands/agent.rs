@@ -166,8 +166,11 @@ pub(crate) async fn run(
     // The run stops when asked to, or when its session can no longer be written.
     let signal = shutdown.token().child_token();
     let (recorder, history) = Recorder::start(session, &provider.model(), signal.clone())?;
-    let mut config =
-        AgentConfig::new(provider, Arc::new(tools)).with_before_request(recorder.before_request());
+    // Traces name the session as the conversation (`gen_ai.conversation.id`).
+    let conversation = recorder.with_session(|session| session.id().to_owned());
+    let mut config = AgentConfig::new(provider, Arc::new(tools))
+        .with_before_request(recorder.before_request())
+        .with_conversation_id(conversation);
     if let Some(system) = &args.system {
         config = config.with_system_prompt(system.clone());
     }
