@@ -10,6 +10,7 @@
 
 use pi_ai::{Message, UserContent, UserMessage};
 use pi_tool::Content;
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::entry::EntryKind;
@@ -192,14 +193,16 @@ fn message_to_llm(
     let text = |key: &str| message.get(key).and_then(Value::as_str).unwrap_or_default();
     match role(message) {
         Some("user" | "assistant" | "toolResult") => {
-            let mut message = message.clone();
             // Old or hand-edited files can hold `content: null`; Pi reads it as no blocks.
-            if let Some(map) = message.as_object_mut()
-                && map.get("content").is_none_or(Value::is_null)
-            {
-                map.insert("content".into(), Value::Array(Vec::new()));
+            if message.get("content").is_none_or(Value::is_null) {
+                let mut message = message.clone();
+                if let Some(map) = message.as_object_mut() {
+                    map.insert("content".into(), Value::Array(Vec::new()));
+                }
+                return serde_json::from_value(message).map(Some);
             }
-            serde_json::from_value(message).map(Some)
+            // Read from the stored value in place: no copy of the message first.
+            Message::deserialize(message).map(Some)
         }
         Some("bashExecution") => {
             if message.get("excludeFromContext").and_then(Value::as_bool) == Some(true) {
