@@ -268,39 +268,61 @@ pub(crate) async fn run(
 /// The model the run talks to: a scripted one, or a real one behind its wire.
 fn provider(args: &AgentArgs) -> anyhow::Result<Arc<dyn Provider>> {
     if let Some(path) = &args.faux {
-        let text =
-            std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-        let script: Value = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not valid JSON", path.display()))?;
-        return Ok(Arc::new(FauxProvider::from_script(&script)?));
+        return faux_provider(path);
     }
     let (Some(wire), Some(model)) = (args.provider, &args.model) else {
         anyhow::bail!("give --faux SCRIPT, or --provider and --model");
     };
-    let variable = match wire {
-        Wire::Openai | Wire::OpenaiResponses => "OPENAI_API_KEY",
-        Wire::Anthropic => "ANTHROPIC_API_KEY",
-        Wire::Gemini => "GEMINI_API_KEY",
-    };
-    let key = args
-        .api_key
-        .clone()
-        .or_else(|| std::env::var(variable).ok().filter(|key| !key.is_empty()));
-    if key.is_none() && args.base_url.is_none() {
-        anyhow::bail!(
-            "no API key: set {variable} or pass --api-key (a local --base-url needs none)"
-        );
-    }
     let mut config = ProviderConfig::new(model.clone())
         .with_tool_choice(args.tool_choice.parse().map_err(anyhow::Error::msg)?);
     config.base_url = args.base_url.clone();
-    config.api_key = key;
+    config.api_key = api_key(wire, args.api_key.as_ref(), args.base_url.as_ref())?;
     config.max_tokens = args.max_tokens;
     config.strict_tools = args.strict_tools;
     let config = config
         .with_max_response_bytes(args.max_response_bytes)
         .with_read_timeout(seconds("idle-timeout", args.idle_timeout)?)
         .with_response_timeout(seconds("response-timeout", args.response_timeout)?);
+    wire_provider(wire, config)
+}
+
+/// A scripted model read from `path` (a JSON array of assistant messages).
+pub(crate) fn faux_provider(path: &std::path::Path) -> anyhow::Result<Arc<dyn Provider>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let script: Value = serde_json::from_str(&text)
+        .with_context(|| format!("{} is not valid JSON", path.display()))?;
+    Ok(Arc::new(FauxProvider::from_script(&script)?))
+}
+
+/// The API key for `wire`: the flag's, else the wire's environment variable; none is needed
+/// only with a `--base-url` (a local server).
+pub(crate) fn api_key(
+    wire: Wire,
+    flag: Option<&String>,
+    base_url: Option<&String>,
+) -> anyhow::Result<Option<String>> {
+    let variable = match wire {
+        Wire::Openai | Wire::OpenaiResponses => "OPENAI_API_KEY",
+        Wire::Anthropic => "ANTHROPIC_API_KEY",
+        Wire::Gemini => "GEMINI_API_KEY",
+    };
+    let key = flag
+        .cloned()
+        .or_else(|| std::env::var(variable).ok().filter(|key| !key.is_empty()));
+    if key.is_none() && base_url.is_none() {
+        anyhow::bail!(
+            "no API key: set {variable} or pass --api-key (a local --base-url needs none)"
+        );
+    }
+    Ok(key)
+}
+
+/// The provider speaking `wire` with `config`.
+pub(crate) fn wire_provider(
+    wire: Wire,
+    config: ProviderConfig,
+) -> anyhow::Result<Arc<dyn Provider>> {
     Ok(match wire {
         Wire::Openai => Arc::new(OpenAiChat::new(config)?),
         Wire::OpenaiResponses => Arc::new(OpenAiResponses::new(config)?),

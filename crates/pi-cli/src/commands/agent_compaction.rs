@@ -18,9 +18,8 @@ use pi_agent::compaction::{
     resolve_context_window, session_context_tokens,
 };
 use pi_agent::{Agent, AgentRun, EndReason};
-use pi_ai::{FauxProvider, Message, ModelInfo, Provider, StopReason};
-use pi_providers::{Anthropic, Gemini, OpenAiChat, OpenAiResponses, ProviderConfig};
-use serde_json::Value;
+use pi_ai::{Message, ModelInfo, Provider, StopReason};
+use pi_providers::ProviderConfig;
 use tokio_util::sync::CancellationToken;
 
 use super::agent::Wire;
@@ -240,36 +239,16 @@ impl ModelArgs {
     /// The model that writes the summary.
     pub(crate) fn provider(&self) -> anyhow::Result<Arc<dyn Provider>> {
         if let Some(path) = &self.faux {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            let script: Value = serde_json::from_str(&text)
-                .with_context(|| format!("{} is not valid JSON", path.display()))?;
-            return Ok(Arc::new(FauxProvider::from_script(&script)?));
+            return super::agent::faux_provider(path);
         }
         let (Some(wire), Some(model)) = (self.provider, &self.model) else {
             anyhow::bail!("give --faux SCRIPT, or --provider and --model");
         };
-        let variable = match wire {
-            Wire::Openai | Wire::OpenaiResponses => "OPENAI_API_KEY",
-            Wire::Anthropic => "ANTHROPIC_API_KEY",
-            Wire::Gemini => "GEMINI_API_KEY",
-        };
-        let key = self
-            .api_key
-            .clone()
-            .or_else(|| std::env::var(variable).ok().filter(|key| !key.is_empty()));
-        if key.is_none() && self.base_url.is_none() {
-            anyhow::bail!("no API key: set {variable} or pass --api-key");
-        }
         let mut config = ProviderConfig::new(model.clone());
         config.base_url = self.base_url.clone();
-        config.api_key = key;
-        Ok(match wire {
-            Wire::Openai => Arc::new(OpenAiChat::new(config)?),
-            Wire::OpenaiResponses => Arc::new(OpenAiResponses::new(config)?),
-            Wire::Anthropic => Arc::new(Anthropic::new(config)?),
-            Wire::Gemini => Arc::new(Gemini::new(config)?),
-        })
+        config.api_key =
+            super::agent::api_key(wire, self.api_key.as_ref(), self.base_url.as_ref())?;
+        super::agent::wire_provider(wire, config)
     }
 }
 
