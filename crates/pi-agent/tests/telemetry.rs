@@ -27,6 +27,13 @@ fn text(span: &SpanData, key: &str) -> Option<String> {
 
 /// Runs `agent` on a current-thread runtime with the bridge installed; the finished spans.
 fn traced(agent: &Agent, prompt: &str) -> Vec<SpanData> {
+    traced_work(|runtime| {
+        runtime.block_on(agent.prompt(prompt));
+    })
+}
+
+/// Runs `work` with the bridge installed as the default subscriber; the finished spans.
+fn traced_work(work: impl FnOnce(&tokio::runtime::Runtime)) -> Vec<SpanData> {
     let exporter = InMemorySpanExporter::default();
     let provider = SdkTracerProvider::builder()
         .with_simple_exporter(exporter.clone())
@@ -38,9 +45,7 @@ fn traced(agent: &Agent, prompt: &str) -> Vec<SpanData> {
         .build()
         .unwrap();
     // Current-thread: the batch's tasks run on this thread, under this default subscriber.
-    tracing::subscriber::with_default(subscriber, || {
-        runtime.block_on(agent.prompt(prompt));
-    });
+    tracing::subscriber::with_default(subscriber, || work(&runtime));
     provider.force_flush().unwrap();
     exporter.get_finished_spans().unwrap()
 }
@@ -191,17 +196,7 @@ fn a_compaction_is_its_own_span() {
         ..CompactionSettings::default()
     };
 
-    let exporter = InMemorySpanExporter::default();
-    let provider = SdkTracerProvider::builder()
-        .with_simple_exporter(exporter.clone())
-        .build();
-    let subscriber = tracing_subscriber::registry()
-        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("test")));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    tracing::subscriber::with_default(subscriber, || {
+    let spans = traced_work(|runtime| {
         runtime
             .block_on(compact_session(
                 &mut session,
@@ -212,8 +207,6 @@ fn a_compaction_is_its_own_span() {
             ))
             .unwrap();
     });
-    provider.force_flush().unwrap();
-    let spans = exporter.get_finished_spans().unwrap();
     let compaction = spans
         .iter()
         .find(|span| span.name == "pi_tool.compaction")
