@@ -7,62 +7,17 @@
     missing_docs
 )]
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::Write;
 use std::net::TcpListener;
-use std::sync::{Arc, Mutex};
+
+mod support;
 
 use assert_cmd::Command;
 use serde_json::Value;
 
-/// Every request the fake received: path and JSON body.
-type Seen = Arc<Mutex<Vec<(String, Value)>>>;
-
-/// Serves each scripted SSE body once, in order, on its own connection; records request bodies.
-fn fake(bodies: Vec<String>) -> (String, Seen) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let record = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        for body in bodies {
-            let (stream, _) = listener.accept().unwrap();
-            let mut reader = BufReader::new(stream);
-            let mut request_line = String::new();
-            reader.read_line(&mut request_line).unwrap();
-            let mut length = 0;
-            loop {
-                let mut header = String::new();
-                reader.read_line(&mut header).unwrap();
-                if header.trim().is_empty() {
-                    break;
-                }
-                if let Some((name, value)) = header.split_once(':')
-                    && name.eq_ignore_ascii_case("content-length")
-                {
-                    length = value.trim().parse().unwrap();
-                }
-            }
-            let mut request = vec![0; length];
-            reader.read_exact(&mut request).unwrap();
-            let path = request_line
-                .split(' ')
-                .nth(1)
-                .unwrap_or_default()
-                .to_owned();
-            record
-                .lock()
-                .unwrap()
-                .push((path, serde_json::from_slice(&request).unwrap()));
-            let mut stream = reader.into_inner();
-            write!(
-                stream,
-                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            )
-            .unwrap();
-        }
-    });
-    (format!("http://{address}"), seen)
+/// Serves each scripted SSE body once, in order, on its own connection; records requests.
+fn fake(bodies: Vec<String>) -> (String, support::Seen) {
+    support::serve(bodies.into_iter().map(support::Reply::sse).collect())
 }
 
 fn data(json: &str) -> String {
@@ -180,7 +135,12 @@ fn run(
         "{provider}: {stdout}{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let requests = seen.lock().unwrap().clone();
+    let requests = seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|request| (request.path.clone(), request.body.clone()))
+        .collect();
     (stdout, requests)
 }
 
@@ -259,23 +219,9 @@ fn endless(piece: &'static str, times: usize, pause: std::time::Duration) -> Str
     let address = listener.local_addr().unwrap();
     std::thread::spawn(move || {
         let (stream, _) = listener.accept().unwrap();
-        let mut reader = BufReader::new(stream);
-        let mut length = 0;
-        loop {
-            let mut header = String::new();
-            reader.read_line(&mut header).unwrap();
-            if header.trim().is_empty() {
-                break;
-            }
-            if let Some((name, value)) = header.split_once(':')
-                && name.eq_ignore_ascii_case("content-length")
-            {
-                length = value.trim().parse().unwrap();
-            }
-        }
-        let mut request = vec![0; length];
-        reader.read_exact(&mut request).unwrap();
-        let mut stream = reader.into_inner();
+        let Some((_, mut stream)) = support::read_request(stream) else {
+            return;
+        };
         let head =
             "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
         if stream.write_all(head.as_bytes()).is_err() {

@@ -5,10 +5,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing)]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+
+mod support;
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
@@ -29,60 +28,25 @@ enum Reply {
 }
 
 /// A local OpenAI-compatible server answering each request with the next reply, recording
-/// each request body.
-fn server(replies: Vec<Reply>) -> (String, Arc<Mutex<Vec<Value>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let record = Arc::clone(&seen);
-    std::thread::spawn(move || {
-        for reply in replies {
-            let (stream, _) = listener.accept().unwrap();
-            let mut reader = BufReader::new(stream);
-            let mut request_line = String::new();
-            reader.read_line(&mut request_line).unwrap();
-            let mut length = 0;
-            loop {
-                let mut header = String::new();
-                reader.read_line(&mut header).unwrap();
-                if header.trim().is_empty() {
-                    break;
-                }
-                if let Some((name, value)) = header.split_once(':')
-                    && name.eq_ignore_ascii_case("content-length")
-                {
-                    length = value.trim().parse().unwrap();
-                }
+/// each request.
+fn server(replies: Vec<Reply>) -> (String, support::Seen) {
+    let replies = replies
+        .into_iter()
+        .map(|reply| match reply {
+            Reply::Text(text, prompt_tokens) => {
+                let delta = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": "stop"}]});
+                let usage = json!({"choices": [], "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 10, "total_tokens": prompt_tokens + 10}});
+                support::Reply::sse(format!("data: {delta}\n\ndata: {usage}\n\ndata: [DONE]\n\n"))
             }
-            let mut request = vec![0; length];
-            reader.read_exact(&mut request).unwrap();
-            record
-                .lock()
-                .unwrap()
-                .push(serde_json::from_slice(&request).unwrap());
-            let mut stream = reader.into_inner();
-            let (status, kind, body) = match reply {
-                Reply::Text(text, prompt_tokens) => {
-                    let delta = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": "stop"}]});
-                    let usage = json!({"choices": [], "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": 10, "total_tokens": prompt_tokens + 10}});
-                    ("200 OK", "text/event-stream", format!("data: {delta}\n\ndata: {usage}\n\ndata: [DONE]\n\n"))
-                }
-                Reply::ErrorBody(body) => ("400 Bad Request", "application/json", body),
-                Reply::Error(message) => (
-                    "400 Bad Request",
-                    "application/json",
-                    json!({"error": {"message": message, "type": "invalid_request_error", "code": "context_length_exceeded"}}).to_string(),
-                ),
-            };
-            write!(
-                stream,
-                "HTTP/1.1 {status}\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            )
-            .unwrap();
-        }
-    });
-    (format!("http://{address}/v1"), seen)
+            Reply::ErrorBody(body) => support::Reply::json("400 Bad Request", body),
+            Reply::Error(message) => support::Reply::json(
+                "400 Bad Request",
+                json!({"error": {"message": message, "type": "invalid_request_error", "code": "context_length_exceeded"}}).to_string(),
+            ),
+        })
+        .collect();
+    let (url, seen) = support::serve(replies);
+    (format!("{url}/v1"), seen)
 }
 
 struct Home {
@@ -255,7 +219,7 @@ fn a_long_run_compacts_and_the_next_request_starts_with_the_summary() {
     assert!(end["result"]["entryId"].is_string());
 
     // The summary request: Pi's serialisation of the older turn, the first-time prompt.
-    let summary_request = &request_texts(&seen.lock().unwrap()[2]);
+    let summary_request = &request_texts(&support::bodies(&seen)[2]);
     assert_eq!(summary_request.len(), 2, "{summary_request:?}");
     assert_eq!(summary_request[0].0, "system");
     assert!(
@@ -281,7 +245,7 @@ fn a_long_run_compacts_and_the_next_request_starts_with_the_summary() {
 
     // The next request carries exactly that, then the new prompt.
     success(&home.agent(&url, "three"));
-    let next = request_texts(&seen.lock().unwrap()[3]);
+    let next = request_texts(&support::bodies(&seen)[3]);
     let roles: Vec<&str> = next.iter().map(|(role, _)| role.as_str()).collect();
     assert_eq!(roles, ["user", "user", "assistant", "user"], "{next:?}");
     assert!(next[0].1.starts_with(WRAPPED) && next[0].1.ends_with("</summary>"));
@@ -307,7 +271,7 @@ fn an_overflow_error_compacts_and_retries_once() {
         String::from_utf8_lossy(&output.stderr)
             .contains("compacted the session (context overflow)")
     );
-    let requests = seen.lock().unwrap();
+    let requests = support::bodies(&seen);
     assert_eq!(requests.len(), 4);
     // The retry: the summary, the prompt that overflowed, and no failed response.
     let retry = request_texts(&requests[3]);

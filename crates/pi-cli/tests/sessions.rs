@@ -8,10 +8,10 @@
     missing_docs
 )]
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpListener;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+
+mod support;
 
 use assert_cmd::Command;
 use serde_json::{Value, json};
@@ -106,54 +106,17 @@ fn success(output: &std::process::Output) {
 }
 
 /// A local OpenAI-compatible server answering each request with the next text, recording
-/// each request body.
-fn openai_server(answers: &[&str]) -> (String, Arc<Mutex<Vec<Value>>>) {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    let seen = Arc::new(Mutex::new(Vec::new()));
-    let record = Arc::clone(&seen);
-    let bodies: Vec<String> = answers
+/// each request.
+fn openai_server(answers: &[&str]) -> (String, support::Seen) {
+    let replies = answers
         .iter()
         .map(|text| {
             let delta = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": "stop"}]});
-            format!("data: {delta}\n\ndata: [DONE]\n\n")
+            support::Reply::sse(format!("data: {delta}\n\ndata: [DONE]\n\n"))
         })
         .collect();
-    std::thread::spawn(move || {
-        for body in bodies {
-            let (stream, _) = listener.accept().unwrap();
-            let mut reader = BufReader::new(stream);
-            let mut request_line = String::new();
-            reader.read_line(&mut request_line).unwrap();
-            let mut length = 0;
-            loop {
-                let mut header = String::new();
-                reader.read_line(&mut header).unwrap();
-                if header.trim().is_empty() {
-                    break;
-                }
-                if let Some((name, value)) = header.split_once(':')
-                    && name.eq_ignore_ascii_case("content-length")
-                {
-                    length = value.trim().parse().unwrap();
-                }
-            }
-            let mut request = vec![0; length];
-            reader.read_exact(&mut request).unwrap();
-            record
-                .lock()
-                .unwrap()
-                .push(serde_json::from_slice(&request).unwrap());
-            let mut stream = reader.into_inner();
-            write!(
-                stream,
-                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                body.len()
-            )
-            .unwrap();
-        }
-    });
-    (format!("http://{address}/v1"), seen)
+    let (url, seen) = support::serve(replies);
+    (format!("{url}/v1"), seen)
 }
 
 /// The texts of a request's messages, in order (role, then the content as text).
@@ -219,7 +182,7 @@ fn a_run_is_recorded_and_dash_c_sends_it_with_the_next_request() {
     let second = agent(&["-c"], "second question");
     success(&second);
     assert_eq!(home.sessions(), files, "-c appends to the same file");
-    let requests = seen.lock().unwrap().clone();
+    let requests = support::bodies(&seen);
     assert_eq!(requests.len(), 2);
     assert_eq!(
         request_texts(&requests[1]),
@@ -563,7 +526,7 @@ fn a_session_pi_wrote_continues_and_the_request_carries_all_its_messages() {
             .output()
             .unwrap();
         success(&output);
-        let request = seen.lock().unwrap()[0].clone();
+        let request = support::bodies(&seen)[0].clone();
         let sent = request_texts(&request);
         // Every message of the context, in order, then the prompt.
         let mut position = 0;

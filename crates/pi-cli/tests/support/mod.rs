@@ -1,0 +1,123 @@
+//! What several of `pi-cli`'s behaviour tests share: a scripted HTTP server standing in for a
+//! model's API (each test scripts the answers its wire sends).
+// Each test binary uses only part of this module.
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+
+use serde_json::Value;
+
+/// One request the fake read: the path of its request line and its JSON body (`null` when
+/// the body is not JSON).
+#[derive(Debug, Clone)]
+pub(crate) struct SeenRequest {
+    pub(crate) path: String,
+    pub(crate) body: Value,
+}
+
+/// Every request a fake received, in order.
+pub(crate) type Seen = Arc<Mutex<Vec<SeenRequest>>>;
+
+/// One scripted response: status line text (`200 OK`), content type and body.
+pub(crate) struct Reply {
+    pub(crate) status: &'static str,
+    pub(crate) content_type: &'static str,
+    pub(crate) body: String,
+}
+
+impl Reply {
+    /// A `200 OK` event stream.
+    pub(crate) fn sse(body: impl Into<String>) -> Self {
+        Self {
+            status: "200 OK",
+            content_type: "text/event-stream",
+            body: body.into(),
+        }
+    }
+
+    /// A JSON body with `status`.
+    pub(crate) fn json(status: &'static str, body: impl Into<String>) -> Self {
+        Self {
+            status,
+            content_type: "application/json",
+            body: body.into(),
+        }
+    }
+}
+
+/// Reads one request from `stream` (`None` when the peer went away first); gives the stream
+/// back to answer on.
+pub(crate) fn read_request(stream: TcpStream) -> Option<(SeenRequest, TcpStream)> {
+    let mut reader = BufReader::new(stream);
+    let mut request_line = String::new();
+    reader.read_line(&mut request_line).ok()?;
+    let mut length = 0;
+    loop {
+        let mut header = String::new();
+        if reader.read_line(&mut header).ok()? == 0 || header.trim().is_empty() {
+            break;
+        }
+        if let Some((name, value)) = header.split_once(':')
+            && name.eq_ignore_ascii_case("content-length")
+        {
+            length = value.trim().parse().unwrap_or(0);
+        }
+    }
+    let mut body = vec![0; length];
+    reader.read_exact(&mut body).ok()?;
+    let path = request_line
+        .split(' ')
+        .nth(1)
+        .unwrap_or_default()
+        .to_owned();
+    let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    Some((SeenRequest { path, body }, reader.into_inner()))
+}
+
+/// Writes `reply` on `stream` and closes the connection.
+pub(crate) fn respond(stream: &mut TcpStream, reply: &Reply) {
+    let Reply {
+        status,
+        content_type,
+        body,
+    } = reply;
+    // The client may have gone (a test that stops a run): nothing to answer then.
+    let _ = write!(
+        stream,
+        "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+        body.len()
+    );
+}
+
+/// Serves each reply once, in order, on its own connection, recording every request; gives
+/// `http://ADDRESS` (no trailing slash).
+pub(crate) fn serve(replies: Vec<Reply>) -> (String, Seen) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let seen: Seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    std::thread::spawn(move || {
+        for reply in replies {
+            let Ok((stream, _)) = listener.accept() else {
+                return;
+            };
+            let Some((request, mut stream)) = read_request(stream) else {
+                continue;
+            };
+            record.lock().unwrap().push(request);
+            respond(&mut stream, &reply);
+        }
+    });
+    (format!("http://{address}"), seen)
+}
+
+/// The JSON bodies of what a fake received.
+pub(crate) fn bodies(seen: &Seen) -> Vec<Value> {
+    seen.lock()
+        .unwrap()
+        .iter()
+        .map(|request| request.body.clone())
+        .collect()
+}
