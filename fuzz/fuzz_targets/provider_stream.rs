@@ -1,4 +1,4 @@
-//! Any bytes as a provider's streamed answer, on the product road: a local HTTP server answers
+//! Any bytes as a provider's streamed answer, on the product path: a local HTTP server answers
 //! with them as `text/event-stream`, and each wire's provider reads them (SSE parsing, the
 //! wire's event parser, assembly, the driver). The first byte picks the wire. Whatever arrives,
 //! the stream ends with exactly one final event, last.

@@ -1,4 +1,4 @@
-//! Any argument text to the built-in tools down the raw road: exactly one paired result, never
+//! Any argument text to the built-in tools down the raw-text path: exactly one paired result, never
 //! a panic, whatever arrives.
 #![no_main]
 

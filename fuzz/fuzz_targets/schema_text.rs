@@ -1,5 +1,5 @@
 //! A dynamic schema (first line of the input, as JSON) against argument text (the rest): the
-//! one-pass text road and the JSON road must never panic and must agree.
+//! one-pass text path and the JSON path must never panic and must agree.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;

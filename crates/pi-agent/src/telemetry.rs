@@ -54,7 +54,7 @@ pub(crate) fn run_span(config: &AgentConfig) -> Span {
 }
 
 /// Runs one model request inside its `chat` span and records what came back. The traced
-/// road is boxed, so the untraced one keeps the request's future as small as it was.
+/// path is boxed, so the untraced one keeps the request's future as small as it was.
 pub(crate) fn traced_response<'a, F>(
     config: &'a AgentConfig,
     respond: F,
@@ -136,7 +136,7 @@ pub(crate) fn failed_as(error: ErrorType) {
 
 /// Wraps a call's future in its `execute_tool` span and duration metric. Must be called where
 /// the call is spawned, so the span's parent is the run's. Untouched when nobody listens;
-/// the traced road is boxed, so the untraced one moves no bigger a future than before.
+/// the traced path is boxed, so the untraced one moves no bigger a future than before.
 pub(crate) fn instrument_call<F>(
     call: &ToolCall,
     run: F,

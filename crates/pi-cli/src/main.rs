@@ -61,7 +61,7 @@ struct Cli {
     #[arg(long, global = true)]
     keep_output_files: bool,
     /// The words of failures the model reads: `pi` (upstream Pi's English; the default of
-    /// `agent` and `serve`) or `course` (the course's texts the spec pins; the default of the
+    /// `agent` and `serve`) or `course` (the texts the course pins; the default of the
     /// other commands).
     #[arg(long, global = true, value_enum)]
     wording: Option<WordingChoice>,
@@ -87,7 +87,7 @@ enum SandboxChoice {
 enum WordingChoice {
     /// Upstream Pi's English.
     Pi,
-    /// The course's texts (Chinese), as the spec's examples write them.
+    /// The course's texts (Chinese), as the course's examples write them.
     Course,
 }
 
@@ -252,7 +252,7 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         Some(WordingChoice::Pi) => Wording::Pi,
         Some(WordingChoice::Course) => Wording::Course,
         // Models prompted in English read Pi's words; the one-shot commands keep the course's,
-        // which the spec's examples pin.
+        // which the course's examples pin.
         None if matches!(cli.command, Command::Agent(_) | Command::Serve(_)) => Wording::Pi,
         None => Wording::Course,
     };

@@ -2,7 +2,7 @@
 //!
 //! - [`McpToolServer`] serves any [`pi_tool::ToolRegistry`] to MCP clients, over stdio
 //!   ([`serve_stdio`]) or streamable HTTP ([`serve_http`], endpoint `/mcp`). Every `tools/call`
-//!   goes through [`pi_tool::execute_tool_call`], so MCP clients get the spec's results and
+//!   goes through [`pi_tool::execute_tool_call`], so MCP clients get the course's results and
 //!   error texts: invalid arguments and failing tools are `isError` results the model can read,
 //!   panics and hangs stay inside their call, cancellation and progress are wired through.
 //! - [`McpClient`] connects to any MCP server (a stdio command or an HTTP URL) and registers

@@ -119,7 +119,7 @@ fn validator(ty: &Type, constraints: &Constraints) -> syn::Result<TokenStream> {
         (None, Some(names), _) => quote_spanned! {span=>
             ::pi_tool::__private::one_of::<#inner>(&[#(#names),*])
         },
-        // `u64` with a lower bound reads as the spec's `integer 且 >= N`, one rule.
+        // `u64` with a lower bound reads as the course's `integer 且 >= N`, one rule.
         (None, None, Some(min)) if is_u64(inner) => quote_spanned! {span=>
             ::pi_tool::schema::integer_at_least(#min)
         },
@@ -261,7 +261,7 @@ fn generate(name: &syn::Ident, generics: &syn::Generics, fields: &[Field]) -> To
                 __marker: #marker,
             }
 
-            // Built once, shared by the schema (the JSON road) and the one-pass text road.
+            // Built once, shared by the schema (the JSON path) and the one-pass text path.
             fn __pi_tool_validators #impl_generics () -> &'static __PiToolValidators #type_generics #where_clause {
                 #validators_once
             }
@@ -295,7 +295,7 @@ fn generate(name: &syn::Ident, generics: &syn::Generics, fields: &[Field]) -> To
                 }
 
                 // Accepts exactly what the schema accepts, or fails without saying why: the
-                // text then goes down the JSON road, which reports every violation.
+                // text then goes down the JSON path, which reports every violation.
                 #[allow(unused_mut, unused_variables)]
                 fn visit_map<A>(self, mut map: A) -> ::std::result::Result<#name #type_generics, A::Error>
                 where

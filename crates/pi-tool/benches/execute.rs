@@ -1,4 +1,4 @@
-//! ns per `execute_tool_call` on the spec's echo call and on each failure path.
+//! ns per `execute_tool_call` on the course's echo call and on each failure path.
 //!
 //! Run: `cargo bench -p pi-tool --bench execute`.
 #![allow(missing_docs, clippy::unwrap_used)]

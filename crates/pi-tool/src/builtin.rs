@@ -1,4 +1,4 @@
-//! The built-in tools of the spec: `echo`, and `uppercase` (the spec's exercise of adding a tool).
+//! The built-in tools of the course: `echo`, and `uppercase` (the course's exercise of adding a tool).
 
 use serde::Serialize;
 
@@ -7,7 +7,7 @@ use crate::{FnTool, RegisteredTool, ToolAnnotations, ToolOutput, ToolRegistry};
 
 /// The parameters of `echo` and `uppercase`: one string, `value`.
 ///
-/// The field has no doc comment on purpose: it would become a `description`, and the spec
+/// The field has no doc comment on purpose: it would become a `description`, and the course
 /// shows exactly `{"type":"string"}`.
 #[derive(Debug, Clone, PartialEq, Eq, crate::ToolParams)]
 #[allow(missing_docs)]

@@ -41,7 +41,7 @@ impl Content {
     }
 }
 
-/// A text block, the spec's `text()` helper.
+/// A text block, the course's `text()` helper.
 pub fn text(value: impl Into<String>) -> Content {
     Content::Text { text: value.into() }
 }

@@ -9,7 +9,7 @@ use crate::schema::{ObjectParams, ObjectSchema, Schema};
 use crate::schema::{Repairs, repair_arguments};
 use crate::{PrepareArguments, Tool, ToolContext, ToolError, ToolOutput};
 
-/// A [`Tool`] from a name, a description, a schema and an async closure, like the spec's
+/// A [`Tool`] from a name, a description, a schema and an async closure, like the course's
 /// object literal `{ name, description, schema, execute }`.
 ///
 /// ```

@@ -77,7 +77,7 @@ pub use registry::{RegistryError, ToolRegistry, UnsupportedSchema};
 /// On a struct with named fields it implements [`ObjectParams`](schema::ObjectParams) (and [`ParamType`](schema::ParamType), so the
 /// struct can nest in another): each field is a property, required unless it is an `Option`
 /// or has a default; its doc comment is its `description`; undeclared properties are dropped;
-/// every violation is reported with the spec's texts. On an enum of unit variants it makes a
+/// every violation is reported with the course's texts. On an enum of unit variants it makes a
 /// string enum ([`StringEnum`](schema::StringEnum)).
 ///
 /// Field types: `String`, `bool`, `i64`, `u64`, `f64`, `Option<T>`, `Vec<T>`, and types that

@@ -1,6 +1,6 @@
 //! Every text a model reads about a failed call is produced here, and only here.
 //!
-//! The spec pins the basic texts (`Tool echo failed: 必须是 string`, `未知工具`); this module
+//! The course pins the basic texts (`Tool echo failed: 必须是 string`, `未知工具`); this module
 //! keeps them exact and writes the rest in the same voice: which field, what was expected, what
 //! arrived, so that the model can fix its call in one go.
 
@@ -28,7 +28,7 @@ pub fn failure_text(tool_name: &str, reason: &str) -> String {
 
 /// Which words the model reads about a failed call.
 ///
-/// The library's default is the course's (Chinese) texts, which the spec's examples pin
+/// The library's default is the course's (Chinese) texts, which the course's examples pin
 /// (`Tool echo failed: 必须是 string`, `未知工具`); [`Wording::Pi`] is upstream Pi's English
 /// (`Tool read not found`, `Validation failed for tool "read":` with one line per violation and
 /// the arguments received), what a model prompted in English should read. A registry carries
@@ -152,7 +152,7 @@ impl std::fmt::Display for Expected {
     }
 }
 
-/// What a value must be: `必须是 <what>`, the spec's wording.
+/// What a value must be: `必须是 <what>`, the course's wording.
 pub fn must_be(what: &str) -> Expected {
     Expected::Type(vec![what.to_owned()])
 }
@@ -247,7 +247,7 @@ pub const PANIC_WITHOUT_MESSAGE: &str = "工具执行时崩溃 (panic)";
 /// Renders a validation error for the model in the course's wording (what
 /// `ValidationError`'s `Display` gives).
 ///
-/// One issue at the only field of a one-field schema reads exactly as the spec writes it
+/// One issue at the only field of a one-field schema reads exactly as the course writes it
 /// (`必须是 string`: echo's `value`). Any other shape (a schema with several fields, the
 /// arguments themselves wrong, a nested field, several issues) names each place, what it must
 /// be and what arrived, or that it is missing:

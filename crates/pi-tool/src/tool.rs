@@ -113,7 +113,7 @@ pub trait Tool: Send + Sync + 'static {
     }
 
     /// Runs the tool on checked parameters. An `Err` is reported to the model exactly like a
-    /// thrown error in the spec (`Tool <name> failed: <message>`).
+    /// thrown error in the course (`Tool <name> failed: <message>`).
     fn execute(
         &self,
         params: Self::Params,
@@ -269,7 +269,7 @@ impl ToolUpdate {
     }
 }
 
-/// A callback receiving a tool's partial results (the spec's `reportProgress`).
+/// A callback receiving a tool's partial results (the course's `reportProgress`).
 ///
 /// Cheap to clone; clones are the same callback ([`ProgressCallback::ptr_eq`]).
 #[derive(Clone)]

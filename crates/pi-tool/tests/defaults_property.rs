@@ -1,4 +1,4 @@
-//! A `default` is an annotation: on every road (compiled walk from JSON, from text, and the
+//! A `default` is an annotation: on every path (compiled walk from JSON, from text, and the
 //! generic filter + `jsonschema`), the verdict is the verdict on what was sent, and an accepted
 //! call gets exactly the defaults that satisfy their own property schema.
 #![allow(
@@ -68,7 +68,7 @@ fn schema_of(properties: &[Property], generic: bool) -> Value {
     }
     let mut schema = json!({"type": "object", "properties": declared, "required": required});
     if generic {
-        // An `$id` is something the compiled walk does not mirror: the generic road answers.
+        // An `$id` is something the compiled walk does not mirror: the generic path answers.
         schema["$id"] = json!("urn:example:generic");
     }
     schema

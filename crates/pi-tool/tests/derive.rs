@@ -1,5 +1,5 @@
 //! `#[derive(ToolParams)]` against the hand-written validators: the same JSON Schema, the same
-//! error texts, and the one-pass text road agreeing with the JSON road.
+//! error texts, and the one-pass text path agreeing with the JSON path.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -269,7 +269,7 @@ fn argument() -> impl Strategy<Value = Value> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
-    /// Whatever arrives, the one-pass text road accepts exactly what the JSON road accepts, and
+    /// Whatever arrives, the one-pass text path accepts exactly what the JSON path accepts, and
     /// builds the same value.
     #[test]
     fn the_text_road_agrees_with_the_json_road(arguments in argument()) {
@@ -279,12 +279,12 @@ proptest! {
         if let Some(by_text) = &by_text {
             prop_assert_eq!(Some(by_text), by_json.as_ref());
         }
-        // The text road may decline (the JSON road then reports), but never accept more.
+        // The text path may decline (the JSON path then reports), but never accept more.
         prop_assert!(by_text.is_some() || by_json.is_none() || declines_on_purpose(&arguments));
     }
 }
 
-/// Inputs the one-pass road leaves to the JSON road by design: whole floats for integers
+/// Inputs the one-pass path leaves to the JSON path by design: whole floats for integers
 /// (`2.0`), which serde will not read into an integer type.
 fn declines_on_purpose(arguments: &Value) -> bool {
     arguments.as_object().is_some_and(|object| {

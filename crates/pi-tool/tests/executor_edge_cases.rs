@@ -1,4 +1,4 @@
-//! What the spec leaves open: messages for non-object arguments and several bad fields, panics
+//! What the course leaves open: messages for non-object arguments and several bad fields, panics
 //! in every place user code runs, details that cannot be serialised, stateful tools.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 

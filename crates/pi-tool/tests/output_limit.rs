@@ -1,5 +1,5 @@
 //! A tool answering with more than the model can take is cut to `MAX_TOOL_OUTPUT_BYTES`, with a
-//! note, on every road.
+//! note, on every path.
 #![allow(clippy::unwrap_used, clippy::indexing_slicing, missing_docs)]
 
 use pi_tool::schema::DynamicSchema;

@@ -380,7 +380,7 @@ proptest! {
             prop_assert!(!error.issues().is_empty());
         }
 
-        // The dynamic schema's one-pass road over raw text answers exactly as its JSON road
+        // The dynamic schema's one-pass path over raw text answers exactly as its JSON path
         // does: the very same value, or the very same report. These schemas are all within
         // what it mirrors, so it may never decline.
         let text = value.to_string();

@@ -1,5 +1,5 @@
-//! The spec's four focused tests, ported: validator, registry, executor success, and the three
-//! failures. Each result shown in the spec is compared against its golden fixture.
+//! The course's four focused tests, ported: validator, registry, executor success, and the three
+//! failures. Each result shown in the course is compared against its golden fixture.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod common;
@@ -113,7 +113,7 @@ fn validator() {
     ] {
         assert!(request.parse(&rejected).is_err(), "{rejected} was accepted");
     }
-    // The spec pins the bare text for echo's one-field schema only; with several fields the
+    // The course pins the bare text for echo's one-field schema only; with several fields the
     // report names the field.
     assert_eq!(
         request.parse(&json!({"value": 1})).unwrap_err().to_string(),
@@ -292,7 +292,7 @@ async fn executor_failures_answer_the_original_call() {
     let result = execute_tool_call(&echo_call(), &tools, CallContext::default()).await;
     assert_matches_fixture(&result, "seed/tool_throws.json");
 
-    // The spec's focused test isolates the same branch with a tool named `boom`.
+    // The course's focused test isolates the same branch with a tool named `boom`.
     let boom = FnTool::new(
         "boom",
         "Always fails",

@@ -1,5 +1,5 @@
 //! Pi's English wording, for models prompted in English: the same failures as the course's
-//! texts (which the spec pins and `spec_contract.rs` checks), in upstream Pi's words.
+//! texts (which the course pins and `spec_contract.rs` checks), in upstream Pi's words.
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use pi_tool::model_text::Wording;
@@ -100,7 +100,7 @@ async fn unknown_tools_errors_and_bad_json_read_as_pi_writes_them() {
         "{}",
         raw.text()
     );
-    // The raw road's refusal shows the arguments as the JSON road does.
+    // The raw-text path's refusal shows the arguments as the JSON path does.
     let refused = execute_raw_tool_call(
         "c1",
         "read",
@@ -114,7 +114,7 @@ async fn unknown_tools_errors_and_bad_json_read_as_pi_writes_them() {
         "Validation failed for tool \"read\":\n  - path: must be string, received number 7\n\n\
          Received arguments:\n{\n  \"path\": 7\n}"
     );
-    // The two-step road (the agent loop's) answers the same.
+    // The two-step path (the agent loop's) answers the same.
     let call = ToolCall::new("c1", "nope", json!({}));
     let prepared = prepare_tool_call(&call, &tools(Wording::Pi)).unwrap_err();
     assert_eq!(prepared.text(), "Tool nope not found");

@@ -1,6 +1,6 @@
 //! `pi-tool call NAME 'JSON-ARGS' [--id ID]`: one call, one result line.
 //!
-//! The argument text takes the executor's raw road (`execute_raw_tool_call`): it is parsed once,
+//! The argument text takes the raw-text path (`execute_raw_tool_call`): it is parsed once,
 //! straight into the tool's typed parameters, as a provider's argument text would be.
 //!
 //! A stop signal cancels the call (a `bash` command's process group is ended) and its result,

@@ -3,7 +3,7 @@
 //! Calls run concurrently (up to `--concurrency` at once) but results are written in input
 //! order, each as soon as it and every result before it are ready. A line that is not a tool
 //! call still gets its one result line, with `isError: true`. Each call's `arguments` are kept
-//! as raw text and take the executor's raw road: parsed once, straight into the tool's typed
+//! as raw text and take the raw-text path: parsed once, straight into the tool's typed
 //! parameters.
 //!
 //! A stop signal ends the reading of stdin and cancels every call started (a `bash` command's

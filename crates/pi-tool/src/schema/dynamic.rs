@@ -16,10 +16,10 @@ use super::{Schema, SchemaError, ValidationError, compiled, filter, jsonschema_i
 /// property present, and a default that breaks its own schema (`{"type": "string", "default":
 /// null}`, as the Python MCP SDK writes `x: str = None`) is simply not filled in.
 ///
-/// Raw argument text ([`Schema::parse_text`]) takes a faster road when the schema allows: the
+/// Raw argument text ([`Schema::parse_text`]) takes a faster path when the schema allows: the
 /// common rules are checked while the text is parsed straight into the filtered value, and
 /// any other subschema is handed to its own `jsonschema` validator. The result is the same;
-/// what that road doubts gets `jsonschema`'s verdict on the value it built, with every violation.
+/// what that path doubts gets `jsonschema`'s verdict on the value it built, with every violation.
 ///
 /// Draft 2020-12 is assumed unless the schema's `$schema` names another draft (draft-07 and
 /// others are detected). A schema that does not compile is refused here, so a tool built on it
@@ -275,7 +275,7 @@ mod tests {
             schema.check_text(r#"{"name":"Ada"}"#).map(Result::unwrap),
             Some(expected)
         );
-        // The generic road (no compiled walk) says the same.
+        // The generic path (no compiled walk) says the same.
         let generic = DynamicSchema {
             compiled: None,
             ..schema.clone()

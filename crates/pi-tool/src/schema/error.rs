@@ -37,7 +37,7 @@ pub enum Received {
 }
 
 impl Issue {
-    /// A violation at the current position: `message` says what was expected (the spec writes
+    /// A violation at the current position: `message` says what was expected (the course writes
     /// `必须是 string`), `received` is the value found there, `None` when the field was absent.
     pub fn new(message: impl Into<Expected>, received: Option<&Value>) -> Self {
         Self {
@@ -110,7 +110,7 @@ impl Issue {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValidationError {
     issues: Vec<Issue>,
-    /// Whether the object schema that found these declares exactly one property: the spec's
+    /// Whether the object schema that found these declares exactly one property: the course's
     /// bare text (`必须是 string`) is kept for that shape only.
     sole_property: bool,
 }

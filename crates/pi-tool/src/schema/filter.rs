@@ -1,6 +1,6 @@
 //! Dropping undeclared properties, guided by a JSON Schema.
 //!
-//! The spec's rule is that a tool only ever sees the fields its schema declares. For a schema
+//! The course's rule is that a tool only ever sees the fields its schema declares. For a schema
 //! given as JSON (an MCP server's, a config file's), this walks the value alongside the schema
 //! and keeps, at every level where the schema declares `properties`, only those properties.
 //! Extras survive only where the schema explicitly allows them (`additionalProperties` true or

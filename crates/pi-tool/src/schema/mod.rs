@@ -2,11 +2,11 @@
 //!
 //! A [`Schema`] gives the JSON Schema the model is shown and the parser that checks what the
 //! model actually sent. Both come from the same value, so they cannot drift apart. Three kinds,
-//! one contract (undeclared fields dropped, every violation reported with the spec's texts):
+//! one contract (undeclared fields dropped, every violation reported with the course's texts):
 //!
 //! - **Derived**: `#[derive(ToolParams)]` on a struct gives an [`ObjectSchema`] (see
-//!   [`ObjectParams`]), built from [`Validator`]s, the spec's callable validators: [`string`]
-//!   (the spec's `stringValue`), [`optional`]`(`[`positive_integer`]`())` (its
+//!   [`ObjectParams`]), built from [`Validator`]s, the course's callable validators: [`string`]
+//!   (the course's `stringValue`), [`optional`]`(`[`positive_integer`]`())` (its
 //!   `optionalPositiveInteger`), [`integer`], [`number`], [`array`](fn@array), [`object`], and the rules
 //!   on them. It parses raw argument text in one pass when it can.
 //! - **Dynamic**: a [`DynamicSchema`] takes a JSON Schema value (an MCP server's tool, a
@@ -59,7 +59,7 @@ pub mod derive_support {
 
 use serde_json::Value;
 
-/// The spec's `Schema<T>`: `parse` turns untrusted JSON into a checked value, `json_schema`
+/// The course's `Schema<T>`: `parse` turns untrusted JSON into a checked value, `json_schema`
 /// describes the same rules to the model.
 ///
 /// `parse` never mutates its input and returns a new value.

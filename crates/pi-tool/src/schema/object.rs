@@ -9,7 +9,7 @@ use crate::model_text::must_be;
 
 type ParseFieldsFn<T> = dyn Fn(&Map<String, Value>) -> Result<T, ValidationError> + Send + Sync;
 
-/// An object schema producing a `T`, the spec's `objectSchema(shape)`.
+/// An object schema producing a `T`, the course's `objectSchema(shape)`.
 ///
 /// Its JSON Schema is exactly `{"type":"object","properties",…,"required":[non-optional fields
 /// in declaration order],"additionalProperties":false}`. Its parse rejects anything but an
@@ -23,7 +23,7 @@ pub struct ObjectSchema<T> {
     parse_fields: Arc<ParseFieldsFn<T>>,
     /// One-pass parsing of raw JSON text, for derived structs.
     text_parser: Option<fn(&str) -> Option<T>>,
-    /// How many fields are declared: the spec's bare error text is for one-field schemas.
+    /// How many fields are declared: the course's bare error text is for one-field schemas.
     declared: usize,
 }
 

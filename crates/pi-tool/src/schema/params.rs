@@ -146,7 +146,7 @@ impl<'de, T: ParamType> DeserializeSeed<'de> for Fast<T> {
     }
 }
 
-/// One-pass parse of raw argument text; `None` on any doubt (the JSON road then reports).
+/// One-pass parse of raw argument text; `None` on any doubt (the JSON path then reports).
 #[doc(hidden)]
 pub fn parse_fast<T: ParamType>(text: &str) -> Option<T> {
     let mut deserializer = serde_json::Deserializer::from_str(text);

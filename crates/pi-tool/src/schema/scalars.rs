@@ -10,7 +10,7 @@ use crate::model_text::{
     items_must_compare, length_must_compare, must_be, must_be_one_of, must_compare, must_match,
 };
 
-/// A JSON string: `{"type":"string"}`; anything else fails with `必须是 string` (the spec's
+/// A JSON string: `{"type":"string"}`; anything else fails with `必须是 string` (the course's
 /// `stringValue`; its `optionalString` is `optional(string())`).
 pub fn string() -> Validator<String> {
     Validator::new(Some(json!({"type": "string"})), |value| match value {

@@ -1,6 +1,6 @@
 //! Field validators: callable values that also carry their JSON Schema and optionality.
 //!
-//! The spec writes a validator as a function with properties attached (`Validator<T> =
+//! The course writes a validator as a function with properties attached (`Validator<T> =
 //! ((value: unknown) => T) & { jsonSchema?, optional? }`). Rust cannot attach fields to a
 //! function, so a [`Validator`] is a value holding the function next to its metadata; it is
 //! called with [`Validator::check`].

@@ -33,7 +33,7 @@ pub(crate) fn assert_matches_fixture(result: &ToolResultMessage, path: &str) {
     assert_eq!(wire, fixture(path), "result differs from fixture {path}");
 }
 
-/// The spec's request shape: a required string, an optional label, an optional limit >= 1.
+/// The course's request shape: a required string, an optional label, an optional limit >= 1.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, ToolParams)]
 pub(crate) struct RequestParams {
     pub(crate) value: String,
