@@ -89,15 +89,18 @@ async fn bash(
         )));
     }
     // One pipe for stdout and stderr: the model reads them in the order they were written.
-    let (reader, writer) = std::io::pipe()
-        .map_err(|error| ToolError::new(format!("Could not make the output pipe: {error}")))?;
+    let (reader, writer) = std::io::pipe().map_err(|error| {
+        ToolError::with_source(format!("Could not make the output pipe: {error}"), error)
+    })?;
     let (child, enforcement) = spawn(&params.command, cwd, workspace, &writer);
     // Our copy of the write end must go, or the pipe would never report its end.
     drop(writer);
     let mut child = child?;
     let mut group = GroupKiller(child.id());
-    let mut pipe = tokio::net::unix::pipe::Receiver::from_owned_fd(reader.into())
-        .map_err(|error| ToolError::new(format!("Could not read the output pipe: {error}")))?;
+    let mut pipe =
+        tokio::net::unix::pipe::Receiver::from_owned_fd(reader.into()).map_err(|error| {
+            ToolError::with_source(format!("Could not read the output pipe: {error}"), error)
+        })?;
 
     let mut output = Output::new(workspace);
     let time_limit = params
@@ -119,7 +122,7 @@ async fn bash(
                 Ok(read) => output.push(buffer.get(..read).unwrap_or_default(), context)?,
             },
             status = child.wait() => {
-                break Ending::Exited(status.map_err(|error| ToolError::new(error.to_string()))?);
+                break Ending::Exited(status.map_err(ToolError::from)?);
             }
             () = &mut deadline => break stop(&mut child, Ending::TimedOut(params.timeout.unwrap_or_default())).await,
             () = context.signal().cancelled() => break stop(&mut child, Ending::Aborted).await,
@@ -205,8 +208,9 @@ fn spawn(
             .kill_on_drop(true)
             .process_group(0);
     };
-    let failed =
-        |error: std::io::Error| ToolError::new(format!("Could not start the shell: {error}"));
+    let failed = |error: std::io::Error| {
+        ToolError::with_source(format!("Could not start the shell: {error}"), error)
+    };
     match workspace.shell_confinement() {
         Some(confinement) => {
             let (child, enforcement) =
@@ -435,7 +439,7 @@ impl Output {
 }
 
 fn keep_failed(error: std::io::Error) -> ToolError {
-    ToolError::new(format!("Could not keep the output: {error}"))
+    ToolError::with_source(format!("Could not keep the output: {error}"), error)
 }
 
 #[cfg(test)]

@@ -65,8 +65,9 @@ fn prepare(arguments: &Value) -> Option<Value> {
 
 fn edit(path: &std::path::Path, params: &EditParams) -> Outcome {
     let shown = &params.path;
-    let unreadable =
-        |error: std::io::Error| ToolError::new(format!("Could not read {shown}: {error}"));
+    let unreadable = |error: std::io::Error| {
+        ToolError::with_source(format!("Could not read {shown}: {error}"), error)
+    };
     // A FIFO would block forever and a device never end: only regular files are edited.
     let (mut file, _) = crate::read::open_regular_file(path)
         .map_err(unreadable)?
@@ -120,8 +121,9 @@ fn edit(path: &std::path::Path, params: &EditParams) -> Outcome {
             "No changes made to {shown}. The replacement produced identical content."
         )));
     }
-    crate::atomic::write_file(path, format!("{bom}{written}").as_bytes())
-        .map_err(|error| ToolError::new(format!("Could not write {shown}: {error}")))?;
+    crate::atomic::write_file(path, format!("{bom}{written}").as_bytes()).map_err(|error| {
+        ToolError::with_source(format!("Could not write {shown}: {error}"), error)
+    })?;
     Ok(ToolOutput::text(format!(
         "Successfully replaced {} block(s) in {shown}.",
         blocks.len()

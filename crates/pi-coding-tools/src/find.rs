@@ -108,7 +108,9 @@ impl Pattern {
             .literal_separator(!matches!(against, Against::Name))
             .case_insensitive(case_insensitive)
             .build()
-            .map_err(|error| ToolError::new(format!("Invalid pattern {pattern}: {error}")))?
+            .map_err(|error| {
+                ToolError::with_source(format!("Invalid pattern {pattern}: {error}"), error)
+            })?
             .compile_matcher();
         Ok(Self { glob, against })
     }

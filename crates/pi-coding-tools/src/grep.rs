@@ -163,7 +163,12 @@ fn grep(workspace: &Workspace, params: &GrepParams, context: &ToolContext) -> Ou
         .case_insensitive(params.ignore_case.unwrap_or(false))
         .fixed_strings(params.literal.unwrap_or(false))
         .build(&params.pattern)
-        .map_err(|error| ToolError::new(format!("Invalid pattern {}: {error}", params.pattern)))?;
+        .map_err(|error| {
+            ToolError::with_source(
+                format!("Invalid pattern {}: {error}", params.pattern),
+                error,
+            )
+        })?;
     let lines_around = params
         .context
         .map_or(0, |lines| usize::try_from(lines).unwrap_or(usize::MAX));

@@ -26,8 +26,9 @@ fn ls(workspace: &Workspace, params: &LsParams, _context: &ToolContext) -> Outco
             path.display()
         )));
     }
-    let entries = std::fs::read_dir(&path)
-        .map_err(|error| ToolError::new(format!("Could not list {}: {error}", path.display())))?;
+    let entries = std::fs::read_dir(&path).map_err(|error| {
+        ToolError::with_source(format!("Could not list {}: {error}", path.display()), error)
+    })?;
     // Entries that cannot be read or stat-ed are skipped, as Pi does.
     let mut names: Vec<String> = entries
         .filter_map(Result::ok)

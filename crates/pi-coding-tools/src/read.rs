@@ -56,8 +56,9 @@ const MAX_IMAGE_FILE_BYTES: u64 = 64 * 1024 * 1024;
 
 fn read(workspace: &Workspace, params: &ReadParams, _context: &ToolContext) -> Outcome {
     let path = workspace.confined_path(&params.path)?;
-    let failed =
-        |error: std::io::Error| ToolError::new(format!("Could not read {}: {error}", params.path));
+    let failed = |error: std::io::Error| {
+        ToolError::with_source(format!("Could not read {}: {error}", params.path), error)
+    };
     let (file, metadata) = open_regular_file(&path).map_err(failed)?.ok_or_else(|| {
         ToolError::new(format!(
             "Could not read {}: not a regular file",

@@ -44,7 +44,9 @@ impl Walker {
                 ignore::overrides::OverrideBuilder::new(root)
                     .add(glob)
                     .and_then(|builder| builder.build())
-                    .map_err(|error| ToolError::new(format!("Invalid glob {glob}: {error}")))
+                    .map_err(|error| {
+                        ToolError::with_source(format!("Invalid glob {glob}: {error}"), error)
+                    })
             })
             .transpose()?;
         Ok(Self {

@@ -19,8 +19,9 @@ pub fn write_tool(workspace: &Workspace) -> RegisteredTool {
 }
 
 fn write(path: &std::path::Path, params: &WriteParams) -> Outcome {
-    let failed =
-        |error: std::io::Error| ToolError::new(format!("Could not write {}: {error}", params.path));
+    let failed = |error: std::io::Error| {
+        ToolError::with_source(format!("Could not write {}: {error}", params.path), error)
+    };
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(failed)?;
     }

@@ -245,7 +245,12 @@ async fn send_call(
             PeerRequestOptions::no_options(),
         )
         .await
-        .map_err(|error| ToolError::new(format!("the MCP server could not be reached: {error}")))?;
+        .map_err(|error| {
+            ToolError::with_source(
+                format!("the MCP server could not be reached: {error}"),
+                error,
+            )
+        })?;
     let mut progress = service.service().subscribe(handle.progress_token.clone());
     let signal = context.signal().clone();
     let id = handle.id.clone();
@@ -280,7 +285,10 @@ async fn send_call(
         Ok(Ok(Ok(_))) => Err(ToolError::new(
             "the MCP server answered tools/call with something else",
         )),
-        Ok(Ok(Err(error))) => Err(ToolError::new(format!("the MCP server failed: {error}"))),
+        Ok(Ok(Err(error))) => Err(ToolError::with_source(
+            format!("the MCP server failed: {error}"),
+            error,
+        )),
         Ok(Err(())) => {
             notify_cancelled(&peer, id).await;
             Err(ToolError::new("cancelled"))

@@ -48,7 +48,7 @@ where
     /// schema is the one the model is shown.
     ///
     /// ```
-    /// use pi_tool::{FnTool, ToolOutput, ToolParams};
+    /// use pi_tool::{FnTool, ToolParams};
     ///
     /// #[derive(ToolParams)]
     /// struct Greet {
@@ -57,7 +57,7 @@ where
     /// }
     ///
     /// let greet = FnTool::typed("greet", "Greet someone", |p: Greet, _cx| async move {
-    ///     Ok(ToolOutput::text(format!("Hello {}", p.name)).with_details(()))
+    ///     Ok(format!("Hello {}", p.name))
     /// });
     /// ```
     pub fn typed(name: impl Into<String>, description: impl Into<String>, execute: F) -> Self {

@@ -69,7 +69,7 @@ pub use message::{ToolCall, ToolDefinition, ToolResultMessage, now_millis};
 pub use output_limit::MAX_TOOL_OUTPUT_BYTES;
 pub use prepared::{ExecutedCall, PreparedCall};
 pub use registered::RegisteredTool;
-pub use registry::{RegistryError, ToolRegistry, UnsupportedSchema};
+pub use registry::{RegistryError, ToolRegistry, ToolRegistryBuilder, UnsupportedSchema};
 
 /// Derives a tool's parameters from a Rust type: the JSON Schema the model is shown and the
 /// parser that checks what it sent, from one definition.
@@ -114,7 +114,7 @@ pub use registry::{RegistryError, ToolRegistry, UnsupportedSchema};
 /// }
 ///
 /// let read = FnTool::typed("read", "Read a file", |p: ReadParams, _cx| async move {
-///     Ok(pi_tool::ToolOutput::text(format!("{} from {:?}", p.path, p.offset)).with_details(()))
+///     Ok(pi_tool::ToolOutput::text(format!("{} from {:?}", p.path, p.offset)))
 /// });
 /// # use pi_tool::schema::{ObjectParams, Schema};
 /// assert_eq!(ReadParams::object_schema().json_schema().unwrap()["required"], serde_json::json!(["path"]));

@@ -68,6 +68,33 @@ impl ToolRegistry {
         Ok(registry)
     }
 
+    /// A builder that takes tools of different types one by one (closure tools each have
+    /// their own type, so an array of them does not compile), then checks them all at
+    /// [`build`](ToolRegistryBuilder::build).
+    ///
+    /// ```
+    /// use pi_tool::{FnTool, ToolParams, ToolRegistry};
+    ///
+    /// #[derive(ToolParams)]
+    /// struct Name {
+    ///     name: String,
+    /// }
+    ///
+    /// let tools = ToolRegistry::builder()
+    ///     .tool(FnTool::typed("greet", "Greet someone", |p: Name, _cx| async move {
+    ///         Ok(format!("Hello {}", p.name))
+    ///     }))
+    ///     .tool(FnTool::typed("shout", "Shout a name", |p: Name, _cx| async move {
+    ///         Ok(p.name.to_uppercase())
+    ///     }))
+    ///     .build()
+    ///     .unwrap();
+    /// assert_eq!(tools.len(), 2);
+    /// ```
+    pub fn builder() -> ToolRegistryBuilder {
+        ToolRegistryBuilder::default()
+    }
+
     /// Adds a tool. A name already present is rejected and the existing tool kept: silently
     /// replacing it would change what runs behind a definition the model has already seen.
     pub fn register(&mut self, tool: impl Into<RegisteredTool>) -> Result<(), RegistryError> {
@@ -160,5 +187,32 @@ impl ToolRegistry {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.tools.is_empty()
+    }
+}
+
+/// Collects tools for a [`ToolRegistry`]; see [`ToolRegistry::builder`].
+#[derive(Debug, Default)]
+#[must_use = "a builder does nothing until `build` is called"]
+pub struct ToolRegistryBuilder {
+    tools: Vec<RegisteredTool>,
+    wording: Wording,
+}
+
+impl ToolRegistryBuilder {
+    /// Adds a tool: a `FnTool`, any [`Tool`](crate::Tool), or a [`RegisteredTool`].
+    pub fn tool(mut self, tool: impl Into<RegisteredTool>) -> Self {
+        self.tools.push(tool.into());
+        self
+    }
+
+    /// Answers failures in `wording` (see [`ToolRegistry::with_wording`]).
+    pub fn wording(mut self, wording: Wording) -> Self {
+        self.wording = wording;
+        self
+    }
+
+    /// The registry, in the order the tools were added; fails on the first duplicate name.
+    pub fn build(self) -> Result<ToolRegistry, RegistryError> {
+        Ok(ToolRegistry::new(self.tools)?.with_wording(self.wording))
     }
 }

@@ -343,9 +343,10 @@ impl ToolOutput {
     /// The same output with `details`: anything serde can write as JSON (a `serde_json::Value`
     /// moves as it is, without a copy). Details that cannot be written (a map with non-string
     /// keys, a failing `Serialize`) make the call fail with `details could not be serialized`.
+    /// `()` means no details (the result has none), never a `null`.
     pub fn with_details<D: Serialize + 'static>(mut self, details: D) -> Self {
         match details_to_json(details) {
-            Ok(json) => self.details = Some(json),
+            Ok(json) => self.details = json,
             Err(error) => self.unserializable = Some(error.to_string()),
         }
         self
@@ -400,19 +401,24 @@ impl From<Vec<Content>> for ToolOutput {
     }
 }
 
-/// Details as JSON. Details that already are JSON move as they are: `serde_json::to_value` would
-/// copy every string and map of them.
-fn details_to_json<D: Serialize + 'static>(details: D) -> Result<Value, serde_json::Error> {
+/// Details as JSON, `None` for `()`. Details that already are JSON move as they are:
+/// `serde_json::to_value` would copy every string and map of them.
+fn details_to_json<D: Serialize + 'static>(details: D) -> Result<Option<Value>, serde_json::Error> {
+    if std::any::TypeId::of::<D>() == std::any::TypeId::of::<()>() {
+        return Ok(None);
+    }
     let mut slot = Some(details);
     if let Some(json) = (&mut slot as &mut dyn std::any::Any).downcast_mut::<Option<Value>>() {
-        return Ok(json.take().unwrap_or_default());
+        return Ok(json.take());
     }
-    slot.map_or(Ok(Value::Null), serde_json::to_value)
+    slot.map(|details| serde_json::to_value(details))
+        .transpose()
 }
 
 /// A tool's failure: its message is what the model reads after `Tool <name> failed: `.
 ///
-/// Any `std::error::Error` converts into it, so `?` works inside `execute`:
+/// Any `std::error::Error`, an `anyhow::Error` or a `String` converts into it, so `?` works
+/// inside `execute`:
 ///
 /// ```
 /// use pi_tool::ToolError;
@@ -484,8 +490,18 @@ impl fmt::Display for ToolError {
     }
 }
 
-impl<E: std::error::Error + Send + Sync + 'static> From<E> for ToolError {
+/// Every error type, `anyhow::Error` (which is not a `std::error::Error`) and plain strings
+/// convert: the bound is what `Box<dyn Error>` converts from, so `?` works on all of them.
+/// The message is the error's own text; the error itself is kept as the source, its chain whole.
+impl<E> From<E> for ToolError
+where
+    E: Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
+{
     fn from(error: E) -> Self {
-        Self::with_source(error.to_string(), error)
+        let error: Box<dyn std::error::Error + Send + Sync + 'static> = error.into();
+        Self {
+            message: error.to_string(),
+            source: Some(Arc::from(error)),
+        }
     }
 }

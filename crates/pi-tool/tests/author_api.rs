@@ -2,7 +2,7 @@
 //! converted with `?`.
 
 use pi_tool::{
-    CallContext, FnTool, RegisteredTool, ToolCall, ToolError, ToolParams, ToolRegistry,
+    CallContext, FnTool, ToolCall, ToolError, ToolOutput, ToolParams, ToolRegistry,
     execute_tool_call, image, text,
 };
 use serde_json::{Value, json};
@@ -19,21 +19,22 @@ fn run(tools: &ToolRegistry, name: &str, arguments: Value) -> pi_tool::ToolResul
 
 #[test]
 fn closures_return_text_content_or_outputs() {
-    let tools = ToolRegistry::new([
-        RegisteredTool::new(FnTool::typed("string", "", |p: Path, _cx| async move {
+    // Four closures, four types: the builder takes them one by one.
+    let tools = ToolRegistry::builder()
+        .tool(FnTool::typed("string", "", |p: Path, _cx| async move {
             Ok(format!("read {}", p.path))
-        })),
-        RegisteredTool::new(FnTool::typed("str", "", |_: Path, _cx| async move {
+        }))
+        .tool(FnTool::typed("str", "", |_: Path, _cx| async move {
             Ok("fixed")
-        })),
-        RegisteredTool::new(FnTool::typed("blocks", "", |p: Path, _cx| async move {
+        }))
+        .tool(FnTool::typed("blocks", "", |p: Path, _cx| async move {
             Ok(vec![text(p.path), image("AAAA", "image/png")])
-        })),
-        RegisteredTool::new(FnTool::typed("block", "", |p: Path, _cx| async move {
+        }))
+        .tool(FnTool::typed("block", "", |p: Path, _cx| async move {
             Ok(text(p.path))
-        })),
-    ])
-    .unwrap();
+        }))
+        .build()
+        .unwrap();
     let arguments = json!({"path": "a.txt"});
     assert_eq!(
         run(&tools, "string", arguments.clone()).text(),
@@ -67,6 +68,94 @@ fn any_error_converts_with_question_mark_and_keeps_its_source() {
     let error: ToolError = std::io::Error::other("disk on fire").into();
     assert_eq!(error.message(), "disk on fire");
     assert!(error.source().is_some());
+}
+
+#[test]
+fn anyhow_errors_and_strings_convert_with_question_mark_keeping_the_chain() {
+    use anyhow::Context as _;
+    fn load(path: &str) -> anyhow::Result<String> {
+        std::fs::read_to_string(path).with_context(|| format!("loading {path}"))
+    }
+    let tools = ToolRegistry::builder()
+        .tool(FnTool::typed("load", "", |p: Path, _cx| async move {
+            Ok(load(&p.path)?)
+        }))
+        .tool(FnTool::typed("refuse", "", |p: Path, _cx| async move {
+            if p.path.is_empty() {
+                return Err(format!("empty path {:?}", p.path).into());
+            }
+            let refused: Result<String, &str> = Err("always refused");
+            Ok(refused?)
+        }))
+        .build()
+        .unwrap();
+    assert_eq!(
+        run(&tools, "load", json!({"path": "/definitely/not/here"})).text(),
+        "Tool load failed: loading /definitely/not/here"
+    );
+    assert_eq!(
+        run(&tools, "refuse", json!({"path": ""})).text(),
+        "Tool refuse failed: empty path \"\""
+    );
+    assert_eq!(
+        run(&tools, "refuse", json!({"path": "x"})).text(),
+        "Tool refuse failed: always refused"
+    );
+
+    // The anyhow error's chain stays whole behind the message, each cause once.
+    let error = ToolError::from(load("/definitely/not/here").unwrap_err());
+    assert_eq!(error.message(), "loading /definitely/not/here");
+    let top = error.source().unwrap();
+    assert_eq!(top.to_string(), "loading /definitely/not/here");
+    let cause = top.source().unwrap();
+    assert_eq!(
+        cause.downcast_ref::<std::io::Error>().unwrap().kind(),
+        std::io::ErrorKind::NotFound
+    );
+    assert!(cause.source().is_none());
+}
+
+#[test]
+fn unit_details_mean_no_details_not_null() {
+    let tools = ToolRegistry::builder()
+        .tool(FnTool::typed("none", "", |p: Path, _cx| async move {
+            Ok(ToolOutput::text(p.path).with_details(()))
+        }))
+        .tool(FnTool::typed("null", "", |p: Path, _cx| async move {
+            Ok(ToolOutput::text(p.path).with_details(Value::Null))
+        }))
+        .build()
+        .unwrap();
+    let none = run(&tools, "none", json!({"path": "a"}));
+    assert_eq!(none.details, None);
+    assert!(
+        serde_json::to_value(&none)
+            .unwrap()
+            .get("details")
+            .is_none()
+    );
+    // An explicit JSON null is the author's choice and stays.
+    assert_eq!(
+        run(&tools, "null", json!({"path": "a"})).details,
+        Some(Value::Null)
+    );
+}
+
+#[test]
+fn the_builder_reports_the_first_duplicate_and_keeps_the_wording() {
+    let echo = || FnTool::typed("echo", "", |p: Path, _cx| async move { Ok(p.path) });
+    let error = ToolRegistry::builder()
+        .tool(echo())
+        .tool(echo())
+        .build()
+        .unwrap_err();
+    assert_eq!(error.to_string(), "Tool 已存在：echo");
+    let tools = ToolRegistry::builder()
+        .tool(echo())
+        .wording(pi_tool::model_text::Wording::Pi)
+        .build()
+        .unwrap();
+    assert_eq!(run(&tools, "nope", json!({})).text(), "Tool nope not found");
 }
 
 #[test]
