@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 clients="${1:-16}" seconds="${2:-10}"
 command -v haproxy >/dev/null || { apt-get install -y -q haproxy >/dev/null 2>&1 || { apt-get update -q >/dev/null && apt-get install -y -q haproxy >/dev/null; }; }
 cargo build --release -q -p pi-cli --bin pi-tool
-cargo build --release -q -p pi-mcp --example scale_out
+cargo build --release -q -p pi-bench --example scale_out
 work="$(mktemp -d)"
 pids=()
 cleanup() { kill "${pids[@]}" 2>/dev/null || true; rm -rf "$work"; }

