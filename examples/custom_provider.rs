@@ -1,7 +1,7 @@
 //! A provider of your own: a "model" that answers from a table, speaking Pi's event protocol
 //! with `StreamAssembler`, driven by the agent loop with `Agent::prompt`.
 //!
-//! Run: `cargo run -p pi-providers --example custom_provider`
+//! Run: `cargo run --example custom_provider`
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use std::sync::Arc;
