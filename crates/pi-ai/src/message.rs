@@ -317,7 +317,7 @@ impl From<ToolResultMessage> for Message {
 
 /// A transcript line that could not be read.
 #[derive(Debug, thiserror::Error)]
-#[error("transcript line {line}: {source}")]
+#[error("transcript line {line}")]
 pub struct TranscriptError {
     /// 1-based line number.
     pub line: usize,

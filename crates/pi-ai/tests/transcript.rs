@@ -42,7 +42,8 @@ fn bad_lines_name_their_number() {
     )
     .unwrap_err();
     assert_eq!(error.line, 2);
-    assert!(error.to_string().contains("unknown role"));
+    assert!(pi_tool::error_text(&error).contains("unknown role"));
+    assert_eq!(error.to_string(), "transcript line 2");
     let missing: Result<Message, _> = serde_json::from_value(Value::Null);
     assert!(missing.is_err());
 }

@@ -202,7 +202,7 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         {
             Ok(setup) => Some(setup),
             Err(error) => {
-                eprintln!("pi-tool: {error:#}");
+                eprintln!("pi-tool: {}", pi_tool::error_text(error.as_ref()));
                 return ExitCode::from(commands::EXIT_USAGE);
             }
         },
@@ -279,7 +279,7 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
     match outcome {
         Ok(code) => code,
         Err(error) => {
-            eprintln!("pi-tool: {error:#}");
+            eprintln!("pi-tool: {}", pi_tool::error_text(error.as_ref()));
             ExitCode::from(commands::EXIT_USAGE)
         }
     }

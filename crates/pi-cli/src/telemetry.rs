@@ -8,14 +8,20 @@ pub(crate) fn start(flag: Option<&str>) -> Option<Telemetry> {
     let settings = match ExportSettings::from_env(flag) {
         Ok(settings) => settings?,
         Err(error) => {
-            eprintln!("pi-tool: warning: no trace export: {error}");
+            eprintln!(
+                "pi-tool: warning: no trace export: {}",
+                pi_tool::error_text(&error)
+            );
             return None;
         }
     };
     match export::install(&settings) {
         Ok(telemetry) => Some(telemetry),
         Err(error) => {
-            eprintln!("pi-tool: warning: no trace export: {error}");
+            eprintln!(
+                "pi-tool: warning: no trace export: {}",
+                pi_tool::error_text(&error)
+            );
             None
         }
     }

@@ -32,7 +32,7 @@ pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(60);
 #[non_exhaustive]
 pub enum ClientError {
     /// The server could not be started or reached, or the handshake failed.
-    #[error("could not connect to the MCP server {target}: {source}")]
+    #[error("could not connect to the MCP server {target}")]
     Connect {
         /// The command or URL.
         target: String,
@@ -41,7 +41,7 @@ pub enum ClientError {
         source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// A request failed.
-    #[error("the MCP server failed: {what}{}", .source.as_ref().map(|s| format!(": {s}")).unwrap_or_default())]
+    #[error("the MCP server failed: {what}")]
     Request {
         /// What was asked, or what went wrong without an underlying error (a time-out).
         what: String,
@@ -50,7 +50,7 @@ pub enum ClientError {
         source: Option<Box<dyn std::error::Error + Send + Sync>>,
     },
     /// A tool's inputSchema does not compile, so it cannot be validated locally.
-    #[error("the MCP tool {tool} has an unusable inputSchema: {source}")]
+    #[error("the MCP tool {tool} has an unusable inputSchema")]
     Schema {
         /// The tool.
         tool: String,

@@ -68,9 +68,13 @@ async fn a_failed_connection_keeps_its_cause() {
     let Err(error) = McpClient::connect_stdio("/definitely/not/a/server", &[]).await else {
         panic!("connected to nothing")
     };
+    // The cause is said once: by the chain, not again in the message.
+    assert_eq!(
+        error.to_string(),
+        "could not connect to the MCP server /definitely/not/a/server"
+    );
     assert!(
-        error
-            .to_string()
+        pi_tool::error_text(&error)
             .starts_with("could not connect to the MCP server /definitely/not/a/server: "),
         "{error}"
     );

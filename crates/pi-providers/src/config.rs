@@ -190,7 +190,7 @@ impl ProviderConfig {
 #[non_exhaustive]
 pub enum ProviderError {
     /// The HTTP client could not be made.
-    #[error("the HTTP client could not be built: {0}")]
+    #[error("the HTTP client could not be built")]
     Client(#[source] reqwest::Error),
     /// A setting this wire does not have.
     #[error("{0}")]

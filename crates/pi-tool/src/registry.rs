@@ -21,7 +21,7 @@ pub enum RegistryError {
 
 /// A registered tool whose schema a provider's dialect cannot express.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("tool {tool}: {source}")]
+#[error("tool {tool}: its schema cannot be given in this dialect")]
 pub struct UnsupportedSchema {
     /// The tool's name.
     pub tool: String,

@@ -492,7 +492,9 @@ impl fmt::Display for ToolError {
 
 /// Every error type, `anyhow::Error` (which is not a `std::error::Error`) and plain strings
 /// convert: the bound is what `Box<dyn Error>` converts from, so `?` works on all of them.
-/// The message is the error's own text; the error itself is kept as the source, its chain whole.
+/// The message is the error and its causes, each said once (see [`error_text`](crate::error_text)):
+/// the model needs the reason, not only the outermost context. The error itself is kept as the
+/// source, its chain whole.
 impl<E> From<E> for ToolError
 where
     E: Into<Box<dyn std::error::Error + Send + Sync + 'static>>,
@@ -500,7 +502,7 @@ where
     fn from(error: E) -> Self {
         let error: Box<dyn std::error::Error + Send + Sync + 'static> = error.into();
         Self {
-            message: error.to_string(),
+            message: crate::error_text(error.as_ref()),
             source: Some(Arc::from(error)),
         }
     }

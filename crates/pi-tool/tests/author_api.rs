@@ -89,9 +89,10 @@ fn anyhow_errors_and_strings_convert_with_question_mark_keeping_the_chain() {
         }))
         .build()
         .unwrap();
+    // The model reads the reason, not only the outermost context.
     assert_eq!(
         run(&tools, "load", json!({"path": "/definitely/not/here"})).text(),
-        "Tool load failed: loading /definitely/not/here"
+        "Tool load failed: loading /definitely/not/here: No such file or directory (os error 2)"
     );
     assert_eq!(
         run(&tools, "refuse", json!({"path": ""})).text(),
@@ -104,7 +105,10 @@ fn anyhow_errors_and_strings_convert_with_question_mark_keeping_the_chain() {
 
     // The anyhow error's chain stays whole behind the message, each cause once.
     let error = ToolError::from(load("/definitely/not/here").unwrap_err());
-    assert_eq!(error.message(), "loading /definitely/not/here");
+    assert_eq!(
+        error.message(),
+        "loading /definitely/not/here: No such file or directory (os error 2)"
+    );
     let top = error.source().unwrap();
     assert_eq!(top.to_string(), "loading /definitely/not/here");
     let cause = top.source().unwrap();

@@ -75,7 +75,7 @@ struct ModelEntry {
 #[derive(Debug, thiserror::Error)]
 pub enum ModelsFileError {
     /// It exists but could not be read.
-    #[error("reading {path}: {source}")]
+    #[error("reading {path}")]
     Read {
         /// The file.
         path: PathBuf,
@@ -84,7 +84,7 @@ pub enum ModelsFileError {
         source: std::io::Error,
     },
     /// Not the shape Pi writes.
-    #[error("{path}: {source}")]
+    #[error("{path} is not a models.json Pi can read")]
     Invalid {
         /// The file.
         path: PathBuf,

@@ -116,7 +116,7 @@ struct SettingsFile {
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
     /// It exists but could not be read.
-    #[error("reading {path}: {source}")]
+    #[error("reading {path}")]
     Read {
         /// The file.
         path: PathBuf,
@@ -125,7 +125,7 @@ pub enum SettingsError {
         source: std::io::Error,
     },
     /// Its JSON, or its `compaction` object, is not what Pi writes.
-    #[error("{path}: {source}")]
+    #[error("{path} is not a settings file Pi can read")]
     Invalid {
         /// The file.
         path: PathBuf,

@@ -187,7 +187,10 @@ pub(crate) async fn run(
     // A continued session allows again what its person allowed for the session.
     for rule in recorder.session_rules() {
         if let Err(error) = gate.remember_for_session(&rule) {
-            eprintln!("pi-tool: a remembered approval rule is not restored: {error}");
+            eprintln!(
+                "pi-tool: a remembered approval rule is not restored: {}",
+                pi_tool::error_text(&error)
+            );
         }
     }
     config = config.with_approval_gate(gate);

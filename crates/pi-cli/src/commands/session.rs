@@ -86,7 +86,7 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
                 pi_session::list_sessions(&dir()?)?
             };
             for error in &listing.unreadable {
-                eprintln!("pi-tool: {error}");
+                eprintln!("pi-tool: {}", pi_tool::error_text(error));
             }
             if json {
                 println!("{}", listing_json(&listing.sessions));
