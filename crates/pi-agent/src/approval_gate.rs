@@ -13,7 +13,10 @@ use pi_approval::{
     Answer, ApprovalRecord, ApprovalRequest, Approver, DecidedBy, Decision, Fingerprint,
     FingerprintMismatch, Policy, RuleError, RuleKind, RuleSet, Scope, Source, Verdict,
 };
-use pi_tool::{ToolAnnotations, ToolCall, now_millis};
+use pi_tool::{
+    PreparedCall, SandboxRefusal, ToolAnnotations, ToolCall, ToolRegistry, ToolResultMessage,
+    now_millis, prepare_tool_call,
+};
 use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 
@@ -26,6 +29,9 @@ pub struct ApprovalGate {
     policy: Policy,
     approver: Arc<dyn Approver>,
     session: Mutex<SessionRules>,
+    /// The same tools without sandbox or confinement: what a call the sandbox refused runs
+    /// with once a person lets it run outside (in modes that ask that).
+    outside: Option<Arc<ToolRegistry>>,
 }
 
 /// The "yes for this session" rules, and a policy of only those (rebuilt when one is added,
@@ -50,6 +56,8 @@ impl std::fmt::Debug for ApprovalGate {
 pub struct Approved {
     arguments: Value,
     fingerprint: Fingerprint,
+    /// The decision that let it run (shown again if the call asks to run outside the sandbox).
+    decision: Decision,
 }
 
 impl Approved {
@@ -69,6 +77,15 @@ impl Approved {
     }
 }
 
+/// What the gate says about a call the sandbox refused.
+#[derive(Debug)]
+pub(crate) enum Outside {
+    /// Run it again outside the sandbox: the same arguments, checked, on the unconfined tools.
+    Run(Box<PreparedCall>),
+    /// The refusal stands; the model and the user read this after it.
+    Stand(String),
+}
+
 /// What the gate says about one call.
 #[derive(Debug)]
 pub(crate) enum GateOutcome {
@@ -85,6 +102,127 @@ impl ApprovalGate {
             policy,
             approver,
             session: Mutex::new(SessionRules::default()),
+            outside: None,
+        }
+    }
+
+    /// The same gate with `tools` to run, once a person says yes, a call the sandbox or the
+    /// workspace's confinement refused: the same tools, made without either. Only modes
+    /// that ask it (`full-auto`) use them.
+    #[must_use]
+    pub fn with_tools_outside_sandbox(mut self, tools: ToolRegistry) -> Self {
+        self.outside = Some(Arc::new(tools));
+        self
+    }
+
+    /// The refusal of the sandbox `result` reports, when this gate would ask to run the call
+    /// outside it.
+    pub(crate) fn refusal_to_ask_about(
+        &self,
+        result: &ToolResultMessage,
+    ) -> Option<SandboxRefusal> {
+        if !self.policy.mode().table().asks_outside_sandbox || self.outside.is_none() {
+            return None;
+        }
+        SandboxRefusal::of(result)
+    }
+
+    /// Asks whether the approved call the sandbox refused may run again outside it, once.
+    /// Yes: the same arguments (checked against the fingerprint) prepared on the tools
+    /// outside. No, nobody to ask, or the run cancelled: the refusal stands, with why and what
+    /// would allow it. Announces the decision.
+    pub(crate) async fn ask_outside(
+        &self,
+        call: &ToolCall,
+        approved: &Approved,
+        refusal: SandboxRefusal,
+        signal: &CancellationToken,
+        emitter: &Emitter,
+    ) -> Outside {
+        let request = ApprovalRequest {
+            call_id: call.id.to_string(),
+            tool: call.name.to_string(),
+            arguments: approved.arguments.clone(),
+            decision: approved.decision.clone(),
+            outside_sandbox: Some(refusal.clone()),
+        };
+        let answer = tokio::select! {
+            biased;
+            () = signal.cancelled() => Answer::Unanswered {
+                reason: "the run was cancelled before anyone answered".to_owned(),
+            },
+            answer = self.approver.ask(&request) => answer,
+        };
+        let mut record = ApprovalRecord {
+            tool: call.name.to_string(),
+            tool_call_id: call.id.to_string(),
+            fingerprint: approved.fingerprint.clone(),
+            decision: Verdict::Deny,
+            policy: Verdict::Ask,
+            rule: None,
+            source: Source::Mode,
+            mode: self.policy.mode(),
+            decided_by: DecidedBy::User,
+            scope: None,
+            reason: Some(refusal.evidence.clone()),
+            timestamp: 0,
+            outside_sandbox: Some(refusal.clone()),
+        };
+        let outcome = match answer {
+            // A yes to running outside the sandbox holds for this call only, whatever scope
+            // was answered.
+            Answer::Once | Answer::ForSession { .. } | Answer::Always { .. } => {
+                record.decision = Verdict::Allow;
+                record.scope = Some(Scope::Once);
+                self.prepare_outside(call, approved)
+            }
+            Answer::Deny { reason } => {
+                let mut text = format!(
+                    "The sandbox refused {}; the user did not let it run outside the sandbox.",
+                    refusal.describe()
+                );
+                if let Some(reason) = reason.as_deref().map(str::trim).filter(|r| !r.is_empty()) {
+                    text.push_str(" Their reason: ");
+                    text.push_str(reason);
+                    record.reason = Some(reason.to_owned());
+                }
+                if let Some(allow) = self.approver.what_would_allow(&request) {
+                    text.push(' ');
+                    text.push_str(&allow);
+                }
+                Outside::Stand(text)
+            }
+            Answer::Unanswered { reason } => {
+                record.decided_by = DecidedBy::Unanswered;
+                let text = format!("Not run outside the sandbox: {reason}");
+                record.reason = Some(reason);
+                Outside::Stand(text)
+            }
+        };
+        record.timestamp = now_millis();
+        emitter.emit(AgentEvent::ApprovalDecision(record));
+        outcome
+    }
+
+    /// The approved call, prepared on the tools outside the sandbox with exactly the
+    /// arguments decided on.
+    fn prepare_outside(&self, call: &ToolCall, approved: &Approved) -> Outside {
+        let Some(tools) = &self.outside else {
+            return Outside::Stand("Not run outside the sandbox: no tools outside it".into());
+        };
+        if let Err(mismatch) = approved.check(&call.name, approved.arguments()) {
+            return Outside::Stand(format!("Not run outside the sandbox: {mismatch}"));
+        }
+        let again = ToolCall::new(
+            call.id.clone(),
+            call.name.clone(),
+            approved.arguments.clone(),
+        );
+        match prepare_tool_call(&again, tools) {
+            Ok(prepared) => Outside::Run(Box::new(prepared)),
+            Err(failed) => {
+                Outside::Stand(format!("Not run outside the sandbox: {}", failed.text()))
+            }
         }
     }
 
@@ -157,6 +295,7 @@ impl ApprovalGate {
             scope: None,
             reason: decision.reason.clone(),
             timestamp: 0,
+            outside_sandbox: None,
         };
         let outcome = match decision.decision {
             Verdict::Allow => self.run(&decision, arguments),
@@ -184,6 +323,7 @@ impl ApprovalGate {
         GateOutcome::Run(Approved {
             arguments,
             fingerprint: decision.fingerprint.clone(),
+            decision: decision.clone(),
         })
     }
 
@@ -216,6 +356,7 @@ impl ApprovalGate {
             tool: call.name.to_string(),
             arguments,
             decision,
+            outside_sandbox: None,
         };
         let answer = tokio::select! {
             biased;
@@ -307,9 +448,16 @@ mod tests {
 
     #[test]
     fn a_ticket_refuses_arguments_other_than_the_approved_ones() {
+        let policy = Policy::new(
+            pi_approval::Mode::Ask,
+            RuleSet::default(),
+            pi_approval::LocalPaths::new("/repo"),
+        );
+        let decision = policy.decide("bash", ToolAnnotations::open(), &json!({"command": "ls"}));
         let approved = Approved {
             fingerprint: Fingerprint::of("bash", &json!({"command": "ls"})),
             arguments: json!({"command": "ls"}),
+            decision,
         };
         assert!(approved.check("bash", approved.arguments()).is_ok());
         assert!(

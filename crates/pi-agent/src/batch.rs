@@ -10,7 +10,7 @@ use pi_tool::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::approval_gate::GateOutcome;
+use crate::approval_gate::{GateOutcome, Outside};
 use crate::config::{AfterToolCallContext, BeforeToolCall, BeforeToolCallContext};
 use crate::emitter::Emitter;
 use crate::telemetry::failed_as;
@@ -296,6 +296,7 @@ async fn run_call(
     };
     // The decision comes last, on the final validated arguments; the call then runs exactly
     // those (parsed again from them), checked against the decision's fingerprint.
+    let mut approval = None;
     let prepared = match &config.approvals {
         None => prepared,
         Some(gate) => {
@@ -318,14 +319,75 @@ async fn run_call(
                     if let Err(mismatch) = approved.check(&call.name, approved.arguments()) {
                         return synthesized(failed(&config, &call, &mismatch.to_string()));
                     }
+                    approval = Some((gate, approved));
                     prepared
                 }
             }
         }
     };
+    let executed = execute(&config, &call, prepared, &signal, &emitter).await;
+    // In `full-auto`, what the sandbox refused asks to run outside it, once.
+    let Some((gate, approved)) = approval else {
+        return executed;
+    };
+    let Some(refusal) = gate.refusal_to_ask_about(&executed.message) else {
+        return executed;
+    };
+    if signal.is_cancelled() {
+        return executed;
+    }
+    match gate
+        .ask_outside(&call, &approved, refusal.clone(), &signal, &emitter)
+        .await
+    {
+        Outside::Run(prepared) => {
+            let mut again = execute(&config, &call, *prepared, &signal, &emitter).await;
+            note_outside(&mut again.message, &refusal, true);
+            again
+        }
+        Outside::Stand(why) => {
+            let mut executed = executed;
+            executed
+                .message
+                .content
+                .push(pi_tool::text(format!("\n\n{why}")));
+            note_outside(&mut executed.message, &refusal, false);
+            executed
+        }
+    }
+}
+
+/// Says in a result's details whether the call ran outside the sandbox after it refused it:
+/// `outsideSandbox: {"ran": bool, "refusal": ...}`.
+fn note_outside(message: &mut ToolResultMessage, refusal: &pi_tool::SandboxRefusal, ran: bool) {
+    let note = serde_json::json!({"ran": ran, "refusal": refusal});
+    match &mut message.details {
+        Some(serde_json::Value::Object(details)) => {
+            details.insert("outsideSandbox".into(), note);
+        }
+        details => {
+            let mut map = serde_json::Map::new();
+            if let Some(other) = details.take() {
+                map.insert("result".into(), other);
+            }
+            map.insert("outsideSandbox".into(), note);
+            *details = Some(serde_json::Value::Object(map));
+        }
+    }
+}
+
+/// Runs a prepared call under its time limit and the run's cancellation, its progress
+/// announced. Always returns the call's one result.
+async fn execute(
+    config: &AgentConfig,
+    call: &ToolCall,
+    prepared: pi_tool::PreparedCall,
+    signal: &CancellationToken,
+    emitter: &Emitter,
+) -> ExecutedCall {
     if signal.is_cancelled() {
         failed_as(ErrorType::Cancelled);
-        return synthesized(aborted(&config, &call));
+        return synthesized(aborted(config, call));
     }
 
     let token = signal.child_token();
@@ -361,7 +423,7 @@ async fn run_call(
             // Let the tool see its token and clean up, but the call has failed either way.
             let _ = tokio::time::timeout(config.cancel_grace, &mut running).await;
             let limit = limit.unwrap_or_default();
-            synthesized(failed(&config, &call,
+            synthesized(failed(config, call,
                 &model_text::timed_out_in(config.tools.wording(), limit),
             ))
         }
@@ -370,7 +432,7 @@ async fn run_call(
                 Ok(executed) => executed,
                 Err(_) => {
                     failed_as(ErrorType::Cancelled);
-                    synthesized(aborted(&config, &call))
+                    synthesized(aborted(config, call))
                 }
             }
         }

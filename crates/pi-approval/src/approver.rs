@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::pin::Pin;
 
+use pi_tool::SandboxRefusal;
 use serde_json::Value;
 
 use crate::Decision;
@@ -18,8 +19,13 @@ pub struct ApprovalRequest {
     pub tool: String,
     /// The final arguments, exactly as they will run.
     pub arguments: Value,
-    /// The policy's decision (`ask`), with the split commands for `bash`.
+    /// The policy's decision (`ask`), with the split commands for `bash`; for a call that
+    /// asks to run outside the sandbox, the decision that let it run inside.
     pub decision: Decision,
+    /// Set when the call already ran in the sandbox (or the workspace's confinement) and was
+    /// refused: the question is then whether to run the same arguments again outside it,
+    /// this once.
+    pub outside_sandbox: Option<SandboxRefusal>,
 }
 
 /// What the person answered.
@@ -59,4 +65,12 @@ pub type AnswerFuture<'a> = Pin<Box<dyn Future<Output = Answer> + Send + 'a>>;
 pub trait Approver: Send + Sync {
     /// Asks about one call; a cancelled run drops the future (which must then deny).
     fn ask<'a>(&'a self, request: &'a ApprovalRequest) -> AnswerFuture<'a>;
+
+    /// What would let a call like this run without asking, in the front end's own words
+    /// (its flags and rules), for the model and the user to read when the answer is no.
+    /// `None` (the default) says nothing more.
+    fn what_would_allow(&self, request: &ApprovalRequest) -> Option<String> {
+        let _ = request;
+        None
+    }
 }

@@ -47,7 +47,8 @@ pub enum Mode {
     Ask,
     /// As `ask`, and `write`/`edit` inside the workspace run too.
     AutoEdit,
-    /// Everything runs inside the sandbox; edits outside the workspace and `ask` rules ask.
+    /// Everything runs inside the sandbox; edits outside the workspace and `ask` rules ask,
+    /// and what the sandbox refuses asks to run outside it, once.
     FullAuto,
     /// Nothing asks and nothing is sandboxed; only `deny` rules still refuse.
     Yolo,
@@ -74,6 +75,9 @@ pub struct ModeTable {
     pub ask_rules: Verdict,
     /// Whether `bash` runs in the sandbox.
     pub sandboxed: bool,
+    /// Whether a call the sandbox or the workspace's confinement refused asks to run again
+    /// outside it, once (`full-auto`); otherwise the refusal stands.
+    pub asks_outside_sandbox: bool,
 }
 
 impl Mode {
@@ -106,7 +110,10 @@ impl Mode {
             Self::ReadOnly => row([Deny, Deny, Deny, Deny, Deny, Ask], true),
             Self::Ask => row([Ask, Ask, Ask, Ask, Ask, Ask], true),
             Self::AutoEdit => row([Allow, Ask, Ask, Ask, Ask, Ask], true),
-            Self::FullAuto => row([Allow, Ask, Allow, Allow, Allow, Ask], true),
+            Self::FullAuto => ModeTable {
+                asks_outside_sandbox: true,
+                ..row([Allow, Ask, Allow, Allow, Allow, Ask], true)
+            },
             Self::Yolo => row([Allow, Allow, Allow, Allow, Allow, Allow], false),
         }
     }
@@ -132,6 +139,7 @@ const fn row(verdicts: [Verdict; 6], sandboxed: bool) -> ModeTable {
         other_tools,
         ask_rules,
         sandboxed,
+        asks_outside_sandbox: false,
     }
 }
 

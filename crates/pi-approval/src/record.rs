@@ -2,6 +2,7 @@
 //! a `custom` session entry (`customType` [`RECORD_CUSTOM_TYPE`]), so a resumed session can
 //! restore its "yes for this session" rules and `pi-tool session approvals` can list them.
 
+use pi_tool::SandboxRefusal;
 use serde::{Deserialize, Serialize};
 
 use crate::{Fingerprint, Mode, Source, Verdict};
@@ -67,12 +68,20 @@ pub struct ApprovalRecord {
     pub reason: Option<String>,
     /// When, in milliseconds since the Unix epoch.
     pub timestamp: u64,
+    /// Set on the decision whether to run outside the sandbox a call the sandbox refused:
+    /// what it refused. `decision` says whether the call then ran outside.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_sandbox: Option<SandboxRefusal>,
 }
 
 impl ApprovalRecord {
     /// The rule a resumed session should allow again: the rule of a "yes for this session"
     /// (or "always": saved to settings, but this keeps it when that write failed).
     pub fn session_rule(&self) -> Option<&str> {
+        // A yes to running outside the sandbox holds for that one call only.
+        if self.outside_sandbox.is_some() {
+            return None;
+        }
         match (self.decided_by, self.scope) {
             (DecidedBy::User, Some(Scope::Session | Scope::Always)) => self.rule.as_deref(),
             _ => None,

@@ -212,6 +212,9 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         .as_ref()
         .is_some_and(|setup| setup.mode == pi_approval::Mode::Yolo);
     let mut tools = pi_tool::builtin::registry();
+    // The coding tools without sandbox or confinement, for modes that ask to run a refused
+    // call outside the sandbox.
+    let mut outside_tools = None;
     if let Some(dir) = &cli.coding_tools {
         let mut workspace = if cli.unconfined_file_tools || yolo {
             pi_coding_tools::Workspace::unconfined(dir)
@@ -240,6 +243,12 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
                 dir.display()
             );
         }
+        let asks_outside = approvals
+            .as_ref()
+            .is_some_and(|setup| setup.mode.table().asks_outside_sandbox);
+        if asks_outside {
+            outside_tools = Some(pi_coding_tools::all_tools(&workspace.without_confinement()));
+        }
         let coding = pi_coding_tools::all_tools(&workspace);
         for tool in coding.list() {
             if let Err(error) = tools.register(tool.clone()) {
@@ -257,6 +266,10 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         None => Wording::Course,
     };
     let tools = tools.with_wording(wording);
+    let approvals = approvals.map(|mut setup| {
+        setup.outside_tools = outside_tools.map(|outside| outside.with_wording(wording));
+        setup
+    });
     let outcome = match cli.command {
         Command::Tools(args) => commands::tools::run(&args, &tools),
         Command::Call(args) => commands::call::run(args, &tools, shutdown).await,

@@ -286,3 +286,50 @@ fn yes_for_this_session_is_recorded_listed_and_restored_when_the_session_continu
         "{text}"
     );
 }
+
+/// `full-auto`: a read of a file outside the workspace runs (reads run in every mode), the
+/// confinement refuses it, and the prompt asks once whether to run it outside; yes reads it.
+/// Without a terminal the same run is refused, saying which flag would allow it.
+#[test]
+fn full_auto_asks_once_to_run_outside_what_the_sandbox_refused() {
+    let home = Home::new();
+    let secret = home.root.path().join("secret.txt");
+    std::fs::write(&secret, "the outside secret").unwrap();
+    let script = json!([
+        {"content": [{"type": "toolCall", "id": "c1", "name": "read",
+            "arguments": {"path": secret.to_str().unwrap()}}]},
+        {"content": [{"type": "text", "text": "finished"}]}
+    ]);
+    let mut session = home.on_terminal(&script, &["--no-session", "--approval", "full-auto"]);
+    session
+        .expect("the sandbox refused read (call c1)")
+        .unwrap();
+    session.expect("a path outside the workspace").unwrap();
+    session
+        .expect("Run it outside the sandbox, this once?")
+        .unwrap();
+    session.send_line("y").unwrap();
+    session.expect("the outside secret").unwrap();
+    session.expect("finished").unwrap();
+    session.expect(Eof).unwrap();
+    let status = exit_status(&session);
+    assert!(
+        status.contains("Exited(") && status.ends_with(", 0)"),
+        "{status}"
+    );
+
+    let output = home
+        .command(
+            &script,
+            &["--no-session", "--approval", "full-auto", "--json"],
+        )
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains("the outside secret"), "{stdout}");
+    let allow_dir = format!("--allow-dir {}", home.root.path().display());
+    assert!(stdout.contains(&allow_dir), "{stdout}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("the sandbox refused read"), "{stderr}");
+}

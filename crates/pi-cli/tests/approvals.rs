@@ -278,3 +278,82 @@ fn policy_check_reads_the_users_and_the_projects_settings_with_trust() {
         json!({"decision": "allow", "rule": "bash(make:*)", "source": "project", "commands": ["make test"]})
     );
 }
+
+/// A "yes for this session" is restored from the branch being resumed only: the session file
+/// holds two branches, each with one remembered rule, and the run resumes the second.
+#[test]
+fn a_resumed_session_restores_the_rules_of_its_own_branch_only() {
+    use pi_approval::{ApprovalRecord, DecidedBy, Fingerprint, Mode, Scope, Source, Verdict};
+    let home = Home::new();
+    let file = home.root.path().join("branched.jsonl");
+    let remembered = |rule: &str, command: &str| {
+        let record = ApprovalRecord {
+            tool: "bash".into(),
+            tool_call_id: "old".into(),
+            fingerprint: Fingerprint::of("bash", &json!({"command": command})),
+            decision: Verdict::Allow,
+            policy: Verdict::Ask,
+            rule: Some(rule.into()),
+            source: Source::Mode,
+            mode: Mode::Ask,
+            decided_by: DecidedBy::User,
+            scope: Some(Scope::Session),
+            reason: None,
+            timestamp: 1,
+            outside_sandbox: None,
+        };
+        Some(serde_json::to_value(record).unwrap())
+    };
+    let mut session = pi_session::Session::create_at(&file, &home.work());
+    let root = session
+        .append_message_value(json!({"role": "user", "content": "start", "timestamp": 1}))
+        .unwrap();
+    session
+        .append_custom(
+            pi_approval::RECORD_CUSTOM_TYPE,
+            remembered("bash(touch a.txt)", "touch a.txt"),
+        )
+        .unwrap();
+    session.branch(&root).unwrap();
+    session
+        .append_custom(
+            pi_approval::RECORD_CUSTOM_TYPE,
+            remembered("bash(touch b.txt)", "touch b.txt"),
+        )
+        .unwrap();
+    session.sync().unwrap();
+    drop(session);
+
+    let script = home.script(json!([
+        {"content": [
+            {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "touch a.txt"}},
+            {"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": "touch b.txt"}}
+        ]},
+        {"content": [{"type": "text", "text": "done"}]}
+    ]));
+    let output = home
+        .pi_tool()
+        .arg("--coding-tools")
+        .arg(home.work())
+        .args(["agent", "--json", "--session"])
+        .arg(&file)
+        .arg("--faux")
+        .arg(&script)
+        .arg("touch both")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        home.work().join("b.txt").exists(),
+        "the resumed branch's rule allows it: {output:?}"
+    );
+    assert!(
+        !home.work().join("a.txt").exists(),
+        "the other branch's rule must not: {output:?}"
+    );
+    let transcript = lines(&output);
+    let results = tool_results(&transcript);
+    assert_eq!(results.len(), 2);
+    assert_eq!(results[0]["isError"], true, "{}", results[0]);
+    assert_eq!(results[1]["isError"], false, "{}", results[1]);
+}

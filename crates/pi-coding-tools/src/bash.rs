@@ -153,6 +153,15 @@ async fn bash(
             break;
         }
     }
+    // A command that failed in a sandbox that holds: did the sandbox stop it?
+    let refusal = match (&ending, &enforcement) {
+        (Ending::Exited(status), Some(enforcement))
+            if !status.success() && !enforcement.starts_with("none: ") =>
+        {
+            crate::sandbox::denial::find(workspace, &String::from_utf8_lossy(&output.tail))
+        }
+        _ => None,
+    };
     let mut result = output.finish(ending, still_open)?;
     if let Some(enforcement) = enforcement {
         let mut details = match result.details.take() {
@@ -160,6 +169,11 @@ async fn bash(
             _ => Map::new(),
         };
         details.insert("sandbox".into(), Value::String(enforcement));
+        if let Some(refusal) = refusal
+            && let Ok(refusal) = serde_json::to_value(refusal)
+        {
+            details.insert(pi_tool::SandboxRefusal::DETAILS_KEY.into(), refusal);
+        }
         result.details = Some(Value::Object(details));
     }
     Ok(result)

@@ -201,14 +201,46 @@ impl Workspace {
         if roots.iter().any(|root| canonical.starts_with(root)) {
             return Ok(canonical);
         }
-        Err(pi_tool::ToolError::new(format!(
+        let message = format!(
             "Path {path} is outside the workspace ({}): the tools may only reach files inside it",
             roots
                 .iter()
                 .map(|root| root.display().to_string())
                 .collect::<Vec<_>>()
                 .join(", ")
-        )))
+        );
+        // Said for the program too: an agent loop may offer to run the call outside.
+        let refusal = pi_tool::SandboxRefusal {
+            kind: pi_tool::RefusalKind::OutsideWorkspace,
+            path: Some(canonical.display().to_string()),
+            evidence: message.clone(),
+        };
+        Err(refusal.into_error(message))
+    }
+
+    /// The same workspace (directory, sandbox choice, network, output files) with nothing
+    /// confined: what a call the sandbox refused runs in once a person lets it run outside.
+    #[must_use]
+    pub fn without_confinement(&self) -> Self {
+        let mut inner = self.inner.settings();
+        inner.roots = None;
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Whether `path` (absolute, or relative to the working directory) is somewhere a
+    /// confined `bash` may write: inside the roots or the temporary directory. Always true
+    /// when unconfined.
+    pub(crate) fn shell_may_write(&self, path: &Path) -> bool {
+        let Some(confinement) = self.shell_confinement() else {
+            return true;
+        };
+        let canonical = canonical(&self.inner.cwd.join(path));
+        confinement
+            .writable
+            .iter()
+            .any(|root| canonical.starts_with(root) || canonical.starts_with(canonical_root(root)))
     }
 
     /// The canonical directories the tools are confined to; `None` when unconfined.
@@ -330,6 +362,11 @@ fn folded(name: &str) -> String {
             other => other,
         })
         .collect()
+}
+
+/// A writable root as the kernel sees it (the temporary directory may be a link).
+fn canonical_root(root: &Path) -> PathBuf {
+    std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
 }
 
 /// One name per file: where the path really leads (see [`canonical`]).

@@ -191,7 +191,20 @@ async fn finish(
             },
             terminate: output.terminate,
         },
-        Ok(Err(error)) => failed(id, name, wording, error.message()),
+        Ok(Err(error)) => {
+            let mut executed = failed(id, name, wording, error.message());
+            // What the tool said for the program goes beside `error`.
+            if let (Some(extra), Some(Value::Object(details))) =
+                (error.details(), executed.message.details.as_mut())
+            {
+                details.extend(
+                    extra
+                        .iter()
+                        .map(|(key, value)| (key.clone(), value.clone())),
+                );
+            }
+            executed
+        }
         Err(panic) => failed(id, name, wording, &panic_message(&*panic)),
     }
 }

@@ -53,6 +53,7 @@ pub mod model_text;
 mod output_limit;
 pub mod path;
 mod prepared;
+mod refusal;
 mod registered;
 mod registry;
 pub mod schema;
@@ -70,6 +71,7 @@ pub use fn_tool::FnTool;
 pub use message::{ToolCall, ToolDefinition, ToolResultMessage, now_millis};
 pub use output_limit::MAX_TOOL_OUTPUT_BYTES;
 pub use prepared::{ExecutedCall, PreparedCall};
+pub use refusal::{RefusalKind, SandboxRefusal};
 pub use registered::RegisteredTool;
 pub use registry::{RegistryError, ToolRegistry, ToolRegistryBuilder, UnsupportedSchema};
 

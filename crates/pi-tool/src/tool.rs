@@ -441,6 +441,9 @@ pub struct ToolError {
     message: String,
     /// The error this one was converted from, if any.
     source: Option<Arc<dyn std::error::Error + Send + Sync + 'static>>,
+    /// Details for the program, set beside `{"error": message}` in the result (boxed: most
+    /// failures have none, and results travel by value).
+    details: Option<Box<serde_json::Map<String, serde_json::Value>>>,
 }
 
 impl PartialEq for ToolError {
@@ -458,6 +461,7 @@ impl ToolError {
         Self {
             message: message.into(),
             source: None,
+            details: None,
         }
     }
 
@@ -470,7 +474,25 @@ impl ToolError {
         Self {
             message: message.into(),
             source: Some(Arc::new(source)),
+            details: None,
         }
+    }
+
+    /// The same failure with `key: value` in its result's details, beside `error` (what a
+    /// program reads without parsing the message, such as a
+    /// [`SandboxRefusal`](crate::SandboxRefusal)).
+    #[must_use]
+    pub fn with_detail(mut self, key: &str, value: serde_json::Value) -> Self {
+        self.details
+            .get_or_insert_with(Default::default)
+            .insert(key.to_owned(), value);
+        self
+    }
+
+    /// The details set with [`ToolError::with_detail`], as the result will hold them
+    /// (without `error`); `None` when there are none.
+    pub fn details(&self) -> Option<&serde_json::Map<String, serde_json::Value>> {
+        self.details.as_deref()
     }
 
     /// The message the model will read.

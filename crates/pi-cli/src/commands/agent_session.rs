@@ -15,7 +15,7 @@ use futures::future::BoxFuture;
 use pi_agent::{AgentEvent, BeforeRequestContext};
 use pi_ai::{Message, ModelInfo};
 use pi_approval::{ApprovalRecord, RECORD_CUSTOM_TYPE};
-use pi_session::{EntryKind, Session, SessionError};
+use pi_session::{Entry, EntryKind, Session, SessionError};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
@@ -277,11 +277,15 @@ impl Recorder {
     }
 
     /// The rules a person allowed "for this session" (or "always") in the session's earlier
-    /// runs, oldest first: a resumed session allows them again.
+    /// runs, oldest first: a resumed session allows them again. Only the path from the root
+    /// to the leaf being resumed counts: a yes given on another branch was given for a
+    /// conversation this one is not.
     pub(crate) fn session_rules(&self) -> Vec<String> {
         let state = self.lock();
+        // The leaf is always on its own path; were it not, nothing is restored.
+        let branch = state.session.branch_entries(None).unwrap_or_default();
         let mut rules: Vec<String> = Vec::new();
-        for record in approval_records(&state.session) {
+        for record in branch.into_iter().filter_map(approval_record) {
             if let Some(rule) = record.session_rule()
                 && !rules.iter().any(|known| known == rule)
             {
@@ -376,19 +380,21 @@ fn session_name(path: Option<&Path>) -> String {
     )
 }
 
-/// The approval decisions a session holds (its `pi-tool.approval` custom entries), in order;
-/// entries that do not read as one are skipped.
+/// The approval decisions a session holds (its `pi-tool.approval` custom entries) on every
+/// branch, in file order; entries that do not read as one are skipped.
 pub(crate) fn approval_records(session: &Session) -> impl Iterator<Item = ApprovalRecord> + '_ {
-    session
-        .entries()
-        .iter()
-        .filter_map(|entry| match entry.kind() {
-            EntryKind::Custom {
-                custom_type,
-                data: Some(data),
-            } if custom_type == RECORD_CUSTOM_TYPE => {
-                serde_json::from_value::<ApprovalRecord>(data.clone()).ok()
-            }
-            _ => None,
-        })
+    session.entries().iter().filter_map(approval_record)
+}
+
+/// The approval decision an entry holds, if it is a `pi-tool.approval` entry that reads as one.
+fn approval_record(entry: &Entry) -> Option<ApprovalRecord> {
+    match entry.kind() {
+        EntryKind::Custom {
+            custom_type,
+            data: Some(data),
+        } if custom_type == RECORD_CUSTOM_TYPE => {
+            serde_json::from_value::<ApprovalRecord>(data.clone()).ok()
+        }
+        _ => None,
+    }
 }

@@ -12,6 +12,7 @@ use pi_approval::{
     Answer, AnswerFuture, ApprovalRequest, Approver, LocalPaths, Mode, Permissions, Policy,
     ProjectTrust, RuleKind, RuleSet, Source, Verdict,
 };
+use pi_tool::{RefusalKind, SandboxRefusal};
 use serde_json::Value;
 
 /// `--approval`, `--allow`, `--ask`, `--deny`.
@@ -51,6 +52,9 @@ pub(crate) struct ApprovalSetup {
     pub(crate) user_settings: Option<PathBuf>,
     /// The workspace paths resolve against.
     pub(crate) cwd: PathBuf,
+    /// The coding tools without sandbox or confinement, in modes that ask to run a call the
+    /// sandbox refused outside it (`full-auto`); `None` otherwise.
+    pub(crate) outside_tools: Option<pi_tool::ToolRegistry>,
 }
 
 impl ApprovalSetup {
@@ -88,6 +92,7 @@ impl ApprovalSetup {
             rules,
             user_settings,
             cwd: cwd.to_path_buf(),
+            outside_tools: None,
         })
     }
 
@@ -120,7 +125,11 @@ pub(crate) fn gate(setup: &ApprovalSetup, json: bool) -> std::sync::Arc<pi_agent
             one_at_a_time: tokio::sync::Mutex::new(()),
         }),
     };
-    std::sync::Arc::new(pi_agent::ApprovalGate::new(setup.policy(), approver))
+    let mut gate = pi_agent::ApprovalGate::new(setup.policy(), approver);
+    if let Some(outside) = &setup.outside_tools {
+        gate = gate.with_tools_outside_sandbox(outside.clone());
+    }
+    std::sync::Arc::new(gate)
 }
 
 /// Whether the user's settings trust the project in `cwd`.
@@ -200,6 +209,9 @@ pub(crate) fn suggested_rules(request: &ApprovalRequest, cwd: &Path) -> Vec<Stri
 
 /// What would let the call run without asking, in words for the model and the user.
 pub(crate) fn what_would_allow(request: &ApprovalRequest, cwd: &Path) -> String {
+    if let Some(refusal) = &request.outside_sandbox {
+        return outside_hint(refusal);
+    }
     let decision = &request.decision;
     if decision.source == Source::Builtin && decision.decision == Verdict::Ask {
         return format!(
@@ -225,6 +237,31 @@ pub(crate) fn what_would_allow(request: &ApprovalRequest, cwd: &Path) -> String 
     format!("allow it with {} or --approval {mode}{by}", flags.join(" "))
 }
 
+/// What would let a call the sandbox refused run: the flag that widens the sandbox.
+fn outside_hint(refusal: &SandboxRefusal) -> String {
+    match (refusal.kind, &refusal.path) {
+        (RefusalKind::Network, _) => {
+            "run without --no-network to let it reach the network (or --approval yolo)".to_owned()
+        }
+        (_, Some(path)) => {
+            let path = Path::new(path);
+            // A directory is reached as it is; a file through the directory holding it.
+            let dir = if path.is_dir() {
+                path
+            } else {
+                path.parent().unwrap_or(path)
+            };
+            format!(
+                "--allow-dir {} lets the tools reach it (or --unconfined-file-tools, --approval yolo)",
+                dir.display()
+            )
+        }
+        (_, None) => {
+            "--unconfined-file-tools or --approval yolo runs it outside the sandbox".to_owned()
+        }
+    }
+}
+
 /// The approver with no one to ask (`--json`, stdin not a terminal): every `ask` is refused,
 /// saying which flag or rule would allow it.
 #[derive(Debug)]
@@ -237,14 +274,27 @@ pub(crate) struct NoTerminal {
 
 impl Approver for NoTerminal {
     fn ask<'a>(&'a self, request: &'a ApprovalRequest) -> AnswerFuture<'a> {
-        let reason = format!(
-            "{} needs approval and {}; {}",
-            request.tool,
-            self.why,
-            what_would_allow(request, &self.cwd)
-        );
+        let reason = match &request.outside_sandbox {
+            Some(refusal) => format!(
+                "the sandbox refused {} ({}) and {}; {}",
+                request.tool,
+                refusal.describe(),
+                self.why,
+                what_would_allow(request, &self.cwd)
+            ),
+            None => format!(
+                "{} needs approval and {}; {}",
+                request.tool,
+                self.why,
+                what_would_allow(request, &self.cwd)
+            ),
+        };
         eprintln!("pi-tool: not run: {reason}");
         async move { Answer::Unanswered { reason } }.boxed()
+    }
+
+    fn what_would_allow(&self, request: &ApprovalRequest) -> Option<String> {
+        Some(what_would_allow(request, &self.cwd))
     }
 }
 
@@ -269,6 +319,10 @@ pub(crate) fn record_line(record: &pi_approval::ApprovalRecord) -> String {
     if let Some(rule) = &record.rule {
         line.push_str("  ");
         line.push_str(rule);
+    }
+    if let Some(refusal) = &record.outside_sandbox {
+        line.push_str("  outside the sandbox: ");
+        line.push_str(&refusal.describe());
     }
     if let Some(reason) = &record.reason {
         line.push_str("  (");
@@ -305,6 +359,7 @@ mod tests {
             tool: tool.into(),
             arguments,
             decision,
+            outside_sandbox: None,
         }
     }
 

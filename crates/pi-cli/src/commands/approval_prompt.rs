@@ -32,9 +32,16 @@ impl Approver for TerminalPrompt {
     fn ask<'a>(&'a self, request: &'a ApprovalRequest) -> AnswerFuture<'a> {
         async move {
             let _turn = self.one_at_a_time.lock().await;
-            self.converse(request).await
+            match request.outside_sandbox {
+                Some(_) => self.converse_outside(request).await,
+                None => self.converse(request).await,
+            }
         }
         .boxed()
+    }
+
+    fn what_would_allow(&self, request: &ApprovalRequest) -> Option<String> {
+        Some(super::approval::what_would_allow(request, &self.cwd))
     }
 }
 
@@ -86,6 +93,33 @@ impl TerminalPrompt {
                     };
                 }
                 _ => say("Answer y, s, a, n or r.\n"),
+            }
+        }
+    }
+
+    /// A call the sandbox refused: run it outside, this once? Nothing is remembered: the
+    /// next refusal asks again.
+    async fn converse_outside(&self, request: &ApprovalRequest) -> Answer {
+        say(&describe(request, &self.cwd));
+        loop {
+            say("Run it outside the sandbox, this once? [y] yes  [n] no  [r] no, with a reason: ");
+            let Some(line) = read_line().await else {
+                return closed();
+            };
+            match line.trim().to_ascii_lowercase().as_str() {
+                "y" | "yes" => return Answer::Once,
+                "n" | "no" => return Answer::Deny { reason: None },
+                "r" => {
+                    say("Your reason, for the model: ");
+                    let Some(reason) = read_line().await else {
+                        return closed();
+                    };
+                    let reason = reason.trim().to_owned();
+                    return Answer::Deny {
+                        reason: (!reason.is_empty()).then_some(reason),
+                    };
+                }
+                _ => say("Answer y, n or r.\n"),
             }
         }
     }
@@ -148,10 +182,16 @@ fn default_rule(request: &ApprovalRequest, cwd: &Path) -> String {
 
 /// What the person is shown about the call.
 fn describe(request: &ApprovalRequest, cwd: &Path) -> String {
-    let mut text = format!(
-        "\n── {} wants to run (call {}) ──\n",
-        request.tool, request.call_id
-    );
+    let mut text = match &request.outside_sandbox {
+        Some(_) => format!(
+            "\n── the sandbox refused {} (call {}) ──\n",
+            request.tool, request.call_id
+        ),
+        None => format!(
+            "\n── {} wants to run (call {}) ──\n",
+            request.tool, request.call_id
+        ),
+    };
     let arguments = &request.arguments;
     match request.tool.as_str() {
         "bash" => {
@@ -206,6 +246,15 @@ fn describe(request: &ApprovalRequest, cwd: &Path) -> String {
             }
         }
     }
+    if let Some(refusal) = &request.outside_sandbox {
+        let _ = writeln!(
+            text,
+            "  it refused {}:\n    {}",
+            refusal.describe(),
+            refusal.evidence
+        );
+        return text;
+    }
     let why = match (&request.decision.rule, &request.decision.reason) {
         (Some(rule), _) => format!("the {} rule {rule} asks", request.decision.source.as_str()),
         (None, Some(reason)) => reason.clone(),
@@ -251,6 +300,7 @@ mod tests {
             tool: tool.into(),
             decision: policy.decide(tool, ToolAnnotations::default(), &arguments),
             arguments,
+            outside_sandbox: None,
         }
     }
 

@@ -23,6 +23,7 @@
 //! by the kernel at open time.
 
 pub(crate) mod bubblewrap;
+pub(crate) mod denial;
 pub(crate) mod files;
 #[cfg(target_os = "linux")]
 mod rules;
