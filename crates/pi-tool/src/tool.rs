@@ -526,6 +526,7 @@ where
         Self {
             message: crate::error_text(error.as_ref()),
             source: Some(Arc::from(error)),
+            details: None,
         }
     }
 }
