@@ -44,20 +44,25 @@ pub mod builtin;
 mod call;
 mod call_context;
 mod content;
-pub mod dialect;
 mod error_text;
 mod failure;
 mod fn_tool;
 mod message;
-pub mod model_text;
 mod output_limit;
 pub mod path;
 mod prepared;
 mod refusal;
 mod registered;
 mod registry;
-pub mod schema;
 mod tool;
+
+/// Schemas: the JSON Schema a model is shown and the parser that checks what it sent, from one
+/// definition (the `pi-schema` crate, re-exported so that tool authors need only `pi_tool`).
+pub use pi_schema as schema;
+/// Provider dialects: one parameters schema rendered for each provider (from `pi-schema`).
+pub use pi_schema::dialect;
+/// Every text a model reads about a failed call (from `pi-schema`).
+pub use pi_schema::model_text;
 
 pub use annotations::ToolAnnotations;
 /// The shared string of call ids and tool names in messages: cloning it copies a pointer.
@@ -134,6 +139,6 @@ pub use tool::{
 /// What `#[derive(ToolParams)]` expands to uses; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use crate::schema::derive_support::*;
+    pub use pi_schema::derive_support::*;
     pub use serde;
 }

@@ -74,7 +74,7 @@ fn admit_null(schema: Value) -> Value {
 /// An optional field that takes `default` when absent; the schema shows `"default"`.
 ///
 /// ```
-/// use pi_tool::schema::{integer, with_default};
+/// use pi_schema::{integer, with_default};
 /// use serde_json::json;
 ///
 /// let limit = with_default(integer().minimum(1), 100);
@@ -164,7 +164,7 @@ impl<T: 'static> ObjectSchema<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::{integer, string, string_enum};
+    use crate::{integer, string, string_enum};
 
     #[test]
     fn nullable_admits_null_in_the_schema_too() {

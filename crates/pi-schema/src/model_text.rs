@@ -4,7 +4,7 @@
 //! keeps them exact and writes the rest in the same voice: which field, what was expected, what
 //! arrived, so that the model can fix its call in one go.
 
-use crate::schema::{Issue, Received, ValidationError};
+use crate::{Issue, Received, ValidationError};
 
 /// The reason given when the requested tool is not in the registry.
 pub const UNKNOWN_TOOL: &str = "未知工具";
@@ -13,7 +13,7 @@ pub const UNKNOWN_TOOL: &str = "未知工具";
 /// when the call named no tool at all (a malformed call).
 ///
 /// ```
-/// use pi_tool::model_text::failure_text;
+/// use pi_schema::model_text::failure_text;
 ///
 /// assert_eq!(failure_text("echo", "exploded"), "Tool echo failed: exploded");
 /// assert_eq!(failure_text("", "not JSON"), "Tool call failed: not JSON");
@@ -32,7 +32,7 @@ pub fn failure_text(tool_name: &str, reason: &str) -> String {
 /// (`Tool echo failed: 必须是 string`, `未知工具`); [`Wording::Pi`] is upstream Pi's English
 /// (`Tool read not found`, `Validation failed for tool "read":` with one line per violation and
 /// the arguments received), what a model prompted in English should read. A registry carries
-/// its wording ([`crate::ToolRegistry::with_wording`]) and every failure it answers uses it.
+/// its wording (`pi_tool::ToolRegistry::with_wording`) and every failure it answers uses it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Wording {
     /// The course's texts, as its examples write them (Chinese).
@@ -396,7 +396,7 @@ pub fn panic_without_message(wording: Wording) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::PathSegment;
+    use crate::PathSegment;
     use serde_json::json;
 
     fn at(key: &str, issue: Issue) -> ValidationError {

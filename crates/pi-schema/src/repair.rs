@@ -14,7 +14,7 @@ use super::filter::resolve_ref;
 /// Which model slips a repair fixes (see [`repair_arguments`]).
 ///
 /// ```
-/// use pi_tool::schema::Repairs;
+/// use pi_schema::Repairs;
 ///
 /// let both = Repairs::JSON_STRINGS.and(Repairs::SCALAR_STRINGS);
 /// assert!(both.json_strings() && both.scalar_strings());
@@ -75,7 +75,7 @@ impl Repairs {
 /// `None` when nothing needed repair. Nested objects and array items are repaired too.
 ///
 /// ```
-/// use pi_tool::schema::repair_json_strings;
+/// use pi_schema::repair_json_strings;
 /// use serde_json::json;
 ///
 /// let schema = json!({"type": "object", "properties": {
@@ -97,7 +97,7 @@ pub fn repair_json_strings(schema: &Value, arguments: &Value) -> Option<Value> {
 /// repair. Nested objects and array items are repaired too.
 ///
 /// ```
-/// use pi_tool::schema::{Repairs, repair_arguments};
+/// use pi_schema::{Repairs, repair_arguments};
 /// use serde_json::json;
 ///
 /// let schema = json!({"type": "object", "properties": {

@@ -46,7 +46,7 @@ impl Validator<String> {
     /// back-references; those are rejected here, when the schema is built.
     ///
     /// ```
-    /// use pi_tool::schema::string;
+    /// use pi_schema::string;
     /// assert!(string().pattern("^[a-z]+$").is_ok());
     /// let error = string().pattern("^(?!tmp)").unwrap_err();
     /// assert!(error.to_string().starts_with("pattern \"^(?!tmp)\" cannot be used"));
@@ -66,7 +66,7 @@ impl Validator<String> {
 /// One of the given strings: `{"type":"string","enum":[...]}`.
 ///
 /// ```
-/// use pi_tool::schema::string_enum;
+/// use pi_schema::string_enum;
 /// use serde_json::json;
 ///
 /// let mode = string_enum(["fast", "safe"]);

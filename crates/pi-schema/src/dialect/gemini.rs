@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use super::notes::{keep_only, move_to_description};
 use super::walk::{pointer, post_order};
 use super::{Dialect, DialectError};
-use crate::schema::resolve_ref;
+use crate::resolve_ref;
 
 /// Keywords Gemini's `Schema` object has.
 const SUPPORTED: [&str; 22] = [

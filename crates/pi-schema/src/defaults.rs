@@ -25,9 +25,11 @@ const MAX_PLAN_DEPTH: usize = 64;
 /// The URI the schema is registered under to check a default against its own subschema.
 const ROOT_URI: &str = "urn:pi-tool:arguments";
 
-/// Where a schema's fillable defaults are, as a tree that only holds branches with defaults.
+/// Where a JSON Schema's fillable defaults are, as a tree that only holds branches with
+/// defaults. A registered tool builds one per schema (with [`Defaults::of`]) and fills a call's
+/// accepted arguments with it (with [`Defaults::fill`]).
 #[derive(Debug, Default)]
-pub(crate) struct Defaults {
+pub struct Defaults {
     /// Absent properties of an object here get these values.
     fill: Vec<(String, Value)>,
     /// Present properties whose own subtree has defaults.
@@ -41,7 +43,7 @@ pub(crate) struct Defaults {
 impl Defaults {
     /// The fillable defaults of `root`; `None` when it has none (the common case, which then
     /// costs nothing per call).
-    pub(crate) fn of(root: &Value) -> Option<Self> {
+    pub fn of(root: &Value) -> Option<Self> {
         if !mentions_default(root, 0) {
             return None;
         }
@@ -63,7 +65,7 @@ impl Defaults {
 
     /// Gives every absent property that has a fillable default its default, at every level.
     /// Call it on a value its schema has already accepted.
-    pub(crate) fn fill(&self, value: &mut Value) {
+    pub fn fill(&self, value: &mut Value) {
         match value {
             Value::Object(object) => {
                 for (name, default) in &self.fill {

@@ -24,7 +24,7 @@ use super::{DynamicSchema, Issue, Schema, SchemaError, ValidationError};
 /// The parameters schema of a serde + schemars type.
 ///
 /// ```
-/// use pi_tool::schema::{Schema, TypedSchema};
+/// use pi_schema::{Schema, TypedSchema};
 /// use serde_json::json;
 ///
 /// /// Read a file.

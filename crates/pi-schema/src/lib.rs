@@ -1,4 +1,9 @@
-//! Schemas: one definition, two faces.
+//! Schemas for tool parameters: one definition, two faces, and the dialects providers read.
+//!
+//! This crate is the schema half of Pi's tool-calling core; `pi_tool` holds the contract
+//! (messages, `Tool`, the registry, the call path, results) and re-exports this crate as
+//! `pi_tool::schema` (with [`dialect`] and [`model_text`] at `pi_tool::dialect` and
+//! `pi_tool::model_text`), so tool authors need only `pi_tool`. It does not depend on `pi_tool`.
 //!
 //! A [`Schema`] gives the JSON Schema the model is shown and the parser that checks what the
 //! model actually sent. Both come from the same value, so they cannot drift apart. Three kinds,
@@ -21,11 +26,13 @@
 mod compiled;
 mod composite;
 mod defaults;
+pub mod dialect;
 mod dynamic;
 mod enums;
 mod error;
 mod filter;
 mod jsonschema_issues;
+pub mod model_text;
 mod object;
 mod params;
 mod per_type;
@@ -36,11 +43,12 @@ mod typed;
 mod validator;
 
 pub use composite::{array, nullable, object, optional, with_default};
-pub(crate) use defaults::Defaults;
+pub use defaults::Defaults;
 pub use dynamic::DynamicSchema;
 pub use enums::{StringEnum, enum_value};
 pub use error::{Issue, PathSegment, Received, ValidationError};
-pub(crate) use filter::{MAX_DEPTH as MAX_FILTER_DEPTH, drop_undeclared, resolve_ref};
+pub use filter::drop_undeclared;
+pub(crate) use filter::{MAX_DEPTH as MAX_FILTER_DEPTH, resolve_ref};
 pub use object::{ObjectParams, ObjectSchema};
 pub use params::ParamType;
 pub use repair::{Repairs, repair_arguments, repair_json_strings};

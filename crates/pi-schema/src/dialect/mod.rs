@@ -6,7 +6,7 @@
 //! are always checked locally against the *original* schema, so a constraint a dialect cannot
 //! carry is never lost: it is moved into the description the model reads. A schema a dialect
 //! cannot express at all is refused with the path of the offending part, when the tool is set up
-//! for that provider ([`ToolRegistry::definitions_for`](crate::ToolRegistry::definitions_for)),
+//! for that provider (`pi_tool::ToolRegistry::definitions_for`),
 //! never at request time.
 
 mod gemini;
@@ -61,7 +61,7 @@ impl Dialect {
     /// Renders `schema` (a tool's parameters) for this dialect.
     ///
     /// ```
-    /// use pi_tool::dialect::Dialect;
+    /// use pi_schema::dialect::Dialect;
     /// use serde_json::json;
     ///
     /// let read = json!({
@@ -101,7 +101,7 @@ impl Dialect {
     /// changed.
     ///
     /// ```
-    /// use pi_tool::dialect::Dialect;
+    /// use pi_schema::dialect::Dialect;
     /// use serde_json::json;
     ///
     /// let schema = json!({"type": "object", "properties": {"path": {"type": "string"},

@@ -17,8 +17,10 @@ use crate::model_text::too_deep;
 /// recursive schema cannot be driven into a stack overflow.
 pub(crate) const MAX_DEPTH: usize = 256;
 
-/// Returns a copy of `value` without the properties `schema` does not declare.
-pub(crate) fn drop_undeclared(root: &Value, value: &Value) -> Result<Value, ValidationError> {
+/// Returns a copy of `value` without the properties the JSON Schema `root` does not declare
+/// (the course's rule that a tool sees only declared fields); fails only on a value nested
+/// deeper than the filter follows.
+pub fn drop_undeclared(root: &Value, value: &Value) -> Result<Value, ValidationError> {
     drop_undeclared_at(root, value, 0)
 }
 

@@ -17,7 +17,7 @@ type ParseFieldsFn<T> = dyn Fn(&Map<String, Value>) -> Result<T, ValidationError
 /// bad field, and returns a new value.
 ///
 /// `#[derive(ToolParams)]` on a struct builds one (see [`ObjectParams`]); for fields only known
-/// at run time, use a [`DynamicSchema`](crate::schema::DynamicSchema).
+/// at run time, use a [`DynamicSchema`](crate::DynamicSchema).
 pub struct ObjectSchema<T> {
     json_schema: Value,
     parse_fields: Arc<ParseFieldsFn<T>>,

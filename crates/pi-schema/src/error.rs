@@ -99,7 +99,7 @@ impl Issue {
 /// `Display` gives the text the model reads (see [`crate::model_text::validation_text`]).
 ///
 /// ```
-/// use pi_tool::schema::{Schema, string};
+/// use pi_schema::{Schema, string};
 ///
 /// let error = string().parse(&serde_json::json!(1)).unwrap_err();
 /// assert_eq!(error.issues().len(), 1);

@@ -8,7 +8,7 @@
     missing_docs
 )]
 
-use pi_tool::schema::{DynamicSchema, Schema};
+use pi_schema::{DynamicSchema, Schema};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 

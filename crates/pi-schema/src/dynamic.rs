@@ -26,7 +26,7 @@ use super::{Schema, SchemaError, ValidationError, compiled, filter, jsonschema_i
 /// can never be registered.
 ///
 /// ```
-/// use pi_tool::schema::{DynamicSchema, Schema};
+/// use pi_schema::{DynamicSchema, Schema};
 /// use serde_json::json;
 ///
 /// let schema = DynamicSchema::new(json!({

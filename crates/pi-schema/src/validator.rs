@@ -21,7 +21,7 @@ pub(crate) type TypedFn<T> = Arc<dyn Fn(&T) -> bool + Send + Sync>;
 /// `check(None)` means the field was absent, which only optional validators accept.
 ///
 /// ```
-/// use pi_tool::schema::string;
+/// use pi_schema::string;
 /// use serde_json::json;
 ///
 /// let validator = string();
@@ -112,7 +112,7 @@ impl<T> Validator<T> {
     /// Adds `"description": text` to the JSON Schema: the model reads it.
     ///
     /// ```
-    /// let path = pi_tool::schema::string().describe("Path to the file");
+    /// let path = pi_schema::string().describe("Path to the file");
     /// assert_eq!(path.json_schema().unwrap()["description"], "Path to the file");
     /// ```
     #[must_use]
@@ -142,10 +142,10 @@ impl<T: 'static> Validator<T> {
     /// that tells the model about it. `rule` returns the violation's message, if any.
     ///
     /// ```
-    /// use pi_tool::schema::string;
+    /// use pi_schema::string;
     /// use serde_json::json;
     ///
-    /// let even = pi_tool::schema::integer().refine("multipleOf", json!(2), |n| (n % 2 != 0).then(|| "必须是偶数".to_owned()));
+    /// let even = pi_schema::integer().refine("multipleOf", json!(2), |n| (n % 2 != 0).then(|| "必须是偶数".to_owned()));
     /// assert!(even.check(Some(&json!(4))).is_ok());
     /// assert_eq!(even.check(Some(&json!(3))).unwrap_err().issues()[0].message(), "必须是偶数");
     /// assert_eq!(even.json_schema().unwrap(), &json!({"type": "integer", "multipleOf": 2}));
@@ -220,7 +220,7 @@ pub fn non_negative_integer() -> Validator<u64> {
 /// one message `必须是 integer 且 >= N` (what `#[param(min = N)]` gives a `u64` field).
 ///
 /// ```
-/// use pi_tool::schema::integer_at_least;
+/// use pi_schema::integer_at_least;
 /// use serde_json::json;
 ///
 /// let count = integer_at_least(2);
@@ -263,7 +263,7 @@ fn as_whole_u64(value: &Value) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::{optional, string};
+    use crate::{optional, string};
 
     #[test]
     fn string_has_the_specs_three_faces() {
@@ -277,10 +277,7 @@ mod tests {
         }
         let missing = validator.check(None).unwrap_err();
         assert_eq!(missing.issues()[0].message(), "必须是 string");
-        assert_eq!(
-            missing.issues()[0].received(),
-            &crate::schema::Received::Missing
-        );
+        assert_eq!(missing.issues()[0].received(), &crate::Received::Missing);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 use super::notes::{keep_only, move_to_description};
 use super::walk::{is_object_schema, post_order};
 use super::{Dialect, DialectError};
-use crate::schema::resolve_ref;
+use crate::resolve_ref;
 
 /// Keywords strict mode accepts as they are.
 const SUPPORTED: [&str; 22] = [
@@ -186,7 +186,7 @@ struct Nulls<'s> {
 
 impl<'s> Nulls<'s> {
     fn value(&self, schema: &'s Value, value: &Value, depth: usize) -> Option<Value> {
-        if depth > crate::schema::MAX_FILTER_DEPTH {
+        if depth > crate::MAX_FILTER_DEPTH {
             return None;
         }
         let schema = match schema.get("$ref").and_then(Value::as_str) {
