@@ -10,12 +10,13 @@ use super::{
     StringEnum, Validator, array, boolean, integer, non_negative_integer, number, optional, string,
 };
 
-/// A type a `#[derive(ToolParams)]` field can have: `String`, `bool`, `i64`, `u64`, `f64`,
-/// `Option<T>`, `Vec<T>`, and every type that itself derives `ToolParams` (a nested object, or
-/// a string enum).
+/// A type a `#[derive(ToolParams)]` field can have: `String`, `bool`, every integer type
+/// (`i8`..`i64`, `isize`, `u8`..`u64`, `usize`), `f32`, `f64`, `Option<T>`, `Vec<T>`,
+/// `HashMap<String, T>` and `BTreeMap<String, T>`, `serde_json::Value`, and every type that
+/// itself derives `ToolParams` (a nested object, or a string enum).
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be a tool parameter",
-    note = "use String, bool, i64, u64, f64, Option<T>, Vec<T>, or a type that derives ToolParams"
+    note = "use String, bool, an integer type, f32, f64, Option<T>, Vec<T>, HashMap<String, T>, BTreeMap<String, T>, serde_json::Value, or a type that derives ToolParams"
 )]
 pub trait ParamType: Sized + Send + Sync + 'static {
     /// The validator of a field of this type before any `#[param(...)]` constraint.

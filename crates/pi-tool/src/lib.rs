@@ -89,8 +89,11 @@ pub use registry::{RegistryError, ToolRegistry, ToolRegistryBuilder, Unsupported
 /// every violation is reported with the course's texts. On an enum of unit variants it makes a
 /// string enum ([`StringEnum`](schema::StringEnum)).
 ///
-/// Field types: `String`, `bool`, `i64`, `u64`, `f64`, `Option<T>`, `Vec<T>`, and types that
-/// derive `ToolParams`. A struct may take type parameters (`struct Page<T> { items: Vec<T> }`):
+/// Field types: `String`, `bool`, every integer type (a type narrower than JSON's shows its
+/// range: `i32` gets `minimum`/`maximum`, `usize` `minimum: 0`), `f32`, `f64`, `Option<T>`,
+/// `Vec<T>`, `HashMap<String, T>` and `BTreeMap<String, T>` (an object with
+/// `additionalProperties`), `serde_json::Value` (any JSON), and types that derive
+/// `ToolParams`. A struct may take type parameters (`struct Page<T> { items: Vec<T> }`):
 /// each must itself be a parameter type, and each concrete type gets its own schema, built once. Constraints, in `#[param(...)]`:
 ///
 /// | attribute | applies to | JSON Schema |

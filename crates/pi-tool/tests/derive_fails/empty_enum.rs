@@ -1,0 +1,6 @@
+use pi_tool::ToolParams;
+
+#[derive(ToolParams)]
+enum Nothing {}
+
+fn main() {}
