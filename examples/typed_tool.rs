@@ -15,14 +15,14 @@ struct EchoParams {
     value: String,
     /// How many times to repeat it. An `Option` is an optional property.
     #[param(min = 1, max = 5)]
-    times: Option<u64>,
+    times: Option<usize>,
 }
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
     // A tool from a closure. The closure receives the parsed struct, never raw JSON.
     let echo = FnTool::typed("echo", "Echo one value", |p: EchoParams, _cx| async move {
-        let times = p.times.unwrap_or(1) as usize;
+        let times = p.times.unwrap_or(1);
         Ok(ToolOutput::text(p.value.repeat(times)).with_details(json!({"times": times})))
     });
     // The registry is what one agent run may call. A second tool named `echo` would be refused.
