@@ -267,6 +267,7 @@ impl Agent {
             stop_reason: StopReason::Stop,
             error_message: None,
             timestamp: now_millis(),
+            response_id: None,
         }
     }
 }

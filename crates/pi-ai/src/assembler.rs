@@ -52,6 +52,8 @@ pub enum Fragment {
     Usage(Usage),
     /// Why the model stopped, as the wire says it.
     Stop(StopReason),
+    /// The provider's id of the response; the first one a response names is kept.
+    ResponseId(String),
 }
 
 /// Which kind of text block streams.
@@ -190,6 +192,7 @@ impl StreamAssembler {
             stop_reason: StopReason::Stop,
             error_message: None,
             timestamp: now_millis(),
+            response_id: None,
         };
         let start = AssistantMessageEvent::Start {
             partial: message.clone(),
@@ -261,6 +264,7 @@ impl StreamAssembler {
                 .saturating_add(name.len())
                 .saturating_add(json_len(arguments))
                 .saturating_add(signature.as_ref().map_or(0, String::len)),
+            Fragment::ResponseId(id) => id.len(),
             Fragment::Usage(_) | Fragment::Stop(_) => 0,
         };
         if !self.take(size) {
@@ -344,6 +348,9 @@ impl StreamAssembler {
             }
             Fragment::Usage(usage) => self.message.usage = usage,
             Fragment::Stop(reason) => self.stop = Some(reason),
+            Fragment::ResponseId(id) => {
+                self.message.response_id.get_or_insert(id);
+            }
         }
         events
     }
@@ -670,6 +677,26 @@ mod tests {
         assert_eq!(calls[0].arguments, json!({"x": 1}));
         assert_eq!(calls[1].arguments, json!({"y": 2}));
         assert_eq!(message.stop_reason, StopReason::ToolUse);
+    }
+
+    #[test]
+    fn the_first_response_id_is_kept_on_done_and_on_failure() {
+        let message = pieces(vec![
+            Fragment::ResponseId("resp-1".into()),
+            Fragment::Text("hi".into()),
+            // Gemini repeats its id on every chunk; a different later one is not the response's.
+            Fragment::ResponseId("resp-2".into()),
+            Fragment::Stop(StopReason::Stop),
+        ]);
+        assert_eq!(message.response_id.as_deref(), Some("resp-1"));
+        let (mut assembler, _) = StreamAssembler::start("api", "p", "m");
+        assembler.apply(Fragment::ResponseId("resp-3".into()));
+        let Some(AssistantMessageEvent::Error { error, .. }) =
+            assembler.fail(StopReason::Error, "cut".into()).pop()
+        else {
+            panic!()
+        };
+        assert_eq!(error.response_id.as_deref(), Some("resp-3"));
     }
 
     #[test]

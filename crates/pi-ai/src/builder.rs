@@ -182,6 +182,7 @@ mod tests {
             stop_reason: StopReason::Stop,
             error_message: None,
             timestamp: 0,
+            response_id: None,
         }
     }
 

@@ -72,6 +72,8 @@ struct ScriptedResponse {
     error_message: Option<String>,
     #[serde(default)]
     usage: Option<Usage>,
+    #[serde(default)]
+    response_id: Option<String>,
 }
 
 const FAUX_API: &str = "faux";
@@ -134,6 +136,7 @@ impl FauxProvider {
             stop_reason: scripted.stop_reason.unwrap_or(default_reason),
             error_message: scripted.error_message,
             timestamp: 0,
+            response_id: scripted.response_id,
         }
     }
 
@@ -247,6 +250,7 @@ fn empty_message() -> AssistantMessage {
         stop_reason: StopReason::Stop,
         error_message: None,
         timestamp: now_millis(),
+        response_id: None,
     }
 }
 

@@ -173,6 +173,11 @@ pub struct AssistantMessage {
     pub error_message: Option<String>,
     /// Milliseconds since the Unix epoch.
     pub timestamp: u64,
+    /// The provider's id of this response (`id` of an OpenAI chat completion or response,
+    /// Anthropic's message id, Gemini's `responseId`), when the wire gives one. Last, as Pi
+    /// writes it: Pi sets it once the stream names it, after the message was made.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_id: Option<String>,
 }
 
 impl AssistantMessage {
@@ -206,6 +211,7 @@ impl AssistantMessage {
             stop_reason,
             error_message: None,
             timestamp: now_millis(),
+            response_id: None,
         }
     }
 
@@ -377,5 +383,22 @@ mod tests {
         let cost: Cost = serde_json::from_str(r#"{"input":0.5,"output":1}"#).unwrap();
         assert_eq!(cost.total, 0.0);
         assert_eq!(cost.input, 0.5);
+    }
+
+    #[test]
+    fn response_id_is_pis_optional_last_field() {
+        let model = crate::ModelInfo {
+            api: "a".into(),
+            provider: "p".into(),
+            model: "m".into(),
+        };
+        let mut message = AssistantMessage::new(&model, Vec::new());
+        let without = serde_json::to_string(&message).unwrap();
+        assert!(!without.contains("responseId"), "{without}");
+        message.response_id = Some("resp-1".into());
+        let with = serde_json::to_string(&message).unwrap();
+        assert!(with.ends_with(r#","responseId":"resp-1"}"#), "{with}");
+        let back: AssistantMessage = serde_json::from_str(&with).unwrap();
+        assert_eq!(back, message);
     }
 }

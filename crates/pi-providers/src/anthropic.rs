@@ -205,6 +205,9 @@ impl Parser for MessagesParser {
             .unwrap_or_default()
         {
             "message_start" => {
+                if let Some(id) = event.pointer("/message/id").and_then(Value::as_str) {
+                    feed.pieces.push(Fragment::ResponseId(id.to_owned()));
+                }
                 if let Some(usage) = event.pointer("/message/usage") {
                     feed.pieces.push(self.read_usage(usage));
                 }

@@ -193,12 +193,20 @@ impl Wire for GeminiWire {
 #[derive(Default)]
 struct GeminiParser {
     calls: usize,
+    /// The `responseId` was passed on (every chunk repeats it).
+    id_sent: bool,
 }
 
 impl Parser for GeminiParser {
     fn feed(&mut self, _event: Option<&str>, data: &str) -> Result<Feed, String> {
         let chunk = event_json(data)?;
         let mut feed = Feed::default();
+        if !self.id_sent
+            && let Some(id) = chunk.get("responseId").and_then(Value::as_str)
+        {
+            self.id_sent = true;
+            feed.pieces.push(Fragment::ResponseId(id.to_owned()));
+        }
         let candidate = chunk
             .get("candidates")
             .and_then(Value::as_array)

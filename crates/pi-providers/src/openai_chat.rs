@@ -217,6 +217,8 @@ pub(crate) fn arguments_text(arguments: &Value) -> String {
 struct ChatParser {
     /// Tool-call indexes already started.
     started: Vec<u64>,
+    /// The completion's `id` was passed on (every chunk repeats it).
+    id_sent: bool,
 }
 
 impl Parser for ChatParser {
@@ -229,6 +231,12 @@ impl Parser for ChatParser {
         }
         let chunk = event_json(data)?;
         let mut pieces = Vec::new();
+        if !self.id_sent
+            && let Some(id) = chunk.get("id").and_then(Value::as_str)
+        {
+            self.id_sent = true;
+            pieces.push(Fragment::ResponseId(id.to_owned()));
+        }
         // With `include_usage`, one last chunk has `choices: []` and the usage.
         if let Some(choice) = chunk
             .get("choices")

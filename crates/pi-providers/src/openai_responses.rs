@@ -171,6 +171,8 @@ impl Wire for ResponsesWire {
 #[derive(Default)]
 struct ResponsesParser {
     calls: usize,
+    /// The response's id was passed on (`response.created` names it, later events repeat it).
+    id_sent: bool,
 }
 
 impl Parser for ResponsesParser {
@@ -185,6 +187,12 @@ impl Parser for ResponsesParser {
                 .to_owned()
         };
         let mut feed = Feed::default();
+        if !self.id_sent
+            && let Some(id) = event.pointer("/response/id").and_then(Value::as_str)
+        {
+            self.id_sent = true;
+            feed.pieces.push(Fragment::ResponseId(id.to_owned()));
+        }
         match event
             .get("type")
             .and_then(Value::as_str)

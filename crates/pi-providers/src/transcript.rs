@@ -113,6 +113,7 @@ mod tests {
             stop_reason: StopReason::ToolUse,
             error_message: None,
             timestamp: 0,
+            response_id: None,
         };
         let messages = vec![
             Message::User(UserMessage::text("go")),

@@ -51,6 +51,11 @@ async fn a_tool_using_run_completes_over_the_messages_wire() {
     assert_eq!(calls.text(), "Checking Tokyo now.");
     assert_eq!(calls.stop_reason, StopReason::ToolUse);
     assert_eq!((calls.usage.input, calls.usage.output), (702, 96));
+    // `message_start`'s message id: Pi's `responseId`, our `gen_ai.response.id`.
+    assert_eq!(
+        calls.response_id.as_deref(),
+        Some("msg_01X3fQtjkgsrBQXUdOB4m06z")
+    );
     let called = calls.tool_calls();
     assert_eq!(
         called[0].arguments,

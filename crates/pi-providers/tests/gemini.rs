@@ -51,6 +51,11 @@ async fn a_tool_using_run_completes_over_the_gemini_wire() {
     // Gemini says STOP for tool calls: the message still reads as a tool use.
     assert_eq!(calls.stop_reason, StopReason::ToolUse);
     assert_eq!(calls.usage.output, 29 + 64);
+    // Every chunk repeats `responseId`: Pi's `responseId`, our `gen_ai.response.id`.
+    assert_eq!(
+        calls.response_id.as_deref(),
+        Some("2JFJlmWwugYkFskMVajKfZA")
+    );
     let AssistantContent::ToolCall {
         id,
         thought_signature,
@@ -72,6 +77,8 @@ async fn a_tool_using_run_completes_over_the_gemini_wire() {
         panic!()
     };
     assert_eq!(last.text(), "Tokyo: 21°C, 14:05.");
+    // This recorded stream names no response: none is made up.
+    assert_eq!(last.response_id, None);
 
     let requests = fake.requests();
     assert_eq!(

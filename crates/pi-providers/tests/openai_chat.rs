@@ -76,6 +76,11 @@ async fn a_tool_using_run_completes_over_the_chat_wire() {
         panic!()
     };
     assert_eq!(calls.stop_reason, StopReason::ToolUse);
+    // The completion's `id`, carried for `gen_ai.response.id` and Pi's `responseId`.
+    assert_eq!(
+        calls.response_id.as_deref(),
+        Some("chatcmpl-jN0XI3V0rYImCAuqYJ9XJMq8CHZix")
+    );
     assert_eq!(calls.usage.input, 151);
     assert_eq!(calls.usage.output, 48);
     let called = calls.tool_calls();

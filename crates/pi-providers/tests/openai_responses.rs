@@ -45,6 +45,11 @@ async fn a_tool_using_run_completes_over_the_responses_wire() {
     };
     assert_eq!(calls.stop_reason, StopReason::ToolUse);
     assert_eq!((calls.usage.input, calls.usage.output), (143, 52));
+    // `response.created` names the response: Pi's `responseId`, our `gen_ai.response.id`.
+    assert_eq!(
+        calls.response_id.as_deref(),
+        Some("resp_d30db74ae503504cf0eff5cf28a7f23188e0bed27b2484fac7")
+    );
     let called = calls.tool_calls();
     assert_eq!(
         called[0].id,

@@ -23,13 +23,10 @@ fn fixture(name: &str, ext: &str) -> PathBuf {
 }
 
 /// Fields Pi's messages carry that the project's wire types do not (the session file keeps
-/// them; the model request never had them).
+/// them; the model request never had them): usage's `reasoning`. `responseId` is modelled.
 fn drop_unmodelled(message: &mut Value) {
-    if let Some(map) = message.as_object_mut() {
-        map.remove("responseId");
-        if let Some(Value::Object(usage)) = map.get_mut("usage") {
-            usage.remove("reasoning");
-        }
+    if let Some(Value::Object(usage)) = message.get_mut("usage") {
+        usage.remove("reasoning");
     }
 }
 
