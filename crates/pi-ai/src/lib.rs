@@ -26,5 +26,5 @@ pub use message::{
     AssistantContent, AssistantMessage, Cost, Message, StopReason, TranscriptError, Usage,
     UserContent, UserMessage, read_transcript, write_transcript,
 };
-pub use provider::{EventStream, ModelInfo, Provider, Request};
+pub use provider::{EventStream, ModelInfo, Provider, Request, ServerAddress};
 pub use replay::message_events;

@@ -36,6 +36,16 @@ pub struct ModelInfo {
     pub model: String,
 }
 
+/// Where a model is served over the network: what telemetry reports as `server.address` and
+/// `server.port`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServerAddress {
+    /// The host name or IP address, as the base URL names it.
+    pub host: String,
+    /// The port, the scheme's default when the URL names none.
+    pub port: u16,
+}
+
 /// A model behind some wire format (OpenAI, Anthropic, Gemini, a script).
 ///
 /// The contract, Pi's: `stream` never fails outside the stream. A failure of the request, the
@@ -45,6 +55,12 @@ pub struct ModelInfo {
 pub trait Provider: Send + Sync {
     /// Which model this is.
     fn model(&self) -> ModelInfo;
+
+    /// Where the model is served, for a provider that talks to a server; `None` (the default)
+    /// for one that does not, such as a script.
+    fn server(&self) -> Option<&ServerAddress> {
+        None
+    }
 
     /// Starts one response.
     fn stream(&self, request: Request, signal: CancellationToken) -> EventStream;

@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use pi_ai::{
-    AssistantContent, AssistantMessageEvent, EventStream, Fragment, ModelInfo, Request, StopReason,
-    StreamAssembler,
+    AssistantContent, AssistantMessageEvent, EventStream, Fragment, ModelInfo, Request,
+    ServerAddress, StopReason, StreamAssembler,
 };
 use pi_tool::ToolDefinition;
 use pi_tool::dialect::Dialect;
@@ -94,13 +94,17 @@ macro_rules! wire_provider {
         impl $name {
             #[doc = concat!("A model on `config.base_url` (default `", $default, "`).")]
             pub fn new(config: $crate::ProviderConfig) -> Result<Self, $crate::ProviderError> {
-                $crate::driver::Model::new($wire { config }).map(Self)
+                $crate::driver::Model::new($wire { config }, $default).map(Self)
             }
         }
 
         impl pi_ai::Provider for $name {
             fn model(&self) -> pi_ai::ModelInfo {
                 self.0.info()
+            }
+
+            fn server(&self) -> Option<&pi_ai::ServerAddress> {
+                self.0.server()
             }
 
             fn stream(
@@ -138,10 +142,23 @@ pub(crate) struct Model<W> {
     wire: Arc<W>,
     rendered: Arc<RenderedTools>,
     client: reqwest::Client,
+    /// The base URL's host and port, read once for every `chat` span.
+    server: Option<ServerAddress>,
+}
+
+/// The host and port of `base_url` (the scheme's default port when it names none); `None` for
+/// a URL without a host. A URL that does not parse fails at the first request, not here.
+fn server_of(base_url: &str) -> Option<ServerAddress> {
+    let url = reqwest::Url::parse(base_url).ok()?;
+    Some(ServerAddress {
+        host: url.host_str()?.to_owned(),
+        port: url.port_or_known_default()?,
+    })
 }
 
 impl<W: Wire> Model<W> {
-    pub(crate) fn new(wire: W) -> Result<Self, crate::ProviderError> {
+    /// A model over `wire`, whose base URL is `default_base` unless its config names one.
+    pub(crate) fn new(wire: W, default_base: &str) -> Result<Self, crate::ProviderError> {
         if wire.config().strict_tools && wire.dialect() != Dialect::OpenAiStrict {
             return Err(crate::ProviderError::Unsupported(format!(
                 "strict tools are an OpenAI feature; the {} wire has none",
@@ -149,15 +166,21 @@ impl<W: Wire> Model<W> {
             )));
         }
         let client = crate::http::client(wire.config().read_timeout)?;
+        let server = server_of(&wire.config().base(default_base));
         Ok(Self {
             wire: Arc::new(wire),
             rendered: Arc::default(),
             client,
+            server,
         })
     }
 
     pub(crate) fn info(&self) -> ModelInfo {
         self.wire.info()
+    }
+
+    pub(crate) fn server(&self) -> Option<&ServerAddress> {
+        self.server.as_ref()
     }
 
     pub(crate) fn stream(&self, request: Request, signal: CancellationToken) -> EventStream {
@@ -402,4 +425,53 @@ fn settle(
         _ => {}
     }
     event
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use pi_ai::Provider;
+
+    use crate::{Anthropic, Gemini, OpenAiChat, OpenAiResponses, ProviderConfig};
+
+    fn server(provider: &dyn Provider) -> Option<(String, u16)> {
+        provider
+            .server()
+            .map(|server| (server.host.clone(), server.port))
+    }
+
+    #[test]
+    fn the_server_is_the_base_urls_host_and_port() {
+        let config = || ProviderConfig::new("m");
+        let at = |host: &str, port| Some((host.to_owned(), port));
+        assert_eq!(
+            server(&OpenAiChat::new(config()).unwrap()),
+            at("api.openai.com", 443)
+        );
+        assert_eq!(
+            server(&OpenAiResponses::new(config()).unwrap()),
+            at("api.openai.com", 443)
+        );
+        assert_eq!(
+            server(&Anthropic::new(config()).unwrap()),
+            at("api.anthropic.com", 443)
+        );
+        assert_eq!(
+            server(&Gemini::new(config()).unwrap()),
+            at("generativelanguage.googleapis.com", 443)
+        );
+        let local = config().with_base_url("http://127.0.0.1:8080/v1/");
+        assert_eq!(
+            server(&OpenAiChat::new(local).unwrap()),
+            at("127.0.0.1", 8080)
+        );
+        let plain = config().with_base_url("http://localhost/v1");
+        assert_eq!(
+            server(&OpenAiChat::new(plain).unwrap()),
+            at("localhost", 80)
+        );
+        // Not a URL: no server to name (the first request says what is wrong).
+        let broken = config().with_base_url("not a url");
+        assert_eq!(server(&OpenAiChat::new(broken).unwrap()), None);
+    }
 }
