@@ -14,6 +14,8 @@ KINDS = {0: "unspecified", 1: "internal", 2: "server", 3: "client", 4: "producer
 
 def value(any_value):
     kind = any_value.WhichOneof("value")
+    if kind == "array_value":
+        return [value(v) for v in any_value.array_value.values]
     return getattr(any_value, kind) if kind else None
 
 
@@ -36,6 +38,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                 "span_id": span.span_id.hex(),
                                 "parent_span_id": span.parent_span_id.hex(),
                                 "attributes": {a.key: value(a.value) for a in span.attributes},
+                                "start_ns": span.start_time_unix_nano,
+                                "end_ns": span.end_time_unix_nano,
                             }) + "\n")
         self.send_response(200)
         self.send_header("content-type", "application/x-protobuf")

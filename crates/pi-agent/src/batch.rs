@@ -178,6 +178,7 @@ fn synthesized(message: ToolResultMessage) -> ExecutedCall {
     ExecutedCall {
         message,
         terminate: false,
+        panicked: false,
     }
 }
 

@@ -79,6 +79,10 @@ async fn chat(
         &model.provider,
         &model.model,
         config.labels.conversation_id.as_deref(),
+        config
+            .provider
+            .server()
+            .map(|server| (server.host.as_str(), server.port)),
     );
     let message = respond.instrument(span.clone()).await;
     let usage = &message.usage;
@@ -87,6 +91,7 @@ async fn chat(
         &span,
         &ChatResponse {
             model: &message.model,
+            id: message.response_id.as_deref(),
             finish_reason: finish_reason(message.stop_reason),
             input_tokens: input,
             output_tokens: usage.output,
@@ -161,7 +166,12 @@ where
             })
             .instrument(span.clone())
             .await;
-        let error = known.or(executed.message.is_error.then_some(ErrorType::ToolError));
+        let failed = executed.message.is_error.then_some(if executed.panicked {
+            ErrorType::Panic
+        } else {
+            ErrorType::ToolError
+        });
+        let error = known.or(failed);
         if let Some(error) = error {
             spans::record_error(&span, error);
         }

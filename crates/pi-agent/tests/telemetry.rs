@@ -7,12 +7,41 @@ mod support;
 use std::time::Duration;
 
 use opentelemetry::trace::{SpanKind, TracerProvider as _};
-use opentelemetry::{KeyValue, Value};
+use std::sync::Arc;
+
+use opentelemetry::{Array, KeyValue, Value};
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
 use pi_agent::{Agent, AgentConfig, BeforeToolCall};
+use pi_ai::{EventStream, FauxProvider, ModelInfo, Provider, Request, ServerAddress};
 use serde_json::json;
 use support::{call, faux, tools};
+use tokio_util::sync::CancellationToken;
 use tracing_subscriber::layer::SubscriberExt;
+
+/// A scripted model that says it is served at `models.example:8443`, as a network provider
+/// does, for `server.address` and `server.port`.
+struct Served(Arc<FauxProvider>, ServerAddress);
+
+fn served() -> ServerAddress {
+    ServerAddress {
+        host: "models.example".into(),
+        port: 8443,
+    }
+}
+
+impl Provider for Served {
+    fn model(&self) -> ModelInfo {
+        self.0.model()
+    }
+
+    fn server(&self) -> Option<&ServerAddress> {
+        Some(&self.1)
+    }
+
+    fn stream(&self, request: Request, signal: CancellationToken) -> EventStream {
+        self.0.stream(request, signal)
+    }
+}
 
 fn attribute<'a>(span: &'a SpanData, key: &str) -> Option<&'a Value> {
     span.attributes
@@ -61,9 +90,10 @@ fn a_run_is_an_invoke_agent_span_with_chat_and_execute_tool_children() {
             call("slow", "work", json!({"label": "c", "ms": 5000})),
             call("blocked", "echo", json!({"value": "no"})),
             call("boom", "work", json!({"label": "d", "outcome": "panic"})),
-        ]},
+        ], "responseId": "resp-1"},
         {"content": [{"type": "text", "text": "done"}]}
     ]));
+    let model = Arc::new(Served(model, served()));
     let config = AgentConfig::new(model, tools())
         .with_tool_timeout_for("work", Duration::from_millis(200))
         .with_before_tool_call(|context| {
@@ -109,11 +139,44 @@ fn a_run_is_an_invoke_agent_span_with_chat_and_execute_tool_children() {
         assert_eq!(text(chat, "gen_ai.request.model").as_deref(), Some("faux"));
         assert!(attribute(chat, "gen_ai.usage.input_tokens").is_some());
     }
+    for chat in &chats {
+        assert_eq!(
+            text(chat, "server.address").as_deref(),
+            Some("models.example")
+        );
+        assert_eq!(
+            attribute(chat, "server.port"),
+            Some(&Value::I64(8443)),
+            "an integer port"
+        );
+    }
+    // The conventions' type: an array of strings, one reason per choice (we ask for one).
     let finish: Vec<_> = chats
         .iter()
-        .filter_map(|chat| text(chat, "gen_ai.response.finish_reasons"))
+        .filter_map(|chat| attribute(chat, "gen_ai.response.finish_reasons"))
         .collect();
-    assert!(finish.contains(&"tool_call".to_owned()), "{finish:?}");
+    assert_eq!(
+        finish,
+        [
+            &Value::Array(Array::String(vec!["tool_call".into()])),
+            &Value::Array(Array::String(vec!["stop".into()])),
+        ]
+    );
+    // Set once: the bridge's array, not a second string copy.
+    for chat in &chats {
+        let count = chat
+            .attributes
+            .iter()
+            .filter(|kv| kv.key.as_str() == "gen_ai.response.finish_reasons")
+            .count();
+        assert_eq!(count, 1);
+    }
+    // The id the provider gave the response; none when it gave none.
+    let ids: Vec<_> = chats
+        .iter()
+        .map(|chat| text(chat, "gen_ai.response.id"))
+        .collect();
+    assert_eq!(ids, [Some("resp-1".to_owned()), None]);
 
     let expected = [
         ("ok", "execute_tool work", None),
@@ -122,7 +185,7 @@ fn a_run_is_an_invoke_agent_span_with_chat_and_execute_tool_children() {
         ("invalid", "execute_tool work", Some("invalid_arguments")),
         ("slow", "execute_tool work", Some("timeout")),
         ("blocked", "execute_tool echo", Some("denied")),
-        ("boom", "execute_tool work", Some("tool_error")),
+        ("boom", "execute_tool work", Some("panic")),
     ];
     for (id, name, error) in expected {
         let calls: Vec<_> = spans

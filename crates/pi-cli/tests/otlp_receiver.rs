@@ -85,7 +85,7 @@ fn an_agent_run_with_an_mcp_round_trip_is_one_trace_at_a_real_receiver() {
                 call("c-unknown", "nope", json!({})),
                 call("c-slow", "m_slow", json!({"steps": 500})),
                 call("c-mcp", "m_echo", json!({"value": "remote"})),
-            ]},
+            ], "responseId": "resp-1"},
             {"content": [{"type": "text", "text": "done"}]}
         ])
         .to_string(),
@@ -150,6 +150,20 @@ fn an_agent_run_with_an_mcp_round_trip_is_one_trace_at_a_real_receiver() {
 
     let chats = spans_named(&spans, "chat faux");
     assert_eq!(chats.len(), 2, "{names:?}");
+    // The finish reasons arrive as the conventions' string array; the response id as given.
+    let reasons: Vec<_> = chats
+        .iter()
+        .map(|chat| chat["attributes"]["gen_ai.response.finish_reasons"].clone())
+        .collect();
+    assert!(reasons.contains(&json!(["tool_call"])), "{reasons:?}");
+    assert!(reasons.contains(&json!(["stop"])), "{reasons:?}");
+    assert_eq!(
+        chats
+            .iter()
+            .filter(|chat| chat["attributes"]["gen_ai.response.id"] == "resp-1")
+            .count(),
+        1
+    );
     for chat in chats {
         assert_eq!(chat["kind"], "client");
         assert_eq!(chat["parent_span_id"], run["span_id"]);
@@ -195,4 +209,13 @@ fn an_agent_run_with_an_mcp_round_trip_is_one_trace_at_a_real_receiver() {
     assert_eq!(client["parent_span_id"], mcp_call["span_id"]);
     assert_eq!(server["parent_span_id"], client["span_id"]);
     assert_eq!(server["attributes"]["mcp.method.name"], "tools/call");
+
+    // The panic is told apart where it happened, on our server; our client sees an error
+    // result, which is all MCP carries.
+    let exploded = spans_named(&spans, "tools/call explode");
+    let server = exploded
+        .iter()
+        .find(|s| s["kind"] == "server")
+        .expect("the server's span of the panicking call");
+    assert_eq!(server["attributes"]["error.type"], "panic");
 }

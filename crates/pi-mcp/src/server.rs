@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use pi_tool::dialect::Dialect;
 use pi_tool::{
-    CallContext, ProgressCallback, ToolCall, ToolRegistry, UnsupportedSchema, execute_tool_call,
-    failed_result_in, model_text,
+    CallContext, ProgressCallback, ToolCall, ToolRegistry, UnsupportedSchema, failed_result_in,
+    model_text, prepare_tool_call,
 };
 use rmcp::model::ProgressToken;
 use rmcp::model::{
@@ -146,14 +146,23 @@ impl McpToolServer {
         } else {
             context.ct.clone()
         };
-        let running = execute_tool_call(
-            &call,
-            &self.tools,
-            CallContext {
-                signal: Some(signal.clone()),
-                report_progress: progress.as_ref().map(ProgressSender::callback),
-            },
-        );
+        let call_context = CallContext {
+            signal: Some(signal.clone()),
+            report_progress: progress.as_ref().map(ProgressSender::callback),
+        };
+        // `execute_tool_call`'s two steps, kept apart so a panic reaches the span.
+        let running = async {
+            match prepare_tool_call(&call, &self.tools) {
+                Ok(prepared) => {
+                    let executed = prepared.run(call_context).await;
+                    if executed.panicked {
+                        crate::telemetry::record_panic();
+                    }
+                    executed.message
+                }
+                Err(failure) => *failure,
+            }
+        };
         let result = if self.call_timeout.is_none() && stop.is_none() {
             running.await
         } else {

@@ -45,6 +45,11 @@ pub(crate) fn server_span(tool: &str, meta: &RequestMetaObject) -> Span {
     span
 }
 
+/// Marks the server span (the current one while a call runs) failed with a panic.
+pub(crate) fn record_panic() {
+    spans::record_error(&Span::current(), ErrorType::Panic);
+}
+
 /// Marks the server span failed when the answer is a protocol error (an unknown tool).
 pub(crate) fn record_answer<T, E>(span: &Span, answer: Result<T, E>) -> Result<T, E> {
     if answer.is_err() {

@@ -43,3 +43,31 @@ impl std::fmt::Display for ErrorType {
         f.write_str(self.as_str())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ErrorType;
+
+    #[test]
+    fn every_value_is_distinct_snake_case_and_a_panic_is_not_a_tool_error() {
+        let all = [
+            ErrorType::UnknownTool,
+            ErrorType::InvalidArguments,
+            ErrorType::ToolError,
+            ErrorType::Panic,
+            ErrorType::Timeout,
+            ErrorType::Cancelled,
+            ErrorType::Denied,
+            ErrorType::ModelError,
+        ];
+        let values: std::collections::BTreeSet<_> = all.iter().map(|e| e.as_str()).collect();
+        assert_eq!(values.len(), all.len());
+        assert!(
+            values
+                .iter()
+                .all(|v| v.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+        );
+        assert_eq!(ErrorType::Panic.as_str(), "panic");
+        assert_ne!(ErrorType::Panic, ErrorType::ToolError);
+    }
+}

@@ -1,22 +1,25 @@
 //! The spans, built in one place so their field names can be checked against the registry.
 //!
-//! Every span is at INFO level under the target `pi_telemetry`, with `otel.name` (recorded
-//! only when the span is enabled, so a disabled span formats nothing) and `otel.kind`.
+//! Every span is at INFO level under the target `pi_telemetry`, with `otel.name` (a lazy
+//! `format_args!`: formatted once, by the subscriber that reads it, and never for a disabled
+//! span) and `otel.kind`.
 
+use opentelemetry::{Array, StringValue, Value};
 use tracing::field::Empty;
 use tracing::{Span, info_span};
+use tracing_opentelemetry::OpenTelemetrySpanExt;
 
-use crate::ErrorType;
+use crate::{ErrorType, names};
 
 /// The target every span here uses, for subscribers that filter by target.
 pub const TARGET: &str = "pi_telemetry";
 
 /// `invoke_agent {agent}` (INTERNAL): one run of the agent loop.
 pub fn invoke_agent(agent_name: &str, provider: &str, conversation_id: Option<&str>) -> Span {
-    let span = info_span!(
+    info_span!(
         target: "pi_telemetry",
         "invoke_agent",
-        otel.name = Empty,
+        otel.name = %format_args!("invoke_agent {}", agent_name),
         otel.kind = "internal",
         otel.status_code = Empty,
         gen_ai.operation.name = "invoke_agent",
@@ -24,17 +27,21 @@ pub fn invoke_agent(agent_name: &str, provider: &str, conversation_id: Option<&s
         gen_ai.provider.name = provider,
         gen_ai.conversation.id = conversation_id,
         error.type = Empty,
-    );
-    name(&span, "invoke_agent", agent_name);
-    span
+    )
 }
 
-/// `chat {model}` (CLIENT): one model request.
-pub fn chat(provider: &str, model: &str, conversation_id: Option<&str>) -> Span {
-    let span = info_span!(
+/// `chat {model}` (CLIENT): one model request, to `server` (host and port) when the model is
+/// served over the network.
+pub fn chat(
+    provider: &str,
+    model: &str,
+    conversation_id: Option<&str>,
+    server: Option<(&str, u16)>,
+) -> Span {
+    info_span!(
         target: "pi_telemetry",
         "chat",
-        otel.name = Empty,
+        otel.name = %format_args!("chat {}", model),
         otel.kind = "client",
         otel.status_code = Empty,
         gen_ai.operation.name = "chat",
@@ -43,18 +50,15 @@ pub fn chat(provider: &str, model: &str, conversation_id: Option<&str>) -> Span 
         gen_ai.conversation.id = conversation_id,
         gen_ai.response.model = Empty,
         gen_ai.response.id = Empty,
-        gen_ai.response.finish_reasons = Empty,
         gen_ai.usage.input_tokens = Empty,
         gen_ai.usage.output_tokens = Empty,
         gen_ai.usage.cache_read.input_tokens = Empty,
         gen_ai.usage.cache_creation.input_tokens = Empty,
         gen_ai.output.messages = Empty,
-        server.address = Empty,
-        server.port = Empty,
+        server.address = server.map(|(address, _)| address),
+        server.port = server.map(|(_, port)| i64::from(port)),
         error.type = Empty,
-    );
-    name(&span, "chat", model);
-    span
+    )
 }
 
 /// What a model request produced, for [`record_chat_response`].
@@ -62,8 +66,10 @@ pub fn chat(provider: &str, model: &str, conversation_id: Option<&str>) -> Span 
 pub struct ChatResponse<'a> {
     /// The model that answered.
     pub model: &'a str,
+    /// The provider's id of the response, when the wire gave one.
+    pub id: Option<&'a str>,
     /// Why it stopped, in the conventions' words (`stop`, `length`, `tool_call`, `error`).
-    pub finish_reason: &'a str,
+    pub finish_reason: &'static str,
     /// Input tokens, cache reads and writes included (as the conventions count them).
     pub input_tokens: u64,
     /// Output tokens.
@@ -80,8 +86,18 @@ pub fn record_chat_response(span: &Span, response: &ChatResponse<'_>) {
         return;
     }
     span.record("gen_ai.response.model", response.model);
-    // `tracing` fields carry no arrays; the one reason is recorded as a string.
-    span.record("gen_ai.response.finish_reasons", response.finish_reason);
+    if let Some(id) = response.id {
+        span.record("gen_ai.response.id", id);
+    }
+    // The conventions type the reasons as a string array, which a `tracing` field cannot
+    // carry: the array goes to the OpenTelemetry span itself through the bridge (other
+    // subscribers do not see it). One reason: we ask for one choice.
+    span.set_attribute(
+        names::GEN_AI_RESPONSE_FINISH_REASONS,
+        Value::Array(Array::String(vec![StringValue::from(
+            response.finish_reason,
+        )])),
+    );
     span.record("gen_ai.usage.input_tokens", response.input_tokens);
     span.record("gen_ai.usage.output_tokens", response.output_tokens);
     span.record(
@@ -96,10 +112,10 @@ pub fn record_chat_response(span: &Span, response: &ChatResponse<'_>) {
 
 /// `execute_tool {tool}` (INTERNAL): one tool call, with our paired call id.
 pub fn execute_tool(tool_name: &str, call_id: &str, tool_type: &str) -> Span {
-    let span = info_span!(
+    info_span!(
         target: "pi_telemetry",
         "execute_tool",
-        otel.name = Empty,
+        otel.name = %format_args!("execute_tool {}", tool_name),
         otel.kind = "internal",
         otel.status_code = Empty,
         gen_ai.operation.name = "execute_tool",
@@ -109,9 +125,7 @@ pub fn execute_tool(tool_name: &str, call_id: &str, tool_type: &str) -> Span {
         gen_ai.tool.call.arguments = Empty,
         gen_ai.tool.call.result = Empty,
         error.type = Empty,
-    );
-    name(&span, "execute_tool", tool_name);
-    span
+    )
 }
 
 /// Which end of an MCP `tools/call` a span is.
@@ -129,10 +143,10 @@ pub fn mcp_tools_call(side: McpSide, tool_name: &str, request_id: Option<&str>) 
         McpSide::Client => "client",
         McpSide::Server => "server",
     };
-    let span = info_span!(
+    info_span!(
         target: "pi_telemetry",
         "tools/call",
-        otel.name = Empty,
+        otel.name = %format_args!("tools/call {}", tool_name),
         otel.kind = kind,
         otel.status_code = Empty,
         mcp.method.name = "tools/call",
@@ -140,9 +154,7 @@ pub fn mcp_tools_call(side: McpSide, tool_name: &str, request_id: Option<&str>) 
         gen_ai.operation.name = "execute_tool",
         gen_ai.tool.name = tool_name,
         error.type = Empty,
-    );
-    name(&span, "tools/call", tool_name);
-    span
+    )
 }
 
 /// `pi_tool.compaction` (INTERNAL): a compaction's summary request. No convention names
@@ -170,12 +182,6 @@ pub fn record_error(span: &Span, error: ErrorType) {
 pub fn record_content(span: &Span, field: &'static str, content: impl FnOnce() -> String) {
     if !span.is_disabled() && crate::capture_content() {
         span.record(field, content().as_str());
-    }
-}
-
-fn name(span: &Span, operation: &str, target: &str) {
-    if !span.is_disabled() {
-        span.record("otel.name", format!("{operation} {target}").as_str());
     }
 }
 

@@ -51,7 +51,7 @@ fn every_span_field_is_in_the_registry_or_an_otel_directive() {
     tracing::subscriber::with_default(subscriber, || {
         let all: Vec<Span> = vec![
             spans::invoke_agent("pi", "openai", Some("session")),
-            spans::chat("openai", "gpt-5", None),
+            spans::chat("openai", "gpt-5", None, Some(("api.openai.com", 443))),
             spans::execute_tool("read", "call-1", "function"),
             spans::mcp_tools_call(McpSide::Client, "echo", Some("1")),
             spans::mcp_tools_call(McpSide::Server, "echo", None),

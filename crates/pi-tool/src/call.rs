@@ -98,7 +98,7 @@ impl PreparedCall {
         // The synchronous start of `execute` runs user code too: contain panics there.
         match catch_unwind(AssertUnwindSafe(|| tool.start(params, context))) {
             Ok(running) => finish(self.id, self.name, running, self.wording).await,
-            Err(panic) => failed(self.id, self.name, self.wording, &panic_message(&*panic)),
+            Err(panic) => panicked(self.id, self.name, self.wording, &*panic),
         }
     }
 }
@@ -190,6 +190,7 @@ async fn finish(
                 timestamp: now_millis(),
             },
             terminate: output.terminate,
+            panicked: false,
         },
         Ok(Err(error)) => {
             let mut executed = failed(id, name, wording, error.message());
@@ -205,7 +206,7 @@ async fn finish(
             }
             executed
         }
-        Err(panic) => failed(id, name, wording, &panic_message(&*panic)),
+        Err(panic) => panicked(id, name, wording, &*panic),
     }
 }
 
@@ -213,5 +214,18 @@ fn failed(id: ArcStr, name: ArcStr, wording: Wording, reason: &str) -> ExecutedC
     ExecutedCall {
         message: failure_message(id, name, wording, reason),
         terminate: false,
+        panicked: false,
+    }
+}
+
+fn panicked(
+    id: ArcStr,
+    name: ArcStr,
+    wording: Wording,
+    payload: &(dyn std::any::Any + Send),
+) -> ExecutedCall {
+    ExecutedCall {
+        panicked: true,
+        ..failed(id, name, wording, &panic_message(payload))
     }
 }

@@ -33,6 +33,9 @@ pub struct ExecutedCall {
     pub message: ToolResultMessage,
     /// The tool's [`ToolOutput::terminate`](crate::ToolOutput::terminate); `false` for every failure.
     pub terminate: bool,
+    /// The tool panicked: the message is the contained failure. Telemetry reports it as
+    /// `error.type` `panic`, apart from a tool that returned an error.
+    pub panicked: bool,
 }
 
 impl std::fmt::Debug for PreparedCall {

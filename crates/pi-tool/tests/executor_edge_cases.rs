@@ -159,6 +159,41 @@ async fn panics_before_and_after_the_first_await_are_contained() {
 }
 
 #[tokio::test]
+async fn a_panic_is_told_apart_from_a_tool_error() {
+    let tools = ToolRegistry::new([Eager {
+        calls: AtomicUsize::new(0),
+    }])
+    .unwrap();
+    let executed = |label: Option<&str>| {
+        let mut arguments = json!({"value": "v"});
+        if let Some(label) = label {
+            arguments["label"] = json!(label);
+        }
+        let call = pi_tool::ToolCall::new("call-1", "eager", arguments);
+        let prepared = pi_tool::prepare_tool_call(&call, &tools).unwrap();
+        prepared.run(pi_tool::CallContext::default())
+    };
+    // Before the first await, after it, and not at all.
+    let sync = executed(Some("sync")).await;
+    assert!(sync.message.is_error && sync.panicked);
+    let any = executed(Some("any")).await;
+    assert!(any.message.is_error && any.panicked);
+    let fine = executed(None).await;
+    assert!(!fine.message.is_error && !fine.panicked);
+    let refusing = FnTool::new(
+        "refusing",
+        "Always fails",
+        RequestParams::object_schema(),
+        |_params: RequestParams, _cx| async move { Err::<ToolOutput, _>(ToolError::new("no")) },
+    );
+    let tools = ToolRegistry::new([refusing]).unwrap();
+    let call = pi_tool::ToolCall::new("call-2", "refusing", json!({"value": "v"}));
+    let prepared = pi_tool::prepare_tool_call(&call, &tools).unwrap();
+    let error = prepared.run(pi_tool::CallContext::default()).await;
+    assert!(error.message.is_error && !error.panicked);
+}
+
+#[tokio::test]
 async fn details_that_cannot_be_serialised_become_an_error_result() {
     use std::collections::HashMap;
     let tool = FnTool::new(
