@@ -1,7 +1,8 @@
 //! What tracing costs a tool call with export on: TURNS turns of two `echo` calls through the
 //! loop, timed with no subscriber and then with the `tracing-opentelemetry` bridge feeding
 //! the SDK's batch processor at 100% sampling (spans kept in memory, not sent, so the network
-//! is not measured). Prints microseconds per call for both and the difference.
+//! is not measured). Prints a table: microseconds per call without a subscriber, with the
+//! bridge as `pi-tool` configures it, and with the bridge's defaults.
 //!
 //! Usage: traced_loop_cost [TURNS] [ROUNDS]
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
@@ -64,21 +65,53 @@ fn main() {
         .build()
         .unwrap();
     let off = best(&runtime, &script, rounds);
+    // The bridge as `pi-tool` installs it, then with the bridge's own defaults (location,
+    // thread and busy/idle attributes on every span), to show what turning those off saves.
+    let ours = traced(&runtime, &script, rounds, |tracer| {
+        pi_telemetry::bridge::layer(tracer)
+    });
+    let defaults = traced(&runtime, &script, rounds, |tracer| {
+        tracing_opentelemetry::layer().with_tracer(tracer)
+    });
+    let per_call = |seconds: f64| seconds / calls * 1e6;
+    println!("| subscriber | µs per call | added per call |");
+    println!("|---|---|---|");
+    println!("| none | {:.2} | |", per_call(off));
+    println!(
+        "| pi-telemetry's bridge (`pi_telemetry::bridge::layer`) | {:.2} | {:.2} |",
+        per_call(ours),
+        per_call(ours - off)
+    );
+    println!(
+        "| tracing-opentelemetry's defaults | {:.2} | {:.2} |",
+        per_call(defaults),
+        per_call(defaults - off)
+    );
+    println!("({turns} turns of two calls, best of {rounds} runs)");
+}
+
+/// Best time of `rounds` runs with `layer(tracer)` over the SDK's batch processor at 100%
+/// sampling, spans kept in memory; checks they reached the exporter.
+fn traced<L>(
+    runtime: &tokio::runtime::Runtime,
+    script: &Value,
+    rounds: usize,
+    layer: impl FnOnce(opentelemetry_sdk::trace::Tracer) -> L,
+) -> f64
+where
+    L: tracing_subscriber::Layer<tracing_subscriber::Registry> + Send + Sync + 'static,
+{
     let exporter = InMemorySpanExporter::default();
     let provider = SdkTracerProvider::builder()
         .with_sampler(Sampler::AlwaysOn)
         .with_batch_exporter(exporter.clone())
         .build();
-    let subscriber = tracing_subscriber::registry()
-        .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("bench")));
-    let on = tracing::subscriber::with_default(subscriber, || best(&runtime, &script, rounds));
+    let subscriber = tracing_subscriber::registry().with(layer(provider.tracer("bench")));
+    let on = tracing::subscriber::with_default(subscriber, || best(runtime, script, rounds));
     provider.force_flush().unwrap();
-    let exported = exporter.get_finished_spans().unwrap().len();
-    assert!(exported > 0, "no span reached the exporter");
-    println!(
-        "{{\"turns\":{turns},\"off_us_per_call\":{:.3},\"on_us_per_call\":{:.3},\"added_us_per_call\":{:.3},\"spans_exported\":{exported}}}",
-        off / calls * 1e6,
-        on / calls * 1e6,
-        (on - off) / calls * 1e6
+    assert!(
+        !exporter.get_finished_spans().unwrap().is_empty(),
+        "no span reached the exporter"
     );
+    on
 }

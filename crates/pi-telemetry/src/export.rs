@@ -105,8 +105,7 @@ pub fn install(settings: &ExportSettings) -> Result<Telemetry, ExportError> {
         .with_periodic_exporter(metrics)
         .build();
     crate::metrics::install(&meter_provider.meter("pi-tool"));
-    let layer = tracing_opentelemetry::layer()
-        .with_tracer(tracer_provider.tracer("pi-tool"))
+    let layer = crate::bridge::layer(tracer_provider.tracer("pi-tool"))
         .with_filter(Targets::new().with_target(crate::spans::TARGET, tracing::Level::INFO));
     tracing::subscriber::set_global_default(tracing_subscriber::registry().with(layer))?;
     Ok(Telemetry {

@@ -7,6 +7,7 @@
 //! disabled and cost a callsite check: names are formatted only for enabled spans, and metrics
 //! are recorded only once [`metrics::install`] has been called.
 
+pub mod bridge;
 mod error_type;
 pub mod metrics;
 pub mod names;
