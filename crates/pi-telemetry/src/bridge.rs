@@ -5,7 +5,7 @@
 //! thread (two, the name an owned string), and busy/idle times (two attributes and a clock read
 //! on every poll of an instrumented future). The GenAI conventions ask for none of them, and
 //! together they were the larger part of a traced tool call's cost
-//! (`crates/pi-agent/examples/traced_loop_cost.rs`), so they are off.
+//! (`crates/pi-bench/examples/traced_loop_cost.rs`), so they are off.
 
 use opentelemetry::trace::Tracer;
 use tracing::Subscriber;
