@@ -6,30 +6,12 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use pi_approval::{LocalPaths, Mode, Policy, RuleKind, RuleSet, Source, shell};
+mod common;
+
+use common::{PIPELINE, five_rules, thousand_rules};
+use pi_approval::{LocalPaths, Mode, Policy, shell};
 use pi_tool::ToolAnnotations;
 use serde_json::json;
-
-/// 1,000 rules: a third each deny, ask and allow, of every form (exact, prefix, glob, paths,
-/// MCP names), none matching the benchmarked calls, so every rule is tried.
-fn thousand_rules() -> RuleSet {
-    let mut rules = RuleSet::default();
-    for index in 0..1000 {
-        let (kind, rule) = match index % 6 {
-            0 => (RuleKind::Deny, format!("bash(tool{index}:*)")),
-            1 => (RuleKind::Ask, format!("bash(tool{index} run *)")),
-            2 => (RuleKind::Allow, format!("bash(tool{index} exact)")),
-            3 => (RuleKind::Deny, format!("read(secret{index}/**)")),
-            4 => (RuleKind::Ask, format!("edit(gen{index}/*.rs)")),
-            _ => (RuleKind::Allow, format!("mcp_server{index}_*")),
-        };
-        rules.push(kind, rule.parse().unwrap(), Source::User);
-    }
-    rules
-}
-
-const PIPELINE: &str = "git log --oneline | grep fix | head -50 | sort | uniq -c \
-                        | sort -rn | cut -c1-80 | tr a-z A-Z | sed -n 1,20p | wc -l";
 
 fn bench(c: &mut Criterion) {
     let dir = std::env::temp_dir();
@@ -50,16 +32,7 @@ fn bench(c: &mut Criterion) {
         b.iter(|| policy.decide("bash", ToolAnnotations::open(), black_box(&pipeline)))
     });
     let read = json!({"path": "src/lib.rs"});
-    let mut few = RuleSet::default();
-    for rule in [
-        "bash(git log:*)",
-        "read(.env)",
-        "edit(src/**)",
-        "read(~/.ssh/**)",
-        "mcp_github_*",
-    ] {
-        few.push(RuleKind::Deny, rule.parse().unwrap(), Source::User);
-    }
+    let few = five_rules();
     let small = Policy::new(Mode::Ask, few, LocalPaths::new(&dir));
     c.bench_function("decide a read against 5 rules", |b| {
         b.iter(|| small.decide("read", ToolAnnotations::read_only(), black_box(&read)))
