@@ -12,7 +12,7 @@ use std::sync::Arc;
 use pi_agent::{Agent, AgentConfig};
 use pi_ai::Message;
 use pi_providers::{OpenAiChat, ProviderConfig};
-use pi_tool::model_text::Wording;
+use pi_tool::Wording;
 use pi_tool::{FnTool, ToolParams, ToolRegistry};
 
 /// A temperature unit: an enum of plain variants becomes a JSON Schema string enum.

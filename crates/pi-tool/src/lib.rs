@@ -75,6 +75,9 @@ pub use failure::{failed_result, failed_result_in, panic_message};
 pub use fn_tool::FnTool;
 pub use message::{ToolCall, ToolDefinition, ToolResultMessage, now_millis};
 pub use output_limit::MAX_TOOL_OUTPUT_BYTES;
+/// Whose words a registry's failures are answered in: the course's (the default) or upstream
+/// Pi's English ([`ToolRegistry::with_wording`]).
+pub use pi_schema::model_text::Wording;
 pub use prepared::{ExecutedCall, PreparedCall};
 pub use refusal::{RefusalKind, SandboxRefusal};
 pub use registered::RegisteredTool;
