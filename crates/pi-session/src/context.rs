@@ -13,9 +13,11 @@ use pi_tool::Content;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::entry::EntryKind;
+use crate::entry::{Entry, EntryKind};
 use crate::error::{Result, SessionError};
+use crate::halves;
 use crate::ids::iso_to_millis;
+use crate::scan::Role;
 use crate::tree::Tree;
 
 /// Pi's wrapper around a compaction summary (`COMPACTION_SUMMARY_PREFIX` / `_SUFFIX`).
@@ -66,42 +68,43 @@ impl SessionContext {
 pub(crate) fn build(tree: &Tree, leaf: Option<usize>) -> Result<SessionContext> {
     let mut context = SessionContext::empty();
     let path = tree.path(leaf);
-    let mut latest_compaction = None;
-    for (step, &position) in path.iter().enumerate() {
-        let Some(entry) = tree.get(position) else {
-            continue;
-        };
-        match entry.kind() {
-            EntryKind::ThinkingLevelChange { thinking_level } => {
-                context.thinking_level = thinking_level.to_owned();
+    let latest_compaction = settings(tree, &path, &mut context);
+    let sent = sent_entries(tree, &path, latest_compaction);
+    // Each message is read from its own line: big contexts are read on two threads.
+    let messages = halves::in_halves(
+        &sent,
+        |&position| tree.get(position).map_or(0, |entry| entry.line().len()),
+        |part| {
+            let mut messages = Vec::with_capacity(part.len());
+            for &position in part {
+                if let Some(entry) = tree.get(position)
+                    && let Some(message) = emit(entry)?
+                {
+                    messages.push((message, entry.id().to_owned()));
+                }
             }
-            EntryKind::ModelChange { provider, model_id } => {
-                context.model = Some(ModelRef {
-                    provider: provider.to_owned(),
-                    model_id: model_id.to_owned(),
-                });
-            }
-            EntryKind::Message(message) if role(message) == Some("assistant") => {
-                let text = |key| message.get(key).and_then(Value::as_str).unwrap_or_default();
-                context.model = Some(ModelRef {
-                    provider: text("provider").to_owned(),
-                    model_id: text("model").to_owned(),
-                });
-            }
-            EntryKind::Compaction { .. } => latest_compaction = Some(step),
-            _ => {}
-        }
-    }
+            Ok(messages)
+        },
+        |first: Result<Vec<_>>, second| {
+            let mut first = first?;
+            first.extend(second?);
+            Ok(first)
+        },
+    )?;
+    (context.messages, context.entry_ids) = messages.into_iter().unzip();
+    Ok(context)
+}
 
+/// The positions of the entries that make the context, in order: the whole path; or with a
+/// compaction on it, the compaction, the path's entries from its `firstKeptEntryId` up to it,
+/// then everything after it.
+fn sent_entries(tree: &Tree, path: &[usize], latest_compaction: Option<usize>) -> Vec<usize> {
     let Some(compaction_step) = latest_compaction else {
-        for &position in &path {
-            emit(tree, position, &mut context)?;
-        }
-        return Ok(context);
+        return path.to_vec();
     };
     let compaction_position = path.get(compaction_step).copied();
     let Some(compaction) = compaction_position.and_then(|position| tree.get(position)) else {
-        return Ok(context);
+        return Vec::new();
     };
     // Pi finds the compaction on the path by id, so with duplicate ids the first entry
     // carrying that id is where "after the compaction" starts.
@@ -109,9 +112,8 @@ pub(crate) fn build(tree: &Tree, leaf: Option<usize>) -> Result<SessionContext> 
         .iter()
         .position(|&position| tree.get(position).map(|e| e.id()) == Some(compaction.id()))
         .unwrap_or(compaction_step);
-    if let Some(position) = compaction_position {
-        emit(tree, position, &mut context)?;
-    }
+    let mut sent = Vec::with_capacity(path.len());
+    sent.extend(compaction_position);
     let first_kept = match compaction.kind() {
         EntryKind::Compaction {
             first_kept_entry_id,
@@ -124,58 +126,141 @@ pub(crate) fn build(tree: &Tree, leaf: Option<usize>) -> Result<SessionContext> 
         .iter()
         .position(|&position| tree.get(position).map(|e| Some(e.id())) == Some(first_kept));
     if let Some(from) = kept_from {
-        for &position in before.get(from..).unwrap_or_default() {
-            emit(tree, position, &mut context)?;
-        }
+        sent.extend_from_slice(before.get(from..).unwrap_or_default());
     }
-    for &position in path.get(split + 1..).unwrap_or_default() {
-        emit(tree, position, &mut context)?;
-    }
-    Ok(context)
+    sent.extend_from_slice(path.get(split + 1..).unwrap_or_default());
+    sent
 }
 
-/// Adds the messages one entry contributes (Pi's `sessionEntryToContextMessages` then
+/// Sets the context's model (the last `model_change` or assistant message on the path) and
+/// thinking level (the last `thinking_level_change`), and returns the step of the last
+/// compaction. The path is walked back from the leaf and stops once all three are found, so
+/// only the entries that decide them are parsed: the types are known from loading.
+fn settings(tree: &Tree, path: &[usize], context: &mut SessionContext) -> Option<usize> {
+    let (mut model, mut thinking, mut compaction) = (None, None, None);
+    for (step, &position) in path.iter().enumerate().rev() {
+        if model.is_some() && thinking.is_some() && compaction.is_some() {
+            break;
+        }
+        let Some(entry) = tree.get(position) else {
+            continue;
+        };
+        if entry.malformed().is_some() {
+            continue;
+        }
+        match entry.entry_type() {
+            "thinking_level_change" if thinking.is_none() => {
+                if let EntryKind::ThinkingLevelChange { thinking_level } = entry.kind() {
+                    thinking = Some(thinking_level);
+                }
+            }
+            "model_change" if model.is_none() => {
+                if let EntryKind::ModelChange { provider, model_id } = entry.kind() {
+                    model = Some(ModelRef {
+                        provider: provider.to_owned(),
+                        model_id: model_id.to_owned(),
+                    });
+                }
+            }
+            "message" if model.is_none() && entry.role() == Some(Role::Assistant) => {
+                if let EntryKind::Message(message) = entry.kind() {
+                    let text = |key| message.get(key).and_then(Value::as_str).unwrap_or_default();
+                    model = Some(ModelRef {
+                        provider: text("provider").to_owned(),
+                        model_id: text("model").to_owned(),
+                    });
+                }
+            }
+            "compaction" if compaction.is_none() => compaction = Some(step),
+            _ => {}
+        }
+    }
+    context.model = model;
+    if let Some(thinking_level) = thinking {
+        context.thinking_level = thinking_level.to_owned();
+    }
+    compaction
+}
+
+/// The message one entry contributes, if any (Pi's `sessionEntryToContextMessages` then
 /// `convertToLlm`).
-fn emit(tree: &Tree, position: usize, context: &mut SessionContext) -> Result<()> {
-    let Some(entry) = tree.get(position) else {
-        return Ok(());
+fn emit(entry: &Entry) -> Result<Option<Message>> {
+    if entry.malformed().is_some() {
+        return Ok(None);
+    }
+    let bad_message = |source| SessionError::BadMessage {
+        entry_id: entry.id().to_owned(),
+        source,
     };
     let entry_millis = || entry.timestamp().and_then(iso_to_millis).map_or(0, clamp);
-    let message = match entry.kind() {
-        EntryKind::Message(message) => {
-            message_to_llm(message, entry_millis).map_err(|source| SessionError::BadMessage {
-                entry_id: entry.id().to_owned(),
-                source,
-            })?
-        }
-        EntryKind::CustomMessage { content, .. } => {
-            let content = content.cloned().unwrap_or_else(|| Value::Array(Vec::new()));
-            Some(custom_to_user(content, entry_millis()).map_err(|source| {
-                SessionError::BadMessage {
-                    entry_id: entry.id().to_owned(),
-                    source,
+    Ok(match entry.entry_type() {
+        "message" => match entry.role() {
+            Some(role @ (Role::User | Role::Assistant | Role::ToolResult)) => {
+                match typed_message(entry.line(), role) {
+                    Some(message) => Some(message),
+                    None => stored_message(entry, entry_millis).map_err(bad_message)?,
                 }
-            })?)
-        }
-        EntryKind::BranchSummary { summary, .. } if !summary.is_empty() => Some(wrapped(
-            BRANCH_SUMMARY_PREFIX,
-            summary,
-            BRANCH_SUMMARY_SUFFIX,
-            entry_millis(),
-        )),
-        EntryKind::Compaction { summary, .. } => Some(wrapped(
-            COMPACTION_SUMMARY_PREFIX,
-            summary,
-            COMPACTION_SUMMARY_SUFFIX,
-            entry_millis(),
-        )),
+            }
+            _ => stored_message(entry, entry_millis).map_err(bad_message)?,
+        },
+        // Only these types send anything: the others are not parsed at all.
+        "custom_message" | "branch_summary" | "compaction" => match entry.kind() {
+            EntryKind::CustomMessage { content, .. } => {
+                let content = content.cloned().unwrap_or_else(|| Value::Array(Vec::new()));
+                Some(custom_to_user(content, entry_millis()).map_err(bad_message)?)
+            }
+            EntryKind::BranchSummary { summary, .. } if !summary.is_empty() => Some(wrapped(
+                BRANCH_SUMMARY_PREFIX,
+                summary,
+                BRANCH_SUMMARY_SUFFIX,
+                entry_millis(),
+            )),
+            EntryKind::Compaction { summary, .. } => Some(wrapped(
+                COMPACTION_SUMMARY_PREFIX,
+                summary,
+                COMPACTION_SUMMARY_SUFFIX,
+                entry_millis(),
+            )),
+            _ => None,
+        },
         _ => None,
-    };
-    if let Some(message) = message {
-        context.messages.push(message);
-        context.entry_ids.push(entry.id().to_owned());
+    })
+}
+
+/// A `message` entry's line read straight into its typed message, with no `Value` of it
+/// built first (that conversion was most of the old context time). The line was checked as
+/// JSON on load. `None` when the message does not read this way (a `content: null`, a repeated
+/// key, a missing field): the caller then takes the `Value` path, which accepts what Pi
+/// accepts and names what is wrong, so either way the result is the one that path gives.
+fn typed_message(line: &str, role: Role) -> Option<Message> {
+    /// Only `message` is read; serde skips the other fields of the entry.
+    #[derive(Deserialize)]
+    struct MessageLine<T> {
+        message: T,
     }
-    Ok(())
+    fn read<T: for<'de> Deserialize<'de>>(line: &str) -> Option<T> {
+        serde_json::from_str::<MessageLine<T>>(line)
+            .ok()
+            .map(|line| line.message)
+    }
+    match role {
+        Role::User => read(line).map(Message::User),
+        Role::Assistant => read(line).map(Message::Assistant),
+        Role::ToolResult => read(line).map(Message::ToolResult),
+        Role::Other => None,
+    }
+}
+
+/// A `message` entry through its parsed `Value` (for the coding agent's own roles, and for
+/// user, assistant and tool-result messages the typed read refused).
+fn stored_message(
+    entry: &Entry,
+    entry_millis: impl Fn() -> u64,
+) -> Result<Option<Message>, serde_json::Error> {
+    match entry.kind() {
+        EntryKind::Message(message) => message_to_llm(message, entry_millis),
+        _ => Ok(None),
+    }
 }
 
 /// One stored message as the model gets it; `None` for what Pi does not send (a `!!` bash
@@ -286,4 +371,69 @@ fn role(message: &Value) -> Option<&str> {
 
 fn clamp(millis: i64) -> u64 {
     u64::try_from(millis).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Reading a message straight from its line gives what the `Value` path gives, or
+    /// declines and leaves the line to that path.
+    #[test]
+    fn a_typed_read_equals_the_value_path() {
+        let messages = [
+            (
+                Role::User,
+                r#"{"role":"user","content":"hi","timestamp":1}"#,
+            ),
+            (
+                Role::User,
+                r#"{"role":"user","content":[{"type":"text","text":"a\"b\u00e9"},{"type":"image","data":"AAAA","mimeType":"image/png"}],"timestamp":2}"#,
+            ),
+            (
+                Role::User,
+                r#"{"role":"user","content":null,"timestamp":3}"#,
+            ),
+            (Role::User, r#"{"role":"user","timestamp":3}"#),
+            (
+                Role::User,
+                r#"{"role":"user","content":"a","content":"b","timestamp":4}"#,
+            ),
+            (
+                Role::Assistant,
+                r#"{"role":"assistant","content":[{"type":"thinking","thinking":"t","thinkingSignature":"s"},{"type":"text","text":"x","textSignature":"y"},{"type":"toolCall","id":"c1","name":"read","arguments":{"path":"a","n":[1,2.5]}}],"api":"openai-completions","provider":"p","model":"m","usage":{"input":3,"output":4},"stopReason":"toolUse","timestamp":5}"#,
+            ),
+            (
+                Role::Assistant,
+                r#"{"role":"assistant","content":[],"api":"a","provider":"p","model":"m","stopReason":"error","errorMessage":"boom","timestamp":6,"extra":{"kept":true}}"#,
+            ),
+            (
+                Role::ToolResult,
+                r#"{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[{"type":"text","text":"ok"}],"details":{"lines":3},"isError":false,"timestamp":7}"#,
+            ),
+            (
+                Role::ToolResult,
+                r#"{"role":"toolResult","toolCallId":"c1","toolName":"read","content":[],"isError":"no","timestamp":8}"#,
+            ),
+        ];
+        let mut typed_reads = 0;
+        for (role, message) in messages {
+            let line = format!(r#"{{"type":"message","id":"a","message":{message}}}"#);
+            let value: Value = serde_json::from_str(message).unwrap();
+            let by_value = message_to_llm(&value, || 0);
+            match typed_message(&line, role) {
+                Some(typed) => {
+                    typed_reads += 1;
+                    assert_eq!(Some(typed), by_value.unwrap(), "{message}");
+                }
+                None => assert!(
+                    by_value.is_err()
+                        || value.get("content").is_none_or(Value::is_null)
+                        || message.contains(r#""content":"a","content""#),
+                    "the typed read declined a message the value path reads: {message}"
+                ),
+            }
+        }
+        assert_eq!(typed_reads, 5);
+    }
 }

@@ -1,15 +1,30 @@
-//! One entry line: `{type, id, parentId, timestamp, ...}`. The whole JSON object is kept as
-//! read (key order included), so fields and entry types this crate does not know survive a
-//! rewrite; typed views are borrowed from it on demand.
+//! One entry line: `{type, id, parentId, timestamp, ...}`. The entry IS its line, kept byte
+//! for byte as read (in the file's buffer, shared, not copied), so fields and entry types this
+//! crate does not know survive a rewrite untouched. Loading reads only what the tree needs
+//! from it (see `scan.rs`); the whole JSON object is parsed on the first call that asks for it
+//! ([`Entry::kind`], [`Entry::field`], [`Entry::as_map`]) and kept, and a context parses a
+//! message straight into its typed form from the line (see `context.rs`).
+
+use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
+use crate::scan::{self, Facts, Present, Role, Scanned};
+
 /// An entry of the session tree.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Clone)]
 pub struct Entry {
-    id: String,
-    parent_id: Option<String>,
-    raw: Map<String, Value>,
+    line: Line,
+    entry_type: Box<str>,
+    id: Box<str>,
+    parent_id: Option<Box<str>>,
+    timestamp: Option<Box<str>>,
+    role: Option<Role>,
+    /// The first required field missing, when the type is known and lacks one.
+    malformed: Option<&'static str>,
+    /// The whole object, parsed from the line when first asked for.
+    object: OnceLock<Map<String, Value>>,
 }
 
 /// Why a JSON object is not an entry at all (no string `type` or `id`).
@@ -24,6 +39,49 @@ pub enum NotAnEntry {
     /// `id` is missing or not a string.
     #[error("no string \"id\"")]
     NoId,
+}
+
+/// Where an entry's line is: a range of a shared buffer (the file as read, or the line itself
+/// for an entry built here). Loading 50 MB copies nothing per line.
+#[derive(Clone)]
+pub(crate) struct Line {
+    buffer: Arc<String>,
+    start: usize,
+    end: usize,
+}
+
+impl Line {
+    /// The bytes `start..end` of `buffer`, which must hold one line there.
+    pub(crate) fn new(buffer: Arc<String>, start: usize, end: usize) -> Self {
+        Self { buffer, start, end }
+    }
+
+    fn whole(text: String) -> Self {
+        let end = text.len();
+        Self::new(Arc::new(text), 0, end)
+    }
+
+    pub(crate) fn as_str(&self) -> &str {
+        self.buffer.get(self.start..self.end).unwrap_or_default()
+    }
+}
+
+impl fmt::Debug for Entry {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter
+            .debug_struct("Entry")
+            .field("id", &self.id)
+            .field("parent_id", &self.parent_id)
+            .field("line", &self.line.as_str())
+            .finish()
+    }
+}
+
+/// Two entries are equal when their lines are: the line is the whole entry.
+impl PartialEq for Entry {
+    fn eq(&self, other: &Self) -> bool {
+        self.line.as_str() == other.line.as_str()
+    }
 }
 
 impl Entry {
@@ -50,21 +108,36 @@ impl Entry {
         Ok(())
     }
 
-    /// The entry held in `raw` (see [`Entry::from_value`]).
+    /// The entry held in `raw` (see [`Entry::from_value`]); its line is `raw` written out.
     pub fn from_map(raw: Map<String, Value>) -> Result<Self, NotAnEntry> {
-        if !raw.get("type").is_some_and(Value::is_string) {
-            return Err(NotAnEntry::NoType);
+        let (text, facts, raw) = written(raw);
+        let mut entry = Self::from_facts(Line::whole(text), facts)?;
+        entry.object = OnceLock::from(raw);
+        Ok(entry)
+    }
+
+    /// The entry whose line is `line` (which was read as a JSON object with `facts`).
+    pub(crate) fn from_facts(line: Line, mut facts: Facts) -> Result<Self, NotAnEntry> {
+        let entry_type = facts.entry_type.take().ok_or(NotAnEntry::NoType)?;
+        let id = facts.id.take().ok_or(NotAnEntry::NoId)?;
+        Ok(Self::assemble(line, entry_type, id, facts))
+    }
+
+    fn assemble(line: Line, entry_type: String, id: String, facts: Facts) -> Self {
+        Self {
+            line,
+            role: if entry_type == "message" {
+                facts.role
+            } else {
+                None
+            },
+            malformed: missing_field(&entry_type, facts.present),
+            entry_type: entry_type.into(),
+            id: id.into(),
+            parent_id: facts.parent_id.map(String::into_boxed_str),
+            timestamp: facts.timestamp.map(String::into_boxed_str),
+            object: OnceLock::new(),
         }
-        let id = raw
-            .get("id")
-            .and_then(Value::as_str)
-            .ok_or(NotAnEntry::NoId)?
-            .to_owned();
-        let parent_id = raw
-            .get("parentId")
-            .and_then(Value::as_str)
-            .map(str::to_owned);
-        Ok(Self { id, parent_id, raw })
     }
 
     /// A new entry of `entry_type` in Pi's key order (`type, id, parentId, timestamp`, then
@@ -81,11 +154,14 @@ impl Entry {
         raw.insert("id".into(), id.clone().into());
         raw.insert(
             "parentId".into(),
-            parent_id.clone().map_or(Value::Null, Value::String),
+            parent_id.map_or(Value::Null, Value::String),
         );
         raw.insert("timestamp".into(), timestamp.into());
         raw.extend(fields);
-        Self { id, parent_id, raw }
+        let (text, facts, raw) = written(raw);
+        let mut entry = Self::assemble(Line::whole(text), entry_type.to_owned(), id, facts);
+        entry.object = OnceLock::from(raw);
+        entry
     }
 
     /// The entry id (8 hex digits when Pi or this crate made it).
@@ -100,30 +176,51 @@ impl Entry {
 
     /// The entry's `type` tag.
     pub fn entry_type(&self) -> &str {
-        self.raw
-            .get("type")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
+        &self.entry_type
     }
 
     /// When it was written (ISO-8601), if recorded.
     pub fn timestamp(&self) -> Option<&str> {
-        self.str("timestamp")
+        self.timestamp.as_deref()
     }
 
-    /// The whole JSON object, unknown fields included.
+    /// The line as read from (or written to) the file, without its newline: the entry itself.
+    pub fn line(&self) -> &str {
+        self.line.as_str()
+    }
+
+    /// The whole JSON object, unknown fields included (parsed from the line on first use).
     pub fn as_map(&self) -> &Map<String, Value> {
-        &self.raw
+        self.object.get_or_init(|| {
+            // The line was read as a JSON object; an empty map only if that changed.
+            serde_json::from_str(self.line.as_str()).unwrap_or_default()
+        })
     }
 
     /// One field of the object.
     pub fn field(&self, key: &str) -> Option<&Value> {
-        self.raw.get(key)
+        self.as_map().get(key)
+    }
+
+    /// The role of a `message` entry's message, read at load.
+    pub(crate) fn role(&self) -> Option<Role> {
+        self.role
+    }
+
+    /// The first required field a known type lacks, read at load without parsing the entry.
+    pub(crate) fn malformed(&self) -> Option<&'static str> {
+        self.malformed
     }
 
     /// The typed view of this entry. A known type whose required fields are missing or of the
     /// wrong type is [`EntryKind::Malformed`]: kept in the file, left out of the context.
     pub fn kind(&self) -> EntryKind<'_> {
+        if let Some(missing) = self.malformed {
+            return EntryKind::Malformed {
+                entry_type: self.entry_type(),
+                missing,
+            };
+        }
         self.kind_checked()
             .unwrap_or_else(|missing| EntryKind::Malformed {
                 entry_type: self.entry_type(),
@@ -132,10 +229,10 @@ impl Entry {
     }
 
     fn kind_checked(&self) -> Result<EntryKind<'_>, &'static str> {
+        let raw = self.as_map();
         Ok(match self.entry_type() {
             "message" => EntryKind::Message(
-                self.raw
-                    .get("message")
+                raw.get("message")
                     .filter(|m| m.is_object())
                     .ok_or("message")?,
             ),
@@ -149,10 +246,9 @@ impl Entry {
             "compaction" => EntryKind::Compaction {
                 summary: self.str("summary").ok_or("summary")?,
                 first_kept_entry_id: self.str("firstKeptEntryId"),
-                tokens_before: self.raw.get("tokensBefore").and_then(Value::as_f64),
-                details: self.raw.get("details"),
-                from_hook: self
-                    .raw
+                tokens_before: raw.get("tokensBefore").and_then(Value::as_f64),
+                details: raw.get("details"),
+                from_hook: raw
                     .get("fromHook")
                     .and_then(Value::as_bool)
                     .unwrap_or(false),
@@ -160,21 +256,17 @@ impl Entry {
             "branch_summary" => EntryKind::BranchSummary {
                 from_id: self.str("fromId").unwrap_or("root"),
                 summary: self.str("summary").unwrap_or_default(),
-                details: self.raw.get("details"),
+                details: raw.get("details"),
             },
             "custom" => EntryKind::Custom {
                 custom_type: self.str("customType").ok_or("customType")?,
-                data: self.raw.get("data"),
+                data: raw.get("data"),
             },
             "custom_message" => EntryKind::CustomMessage {
                 custom_type: self.str("customType").ok_or("customType")?,
-                content: self.raw.get("content"),
-                display: self
-                    .raw
-                    .get("display")
-                    .and_then(Value::as_bool)
-                    .unwrap_or(false),
-                details: self.raw.get("details"),
+                content: raw.get("content"),
+                display: raw.get("display").and_then(Value::as_bool).unwrap_or(false),
+                details: raw.get("details"),
             },
             "label" => EntryKind::Label {
                 target_id: self.str("targetId").ok_or("targetId")?,
@@ -188,24 +280,63 @@ impl Entry {
         })
     }
 
-    pub(crate) fn set_tree_position(&mut self, id: String, parent_id: Option<String>) {
-        self.raw.insert("id".into(), id.clone().into());
-        self.raw.insert(
+    /// The same entry moved to `id` under `parent_id` (a fork re-chains what it copies).
+    pub(crate) fn with_tree_position(&self, id: String, parent_id: Option<String>) -> Self {
+        let mut raw = self.as_map().clone();
+        raw.insert("id".into(), id.into());
+        raw.insert(
             "parentId".into(),
-            parent_id.clone().map_or(Value::Null, Value::String),
+            parent_id.map_or(Value::Null, Value::String),
         );
-        self.id = id;
-        self.parent_id = parent_id;
+        // `type` stays a string and `id` is one: this is an entry.
+        Self::from_map(raw).unwrap_or_else(|_| self.clone())
     }
 
     /// The line as written to the file (without its newline).
     pub fn to_line(&self) -> Result<String, serde_json::Error> {
-        serde_json::to_string(&self.raw)
+        Ok(self.line().to_owned())
     }
 
     fn str(&self, key: &str) -> Option<&str> {
-        self.raw.get(key).and_then(Value::as_str)
+        self.as_map().get(key).and_then(Value::as_str)
     }
+}
+
+/// `raw` written out as a line, what loading would read of that line, and `raw` back.
+fn written(raw: Map<String, Value>) -> (String, Facts, Map<String, Value>) {
+    let value = Value::Object(raw);
+    let facts = match scan::scan_value(&value) {
+        Scanned::Object(facts) => facts,
+        Scanned::NotAnObject => Facts::default(),
+    };
+    // Writing a `Value` out cannot fail (its keys are strings).
+    let text = serde_json::to_string(&value).unwrap_or_default();
+    let raw = match value {
+        Value::Object(raw) => raw,
+        _ => Map::new(),
+    };
+    (text, facts, raw)
+}
+
+/// The first field `entry_type` requires that `present` lacks, in the order
+/// [`Entry::kind`] checks them.
+fn missing_field(entry_type: &str, present: Present) -> Option<&'static str> {
+    let required: &[(u8, &'static str)] = match entry_type {
+        "message" => &[(Present::MESSAGE, "message")],
+        "model_change" => &[
+            (Present::PROVIDER, "provider"),
+            (Present::MODEL_ID, "modelId"),
+        ],
+        "thinking_level_change" => &[(Present::THINKING_LEVEL, "thinkingLevel")],
+        "compaction" => &[(Present::SUMMARY, "summary")],
+        "custom" | "custom_message" => &[(Present::CUSTOM_TYPE, "customType")],
+        "label" => &[(Present::TARGET_ID, "targetId")],
+        _ => &[],
+    };
+    required
+        .iter()
+        .find(|(bit, _)| !present.has(*bit))
+        .map(|(_, name)| *name)
 }
 
 /// A typed, borrowed view of an [`Entry`], one variant per type Pi writes.
@@ -286,4 +417,59 @@ pub enum EntryKind<'a> {
         /// The first required field found missing or of the wrong type.
         missing: &'static str,
     },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(line: &str) -> Entry {
+        let Ok(Scanned::Object(facts)) = scan::scan(line) else {
+            panic!("an object: {line}");
+        };
+        Entry::from_facts(Line::whole(line.to_owned()), facts).unwrap()
+    }
+
+    /// What loading decides without parsing the entry is what `kind` decides from the object.
+    #[test]
+    fn malformed_entries_are_found_at_load_as_kind_finds_them() {
+        let lines = [
+            r#"{"type":"message","id":"a","message":{"role":"user"}}"#,
+            r#"{"type":"message","id":"a","message":"text"}"#,
+            r#"{"type":"message","id":"a"}"#,
+            r#"{"type":"model_change","id":"a","provider":"p","modelId":"m"}"#,
+            r#"{"type":"model_change","id":"a","provider":"p"}"#,
+            r#"{"type":"model_change","id":"a","modelId":"m"}"#,
+            r#"{"type":"model_change","id":"a","provider":1,"modelId":2}"#,
+            r#"{"type":"thinking_level_change","id":"a","thinkingLevel":null}"#,
+            r#"{"type":"compaction","id":"a","summary":"s"}"#,
+            r#"{"type":"compaction","id":"a","summary":{"text":"s"}}"#,
+            r#"{"type":"branch_summary","id":"a"}"#,
+            r#"{"type":"custom","id":"a","customType":"t"}"#,
+            r#"{"type":"custom","id":"a","customType":"t","customType":false}"#,
+            r#"{"type":"custom_message","id":"a","content":"c"}"#,
+            r#"{"type":"label","id":"a","targetId":"b"}"#,
+            r#"{"type":"label","id":"a","label":"x"}"#,
+            r#"{"type":"session_info","id":"a"}"#,
+            r#"{"type":"future","id":"a"}"#,
+        ];
+        for line in lines {
+            let entry = read(line);
+            assert_eq!(entry.malformed(), entry.kind_checked().err(), "{line}");
+        }
+    }
+
+    #[test]
+    fn a_built_entry_is_its_line() {
+        let mut fields = Map::new();
+        fields.insert("summary".into(), "s".into());
+        let built = Entry::build("compaction", "abcd1234".into(), None, "t".into(), fields);
+        assert_eq!(
+            built.line(),
+            r#"{"type":"compaction","id":"abcd1234","parentId":null,"timestamp":"t","summary":"s"}"#
+        );
+        assert_eq!(built, read(built.line()));
+        assert_eq!(built.malformed(), None);
+        assert_eq!(built.timestamp(), Some("t"));
+    }
 }

@@ -29,14 +29,17 @@
 mod context;
 mod entry;
 mod error;
+mod halves;
 mod header;
 mod ids;
+mod lines;
 mod list;
 mod log;
 mod migrate;
 mod parse;
 mod paths;
 mod report;
+mod scan;
 mod session;
 mod tree;
 mod view;

@@ -71,7 +71,7 @@ impl Session {
     /// is refused and left untouched.
     pub fn open(path: &Path) -> Result<Self> {
         let (log, bytes) = LogFile::open(path)?;
-        let parsed = parse::parse(path, &bytes)?;
+        let parsed = parse::parse(path, bytes)?;
         if parsed.report.migrated_from.is_none() {
             return Self::from_parsed(parsed, Storage::Open(log), path);
         }
@@ -93,7 +93,7 @@ impl Session {
             });
         }
         let bytes = std::fs::read(path).map_err(|e| SessionError::io("read", path, e))?;
-        let parsed = parse::parse(path, &bytes)?;
+        let parsed = parse::parse(path, bytes)?;
         Self::from_parsed(parsed, Storage::ReadOnly(path.to_path_buf()), path)
     }
 
@@ -167,7 +167,7 @@ impl Session {
         let path = path.clone();
         let mut content = header_line(&self.header)?;
         for entry in &entries {
-            content.push_str(&entry.to_line().map_err(encode)?);
+            content.push_str(entry.line());
             content.push('\n');
         }
         let mut report = LoadReport::default();
@@ -422,8 +422,7 @@ impl Session {
             if entry.entry_type() == "label" {
                 continue;
             }
-            let mut entry = entry.clone();
-            entry.set_tree_position(entry.id().to_owned(), previous.clone());
+            let entry = entry.with_tree_position(entry.id().to_owned(), previous.clone());
             previous = Some(entry.id().to_owned());
             kept.push(entry);
         }
@@ -522,18 +521,18 @@ impl Session {
 
     /// Writes `entry` and, once written, adds it to the tree as the new leaf.
     fn commit(&mut self, entry: Entry) -> Result<()> {
-        let line = entry.to_line().map_err(encode)?;
+        let line = entry.line();
         match &mut self.storage {
             Storage::Memory => {}
             Storage::ReadOnly(path) => return Err(SessionError::ReadOnly { path: path.clone() }),
             Storage::Pending(path) => {
                 let mut content = header_line(&self.header)?;
-                content.push_str(&line);
+                content.push_str(line);
                 content.push('\n');
                 let log = LogFile::create(path, content.as_bytes())?;
                 self.storage = Storage::Open(log);
             }
-            Storage::Open(log) => log.append_line(&line)?,
+            Storage::Open(log) => log.append_line(line)?,
         }
         self.tree.push(entry);
         Ok(())
@@ -556,7 +555,7 @@ fn rewrite_content(parsed: &ParsedFile) -> Result<Vec<u8>> {
             content.extend_from_slice(&line.bytes);
             content.push(b'\n');
         }
-        content.extend_from_slice(entry.to_line().map_err(encode)?.as_bytes());
+        content.extend_from_slice(entry.line().as_bytes());
         content.push(b'\n');
     }
     for line in kept {

@@ -53,14 +53,10 @@ impl Tree {
                     line: lines.get(position).copied().unwrap_or_default(),
                 });
             }
-            if let EntryKind::Malformed {
-                entry_type,
-                missing,
-            } = entry.kind()
-            {
+            if let Some(missing) = entry.malformed() {
                 report.malformed.push(MalformedEntry {
                     id: entry.id().to_owned(),
-                    entry_type: entry_type.to_owned(),
+                    entry_type: entry.entry_type().to_owned(),
                     missing,
                 });
             }
@@ -134,7 +130,12 @@ impl Tree {
     }
 
     fn apply_label(&mut self, position: usize) {
-        let Some(entry) = self.entries.get(position) else {
+        // Only a label entry is parsed here: loading reads no other entry whole.
+        let Some(entry) = self
+            .entries
+            .get(position)
+            .filter(|entry| entry.entry_type() == "label")
+        else {
             return;
         };
         if let EntryKind::Label { target_id, label } = entry.kind() {
