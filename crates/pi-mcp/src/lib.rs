@@ -9,15 +9,18 @@
 //!   its tools into a registry as dynamic tools, validated locally before a call is sent.
 //! - [`convert`] maps results and content between the two worlds.
 
+mod call_progress;
 mod client;
 mod connections;
 pub mod convert;
+mod http_access;
 mod progress;
+mod serve;
 mod server;
 mod sessions;
 mod telemetry;
 
 pub use client::{ClientError, DEFAULT_CALL_TIMEOUT, McpClient, from_call_tool_result};
-pub use server::{
-    HttpAccess, McpToolServer, ServeError, serve_http, serve_stdio, serve_stdio_until,
-};
+pub use http_access::HttpAccess;
+pub use serve::{ServeError, serve_http, serve_stdio, serve_stdio_until};
+pub use server::McpToolServer;
