@@ -2,7 +2,10 @@
 //! `valgrind --tool=callgrind`: instruction counts compare contenders without timing noise
 //! (`scripts/instruction-counts.sh` prints the table).
 //!
-//! Usage: call_loop ours|dynamic|bare|contract|value WORKLOAD.json [all|valid|invalid] [ROUNDS]
+//! Usage: call_loop ours|dynamic|bare|contract|value|jsonschema WORKLOAD.json [all|valid|invalid] [ROUNDS]
+//!
+//! `jsonschema` is the jsonschema crate as a peer (parse into a `Value`, validate, collect every
+//! violation; see `pi_bench::jsonschema_peer`).
 //!
 //! `value` is not a layer: it only parses each call's text into a `serde_json::Value` and drops
 //! it, the floor of any layer that hands its tools JSON values (as dynamic schemas do).
@@ -12,6 +15,7 @@ use std::hint::black_box;
 
 use anyhow::{Context, bail};
 use pi_bench::baseline::{Baseline, Layer};
+use pi_bench::jsonschema_peer::JsonschemaPeer;
 use pi_bench::workload::{Workload, WorkloadCall, verify};
 use pi_bench::{dynamic, typed};
 use pi_tool::ToolRegistry;
@@ -20,7 +24,7 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let contender = args
         .first()
-        .context("name a contender: ours|dynamic|bare|contract|value")?;
+        .context("name a contender: ours|dynamic|bare|contract|value|jsonschema")?;
     let workload = Workload::load(std::path::Path::new(
         args.get(1).context("give a WORKLOAD.json")?,
     ))?;
@@ -57,6 +61,14 @@ fn main() -> anyhow::Result<()> {
         "dynamic" => ours(&dynamic::registry(&workload)?)?,
         "bare" => serde(Layer::Bare),
         "contract" => serde(Layer::Contract),
+        "jsonschema" => {
+            let peer = JsonschemaPeer::new(&workload)?;
+            for _ in 0..rounds {
+                for call in &calls {
+                    black_box(peer.execute(&call.id, &call.name, &call.arguments));
+                }
+            }
+        }
         "value" => {
             for _ in 0..rounds {
                 for call in &calls {

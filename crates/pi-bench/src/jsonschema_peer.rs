@@ -1,5 +1,6 @@
 //! The jsonschema crate as a peer, as the workloads' anchors measured it: the raw text parsed into
-//! a `serde_json::Value`, checked by a validator compiled once from the tool's JSON Schema, then
+//! a `serde_json::Value`, checked by a validator compiled once from the tool's JSON Schema (every
+//! violation collected and named in the refusal, as ours names them), then
 //! `serde_json::from_value` into the plain-serde structs (undeclared fields ignored), the trivial
 //! execute and the result message.
 
@@ -66,8 +67,12 @@ impl JsonschemaPeer {
             Ok(value) => value,
             Err(error) => return failed_result(&call, &error.to_string()),
         };
-        if !validator.is_valid(&value) {
-            return failed_result(&call, "invalid arguments");
+        let violations: Vec<String> = validator
+            .iter_errors(&value)
+            .map(|error| format!("{}: {error}", error.instance_path()))
+            .collect();
+        if !violations.is_empty() {
+            return failed_result(&call, &violations.join("\n"));
         }
         match execute(value) {
             Ok(result) => ToolResultMessage {
