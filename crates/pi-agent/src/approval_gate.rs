@@ -396,7 +396,8 @@ impl ApprovalGate {
             match self.remember_for_session(&rule) {
                 Ok(()) => record.reason = None,
                 Err(error) => {
-                    record.reason = Some(format!("not remembered: {error}"));
+                    record.reason =
+                        Some(format!("not remembered: {}", pi_tool::error_text(&error)));
                     record.scope = Some(Scope::Once);
                 }
             }

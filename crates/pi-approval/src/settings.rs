@@ -22,7 +22,7 @@ use crate::{Mode, UnknownMode};
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
     /// It exists but cannot be read.
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}", path.display())]
     Read {
         /// The file.
         path: PathBuf,
@@ -30,7 +30,7 @@ pub enum SettingsError {
         source: std::io::Error,
     },
     /// It is not JSON.
-    #[error("{} is not valid JSON: {source}", path.display())]
+    #[error("{} is not valid JSON", path.display())]
     Json {
         /// The file.
         path: PathBuf,
@@ -46,7 +46,7 @@ pub enum SettingsError {
         what: String,
     },
     /// A rule cannot be read.
-    #[error("{}: permissions.{}[{index}]: {source}", path.display(), kind.as_str())]
+    #[error("{}: permissions.{}[{index}]", path.display(), kind.as_str())]
     Rule {
         /// The file.
         path: PathBuf,
@@ -58,7 +58,7 @@ pub enum SettingsError {
         source: RuleError,
     },
     /// It cannot be written (the decision it was to save still holds for the session).
-    #[error("cannot write {}: {source}", path.display())]
+    #[error("cannot write {}", path.display())]
     Write {
         /// The file.
         path: PathBuf,
@@ -66,7 +66,7 @@ pub enum SettingsError {
         source: std::io::Error,
     },
     /// `permissions.mode` names no mode.
-    #[error("{}: permissions.mode: {source}", path.display())]
+    #[error("{}: permissions.mode", path.display())]
     Mode {
         /// The file.
         path: PathBuf,

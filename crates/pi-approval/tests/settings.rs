@@ -35,7 +35,8 @@ fn permissions_are_read_and_other_keys_left_to_pi() {
 
 #[test]
 fn malformed_files_name_the_file_the_list_and_the_rule() {
-    let message = |text: &str| parse(text).unwrap_err().to_string();
+    // The whole chain, as the CLI prints it: each cause once.
+    let message = |text: &str| pi_tool::error_text(&parse(text).unwrap_err());
     assert!(message("{").starts_with("/u/settings.json is not valid JSON: "));
     assert_eq!(
         message("[]"),

@@ -202,14 +202,14 @@ async fn session_ended_is_ok(
 #[non_exhaustive]
 pub enum ServeError {
     /// The client's handshake failed.
-    #[error("the MCP server could not start: {source}")]
+    #[error("the MCP server could not start")]
     Handshake {
         /// What went wrong in the handshake.
         #[source]
         source: Box<rmcp::service::ServerInitializeError>,
     },
     /// The address could not be bound (in use, not ours).
-    #[error("the MCP server could not bind {address}: {source}")]
+    #[error("the MCP server could not bind {address}")]
     Bind {
         /// The address asked for.
         address: SocketAddr,
@@ -221,14 +221,14 @@ pub enum ServeError {
     #[error("the MCP server will not start: {0}")]
     Access(String),
     /// The system had no randomness to make a token with.
-    #[error("the MCP server could not make a token: {source}")]
+    #[error("the MCP server could not make a token")]
     Randomness {
         /// What the system said.
         #[source]
         source: getrandom::Error,
     },
     /// The task serving the connection failed.
-    #[error("the MCP server stopped: {source}")]
+    #[error("the MCP server stopped")]
     Stopped {
         /// How the task ended.
         #[source]

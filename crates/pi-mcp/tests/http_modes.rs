@@ -98,9 +98,12 @@ async fn an_address_in_use_is_a_bind_error_holding_the_system_error() {
     )
     .await
     .unwrap_err();
+    assert_eq!(
+        refused.to_string(),
+        format!("the MCP server could not bind {address}")
+    );
     assert!(
-        refused
-            .to_string()
+        pi_tool::error_text(&refused)
             .starts_with(&format!("the MCP server could not bind {address}: ")),
         "{refused}"
     );

@@ -5,7 +5,7 @@
 #[non_exhaustive]
 pub enum SchemaError {
     /// A `pattern` the regex engine cannot express (ECMA look-around, back-references).
-    #[error("pattern {pattern:?} cannot be used: {source}")]
+    #[error("pattern {pattern:?} cannot be used")]
     Pattern {
         /// The pattern as written.
         pattern: String,

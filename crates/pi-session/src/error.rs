@@ -35,7 +35,7 @@ impl std::fmt::Display for NotASessionReason {
 #[derive(Debug, thiserror::Error)]
 pub enum SessionError {
     /// A system call failed.
-    #[error("cannot {op} {}: {source}", path.display())]
+    #[error("cannot {op} {}", path.display())]
     Io {
         /// What was being done (`open`, `read`, `append to`, ...).
         op: &'static str,
@@ -108,7 +108,7 @@ pub enum SessionError {
         path: PathBuf,
     },
     /// A message entry on the context path does not have the shape of its role.
-    #[error("entry {entry_id}: its message cannot be read: {source}")]
+    #[error("entry {entry_id}: its message cannot be read")]
     BadMessage {
         /// The entry.
         entry_id: String,
@@ -117,7 +117,7 @@ pub enum SessionError {
         source: serde_json::Error,
     },
     /// A value to be written cannot be turned into JSON.
-    #[error("cannot write the entry as JSON: {source}")]
+    #[error("cannot write the entry as JSON")]
     Encode {
         /// What serde found wrong.
         #[source]

@@ -556,7 +556,7 @@ impl Agent {
         let outcome = compact_session(session, provider.as_ref(), settings, focus, signal).await;
         let (result, error) = match &outcome {
             Ok(compacted) => (Some(compacted.clone()), None),
-            Err(error) => (None, Some(error.to_string())),
+            Err(error) => (None, Some(pi_tool::error_text(error))),
         };
         self.emitter().emit(AgentEvent::CompactionEnd {
             reason,

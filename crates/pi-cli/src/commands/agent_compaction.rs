@@ -101,8 +101,9 @@ impl Compactor {
             Err(error) => {
                 self.gave_up.store(true, Ordering::Relaxed);
                 eprintln!(
-                    "pi-tool: the session was not compacted ({}): {error}",
-                    reason_word(reason)
+                    "pi-tool: the session was not compacted ({}): {}",
+                    reason_word(reason),
+                    pi_tool::error_text(&error)
                 );
                 None
             }

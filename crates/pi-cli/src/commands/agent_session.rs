@@ -361,7 +361,8 @@ impl Recorder {
 
     fn fail(&self, state: &mut State, error: &SessionError) {
         state.failure = Some(format!(
-            "the session could not be written, so the run was stopped: {error}"
+            "the session could not be written, so the run was stopped: {}",
+            pi_tool::error_text(error)
         ));
         self.stop.cancel();
     }

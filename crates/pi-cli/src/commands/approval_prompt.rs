@@ -153,7 +153,8 @@ impl TerminalPrompt {
             Some(path) => match settings::save_rule(path, RuleKind::Allow, &rule) {
                 Ok(()) => say(&format!("Saved {rule} to {}\n", path.display())),
                 Err(error) => say(&format!(
-                    "Could not save the rule ({error}); it holds for this session only.\n"
+                    "Could not save the rule ({}); it holds for this session only.\n",
+                    pi_tool::error_text(&error)
                 )),
             },
             None => say(

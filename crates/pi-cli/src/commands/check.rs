@@ -84,7 +84,12 @@ fn check_line(line: &[u8]) -> Value {
     };
     let schema = match DynamicSchema::new(parameters_of(schema.clone())) {
         Ok(schema) => schema,
-        Err(error) => return failure(format!("schema is not usable: {error}")),
+        Err(error) => {
+            return failure(format!(
+                "schema is not usable: {}",
+                pi_tool::error_text(&error)
+            ));
+        }
     };
     match schema.parse(arguments) {
         Ok(value) => json!({"ok": true, "value": value}),
