@@ -212,11 +212,35 @@ fn bash_sandbox_holds(workspace: &Workspace) -> bool {
     holds
 }
 
+/// A directory this test may write that the sandbox keeps read-only: not under the temporary
+/// directory (a checkout in /tmp puts the target directory there); says why when none is.
+fn outside_the_sandbox() -> Option<std::path::PathBuf> {
+    let temp = std::env::temp_dir()
+        .canonicalize()
+        .unwrap_or_else(|_| std::env::temp_dir());
+    let candidates = [
+        Some(Path::new(env!("CARGO_TARGET_TMPDIR")).to_path_buf()),
+        std::env::var_os("HOME").map(std::path::PathBuf::from),
+    ];
+    let found = candidates.into_iter().flatten().find(|dir| {
+        let dir = dir.canonicalize().unwrap_or_else(|_| dir.clone());
+        !dir.starts_with(&temp)
+    });
+    if found.is_none() {
+        eprintln!(
+            "SKIPPED: the target directory and HOME are both under {}, which the sandbox leaves writable",
+            temp.display()
+        );
+    }
+    found.map(|dir| dir.join(format!("outside-sandbox-{}", std::process::id())))
+}
+
 #[tokio::test]
 async fn a_write_the_sandbox_refused_runs_outside_on_yes() {
     // Outside the workspace and the temporary directory (both writable in the sandbox).
-    let outside = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join(format!("outside-sandbox-{}", std::process::id()));
+    let Some(outside) = outside_the_sandbox() else {
+        return;
+    };
     std::fs::create_dir_all(&outside).unwrap();
     let made = outside.join("made.txt");
     let _ = std::fs::remove_file(&made);
