@@ -8,7 +8,7 @@ use pi_tool::ToolAnnotations;
 use serde_json::Value;
 
 use crate::policy::{Compiled, Policy};
-use crate::rule::Specifier;
+use crate::rule::{RuleKind, Specifier};
 use crate::shell::{self, SimpleCommand, is_known_read_only};
 use crate::tool_kind::ToolKind;
 use crate::{Decision, Fingerprint, Source, Verdict};
@@ -105,10 +105,10 @@ impl Policy {
         // Joined once: every rule of every list is matched against these texts.
         let texts: Vec<String> = split.all_commands().map(SimpleCommand::text).collect();
         shown.extend(texts.iter().take(split.commands.len()).cloned());
-        for list in [&self.deny, &self.ask] {
+        for list in [RuleKind::Deny, RuleKind::Ask] {
             let found = texts
                 .iter()
-                .find_map(|text| first_match(list, tool, Target::Command(text)));
+                .find_map(|text| self.first_match(list, tool, Target::Command(text)));
             if let Some(compiled) = found {
                 return self.restricting_outcome(compiled);
             }
@@ -123,7 +123,7 @@ impl Policy {
         let mut allowed_by: Option<&Compiled> = None;
         let mut worst: Option<Outcome> = None;
         for (command, text) in split.commands.iter().zip(&texts) {
-            if let Some(compiled) = first_match(&self.allow, tool, Target::Command(text)) {
+            if let Some(compiled) = self.first_match(RuleKind::Allow, tool, Target::Command(text)) {
                 allowed_by = allowed_by.or(Some(compiled));
                 continue;
             }
@@ -180,7 +180,7 @@ impl Policy {
         if let Some(outcome) = self.restricting_rule(tool, target) {
             return outcome;
         }
-        if let Some(compiled) = first_match(&self.allow, tool, target) {
+        if let Some(compiled) = self.first_match(RuleKind::Allow, tool, target) {
             return Outcome::rule(Verdict::Allow, compiled);
         }
         let table = self.mode.table();
@@ -213,7 +213,7 @@ impl Policy {
         if let Some(outcome) = self.restricting_rule(tool, Target::Call) {
             return outcome;
         }
-        if let Some(compiled) = first_match(&self.allow, tool, Target::Call) {
+        if let Some(compiled) = self.first_match(RuleKind::Allow, tool, Target::Call) {
             return Outcome::rule(Verdict::Allow, compiled);
         }
         let table = self.mode.table();
@@ -231,9 +231,9 @@ impl Policy {
 
     /// The first deny rule matching, else the first ask rule.
     fn restricting_rule(&self, tool: &str, target: Target<'_>) -> Option<Outcome> {
-        [&self.deny, &self.ask]
+        [RuleKind::Deny, RuleKind::Ask]
             .into_iter()
-            .find_map(|list| first_match(list, tool, target))
+            .find_map(|list| self.first_match(list, tool, target))
             .map(|compiled| self.restricting_outcome(compiled))
     }
 
@@ -244,11 +244,40 @@ impl Policy {
             _ => Outcome::rule(self.mode.table().ask_rules, compiled),
         }
     }
+
+    /// The first rule of a list that matches: the same rule a scan of the whole list finds,
+    /// but only the rules its name index and path index leave are tried.
+    fn first_match(&self, kind: RuleKind, tool: &str, target: Target<'_>) -> Option<&Compiled> {
+        let slot = list_slot(kind);
+        let (list, index) = match kind {
+            RuleKind::Deny => (&self.deny, &self.name_indexes[0]),
+            RuleKind::Ask => (&self.ask, &self.name_indexes[1]),
+            RuleKind::Allow => (&self.allow, &self.name_indexes[2]),
+        };
+        let candidates = match target {
+            // Path rules match only calls with a path.
+            Target::Command(_) | Target::Call => index.candidates(tool, None, Some(&[])),
+            Target::Path(hits) => index.candidates(
+                tool,
+                covering(tool),
+                hits.and_then(|hits| hits.lists.get(slot))
+                    .map(Vec::as_slice),
+            ),
+        };
+        candidates
+            .into_iter()
+            .filter_map(|position| list.get(position))
+            .find(|compiled| matches(compiled, tool, target))
+    }
 }
 
-/// The first rule of `list` that matches.
-fn first_match<'a>(list: &'a [Compiled], tool: &str, target: Target<'_>) -> Option<&'a Compiled> {
-    list.iter().find(|compiled| matches(compiled, tool, target))
+/// Where a list sits in `[deny, ask, allow]`.
+fn list_slot(kind: RuleKind) -> usize {
+    match kind {
+        RuleKind::Deny => 0,
+        RuleKind::Ask => 1,
+        RuleKind::Allow => 2,
+    }
 }
 
 fn matches(compiled: &Compiled, tool: &str, target: Target<'_>) -> bool {
@@ -280,13 +309,8 @@ struct PathHits {
 
 impl PathHits {
     fn contains(&self, compiled: &Compiled) -> bool {
-        let list = match compiled.entry.kind {
-            crate::RuleKind::Deny => 0,
-            crate::RuleKind::Ask => 1,
-            crate::RuleKind::Allow => 2,
-        };
         self.lists
-            .get(list)
+            .get(list_slot(compiled.entry.kind))
             .is_some_and(|hits| hits.binary_search(&compiled.position).is_ok())
     }
 }
@@ -295,8 +319,14 @@ impl PathHits {
 /// `ls`), and those on `edit` for `write`, as Claude Code's do: `read(~/.ssh/**)` in `deny`
 /// must not be dodged by grepping the same directory.
 fn covers(rule_tool: &str, tool: &str) -> bool {
-    matches!(
-        (rule_tool, tool),
-        ("read", "grep" | "find" | "ls") | ("edit", "write")
-    )
+    covering(tool) == Some(rule_tool)
+}
+
+/// The tool whose path rules also hold for `tool`, if any (see [`covers`]).
+fn covering(tool: &str) -> Option<&'static str> {
+    match tool {
+        "grep" | "find" | "ls" => Some("read"),
+        "write" => Some("edit"),
+        _ => None,
+    }
 }

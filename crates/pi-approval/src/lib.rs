@@ -35,6 +35,7 @@ mod decide;
 mod decision;
 mod fingerprint;
 mod mode;
+mod name_index;
 mod paths;
 mod policy;
 mod record;

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::name_index::NameIndex;
 use crate::paths::{PathIndex, PathPattern, PathResolver};
 use crate::rule::{Rule, RuleError, RuleKind, Specifier};
 use crate::{Mode, Source};
@@ -157,6 +158,8 @@ pub struct Policy {
     pub(crate) allow: Vec<Compiled>,
     /// The path globs of `deny`, `ask` and `allow`, in that order.
     pub(crate) path_indexes: [PathIndex; 3],
+    /// The rules of `deny`, `ask` and `allow` by tool name, in that order.
+    pub(crate) name_indexes: [NameIndex; 3],
     pub(crate) paths: Arc<dyn PathResolver>,
 }
 
@@ -186,6 +189,7 @@ impl Policy {
             ask: Vec::new(),
             allow: Vec::new(),
             path_indexes: [empty(), empty(), empty()],
+            name_indexes: Default::default(),
             paths,
         };
         for entry in rules.entries {
@@ -213,6 +217,8 @@ impl Policy {
                 _ => None,
             }))
         });
+        policy.name_indexes =
+            [&policy.deny, &policy.ask, &policy.allow].map(|list| NameIndex::new(list));
         policy
     }
 
