@@ -105,10 +105,13 @@ impl Policy {
         // Joined once: every rule of every list is matched against these texts.
         let texts: Vec<String> = split.all_commands().map(SimpleCommand::text).collect();
         shown.extend(texts.iter().take(split.commands.len()).cloned());
+        // A command rule's candidates depend on the tool only: found once for every command.
+        let command_rules = |kind| self.candidates(kind, tool, Target::Command(""));
         for list in [RuleKind::Deny, RuleKind::Ask] {
+            let candidates = command_rules(list);
             let found = texts
                 .iter()
-                .find_map(|text| self.first_match(list, tool, Target::Command(text)));
+                .find_map(|text| self.first_of(list, &candidates, tool, Target::Command(text)));
             if let Some(compiled) = found {
                 return self.restricting_outcome(compiled);
             }
@@ -122,8 +125,14 @@ impl Policy {
         }
         let mut allowed_by: Option<&Compiled> = None;
         let mut worst: Option<Outcome> = None;
+        let allow_candidates = command_rules(RuleKind::Allow);
         for (command, text) in split.commands.iter().zip(&texts) {
-            if let Some(compiled) = self.first_match(RuleKind::Allow, tool, Target::Command(text)) {
+            if let Some(compiled) = self.first_of(
+                RuleKind::Allow,
+                &allow_candidates,
+                tool,
+                Target::Command(text),
+            ) {
                 allowed_by = allowed_by.or(Some(compiled));
                 continue;
             }
@@ -248,13 +257,38 @@ impl Policy {
     /// The first rule of a list that matches: the same rule a scan of the whole list finds,
     /// but only the rules its name index and path index leave are tried.
     fn first_match(&self, kind: RuleKind, tool: &str, target: Target<'_>) -> Option<&Compiled> {
-        let slot = list_slot(kind);
-        let (list, index) = match kind {
-            RuleKind::Deny => (&self.deny, &self.name_indexes[0]),
-            RuleKind::Ask => (&self.ask, &self.name_indexes[1]),
-            RuleKind::Allow => (&self.allow, &self.name_indexes[2]),
+        let candidates = self.candidates(kind, tool, target);
+        self.first_of(kind, &candidates, tool, target)
+    }
+
+    /// The first of the `candidates` of a list that matches.
+    fn first_of(
+        &self,
+        kind: RuleKind,
+        candidates: &[usize],
+        tool: &str,
+        target: Target<'_>,
+    ) -> Option<&Compiled> {
+        let list = match kind {
+            RuleKind::Deny => &self.deny,
+            RuleKind::Ask => &self.ask,
+            RuleKind::Allow => &self.allow,
         };
-        let candidates = match target {
+        candidates
+            .iter()
+            .filter_map(|position| list.get(*position))
+            .find(|compiled| matches(compiled, tool, target))
+    }
+
+    /// The positions of the rules of a list that may match (from the list's name index).
+    fn candidates(&self, kind: RuleKind, tool: &str, target: Target<'_>) -> Vec<usize> {
+        let slot = list_slot(kind);
+        let index = match kind {
+            RuleKind::Deny => &self.name_indexes[0],
+            RuleKind::Ask => &self.name_indexes[1],
+            RuleKind::Allow => &self.name_indexes[2],
+        };
+        match target {
             // Path rules match only calls with a path.
             Target::Command(_) | Target::Call => index.candidates(tool, None, Some(&[])),
             Target::Path(hits) => index.candidates(
@@ -263,11 +297,7 @@ impl Policy {
                 hits.and_then(|hits| hits.lists.get(slot))
                     .map(Vec::as_slice),
             ),
-        };
-        candidates
-            .into_iter()
-            .filter_map(|position| list.get(position))
-            .find(|compiled| matches(compiled, tool, target))
+        }
     }
 }
 
