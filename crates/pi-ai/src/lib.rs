@@ -5,6 +5,7 @@
 //! JSON shapes are Pi's (camelCase, `role`/`type` tags, millisecond timestamps), so Pi
 //! transcripts and ours read each other.
 
+mod arguments;
 mod assembler;
 mod builder;
 mod event;
@@ -14,10 +15,8 @@ mod message;
 mod provider;
 mod replay;
 
-pub use assembler::{
-    ArgumentBuffer, DEFAULT_MAX_RESPONSE_BYTES, Fragment, MAX_ARGUMENT_BYTES, StreamAssembler,
-    parse_arguments,
-};
+pub use arguments::{ArgumentBuffer, parse_arguments};
+pub use assembler::{DEFAULT_MAX_RESPONSE_BYTES, Fragment, MAX_ARGUMENT_BYTES, StreamAssembler};
 pub use builder::AssistantMessageBuilder;
 pub use event::AssistantMessageEvent;
 pub use faux::{FauxProvider, FauxScriptError};
