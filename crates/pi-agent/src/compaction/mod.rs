@@ -43,25 +43,27 @@
 //! assert_eq!(context.entry_ids[0], compacted.entry_id);
 //! ```
 
+mod context_size;
 mod context_window;
 pub mod cut_point;
 mod overflow;
 mod settings;
+mod summarize;
 mod summary_prompt;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 
-use futures::StreamExt;
-use pi_ai::{AssistantMessageBuilder, Message, Provider, Request, StopReason, UserMessage};
+use pi_ai::{Message, Provider};
 use pi_session::{
     COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX, EntryKind, Session, SessionError,
 };
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
-use tracing::Instrument;
 
+use context_size::fresh_context_tokens;
+pub use context_size::{context_tokens, session_context_tokens};
 pub use context_window::{
     ModelsFile, ModelsFileError, built_in_context_window, resolve_context_window,
 };
@@ -71,6 +73,7 @@ pub use settings::{
     CompactionConfig, CompactionSettings, DEFAULT_KEEP_RECENT_TOKENS, DEFAULT_RESERVE_TOKENS,
     SettingsError, SettingsPatch,
 };
+pub use summarize::summarize;
 pub use summary_prompt::{
     FileOps, SUMMARY_HEADINGS, SUMMARY_SYSTEM_PROMPT, TOOL_RESULT_MAX_CHARS, TURN_PREFIX_HEADINGS,
     history_prompt, missing_headings, serialize_conversation, turn_prefix_prompt,
@@ -280,204 +283,6 @@ pub fn prepare(
         previous_summary,
         files,
     })
-}
-
-/// The context size of the session at its leaf, as [`context_tokens`] counts it, ignoring the
-/// usage of responses from before the latest compaction (their context no longer exists).
-pub fn session_context_tokens(session: &Session) -> Result<u64, SessionError> {
-    let path = session.branch_entries(None)?;
-    let previous = path
-        .iter()
-        .rposition(|entry| matches!(entry.kind(), EntryKind::Compaction { .. }));
-    let context = session.context()?;
-    Ok(fresh_context_tokens(&path, previous, &context))
-}
-
-fn fresh_context_tokens(
-    path: &[&pi_session::Entry],
-    previous_compaction: Option<usize>,
-    context: &pi_session::SessionContext,
-) -> u64 {
-    let fresh: HashSet<&str> = path
-        .get(previous_compaction.unwrap_or(0)..)
-        .unwrap_or_default()
-        .iter()
-        .map(|entry| entry.id())
-        .collect();
-    let is_fresh: Vec<bool> = context
-        .entry_ids
-        .iter()
-        .map(|id| fresh.contains(id.as_str()))
-        .collect();
-    context_tokens(&context.messages, Some(&is_fresh))
-}
-
-/// The context size Pi compares with the window: the last successful response's usage
-/// (`totalTokens`, or the sum of its parts; all-zero usage is ignored) plus a chars/4 estimate
-/// of the messages after it; without one, the estimate of every message. `usable` says which
-/// messages' usage counts (`None`: all).
-pub fn context_tokens(messages: &[Message], usable: Option<&[bool]>) -> u64 {
-    let last_usage = messages
-        .iter()
-        .enumerate()
-        .rev()
-        .find_map(|(index, message)| {
-            let Message::Assistant(assistant) = message else {
-                return None;
-            };
-            if matches!(
-                assistant.stop_reason,
-                StopReason::Error | StopReason::Aborted
-            ) || usable.is_some_and(|usable| usable.get(index) != Some(&true))
-            {
-                return None;
-            }
-            let usage = assistant.usage;
-            let tokens = if usage.total_tokens > 0 {
-                usage.total_tokens
-            } else {
-                usage.input + usage.output + usage.cache_read + usage.cache_write
-            };
-            (tokens > 0).then_some((index, tokens))
-        });
-    match last_usage {
-        Some((index, tokens)) => {
-            let trailing: u64 = messages
-                .get(index + 1..)
-                .unwrap_or_default()
-                .iter()
-                .map(estimate_tokens)
-                .sum();
-            tokens + trailing
-        }
-        None => messages.iter().map(estimate_tokens).sum(),
-    }
-}
-
-/// Asks `provider` for the summary (and, for a split turn, the prefix's summary, at the same
-/// time) and checks it.
-///
-/// Traced as a `pi_tool.compaction` span (no GenAI convention names compaction yet) when a
-/// subscriber listens; its summary requests are its children.
-pub async fn summarize(
-    provider: &dyn Provider,
-    preparation: &Preparation,
-    focus: Option<&str>,
-    signal: &CancellationToken,
-) -> Result<Summary, CompactionError> {
-    if !pi_telemetry::spans::enabled() {
-        return summarize_untraced(provider, preparation, focus, signal).await;
-    }
-    let model = provider.model();
-    let span = pi_telemetry::spans::compaction(&model.provider, &model.model);
-    let summary = summarize_untraced(provider, preparation, focus, signal)
-        .instrument(span.clone())
-        .await;
-    if summary.is_err() {
-        pi_telemetry::spans::record_error(&span, pi_telemetry::ErrorType::ModelError);
-    }
-    summary
-}
-
-async fn summarize_untraced(
-    provider: &dyn Provider,
-    preparation: &Preparation,
-    focus: Option<&str>,
-    signal: &CancellationToken,
-) -> Result<Summary, CompactionError> {
-    let previous = preparation.previous_summary.as_deref();
-    let history = async {
-        if preparation.messages_to_summarize.is_empty() {
-            // Only a turn prefix is new: the earlier summary (if any) still stands.
-            return Ok::<_, CompactionError>(previous.unwrap_or("No prior history.").to_owned());
-        }
-        let prompt = history_prompt(&preparation.messages_to_summarize, previous, focus);
-        let text = ask(provider, prompt, signal).await?;
-        check(&text, &SUMMARY_HEADINGS)?;
-        Ok(text)
-    };
-    let mut text = if preparation.turn_prefix.is_empty() {
-        history.await?
-    } else {
-        let prefix = async {
-            let text = ask(
-                provider,
-                turn_prefix_prompt(&preparation.turn_prefix),
-                signal,
-            )
-            .await?;
-            check(&text, &TURN_PREFIX_HEADINGS)?;
-            Ok::<_, CompactionError>(text)
-        };
-        let (history, prefix) = futures::join!(history, prefix);
-        format!(
-            "{}\n\n---\n\n**Turn Context (split turn):**\n\n{}",
-            history?, prefix?
-        )
-    };
-    text.push_str(&preparation.files.format());
-    Ok(Summary { text })
-}
-
-fn check(text: &str, headings: &[&str]) -> Result<(), CompactionError> {
-    if text.trim().is_empty() {
-        return Err(CompactionError::EmptySummary);
-    }
-    let missing = missing_headings(text, headings);
-    if missing.is_empty() {
-        Ok(())
-    } else {
-        Err(CompactionError::MissingHeadings {
-            missing: missing.into_iter().map(str::to_owned).collect(),
-        })
-    }
-}
-
-/// One summary request: Pi's system prompt, the prompt as the only user message, no tools.
-async fn ask(
-    provider: &dyn Provider,
-    prompt: String,
-    signal: &CancellationToken,
-) -> Result<String, CompactionError> {
-    let request = Request {
-        system_prompt: Some(SUMMARY_SYSTEM_PROMPT.to_owned()),
-        messages: Arc::new(vec![Message::User(UserMessage::text(prompt))]),
-        tools: Vec::new().into(),
-    };
-    let mut stream = provider.stream(request, signal.clone());
-    let mut builder: Option<AssistantMessageBuilder> = None;
-    while let Some(event) = stream.next().await {
-        let builder = builder.get_or_insert_with(|| {
-            let partial = match &event {
-                pi_ai::AssistantMessageEvent::Start { partial } => partial.clone(),
-                _ => pi_ai::AssistantMessage::new(&provider.model(), Vec::new()),
-            };
-            AssistantMessageBuilder::new(partial)
-        });
-        builder.apply(&event);
-    }
-    let Some(builder) = builder else {
-        return Err(CompactionError::Summarize(
-            "the provider sent no response".to_owned(),
-        ));
-    };
-    let message = builder.finish();
-    if matches!(message.stop_reason, StopReason::Error | StopReason::Aborted) {
-        return Err(CompactionError::Summarize(
-            message
-                .error_message
-                .unwrap_or_else(|| format!("{:?}", message.stop_reason)),
-        ));
-    }
-    let text: Vec<&str> = message
-        .content
-        .iter()
-        .filter_map(|block| match block {
-            pi_ai::AssistantContent::Text { text, .. } => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    Ok(text.join("\n"))
 }
 
 /// Checks that the summary makes the context smaller and appends the `compaction` entry

@@ -6,7 +6,8 @@
 use std::path::Path;
 
 use pi_ai::{
-    AssistantContent, AssistantMessage, FauxProvider, ModelInfo, UserContent, UserMessage,
+    AssistantContent, AssistantMessage, FauxProvider, ModelInfo, StopReason, UserContent,
+    UserMessage,
 };
 use pi_tool::{ToolResultMessage, text};
 use serde_json::{Value, json};

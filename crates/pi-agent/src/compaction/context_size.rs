@@ -1,0 +1,81 @@
+//! How big the context is, as Pi measures it against the model's window: the last response's
+//! usage plus an estimate of what came after it.
+
+use std::collections::HashSet;
+
+use pi_ai::{Message, StopReason};
+use pi_session::{EntryKind, Session, SessionError};
+
+use super::estimate_tokens;
+
+/// The context size of the session at its leaf, as [`context_tokens`] counts it, ignoring the
+/// usage of responses from before the latest compaction (their context no longer exists).
+pub fn session_context_tokens(session: &Session) -> Result<u64, SessionError> {
+    let path = session.branch_entries(None)?;
+    let previous = path
+        .iter()
+        .rposition(|entry| matches!(entry.kind(), EntryKind::Compaction { .. }));
+    let context = session.context()?;
+    Ok(fresh_context_tokens(&path, previous, &context))
+}
+
+pub(super) fn fresh_context_tokens(
+    path: &[&pi_session::Entry],
+    previous_compaction: Option<usize>,
+    context: &pi_session::SessionContext,
+) -> u64 {
+    let fresh: HashSet<&str> = path
+        .get(previous_compaction.unwrap_or(0)..)
+        .unwrap_or_default()
+        .iter()
+        .map(|entry| entry.id())
+        .collect();
+    let is_fresh: Vec<bool> = context
+        .entry_ids
+        .iter()
+        .map(|id| fresh.contains(id.as_str()))
+        .collect();
+    context_tokens(&context.messages, Some(&is_fresh))
+}
+
+/// The context size Pi compares with the window: the last successful response's usage
+/// (`totalTokens`, or the sum of its parts; all-zero usage is ignored) plus a chars/4 estimate
+/// of the messages after it; without one, the estimate of every message. `usable` says which
+/// messages' usage counts (`None`: all).
+pub fn context_tokens(messages: &[Message], usable: Option<&[bool]>) -> u64 {
+    let last_usage = messages
+        .iter()
+        .enumerate()
+        .rev()
+        .find_map(|(index, message)| {
+            let Message::Assistant(assistant) = message else {
+                return None;
+            };
+            if matches!(
+                assistant.stop_reason,
+                StopReason::Error | StopReason::Aborted
+            ) || usable.is_some_and(|usable| usable.get(index) != Some(&true))
+            {
+                return None;
+            }
+            let usage = assistant.usage;
+            let tokens = if usage.total_tokens > 0 {
+                usage.total_tokens
+            } else {
+                usage.input + usage.output + usage.cache_read + usage.cache_write
+            };
+            (tokens > 0).then_some((index, tokens))
+        });
+    match last_usage {
+        Some((index, tokens)) => {
+            let trailing: u64 = messages
+                .get(index + 1..)
+                .unwrap_or_default()
+                .iter()
+                .map(estimate_tokens)
+                .sum();
+            tokens + trailing
+        }
+        None => messages.iter().map(estimate_tokens).sum(),
+    }
+}
