@@ -55,6 +55,7 @@ mod refusal;
 mod registered;
 mod registry;
 mod tool;
+mod tool_error;
 
 /// Schemas: the JSON Schema a model is shown and the parser that checks what it sent, from one
 /// definition (the `pi-schema` crate, re-exported so that tool authors need only `pi_tool`).
@@ -138,9 +139,8 @@ pub use pi_tool_derive::ToolParams;
 
 // The derive's expansion names `::pi_tool`, which this crate's own derived types need too.
 extern crate self as pi_tool;
-pub use tool::{
-    PrepareArguments, ProgressCallback, Tool, ToolContext, ToolError, ToolOutput, ToolUpdate,
-};
+pub use tool::{PrepareArguments, ProgressCallback, Tool, ToolContext, ToolOutput, ToolUpdate};
+pub use tool_error::ToolError;
 
 /// What `#[derive(ToolParams)]` expands to uses; not a public API.
 #[doc(hidden)]
