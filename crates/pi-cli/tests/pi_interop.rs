@@ -444,7 +444,6 @@ fn success(what: &str, output: &Output) {
 fn comparable(message: &Value) -> Value {
     let mut message = message.clone();
     if let Some(map) = message.as_object_mut() {
-        map.remove("responseId");
         map.remove("responseModel");
         if let Some(Value::Object(usage)) = map.get_mut("usage") {
             usage.remove("reasoning");
