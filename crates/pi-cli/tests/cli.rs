@@ -1,4 +1,8 @@
 //! The `pi-tool` binary end to end: tools, call, run.
+//!
+//! (Over 500 lines on purpose: each file under `tests/` is its own binary that links the whole
+//! crate stack, so one file per behaviour area keeps CI's link time and disk down; the tests
+//! inside are independent and share only the helpers at the top.)
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use assert_cmd::Command;

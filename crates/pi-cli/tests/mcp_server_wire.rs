@@ -1,5 +1,9 @@
 //! `pi-tool serve` on the wire, byte by byte: progress order over stdio, and a kept-alive HTTP
 //! client making sequential calls (no Nagle stall), session deletion answered as SDKs expect.
+//!
+//! (Over 500 lines on purpose: each file under `tests/` is its own binary that links the whole
+//! crate stack, so one file per behaviour area keeps CI's link time and disk down; the tests
+//! inside are independent and share only the helpers at the top.)
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -1,6 +1,10 @@
 //! `pi-tool agent`'s sessions end to end: every run recorded in Pi's format under
 //! `PI_CODING_AGENT_DIR`, `-c`, `--session`, `--fork`, `--no-session`, `-r`, the `session`
 //! command, a file deleted mid-run, and a session written by upstream Pi continued by us.
+//!
+//! (Over 500 lines on purpose: each file under `tests/` is its own binary that links the whole
+//! crate stack, so one file per behaviour area keeps CI's link time and disk down; the tests
+//! inside are independent and share only the helpers at the top.)
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

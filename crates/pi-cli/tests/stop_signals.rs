@@ -4,6 +4,10 @@
 //! processes is gone within seconds, that the result was printed (or answered), and the exit
 //! code (128 + the signal's number). Every wait is bounded; nothing passes without the processes
 //! having been seen alive first.
+//!
+//! (Over 500 lines on purpose: each file under `tests/` is its own binary that links the whole
+//! crate stack, so one file per behaviour area keeps CI's link time and disk down; the tests
+//! inside are independent and share only the helpers at the top.)
 #![cfg(target_os = "linux")]
 #![allow(
     clippy::unwrap_used,

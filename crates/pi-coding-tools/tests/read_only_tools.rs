@@ -1,5 +1,9 @@
 //! `read`, `write`, `ls`, `find`, `grep` on real temporary directories, through the executor
 //! (so arguments are parsed exactly as a model's would be), checked against Pi's texts.
+//!
+//! (Over 500 lines on purpose: each file under `tests/` is its own binary that links the whole
+//! crate stack, so one file per behaviour area keeps CI's link time and disk down; the tests
+//! inside are independent and share only the helpers at the top.)
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -1,5 +1,9 @@
 //! Property tests of the schema layer's invariants (DESIGN.md section 4):
 //! agreement with an independent validator, filtering, and robustness on any input.
+//!
+//! (Over 500 lines on purpose: each file under `tests/` is its own binary that links the whole
+//! crate stack, so one file per behaviour area keeps CI's link time and disk down; the tests
+//! inside are independent and share only the helpers at the top.)
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 use pi_tool::__private::{FieldSpec, ObjectFields};
