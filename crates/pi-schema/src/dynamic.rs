@@ -301,21 +301,22 @@ mod tests {
             "properties": {"path": {"type": "string", "default": "."}, "n": {"type": "integer"}},
             "required": ["path"]
         });
-        for road in [
+        for dynamic in [
             DynamicSchema::new(schema.clone()).unwrap(),
             DynamicSchema {
                 compiled: None,
                 ..DynamicSchema::new(schema.clone()).unwrap()
             },
         ] {
-            let error = road.parse(&json!({"n": 1})).unwrap_err();
+            let error = dynamic.parse(&json!({"n": 1})).unwrap_err();
             assert_eq!(error.issues()[0].path_string(), "path");
             assert!(
-                road.check_text(r#"{"n":1}"#)
+                dynamic
+                    .check_text(r#"{"n":1}"#)
                     .is_none_or(|answer| answer.is_err())
             );
             assert_eq!(
-                road.parse(&json!({"path": "a"})).unwrap(),
+                dynamic.parse(&json!({"path": "a"})).unwrap(),
                 json!({"path": "a"})
             );
         }

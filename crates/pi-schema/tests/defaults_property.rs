@@ -127,16 +127,16 @@ proptest! {
         let from_text = schema
             .check_text(&sent.to_string())
             .unwrap_or_else(|| schema.parse(&sent));
-        for (road, answer) in [("json", &from_json), ("text", &from_text)] {
+        for (path, answer) in [("json", &from_json), ("text", &from_text)] {
             match answer {
                 Ok(value) => {
-                    prop_assert!(valid, "{road} accepted what the oracle refuses: {sent}");
-                    prop_assert_eq!(value, &expected, "{} road, sent {}", road, sent);
+                    prop_assert!(valid, "{path} accepted what the oracle refuses: {sent}");
+                    prop_assert_eq!(value, &expected, "{} path, sent {}", path, sent);
                     prop_assert!(oracle.is_valid(value), "filling made {value} invalid");
                 }
                 Err(error) => prop_assert!(
                     !valid,
-                    "{road} refused a valid call {sent}: {error}"
+                    "{path} refused a valid call {sent}: {error}"
                 ),
             }
         }

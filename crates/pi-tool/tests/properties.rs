@@ -230,7 +230,7 @@ fn has_default(spec: &Spec) -> bool {
     }
 }
 
-/// The value with undeclared properties removed, computed from the spec alone.
+/// The value with undeclared properties removed, computed from the schema alone.
 fn declared_only(spec: &Spec, value: &Value) -> Value {
     match (spec, value) {
         (Spec::Object(fields), Value::Object(object)) => Value::Object(
