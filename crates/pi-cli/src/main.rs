@@ -3,7 +3,7 @@
 //! `tools` shows what a model would be shown, `call` runs one call, `run` a stream of calls
 //! (JSONL in, JSONL out, order kept), `check` checks arguments against a schema, `agent` runs
 //! the agent loop with a real model or a scripted one (each run recorded in a Pi session),
-//! `session` reads session files, `serve` serves the tools over MCP, `mcp` uses another MCP
+//! `session` reads and compacts session files, `serve` serves the tools over MCP, `mcp` uses another MCP
 //! server's tools, `policy check` says what the approval policy decides about a call.
 
 mod commands;
@@ -111,9 +111,9 @@ enum Command {
     /// Shows the run live, or prints the transcript as JSONL with --json (events on stderr with
     /// --events).
     Agent(Box<commands::agent::AgentArgs>),
-    /// Read Pi's session files: `session list [--all] [--json]`, `session context FILE
-    /// [--leaf ID]` (the messages the model would be sent, one JSON line each), `session tree
-    /// FILE`.
+    /// Read and compact Pi's session files: `session list [--all] [--json]`, `session context
+    /// FILE [--leaf ID]` (the messages the model would be sent, one JSON line each), `session
+    /// tree FILE`, `session approvals FILE`, `session compact FILE`.
     Session(commands::session::SessionArgs),
     /// Serve the built-in tools over MCP: stdio by default, streamable HTTP with --http.
     Serve(commands::serve::ServeArgs),
