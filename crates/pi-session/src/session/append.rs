@@ -1,0 +1,162 @@
+//! Appending entries: each kind Pi writes, written to the file before the tree changes.
+
+use pi_ai::Message;
+use serde_json::{Map, Value};
+
+use super::{Session, Storage, encode, header_line};
+use crate::entry::Entry;
+use crate::error::{Result, SessionError};
+use crate::ids::{new_entry_id, now_iso};
+use crate::log::LogFile;
+
+impl Session {
+    /// Appends a user, assistant or tool-result message; returns the entry id.
+    pub fn append_message(&mut self, message: &Message) -> Result<String> {
+        let value = serde_json::to_value(message).map_err(encode)?;
+        self.append_message_value(value)
+    }
+
+    /// Appends a message given as JSON (for roles the coding agent adds, `bashExecution` and
+    /// `custom`, or fields our types do not have); returns the entry id.
+    pub fn append_message_value(&mut self, message: Value) -> Result<String> {
+        self.append("message", fields([("message", message)]))
+    }
+
+    /// Appends a `model_change`.
+    pub fn append_model_change(&mut self, provider: &str, model_id: &str) -> Result<String> {
+        self.append(
+            "model_change",
+            fields([("provider", provider.into()), ("modelId", model_id.into())]),
+        )
+    }
+
+    /// Appends a `thinking_level_change`.
+    pub fn append_thinking_level_change(&mut self, thinking_level: &str) -> Result<String> {
+        self.append(
+            "thinking_level_change",
+            fields([("thinkingLevel", thinking_level.into())]),
+        )
+    }
+
+    /// Appends a `compaction` (the compaction algorithm itself lives with the agent loop).
+    pub fn append_compaction(
+        &mut self,
+        summary: &str,
+        first_kept_entry_id: &str,
+        tokens_before: u64,
+        details: Option<Value>,
+        from_hook: Option<bool>,
+    ) -> Result<String> {
+        let mut map = fields([
+            ("summary", summary.into()),
+            ("firstKeptEntryId", first_kept_entry_id.into()),
+            ("tokensBefore", tokens_before.into()),
+        ]);
+        insert_some(&mut map, "details", details);
+        insert_some(&mut map, "fromHook", from_hook.map(Value::Bool));
+        self.append("compaction", map)
+    }
+
+    /// Appends a `custom` entry (extension state, never sent to the model).
+    pub fn append_custom(&mut self, custom_type: &str, data: Option<Value>) -> Result<String> {
+        // Pi writes these with the extension's fields before the tree fields.
+        let mut map = fields([("customType", custom_type.into())]);
+        insert_some(&mut map, "data", data);
+        self.append_fields_first("custom", map)
+    }
+
+    /// Appends a `custom_message` (sent to the model as a user message).
+    pub fn append_custom_message(
+        &mut self,
+        custom_type: &str,
+        content: Value,
+        display: bool,
+        details: Option<Value>,
+    ) -> Result<String> {
+        let mut map = fields([
+            ("customType", custom_type.into()),
+            ("content", content),
+            ("display", display.into()),
+        ]);
+        insert_some(&mut map, "details", details);
+        self.append_fields_first("custom_message", map)
+    }
+
+    /// Sets (or with `None` or an empty text, clears) the label of the entry `target_id`.
+    pub fn label(&mut self, target_id: &str, label: Option<&str>) -> Result<String> {
+        self.position(target_id)?;
+        let mut map = fields([("targetId", target_id.into())]);
+        insert_some(&mut map, "label", label.map(Value::from));
+        self.append("label", map)
+    }
+
+    /// Names the session (a `session_info` entry; line breaks become spaces, as in Pi).
+    pub fn set_name(&mut self, name: &str) -> Result<String> {
+        let flattened: Vec<&str> = name.split(['\r', '\n']).filter(|p| !p.is_empty()).collect();
+        let name = flattened.join(" ").trim().to_owned();
+        self.append("session_info", fields([("name", name.into())]))
+    }
+
+    pub(super) fn append(&mut self, entry_type: &str, map: Map<String, Value>) -> Result<String> {
+        let id = new_entry_id(|candidate| self.tree.contains(candidate));
+        let parent = self.leaf_id().map(str::to_owned);
+        let entry = Entry::build(entry_type, id.clone(), parent, now_iso(), map);
+        self.commit(entry)?;
+        Ok(id)
+    }
+
+    /// Like [`Session::append`], with the tree fields after `map` (Pi's order for `custom`
+    /// and `custom_message`).
+    pub(super) fn append_fields_first(
+        &mut self,
+        entry_type: &str,
+        map: Map<String, Value>,
+    ) -> Result<String> {
+        let id = new_entry_id(|candidate| self.tree.contains(candidate));
+        let mut raw = Map::with_capacity(map.len() + 4);
+        raw.insert("type".into(), entry_type.into());
+        raw.extend(map);
+        raw.insert("id".into(), id.clone().into());
+        raw.insert(
+            "parentId".into(),
+            self.leaf_id().map_or(Value::Null, |leaf| leaf.into()),
+        );
+        raw.insert("timestamp".into(), now_iso().into());
+        let entry =
+            Entry::from_map(raw).map_err(|_| SessionError::UnknownEntry { id: id.clone() })?;
+        self.commit(entry)?;
+        Ok(id)
+    }
+
+    /// Writes `entry` and, once written, adds it to the tree as the new leaf.
+    fn commit(&mut self, entry: Entry) -> Result<()> {
+        let line = entry.line();
+        match &mut self.storage {
+            Storage::Memory => {}
+            Storage::ReadOnly(path) => return Err(SessionError::ReadOnly { path: path.clone() }),
+            Storage::Pending(path) => {
+                let mut content = header_line(&self.header)?;
+                content.push_str(line);
+                content.push('\n');
+                let log = LogFile::create(path, content.as_bytes())?;
+                self.storage = Storage::Open(log);
+            }
+            Storage::Open(log) => log.append_line(line)?,
+        }
+        self.tree.push(entry);
+        Ok(())
+    }
+}
+
+pub(super) fn fields<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
+    pairs
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value))
+        .collect()
+}
+
+pub(super) fn insert_some(map: &mut Map<String, Value>, key: &str, value: Option<Value>) {
+    if let Some(value) = value {
+        map.insert(key.to_owned(), value);
+    }
+}
