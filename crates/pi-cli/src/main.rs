@@ -65,12 +65,28 @@ struct Cli {
     /// other commands).
     #[arg(long, global = true, value_enum)]
     wording: Option<WordingChoice>,
-    /// Export OpenTelemetry traces and metrics over OTLP (http/protobuf) to this collector
-    /// (e.g. `http://localhost:4318`); `OTEL_EXPORTER_OTLP_ENDPOINT` does the same.
+    /// Export OpenTelemetry traces and metrics over OTLP to this collector (e.g.
+    /// `http://localhost:4318`, or `http://localhost:4317` with `--otlp-protocol grpc`);
+    /// `OTEL_EXPORTER_OTLP_ENDPOINT` does the same.
     #[arg(long, global = true, value_name = "URL")]
     otlp: Option<String>,
+    /// The OTLP protocol, as `OTEL_EXPORTER_OTLP_PROTOCOL` names it (which it overrides):
+    /// `http/protobuf` (the default) or `grpc`. Without `--otlp` or an endpoint variable, it
+    /// exports to the protocol's default endpoint on localhost (4318 or 4317).
+    #[arg(long, global = true, value_enum, value_name = "PROTOCOL")]
+    otlp_protocol: Option<OtlpProtocol>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// `--otlp-protocol`: how the OTLP export travels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum OtlpProtocol {
+    /// Protobuf in HTTP POSTs to `/v1/traces` and `/v1/metrics`.
+    #[value(name = "http/protobuf")]
+    HttpProtobuf,
+    /// The collector's gRPC services.
+    Grpc,
 }
 
 /// `--sandbox`: which sandbox `bash` runs in.
@@ -131,8 +147,12 @@ fn main() -> ExitCode {
     // a backtrace, and not without bound (a client may make tools panic at will).
     panic_log::install();
     let cli = Cli::parse();
+    let protocol = cli.otlp_protocol.map(|protocol| match protocol {
+        OtlpProtocol::HttpProtobuf => pi_telemetry::export::Protocol::HttpProtobuf,
+        OtlpProtocol::Grpc => pi_telemetry::export::Protocol::Grpc,
+    });
     // Before the runtime: the exporter's blocking HTTP client may not be made inside it.
-    let telemetry = telemetry::start(cli.otlp.as_deref());
+    let telemetry = telemetry::start(cli.otlp.as_deref(), protocol);
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

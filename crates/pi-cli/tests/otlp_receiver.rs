@@ -1,9 +1,11 @@
 //! The OTLP export, received by a real decoder: `scripts/otlp-receiver.py` decodes each
-//! OTLP/HTTP request with the official `opentelemetry-proto` package (installed into `.venv/`
-//! by `scripts/setup-python-peers.sh`). One `pi-tool agent` run over a scripted model calls a
+//! export with the official `opentelemetry-proto` package, over HTTP/protobuf and over gRPC
+//! (its service stubs, served by `grpcio`; both installed into `.venv/` by
+//! `scripts/setup-python-peers.sh`). One `pi-tool agent` run over a scripted model calls a
 //! batch in parallel (a success, an unknown tool, and through an MCP round trip to our own
-//! `serve` a success, a panic and a time-out), and every span is checked: names, kinds, parents, ids, error types, one
-//! trace across the MCP bridge.
+//! `serve` a success, a panic and a time-out), and every span is checked the same way for
+//! both protocols: names, kinds, parents, ids, error types, one trace across the MCP bridge;
+//! and the three metrics arrive.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -11,7 +13,7 @@
     missing_docs
 )]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
@@ -55,19 +57,42 @@ fn spans_named<'a>(spans: &'a [Value], name: &str) -> Vec<&'a Value> {
     spans.iter().filter(|span| span["name"] == name).collect()
 }
 
+fn read_lines(file: &Path) -> Vec<Value> {
+    std::fs::read_to_string(file)
+        .unwrap_or_default()
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect()
+}
+
 #[test]
 #[ignore = "needs opentelemetry-proto in .venv: scripts/test.sh installs it and runs this"]
-fn an_agent_run_with_an_mcp_round_trip_is_one_trace_at_a_real_receiver() {
+fn an_agent_run_with_an_mcp_round_trip_is_one_trace_at_a_real_receiver_over_http() {
+    run_and_check("http/protobuf");
+}
+
+#[test]
+#[ignore = "needs opentelemetry-proto and grpcio in .venv: scripts/test.sh installs them and runs this"]
+fn an_agent_run_with_an_mcp_round_trip_is_one_trace_at_a_real_receiver_over_grpc() {
+    run_and_check("grpc");
+}
+
+/// One run exported with `protocol` (as `OTEL_EXPORTER_OTLP_PROTOCOL` names it), checked.
+fn run_and_check(protocol: &str) {
     let python = python();
     let dir = tempfile::tempdir().unwrap();
-    let (port_file, spans_file) = (dir.path().join("port"), dir.path().join("spans.jsonl"));
-    let _receiver = Receiver(
-        Command::new(python)
-            .arg(workspace().join("scripts/otlp-receiver.py"))
-            .args([&port_file, &spans_file])
-            .spawn()
-            .unwrap(),
-    );
+    let port_file = dir.path().join("port");
+    let spans_file = dir.path().join("spans.jsonl");
+    let metrics_file = dir.path().join("metrics.jsonl");
+    let mut receiver = Command::new(python);
+    receiver
+        .arg(workspace().join("scripts/otlp-receiver.py"))
+        .arg("--metrics")
+        .arg(&metrics_file);
+    if protocol == "grpc" {
+        receiver.arg("--grpc");
+    }
+    let _receiver = Receiver(receiver.args([&port_file, &spans_file]).spawn().unwrap());
     wait_for(
         || std::fs::read_to_string(&port_file).is_ok_and(|p| !p.is_empty()),
         "the receiver",
@@ -111,12 +136,14 @@ fn an_agent_run_with_an_mcp_round_trip_is_one_trace_at_a_real_receiver() {
             "m_",
         ])
         .args(["--otlp", &format!("http://127.0.0.1:{port}")])
+        .args(["--otlp-protocol", protocol])
         .arg("go")
-        // The `serve` child finds the collector through the standard variable.
+        // The `serve` child finds the collector through the standard variables.
         .env(
             "OTEL_EXPORTER_OTLP_ENDPOINT",
             format!("http://127.0.0.1:{port}"),
         )
+        .env("OTEL_EXPORTER_OTLP_PROTOCOL", protocol)
         .env("OTEL_SERVICE_NAME", "pi-tool-test")
         .output()
         .unwrap();
@@ -126,16 +153,9 @@ fn an_agent_run_with_an_mcp_round_trip_is_one_trace_at_a_real_receiver() {
         String::from_utf8_lossy(&output.stderr)
     );
 
-    let read = || -> Vec<Value> {
-        std::fs::read_to_string(&spans_file)
-            .unwrap_or_default()
-            .lines()
-            .map(|line| serde_json::from_str(line).unwrap())
-            .collect()
-    };
     // Both processes flushed at exit; the server's batch may land a moment later.
-    wait_for(|| read().len() >= 10, "ten spans");
-    let spans = read();
+    wait_for(|| read_lines(&spans_file).len() >= 10, "ten spans");
+    let spans = read_lines(&spans_file);
     let names: Vec<_> = spans.iter().map(|s| s["name"].clone()).collect();
 
     let runs = spans_named(&spans, "invoke_agent pi");
@@ -218,4 +238,26 @@ fn an_agent_run_with_an_mcp_round_trip_is_one_trace_at_a_real_receiver() {
         .find(|s| s["kind"] == "server")
         .expect("the server's span of the panicking call");
     assert_eq!(server["attributes"]["error.type"], "panic");
+
+    // The metrics, from both processes, flushed with the spans.
+    let metric_names = |service: &str| -> Vec<Value> {
+        read_lines(&metrics_file)
+            .into_iter()
+            .filter(|metric| metric["service"] == service && metric["count"].as_u64() > Some(0))
+            .map(|metric| metric["name"].clone())
+            .collect()
+    };
+    let expected = [
+        "gen_ai.client.token.usage",
+        "gen_ai.client.operation.duration",
+        "gen_ai.execute_tool.duration",
+    ];
+    wait_for(
+        || {
+            expected
+                .iter()
+                .all(|name| metric_names("pi-tool-test").contains(&json!(name)))
+        },
+        "the three metrics",
+    );
 }

@@ -1,75 +1,48 @@
-//! The OTLP pipeline: off unless asked for, on with `OTEL_EXPORTER_OTLP_ENDPOINT` (or the
-//! CLI's `--otlp URL`). Spans go through a batch processor on its own thread, so ending a span
-//! never waits for the network; a collector that cannot be reached costs one warning.
+//! The OTLP pipeline: off unless asked for, on with `OTEL_EXPORTER_OTLP_ENDPOINT` or
+//! `OTEL_EXPORTER_OTLP_PROTOCOL` (or the CLI's `--otlp URL` / `--otlp-protocol`), over
+//! HTTP/protobuf or gRPC. Spans go through a batch processor on its own thread, so ending a
+//! span never waits for the network; a collector that cannot be reached costs one warning.
 //!
 //! The SDK reads `OTEL_SERVICE_NAME` (the resource) and `OTEL_TRACES_SAMPLER` /
 //! `OTEL_TRACES_SAMPLER_ARG` (the sampler) itself. Build and shut down outside any tokio
-//! runtime: the HTTP exporter's blocking client owns one of its own.
+//! runtime: the HTTP exporter's blocking client owns one of its own, and so does the pipeline
+//! for gRPC ([`on_runtime`]).
 
-use std::sync::Arc;
+mod on_runtime;
+mod settings;
+
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use opentelemetry::metrics::MeterProvider as _;
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_otlp::{Protocol, WithExportConfig};
+use opentelemetry_otlp::WithExportConfig;
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
+use opentelemetry_sdk::metrics::exporter::PushMetricExporter;
 use opentelemetry_sdk::trace::{SdkTracerProvider, SpanData, SpanExporter};
 use tracing_subscriber::Layer as _;
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 
+use on_runtime::OnRuntime;
+pub use settings::{ExportSettings, Protocol};
+
 /// Why the pipeline could not be set up.
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     /// `OTEL_EXPORTER_OTLP_PROTOCOL` names a protocol this build does not speak.
-    #[error("OTEL_EXPORTER_OTLP_PROTOCOL={0} is not supported (use http/protobuf)")]
+    #[error("OTEL_EXPORTER_OTLP_PROTOCOL={0} is not supported (use http/protobuf or grpc)")]
     Protocol(String),
     /// The OTLP exporter could not be built.
     #[error("cannot build the OTLP exporter")]
     Build(#[from] opentelemetry_otlp::ExporterBuildError),
+    /// The gRPC exporter's runtime could not be started.
+    #[error("cannot start the gRPC exporter's runtime")]
+    Runtime(#[source] std::io::Error),
     /// Another global `tracing` subscriber is already installed.
     #[error("a tracing subscriber is already installed")]
     Subscriber(#[from] tracing::subscriber::SetGlobalDefaultError),
-}
-
-/// Where to export, read from the environment and the command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ExportSettings {
-    /// The collector's base URL; `/v1/traces` and `/v1/metrics` are appended.
-    pub endpoint: String,
-}
-
-impl ExportSettings {
-    /// `Some` when `flag` (the CLI's `--otlp`) or `OTEL_EXPORTER_OTLP_ENDPOINT` names a
-    /// collector and `OTEL_SDK_DISABLED` is not `true`; checks the protocol.
-    pub fn from_env(flag: Option<&str>) -> Result<Option<Self>, ExportError> {
-        let var = |name| {
-            std::env::var(name)
-                .ok()
-                .filter(|value| !value.trim().is_empty())
-        };
-        if var("OTEL_SDK_DISABLED").is_some_and(|value| value.eq_ignore_ascii_case("true")) {
-            return Ok(None);
-        }
-        let Some(endpoint) = flag
-            .map(str::to_owned)
-            .or_else(|| var("OTEL_EXPORTER_OTLP_ENDPOINT"))
-        else {
-            return Ok(None);
-        };
-        match var("OTEL_EXPORTER_OTLP_PROTOCOL") {
-            None => {}
-            Some(protocol) if protocol == "http/protobuf" => {}
-            Some(other) => return Err(ExportError::Protocol(other)),
-        }
-        Ok(Some(Self { endpoint }))
-    }
-
-    fn signal_url(&self, signal: &str) -> String {
-        format!("{}/v1/{signal}", self.endpoint.trim_end_matches('/'))
-    }
 }
 
 /// The running pipeline; [`Telemetry::shutdown`] flushes it.
@@ -77,33 +50,61 @@ impl ExportSettings {
 pub struct Telemetry {
     tracer_provider: SdkTracerProvider,
     meter_provider: SdkMeterProvider,
+    // gRPC's runtime, only kept alive; last, so it is dropped after the providers it serves
+    // (a provider flushes when dropped).
+    _runtime: Option<tokio::runtime::Runtime>,
 }
 
 /// Installs the pipeline: a global `tracing` subscriber that sends our spans (target
 /// [`crate::spans::TARGET`]) to the batch exporter, and the metrics on a periodic reader.
 pub fn install(settings: &ExportSettings) -> Result<Telemetry, ExportError> {
-    let spans = opentelemetry_otlp::SpanExporter::builder()
-        .with_http()
-        .with_protocol(Protocol::HttpBinary)
-        .with_endpoint(settings.signal_url("traces"))
-        .build()?;
-    let warned = Arc::new(AtomicBool::new(false));
-    let spans = WarnOnce {
-        inner: spans,
-        endpoint: settings.endpoint.clone(),
-        warned: Arc::clone(&warned),
+    let (tracer_provider, meter_provider, runtime) = match settings.protocol {
+        Protocol::HttpProtobuf => {
+            let spans = opentelemetry_otlp::SpanExporter::builder()
+                .with_http()
+                .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
+                .with_endpoint(settings.signal_url("traces"))
+                .build()?;
+            let metrics = opentelemetry_otlp::MetricExporter::builder()
+                .with_http()
+                .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
+                .with_endpoint(settings.signal_url("metrics"))
+                .build()?;
+            let (tracer, meter) = providers(WarnOnce::new(spans, &settings.endpoint), metrics);
+            (tracer, meter, None)
+        }
+        Protocol::Grpc => {
+            // One worker: it drives the channels' connections; the exports themselves are
+            // polled on the SDK's threads.
+            let runtime = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name("pi-otlp-grpc")
+                .enable_all()
+                .build()
+                .map_err(ExportError::Runtime)?;
+            // tonic spawns each channel's worker on the current runtime.
+            let entered = runtime.enter();
+            let spans = opentelemetry_otlp::SpanExporter::builder()
+                .with_tonic()
+                .with_endpoint(settings.signal_url("traces"))
+                .build()?;
+            let metrics = opentelemetry_otlp::MetricExporter::builder()
+                .with_tonic()
+                .with_endpoint(settings.signal_url("metrics"))
+                .build()?;
+            drop(entered);
+            let spans = OnRuntime {
+                inner: spans,
+                runtime: runtime.handle().clone(),
+            };
+            let metrics = OnRuntime {
+                inner: metrics,
+                runtime: runtime.handle().clone(),
+            };
+            let (tracer, meter) = providers(WarnOnce::new(spans, &settings.endpoint), metrics);
+            (tracer, meter, Some(runtime))
+        }
     };
-    let tracer_provider = SdkTracerProvider::builder()
-        .with_batch_exporter(spans)
-        .build();
-    let metrics = opentelemetry_otlp::MetricExporter::builder()
-        .with_http()
-        .with_protocol(Protocol::HttpBinary)
-        .with_endpoint(settings.signal_url("metrics"))
-        .build()?;
-    let meter_provider = SdkMeterProvider::builder()
-        .with_periodic_exporter(metrics)
-        .build();
     crate::metrics::install(&meter_provider.meter("pi-tool"));
     let layer = crate::bridge::layer(tracer_provider.tracer("pi-tool"))
         .with_filter(Targets::new().with_target(crate::spans::TARGET, tracing::Level::INFO));
@@ -111,7 +112,22 @@ pub fn install(settings: &ExportSettings) -> Result<Telemetry, ExportError> {
     Ok(Telemetry {
         tracer_provider,
         meter_provider,
+        _runtime: runtime,
     })
+}
+
+/// The batch span processor and the periodic metric reader over the two exporters.
+fn providers(
+    spans: impl SpanExporter + 'static,
+    metrics: impl PushMetricExporter,
+) -> (SdkTracerProvider, SdkMeterProvider) {
+    let tracer_provider = SdkTracerProvider::builder()
+        .with_batch_exporter(spans)
+        .build();
+    let meter_provider = SdkMeterProvider::builder()
+        .with_periodic_exporter(metrics)
+        .build();
+    (tracer_provider, meter_provider)
 }
 
 impl Telemetry {
@@ -132,7 +148,17 @@ impl Telemetry {
 struct WarnOnce<E> {
     inner: E,
     endpoint: String,
-    warned: Arc<AtomicBool>,
+    warned: AtomicBool,
+}
+
+impl<E> WarnOnce<E> {
+    fn new(inner: E, endpoint: &str) -> Self {
+        Self {
+            inner,
+            endpoint: endpoint.to_owned(),
+            warned: AtomicBool::new(false),
+        }
+    }
 }
 
 impl<E: SpanExporter> SpanExporter for WarnOnce<E> {
