@@ -17,6 +17,7 @@ use crate::entry::{Entry, EntryKind};
 use crate::error::{Result, SessionError};
 use crate::halves;
 use crate::ids::iso_to_millis;
+use crate::line_reader;
 use crate::scan::Role;
 use crate::tree::Tree;
 
@@ -239,7 +240,7 @@ fn typed_message(line: &str, role: Role) -> Option<Message> {
         message: T,
     }
     fn read<T: for<'de> Deserialize<'de>>(line: &str) -> Option<T> {
-        serde_json::from_str::<MessageLine<T>>(line)
+        line_reader::from_line::<MessageLine<T>>(line)
             .ok()
             .map(|line| line.message)
     }

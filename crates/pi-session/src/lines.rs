@@ -10,6 +10,7 @@ use std::sync::Arc;
 use crate::entry::{Entry, Line};
 use crate::halves;
 use crate::parse::{self, KeptLine};
+use crate::quick_scan;
 use crate::report::LoadReport;
 use crate::scan::{self, Scanned};
 
@@ -146,7 +147,10 @@ fn read_chunk(buffer: &Arc<String>, lines: &[RawLine]) -> ReadEntries {
         if text.bytes().all(|byte| byte.is_ascii_whitespace()) {
             continue;
         }
-        let facts = match scan::scan(text) {
+        // The quick pass settles the usual line; serde_json decides (and words) the rest.
+        let scanned = quick_scan::scan(text)
+            .map_or_else(|| scan::scan(text), |facts| Ok(Scanned::Object(facts)));
+        let facts = match scanned {
             Ok(Scanned::Object(facts)) => facts,
             Ok(Scanned::NotAnObject) => {
                 let reason = "not a JSON object".to_owned();

@@ -28,6 +28,18 @@ pub(crate) enum Role {
     Other,
 }
 
+impl Role {
+    /// The role a message's `role` string names.
+    pub(crate) fn named(role: &str) -> Self {
+        match role {
+            "user" => Role::User,
+            "assistant" => Role::Assistant,
+            "toolResult" => Role::ToolResult,
+            _ => Role::Other,
+        }
+    }
+}
+
 /// Required fields of the known entry types, one bit each: set when the field is present with
 /// the JSON type [`crate::Entry::kind`] needs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -54,8 +66,21 @@ impl Present {
         self.0 & bit != 0
     }
 
+    /// The bit of a top-level key some known type requires to be a string.
+    pub(crate) fn bit_of(key: &str) -> Option<u8> {
+        Some(match key {
+            "provider" => Self::PROVIDER,
+            "modelId" => Self::MODEL_ID,
+            "thinkingLevel" => Self::THINKING_LEVEL,
+            "summary" => Self::SUMMARY,
+            "customType" => Self::CUSTOM_TYPE,
+            "targetId" => Self::TARGET_ID,
+            _ => return None,
+        })
+    }
+
     /// Records the last occurrence of a field (a repeated key's last value wins, as in a map).
-    fn set(&mut self, bit: u8, present: bool) {
+    pub(crate) fn set(&mut self, bit: u8, present: bool) {
         if present {
             self.0 |= bit;
         } else {
@@ -208,13 +233,7 @@ impl Visitor<'_> for KeyVisitor {
             "parentId" => Key::ParentId,
             "timestamp" => Key::Timestamp,
             "message" => Key::Message,
-            "provider" => Key::Required(Present::PROVIDER),
-            "modelId" => Key::Required(Present::MODEL_ID),
-            "thinkingLevel" => Key::Required(Present::THINKING_LEVEL),
-            "summary" => Key::Required(Present::SUMMARY),
-            "customType" => Key::Required(Present::CUSTOM_TYPE),
-            "targetId" => Key::Required(Present::TARGET_ID),
-            _ => Key::Other,
+            other => Present::bit_of(other).map_or(Key::Other, Key::Required),
         })
     }
 }
@@ -374,12 +393,7 @@ struct RoleValue(Option<Role>);
 impl<'de> de::Deserialize<'de> for RoleValue {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let Text(text) = Text::deserialize(deserializer)?;
-        Ok(RoleValue(text.map(|role| match role.as_str() {
-            "user" => Role::User,
-            "assistant" => Role::Assistant,
-            "toolResult" => Role::ToolResult,
-            _ => Role::Other,
-        })))
+        Ok(RoleValue(text.map(|role| Role::named(&role))))
     }
 }
 
