@@ -11,18 +11,27 @@
 //!   by line, and its bad lines are skipped);
 //! - each line is checked as JSON as strictly as a `serde_json::Value` parse would check it, but
 //!   only `type`, `id`, `parentId`, `timestamp`, a message's `role` and whether the type's
-//!   required fields are there are kept (`scan.rs`): building a `Value` of every line was most
-//!   of the old load time;
+//!   required fields are there are kept: building a `Value` of every line was most of the old
+//!   load time. A quick pass (`quick_scan.rs`) checks the usual line and reads those facts at
+//!   once, finding each string's end with `memchr2`; any line it is not sure of goes to the
+//!   serde_json walk (`scan.rs`), which decides and words the report;
 //! - big files are checked on two threads (`lines.rs`), as the lines are independent;
-//! - a context reads each message straight from its line into its typed form (`context.rs`).
+//! - a context reads each message straight from its line into its typed form (`context.rs`)
+//!   with a serde deserializer for checked lines (`line_reader.rs`) that finds strings with
+//!   `memchr2` and lends unescaped text to the visitors.
 //!
 //! Measured at 10,000 entries / 52 MB (callgrind, one load and one context): 1,146 M
-//! instructions before, 522 M now, half of them on the second thread. Left out after measuring
-//! or weighing: sonic-rs for the typed read (528 M against 522 M: serde's buffering of the
-//! tagged message enums, not string scanning, dominates there, and its SIMD wants
-//! `-C target-cpu` flags); serde's `IgnoredAny` for the scan (serde_json skips ignored strings
-//! without decoding them, so a lone surrogate escape would pass); caching typed messages (a
-//! context is built once when a run starts, so a cache would only double the memory).
+//! instructions with a `Value` per line; 522 M with the serde_json walk and serde_json's
+//! typed read (half of it serde_json scanning string bytes, twice); 304 M now (load 150 M,
+//! context 154 M). What is left is mostly memory, not instructions: at this size most of a
+//! load + context is kernel time, mapping fresh pages for the 52 MB buffer and for the 50 MB
+//! of message text a context copies into owned strings (`perf stat` on a busy machine: 76-133
+//! ms system time against 27-46 ms user time, ~29,000 page faults). Left out after measuring
+//! or weighing: sonic-rs as a serde drop-in (528 M against 522 M); serde's `IgnoredAny` for the
+//! check (serde_json skips ignored strings without decoding them, so a lone surrogate escape
+//! would pass); caching typed messages (a context is built once when a run starts, so a cache
+//! would only double the memory); huge pages for the buffer (in a trial the first read into a
+//! `MADV_HUGEPAGE` mapping took 0.39 s, the kernel compacting memory).
 //!
 //! Versions 1 and 2 are rare and old: they are parsed into `Value`s, migrated and written out
 //! as new lines.
