@@ -51,11 +51,11 @@ impl std::fmt::Debug for ApprovalGate {
     }
 }
 
-/// The gate's yes: the arguments the call may run with and their fingerprint.
+/// The gate's yes: the arguments the call may run with and the decision on them, which
+/// carries their fingerprint (taken once, at the decision).
 #[derive(Debug, Clone)]
 pub struct Approved {
     arguments: Value,
-    fingerprint: Fingerprint,
     /// The decision that let it run (shown again if the call asks to run outside the sandbox).
     decision: Decision,
 }
@@ -68,12 +68,12 @@ impl Approved {
 
     /// The fingerprint taken at the decision.
     pub fn fingerprint(&self) -> &Fingerprint {
-        &self.fingerprint
+        &self.decision.fingerprint
     }
 
     /// Whether `arguments` (what is about to run) are the ones decided on.
     pub fn check(&self, tool: &str, arguments: &Value) -> Result<(), FingerprintMismatch> {
-        self.fingerprint.check(tool, arguments)
+        self.decision.fingerprint.check(tool, arguments)
     }
 }
 
@@ -156,7 +156,7 @@ impl ApprovalGate {
         let mut record = ApprovalRecord {
             tool: call.name.to_string(),
             tool_call_id: call.id.to_string(),
-            fingerprint: approved.fingerprint.clone(),
+            fingerprint: approved.fingerprint().clone(),
             decision: Verdict::Deny,
             policy: Verdict::Ask,
             rule: None,
@@ -298,7 +298,7 @@ impl ApprovalGate {
             outside_sandbox: None,
         };
         let outcome = match decision.decision {
-            Verdict::Allow => self.run(&decision, arguments),
+            Verdict::Allow => Self::run(decision, arguments),
             Verdict::Deny => GateOutcome::Refuse(denied_by_policy(&decision, &record)),
             Verdict::Ask => {
                 if let Some(allowed) = self.session_allows(&call.name, annotations, &arguments) {
@@ -307,7 +307,7 @@ impl ApprovalGate {
                     record.source = Source::Session;
                     record.decided_by = DecidedBy::Rule;
                     record.reason = None;
-                    self.run(&decision, arguments)
+                    Self::run(decision, arguments)
                 } else {
                     self.ask(call, decision, arguments, signal, &mut record)
                         .await
@@ -319,11 +319,10 @@ impl ApprovalGate {
         outcome
     }
 
-    fn run(&self, decision: &Decision, arguments: Value) -> GateOutcome {
+    fn run(decision: Decision, arguments: Value) -> GateOutcome {
         GateOutcome::Run(Approved {
             arguments,
-            fingerprint: decision.fingerprint.clone(),
-            decision: decision.clone(),
+            decision,
         })
     }
 
@@ -405,7 +404,7 @@ impl ApprovalGate {
         } else {
             record.reason = None;
         }
-        self.run(&request.decision, request.arguments)
+        Self::run(request.decision, request.arguments)
     }
 }
 
@@ -456,10 +455,13 @@ mod tests {
         );
         let decision = policy.decide("bash", ToolAnnotations::open(), &json!({"command": "ls"}));
         let approved = Approved {
-            fingerprint: Fingerprint::of("bash", &json!({"command": "ls"})),
             arguments: json!({"command": "ls"}),
             decision,
         };
+        assert_eq!(
+            approved.fingerprint(),
+            &Fingerprint::of("bash", &json!({"command": "ls"}))
+        );
         assert!(approved.check("bash", approved.arguments()).is_ok());
         assert!(
             approved

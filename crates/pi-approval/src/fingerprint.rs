@@ -40,37 +40,29 @@ pub struct FingerprintMismatch {
 impl Fingerprint {
     /// The fingerprint of a call.
     pub fn of(tool: &str, arguments: &Value) -> Self {
-        let mut hasher = Sha256::new();
-        hasher.update(tool.as_bytes());
-        // A byte no tool name has keeps `ab` + `{...}` apart from `a` + `b{...}`.
-        hasher.update([0]);
-        let mut canonical = String::new();
-        write_canonical(arguments, &mut canonical);
-        hasher.update(canonical.as_bytes());
-        let digest = hasher.finalize();
-        let mut text = String::with_capacity(7 + 64);
-        text.push_str("sha256:");
-        // By hand: `write!("{:02x}")` per byte cost more than the hash itself.
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        for byte in digest.iter() {
-            for nibble in [byte >> 4, byte & 0x0f] {
-                let digit = HEX.get(usize::from(nibble)).copied().unwrap_or(b'0');
-                text.push(char::from(digit));
-            }
-        }
+        let digest = digest(tool, arguments);
+        let mut text = String::with_capacity(PREFIX.len() + 64);
+        text.push_str(PREFIX);
+        // The digits are ASCII: this never falls back to the empty text.
+        text.push_str(std::str::from_utf8(&hex(&digest)).unwrap_or_default());
         Self(text)
     }
 
     /// Whether `arguments` are exactly what was decided on; the executor calls this last.
     pub fn check(&self, tool: &str, arguments: &Value) -> Result<(), FingerprintMismatch> {
-        let found = Self::of(tool, arguments);
-        if &found == self {
+        let digest = digest(tool, arguments);
+        // Compared digit by digit (as many as there are): no text is made unless they differ.
+        let same = self
+            .0
+            .strip_prefix(PREFIX)
+            .is_some_and(|digits| digits.as_bytes() == hex(&digest));
+        if same {
             Ok(())
         } else {
             Err(FingerprintMismatch {
                 tool: tool.to_owned(),
                 approved: self.clone(),
-                found,
+                found: Self::of(tool, arguments),
             })
         }
     }
@@ -87,34 +79,113 @@ impl fmt::Display for Fingerprint {
     }
 }
 
+const PREFIX: &str = "sha256:";
+
+/// SHA-256 of the tool's name, a zero byte and the canonical JSON of the arguments.
+fn digest(tool: &str, arguments: &Value) -> impl AsRef<[u8]> {
+    let mut hasher = Sha256::new();
+    hasher.update(tool.as_bytes());
+    // A byte no tool name has keeps `ab` + `{...}` apart from `a` + `b{...}`.
+    hasher.update([0]);
+    let mut canonical = Vec::with_capacity(128);
+    write_canonical(arguments, &mut canonical);
+    hasher.update(&canonical);
+    hasher.finalize()
+}
+
+/// The lower-case hex digits of a SHA-256 digest, two per byte (by hand: `write!("{:02x}")`
+/// per byte cost more than the hash itself).
+fn hex(digest: &impl AsRef<[u8]>) -> [u8; 64] {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut digits = [b'0'; 64];
+    for (pair, byte) in digits.chunks_exact_mut(2).zip(digest.as_ref()) {
+        for (digit, nibble) in pair.iter_mut().zip([byte >> 4, byte & 0x0f]) {
+            *digit = HEX.get(usize::from(nibble)).copied().unwrap_or(b'0');
+        }
+    }
+    digits
+}
+
 /// Canonical JSON: keys sorted by their UTF-8 bytes, no white space, strings and numbers as
 /// serde_json writes them (the workspace keeps insertion order, so sorting is done here).
-fn write_canonical(value: &Value, out: &mut String) {
+/// Strings and numbers are written by serde_json's own writer, straight into the buffer.
+fn write_canonical(value: &Value, out: &mut Vec<u8>) {
     match value {
         Value::Object(map) => {
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
             entries.sort_by(|(a, _), (b, _)| a.as_bytes().cmp(b.as_bytes()));
-            out.push('{');
+            out.push(b'{');
             for (index, (key, value)) in entries.into_iter().enumerate() {
                 if index > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
-                out.push_str(&Value::String(key.clone()).to_string());
-                out.push(':');
+                write_scalar(key, out);
+                out.push(b':');
                 write_canonical(value, out);
             }
-            out.push('}');
+            out.push(b'}');
         }
         Value::Array(items) => {
-            out.push('[');
+            out.push(b'[');
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 write_canonical(item, out);
             }
-            out.push(']');
+            out.push(b']');
         }
-        scalar => out.push_str(&scalar.to_string()),
+        scalar => write_scalar(scalar, out),
+    }
+}
+
+/// A string, number, boolean or null as compact JSON.
+fn write_scalar(value: &(impl Serialize + ?Sized), out: &mut Vec<u8>) {
+    // Writing a string or a number into a `Vec` cannot fail; were it ever to, a byte no
+    // JSON text has marks it, so the fingerprint matches no other call's.
+    if serde_json::to_writer(&mut *out, value).is_err() {
+        out.push(0xff);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_check_compares_every_digit_and_the_prefix() {
+        let arguments = json!({"path": "src/lib.rs", "limit": [1, 2.5, null, true], "s": "é\""});
+        let approved = Fingerprint::of("read", &arguments);
+        assert!(approved.check("read", &arguments).is_ok());
+        // Canonical: key order does not matter.
+        let reordered = json!({"s": "é\"", "limit": [1, 2.5, null, true], "path": "src/lib.rs"});
+        assert!(approved.check("read", &reordered).is_ok());
+        let text = approved.as_str();
+        let shortened = Fingerprint(text[..text.len() - 1].to_owned());
+        assert!(shortened.check("read", &arguments).is_err());
+        let longer = Fingerprint(format!("{text}0"));
+        assert!(longer.check("read", &arguments).is_err());
+        let other_prefix = Fingerprint(text.replacen("sha256:", "sha512:", 1));
+        assert!(other_prefix.check("read", &arguments).is_err());
+        let mismatch = approved.check("read", &json!({"path": "x"})).unwrap_err();
+        assert_eq!(mismatch.approved, approved);
+        assert_eq!(
+            mismatch.found,
+            Fingerprint::of("read", &json!({"path": "x"}))
+        );
+    }
+
+    #[test]
+    fn the_canonical_text_is_compact_json_with_sorted_keys() {
+        let mut out = Vec::new();
+        write_canonical(
+            &json!({"b": [1, "x\n"], "a": {"d": null, "c": -0.5}}),
+            &mut out,
+        );
+        assert_eq!(
+            String::from_utf8(out).unwrap(),
+            r#"{"a":{"c":-0.5,"d":null},"b":[1,"x\n"]}"#
+        );
     }
 }

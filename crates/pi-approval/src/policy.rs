@@ -160,6 +160,8 @@ pub struct Policy {
     pub(crate) path_indexes: [PathIndex; 3],
     /// The rules of `deny`, `ask` and `allow` by tool name, in that order.
     pub(crate) name_indexes: [NameIndex; 3],
+    /// The positions in `deny` of the bare rules (a tool name alone), which hide tools.
+    pub(crate) bare_deny: Vec<usize>,
     pub(crate) paths: Arc<dyn PathResolver>,
 }
 
@@ -190,6 +192,7 @@ impl Policy {
             allow: Vec::new(),
             path_indexes: [empty(), empty(), empty()],
             name_indexes: Default::default(),
+            bare_deny: Vec::new(),
             paths,
         };
         for entry in rules.entries {
@@ -219,6 +222,12 @@ impl Policy {
         });
         policy.name_indexes =
             [&policy.deny, &policy.ask, &policy.allow].map(|list| NameIndex::new(list));
+        policy.bare_deny = policy
+            .deny
+            .iter()
+            .filter(|compiled| compiled.entry.rule.is_bare())
+            .map(|compiled| compiled.position)
+            .collect();
         policy
     }
 
@@ -233,9 +242,12 @@ impl Policy {
     }
 
     /// Whether a bare `deny` rule names the tool: it is then not shown to the model at all.
+    /// Asked for every tool on every turn, so only the bare deny rules (found when the
+    /// policy was made; usually none or a few) are tried.
     pub fn hides_tool(&self, tool: &str) -> bool {
-        self.deny.iter().any(|compiled| {
-            compiled.entry.rule.is_bare() && compiled.entry.rule.tool().matches(tool)
-        })
+        self.bare_deny
+            .iter()
+            .filter_map(|position| self.deny.get(*position))
+            .any(|compiled| compiled.entry.rule.tool().matches(tool))
     }
 }

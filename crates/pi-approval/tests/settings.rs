@@ -158,6 +158,8 @@ fn a_bare_deny_hides_the_tool_and_a_scoped_one_does_not() {
     let mut user = Permissions::default();
     user.add(RuleKind::Deny, "mcp_github_*").unwrap();
     user.add(RuleKind::Deny, "bash(rm:*)").unwrap();
+    user.add(RuleKind::Allow, "edit").unwrap();
+    user.add(RuleKind::Deny, "write").unwrap();
     let rules = RuleSet::from_sources(
         &Permissions::default(),
         None,
@@ -168,6 +170,8 @@ fn a_bare_deny_hides_the_tool_and_a_scoped_one_does_not() {
     assert!(policy.hides_tool("mcp_github_create_issue"));
     assert!(!policy.hides_tool("bash"));
     assert!(!policy.hides_tool("read"));
+    assert!(policy.hides_tool("write"));
+    assert!(!policy.hides_tool("edit"), "a bare allow hides nothing");
 }
 
 #[test]
