@@ -166,6 +166,8 @@ fn run_and_check(protocol: &str) {
     let trace = &run["trace_id"];
     for span in &spans {
         assert_eq!(&span["trace_id"], trace, "one trace: {span}");
+        // Only the conventions' attributes: not the bridge's `tracing` target.
+        assert!(span["attributes"].get("target").is_none(), "{span}");
     }
 
     let chats = spans_named(&spans, "chat faux");
@@ -189,6 +191,10 @@ fn run_and_check(protocol: &str) {
         assert_eq!(chat["parent_span_id"], run["span_id"]);
         assert_eq!(chat["attributes"]["gen_ai.operation.name"], "chat");
         assert_eq!(chat["attributes"]["gen_ai.request.model"], "faux");
+        // Token counts are ints, as the conventions type them (not their text).
+        for count in ["gen_ai.usage.input_tokens", "gen_ai.usage.output_tokens"] {
+            assert!(chat["attributes"][count].is_i64(), "{count}: {chat}");
+        }
     }
 
     let expected = [

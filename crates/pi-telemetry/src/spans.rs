@@ -98,16 +98,22 @@ pub fn record_chat_response(span: &Span, response: &ChatResponse<'_>) {
             response.finish_reason,
         )])),
     );
-    span.record("gen_ai.usage.input_tokens", response.input_tokens);
-    span.record("gen_ai.usage.output_tokens", response.output_tokens);
+    span.record("gen_ai.usage.input_tokens", count(response.input_tokens));
+    span.record("gen_ai.usage.output_tokens", count(response.output_tokens));
     span.record(
         "gen_ai.usage.cache_read.input_tokens",
-        response.cache_read_tokens,
+        count(response.cache_read_tokens),
     );
     span.record(
         "gen_ai.usage.cache_creation.input_tokens",
-        response.cache_creation_tokens,
+        count(response.cache_creation_tokens),
     );
+}
+
+/// A token count as the conventions type it (an int). Recorded as `i64` because the bridge
+/// (tracing-opentelemetry 0.34) has no `u64` case and would send a `u64` as its text.
+fn count(tokens: u64) -> i64 {
+    i64::try_from(tokens).unwrap_or(i64::MAX)
 }
 
 /// `execute_tool {tool}` (INTERNAL): one tool call, with our paired call id.
