@@ -1,8 +1,10 @@
 //! The one-pass path over raw text never disagrees with the JSON path: whatever it accepts,
-//! the JSON path accepts with the same result; whatever the JSON path rejects, it rejects.
+//! the JSON path accepts with the same result; whatever it refuses, the JSON path refuses in the
+//! same words.
 #![allow(clippy::unwrap_used, missing_docs)]
 
 use pi_coding_tools::params::{BashParams, EditParams, GrepParams, LsParams, ReadParams};
+use pi_tool::schema::model_text::validation_text;
 use pi_tool::schema::{ObjectParams, Schema};
 use proptest::prelude::*;
 use serde_json::{Value, json};
@@ -58,14 +60,24 @@ fn agree<T: ObjectParams + PartialEq + std::fmt::Debug>(
     let schema = T::object_schema();
     let text = arguments.to_string();
     let slow = schema.parse(arguments);
-    if let Some(fast) = schema.parse_text(&text) {
-        prop_assert!(
-            slow.is_ok(),
-            "fast accepted what the JSON path rejects: {} ({:?})",
+    match (schema.check_text(&text), &slow) {
+        (None, _) => {}
+        (Some(Ok(fast)), Ok(slow)) => prop_assert_eq!(&fast, slow),
+        // A refusal from the one pass is reported in the JSON path's exact words.
+        (Some(Err(fast)), Err(slow)) => prop_assert_eq!(
+            validation_text(&fast),
+            validation_text(slow),
+            "reports differ for {}",
+            text
+        ),
+        (Some(fast), slow) => prop_assert!(
+            false,
+            "the paths disagree on {}: text {:?}, JSON {:?}",
             text,
-            slow
-        );
-        prop_assert_eq!(&fast, &slow.unwrap());
+            fast.map(|_| "accepted")
+                .map_err(|error| validation_text(&error)),
+            slow.as_ref().map(|_| "accepted").map_err(validation_text)
+        ),
     }
     Ok(())
 }

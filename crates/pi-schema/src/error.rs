@@ -137,10 +137,19 @@ impl ValidationError {
         &self.issues
     }
 
+    /// The violations, taken out of the error.
+    pub fn into_issues(self) -> Vec<Issue> {
+        self.issues
+    }
+
     /// Moves every issue one level down, under `segment` (used by objects and arrays).
     pub fn under(mut self, segment: PathSegment) -> Self {
-        for issue in &mut self.issues {
-            issue.path.insert(0, segment.clone());
+        // The last issue takes the segment itself: one issue (the usual case) clones nothing.
+        if let Some((last, others)) = self.issues.split_last_mut() {
+            for issue in others {
+                issue.path.insert(0, segment.clone());
+            }
+            last.path.insert(0, segment);
         }
         self
     }

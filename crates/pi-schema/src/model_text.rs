@@ -19,11 +19,18 @@ pub const UNKNOWN_TOOL: &str = "未知工具";
 /// assert_eq!(failure_text("", "not JSON"), "Tool call failed: not JSON");
 /// ```
 pub fn failure_text(tool_name: &str, reason: &str) -> String {
+    // Pushed into a buffer sized once: `format!` grows its buffer as it goes, and a refusal's
+    // reason may be a long report.
+    let mut text = String::with_capacity(tool_name.len() + reason.len() + 20);
     if tool_name.is_empty() {
-        format!("Tool call failed: {reason}")
+        text.push_str("Tool call failed: ");
     } else {
-        format!("Tool {tool_name} failed: {reason}")
+        text.push_str("Tool ");
+        text.push_str(tool_name);
+        text.push_str(" failed: ");
     }
+    text.push_str(reason);
+    text
 }
 
 /// Which words the model reads about a failed call.
@@ -94,19 +101,43 @@ impl Expected {
     }
 
     fn course(&self) -> String {
-        match self {
-            Self::Type(types) => format!("必须是 {}", types.join(" 或 ")),
-            Self::IntegerAtLeast(minimum) => format!("必须是 integer 且 >= {minimum}"),
-            Self::Compare { operator, limit } => format!("必须 {operator} {limit}"),
-            Self::Length { operator, limit } => format!("长度必须 {operator} {limit}"),
-            Self::Items { operator, limit } => format!("项数必须 {operator} {limit}"),
-            Self::Pattern(pattern) => format!("必须匹配 pattern {pattern}"),
-            Self::OneOf(options) => format!("必须是以下之一：{}", listed(options)),
-            Self::Equal(value) => format!("必须等于 {value}"),
-            Self::Required => "必须提供".to_owned(),
-            Self::NestedAtMost(limit) => format!("嵌套不能超过 {limit} 层"),
-            Self::Other(text) => text.clone(),
-        }
+        let mut text = String::new();
+        self.write_course(&mut text);
+        text
+    }
+
+    /// The course's words, written onto `text` (a report is one buffer, not a string per part).
+    fn write_course(&self, text: &mut String) {
+        use std::fmt::Write as _;
+        // Writing to a `String` cannot fail.
+        let _ = match self {
+            Self::Type(types) => {
+                text.push_str("必须是 ");
+                for (index, name) in types.iter().enumerate() {
+                    if index > 0 {
+                        text.push_str(" 或 ");
+                    }
+                    text.push_str(name);
+                }
+                Ok(())
+            }
+            Self::IntegerAtLeast(minimum) => write!(text, "必须是 integer 且 >= {minimum}"),
+            Self::Compare { operator, limit } => write!(text, "必须 {operator} {limit}"),
+            Self::Length { operator, limit } => write!(text, "长度必须 {operator} {limit}"),
+            Self::Items { operator, limit } => write!(text, "项数必须 {operator} {limit}"),
+            Self::Pattern(pattern) => write!(text, "必须匹配 pattern {pattern}"),
+            Self::OneOf(options) => write!(text, "必须是以下之一：{}", listed(options)),
+            Self::Equal(value) => write!(text, "必须等于 {value}"),
+            Self::Required => {
+                text.push_str("必须提供");
+                Ok(())
+            }
+            Self::NestedAtMost(limit) => write!(text, "嵌套不能超过 {limit} 层"),
+            Self::Other(other) => {
+                text.push_str(other);
+                Ok(())
+            }
+        };
     }
 
     fn english(&self) -> String {
@@ -261,12 +292,16 @@ pub fn validation_text(error: &ValidationError) -> String {
     match error.issues() {
         [only] if only.path().len() == 1 && error.from_sole_property() => only.message(),
         [only] => {
-            let mut text = String::new();
+            let mut text = String::with_capacity(LINE_CAPACITY);
             write_issue_line(&mut text, only);
             text
         }
         issues => {
-            let mut text = format!("参数有 {} 处错误：", issues.len());
+            // Sized once for the usual report: growing a string copies it each time.
+            let mut text = String::with_capacity(LINE_CAPACITY * (issues.len() + 1));
+            text.push_str("参数有 ");
+            text.push_str(&issues.len().to_string());
+            text.push_str(" 处错误：");
             for issue in issues {
                 text.push_str("\n- ");
                 write_issue_line(&mut text, issue);
@@ -276,6 +311,9 @@ pub fn validation_text(error: &ValidationError) -> String {
     }
 }
 
+/// Room for one usual report line (path, rule, the value received: excerpts are bounded).
+const LINE_CAPACITY: usize = 128;
+
 /// `path: message，收到 value` (or `，但缺失`), written onto `text`: one buffer for the whole
 /// report rather than a string per part.
 fn write_issue_line(text: &mut String, issue: &Issue) {
@@ -284,7 +322,7 @@ fn write_issue_line(text: &mut String, issue: &Issue) {
         text.push_str(&path);
         text.push_str(": ");
     }
-    text.push_str(&issue.message());
+    issue.expected().write_course(text);
     match issue.received() {
         Received::Missing => text.push_str("，但缺失"),
         Received::Value(description) => {

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use serde::de::Deserializer;
 use serde_json::{Map, Value};
 
+use super::params::{Lenient, scalar_lenient};
 use super::{Issue, NumberBound, ParamType, ValidationError, Validator};
 use crate::model_text::{must_be, must_compare};
 
@@ -96,6 +97,13 @@ macro_rules! narrow_integers {
             {
                 <$ty>::deserialize(deserializer)
             }
+
+            fn deserialize_lenient<'de, D>(deserializer: D) -> Result<Lenient<Self>, D::Error>
+            where
+                D: Deserializer<'de>,
+            {
+                scalar_lenient(deserializer)
+            }
         }
 
         impl NumberBound for $ty {
@@ -162,6 +170,13 @@ impl ParamType for f32 {
         D: Deserializer<'de>,
     {
         f32::deserialize(deserializer)
+    }
+
+    fn deserialize_lenient<'de, D>(deserializer: D) -> Result<Lenient<Self>, D::Error>
+    where
+        D: Deserializer<'de>,
+    {
+        scalar_lenient(deserializer)
     }
 }
 

@@ -4,10 +4,13 @@
 use std::marker::PhantomData;
 
 use serde::Deserialize;
-use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
+use serde::de::value::{MapAccessDeserializer, SeqAccessDeserializer};
+use serde::de::{DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Value;
 
 use super::{
-    StringEnum, Validator, array, boolean, integer, non_negative_integer, number, optional, string,
+    StringEnum, ValidationError, Validator, array, boolean, integer, non_negative_integer, number,
+    optional, string,
 };
 
 /// A type a `#[derive(ToolParams)]` field can have: `String`, `bool`, every integer type
@@ -28,9 +31,111 @@ pub trait ParamType: Sized + Send + Sync + 'static {
     fn deserialize_fast<'de, D>(deserializer: D) -> Result<Self, D::Error>
     where
         D: Deserializer<'de>;
+
+    /// Reads a value from argument text without failing on a value of another JSON type: that
+    /// one is kept as JSON, for the field's rules to judge and report (so that a refused call
+    /// is reported from the one pass). The default reads as [`ParamType::deserialize_fast`]
+    /// does, failing the pass on a value of another type. Not for hand-written code.
+    #[doc(hidden)]
+    fn deserialize_lenient<'de, D>(deserializer: D) -> Result<Lenient<Self>, D::Error>
+    where
+        D: Deserializer<'de>,
+    {
+        Self::deserialize_fast(deserializer).map(|value| Lenient::Typed(value, None))
+    }
+
+    /// The JSON that arrived, rebuilt from a value [`ParamType::deserialize_lenient`] read
+    /// without keeping it; `None` when this type cannot (the pass then gives up). Not for
+    /// hand-written code.
+    #[doc(hidden)]
+    fn into_json(self) -> Option<Value> {
+        None
+    }
 }
 
-macro_rules! serde_param {
+/// What a lenient read of one field found.
+#[doc(hidden)]
+#[derive(Debug)]
+pub enum Lenient<T> {
+    /// A `T`, with the JSON that arrived when keeping it costs nothing (a number, a boolean);
+    /// `None`: [`ParamType::into_json`] rebuilds it if the field's typed rules refuse the value.
+    Typed(T, Option<Value>),
+    /// Not a `T`: the JSON that arrived, for the field's rules to judge.
+    Other(Value),
+}
+
+/// Reads a scalar (a number or a boolean) as a `T` from the primitive the text held, the same
+/// visitor call as reading it strictly, keeping that primitive as JSON (no allocation); any
+/// other JSON is kept as it arrived.
+pub(crate) fn scalar_lenient<'de, T: ParamType, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Lenient<T>, D::Error> {
+    deserializer.deserialize_any(ScalarOrOther(PhantomData))
+}
+
+struct ScalarOrOther<T>(PhantomData<T>);
+
+impl<T: ParamType> ScalarOrOther<T> {
+    fn read<'de, P>(primitive: P, arrived: Value) -> Lenient<T>
+    where
+        P: IntoDeserializer<'de, serde::de::value::Error>,
+    {
+        match T::deserialize_fast(primitive.into_deserializer()) {
+            Ok(value) => Lenient::Typed(value, Some(arrived)),
+            Err(_) => Lenient::Other(arrived),
+        }
+    }
+}
+
+impl<'de, T: ParamType> Visitor<'de> for ScalarOrOther<T> {
+    type Value = Lenient<T>;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("JSON")
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, flag: bool) -> Result<Self::Value, E> {
+        Ok(Self::read(flag, Value::Bool(flag)))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, number: i64) -> Result<Self::Value, E> {
+        Ok(Self::read(number, Value::from(number)))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, number: u64) -> Result<Self::Value, E> {
+        Ok(Self::read(number, Value::from(number)))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, number: f64) -> Result<Self::Value, E> {
+        Ok(Self::read(number, Value::from(number)))
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
+        Ok(Lenient::Other(Value::String(text.to_owned())))
+    }
+
+    fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Self::Value, E> {
+        Ok(Lenient::Other(Value::String(text)))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Lenient::Other(Value::Null))
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Lenient::Other(Value::Null))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, items: A) -> Result<Self::Value, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(items)).map(Lenient::Other)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Value::deserialize(MapAccessDeserializer::new(map)).map(Lenient::Other)
+    }
+}
+
+macro_rules! scalar_param {
     ($($ty:ty => $validator:expr),* $(,)?) => {$(
         impl ParamType for $ty {
             fn validator() -> Validator<Self> {
@@ -43,16 +148,97 @@ macro_rules! serde_param {
             {
                 <$ty>::deserialize(deserializer)
             }
+
+            fn deserialize_lenient<'de, D>(deserializer: D) -> Result<Lenient<Self>, D::Error>
+            where
+                D: Deserializer<'de>,
+            {
+                scalar_lenient(deserializer)
+            }
         }
     )*};
 }
 
-serde_param! {
-    String => string(),
+scalar_param! {
     bool => boolean(),
     i64 => integer(),
     u64 => non_negative_integer(),
     f64 => number(),
+}
+
+impl ParamType for String {
+    fn validator() -> Validator<Self> {
+        string()
+    }
+
+    fn deserialize_fast<'de, D>(deserializer: D) -> Result<Self, D::Error>
+    where
+        D: Deserializer<'de>,
+    {
+        String::deserialize(deserializer)
+    }
+
+    fn deserialize_lenient<'de, D>(deserializer: D) -> Result<Lenient<Self>, D::Error>
+    where
+        D: Deserializer<'de>,
+    {
+        deserializer.deserialize_any(TextOrOther)
+    }
+
+    fn into_json(self) -> Option<Value> {
+        Some(Value::String(self))
+    }
+}
+
+/// A string, or the JSON that arrived instead (built as `serde_json` builds a `Value`).
+struct TextOrOther;
+
+impl<'de> Visitor<'de> for TextOrOther {
+    type Value = Lenient<String>;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("JSON")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
+        Ok(Lenient::Typed(text.to_owned(), None))
+    }
+
+    fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Self::Value, E> {
+        Ok(Lenient::Typed(text, None))
+    }
+
+    fn visit_bool<E: serde::de::Error>(self, flag: bool) -> Result<Self::Value, E> {
+        Ok(Lenient::Other(Value::Bool(flag)))
+    }
+
+    fn visit_i64<E: serde::de::Error>(self, number: i64) -> Result<Self::Value, E> {
+        Ok(Lenient::Other(Value::from(number)))
+    }
+
+    fn visit_u64<E: serde::de::Error>(self, number: u64) -> Result<Self::Value, E> {
+        Ok(Lenient::Other(Value::from(number)))
+    }
+
+    fn visit_f64<E: serde::de::Error>(self, number: f64) -> Result<Self::Value, E> {
+        Ok(Lenient::Other(Value::from(number)))
+    }
+
+    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Lenient::Other(Value::Null))
+    }
+
+    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+        Ok(Lenient::Other(Value::Null))
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, items: A) -> Result<Self::Value, A::Error> {
+        Value::deserialize(SeqAccessDeserializer::new(items)).map(Lenient::Other)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        Value::deserialize(MapAccessDeserializer::new(map)).map(Lenient::Other)
+    }
 }
 
 impl<T: ParamType> ParamType for Option<T> {
@@ -87,6 +273,45 @@ impl<T: ParamType> ParamType for Option<T> {
         }
 
         deserializer.deserialize_option(Maybe(PhantomData))
+    }
+
+    fn deserialize_lenient<'de, D>(deserializer: D) -> Result<Lenient<Self>, D::Error>
+    where
+        D: Deserializer<'de>,
+    {
+        struct MaybeLenient<T>(PhantomData<T>);
+
+        impl<'de, T: ParamType> Visitor<'de> for MaybeLenient<T> {
+            type Value = Lenient<Option<T>>;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str("a value or null")
+            }
+
+            fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Lenient::Typed(None, Some(Value::Null)))
+            }
+
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Lenient::Typed(None, Some(Value::Null)))
+            }
+
+            fn visit_some<D: Deserializer<'de>>(self, inner: D) -> Result<Self::Value, D::Error> {
+                Ok(match T::deserialize_lenient(inner)? {
+                    Lenient::Typed(value, arrived) => Lenient::Typed(Some(value), arrived),
+                    Lenient::Other(arrived) => Lenient::Other(arrived),
+                })
+            }
+        }
+
+        deserializer.deserialize_option(MaybeLenient(PhantomData))
+    }
+
+    fn into_json(self) -> Option<Value> {
+        match self {
+            Some(value) => value.into_json(),
+            None => Some(Value::Null),
+        }
     }
 }
 
@@ -145,6 +370,46 @@ impl<'de, T: ParamType> DeserializeSeed<'de> for Fast<T> {
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<T, D::Error> {
         T::deserialize_fast(deserializer)
     }
+}
+
+/// Reads a `T` with [`ParamType::deserialize_lenient`], as a serde seed.
+#[doc(hidden)]
+#[derive(Debug)]
+pub struct LenientSeed<T>(PhantomData<T>);
+
+impl<T> LenientSeed<T> {
+    /// The seed.
+    pub fn new() -> Self {
+        Self(PhantomData)
+    }
+}
+
+impl<T> Default for LenientSeed<T> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<'de, T: ParamType> DeserializeSeed<'de> for LenientSeed<T> {
+    type Value = Lenient<T>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Lenient<T>, D::Error> {
+        T::deserialize_lenient(deserializer)
+    }
+}
+
+/// The one pass over a derived struct's argument text: its value, or every violation as the
+/// JSON path reports them. `None` when the text is not one JSON object, or the pass gave up
+/// (the JSON path then answers).
+#[doc(hidden)]
+pub fn check_text<'de, T, V>(text: &'de str, visitor: V) -> Option<Result<T, ValidationError>>
+where
+    V: Visitor<'de, Value = Result<T, ValidationError>>,
+{
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    let answer = (&mut deserializer).deserialize_map(visitor).ok()?;
+    deserializer.end().ok()?;
+    Some(answer)
 }
 
 /// One-pass parse of raw argument text; `None` on any doubt (the JSON path then reports).

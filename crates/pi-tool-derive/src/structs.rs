@@ -236,7 +236,7 @@ fn generate(name: &syn::Ident, generics: &syn::Generics, fields: &[Field]) -> To
                 _ => ::std::result::Result::Err(walker.finish()),
             }
         })
-        .with_text_parser(::pi_tool::__private::parse_fast::<#name #type_generics>)
+        .with_text_checker(__pi_tool_check_text #turbofish)
     };
     let schema_once = if generic {
         quote! {
@@ -266,6 +266,13 @@ fn generate(name: &syn::Ident, generics: &syn::Generics, fields: &[Field]) -> To
                 #validators_once
             }
 
+            // The one pass over argument text: the value, or every violation (see `visit_map`).
+            fn __pi_tool_check_text #impl_generics (
+                text: &str,
+            ) -> ::std::option::Option<::std::result::Result<#name #type_generics, ::pi_tool::schema::ValidationError>> #where_clause {
+                ::pi_tool::__private::check_text(text, __PiToolVisitor #turbofish (true, ::std::marker::PhantomData))
+            }
+
             impl #impl_generics ::pi_tool::schema::ObjectParams for #name #type_generics #where_clause {
                 fn object_schema() -> &'static ::pi_tool::schema::ObjectSchema<Self> {
                     #schema_once
@@ -281,35 +288,75 @@ fn generate(name: &syn::Ident, generics: &syn::Generics, fields: &[Field]) -> To
                 where
                     D: ::pi_tool::__private::serde::Deserializer<'de>,
                 {
-                    deserializer.deserialize_map(__PiToolVisitor #turbofish (::std::marker::PhantomData))
+                    // Nested: a violation fails this pass (the JSON path reports it).
+                    deserializer
+                        .deserialize_map(__PiToolVisitor #turbofish (false, ::std::marker::PhantomData))?
+                        .map_err(|_| {
+                            <D::Error as ::pi_tool::__private::serde::de::Error>::custom("rejected")
+                        })
                 }
             }
 
-            struct __PiToolVisitor #impl_generics (#marker) #where_clause;
+            // `true`: a refused value is reported (the top level); `false`: it fails the pass (a
+            // nested value, whose violations the JSON path reports), without the lenient reads.
+            struct __PiToolVisitor #impl_generics (bool, #marker) #where_clause;
 
             impl<'de, #(#params),*> ::pi_tool::__private::serde::de::Visitor<'de> for __PiToolVisitor #type_generics #where_clause {
-                type Value = #name #type_generics;
+                type Value = ::std::result::Result<#name #type_generics, ::pi_tool::schema::ValidationError>;
 
                 fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                     formatter.write_str(#expecting)
                 }
 
-                // Accepts exactly what the schema accepts, or fails without saying why: the
-                // text then goes down the JSON path, which reports every violation.
+                // Answers as the JSON path would on the parsed text: the value, or every
+                // violation (a field of another JSON type is kept as JSON and judged by the
+                // field's own rules). Fails, sending the text down the JSON path, where it
+                // cannot say (a violation inside a nested value).
                 #[allow(unused_mut, unused_variables)]
-                fn visit_map<A>(self, mut map: A) -> ::std::result::Result<#name #type_generics, A::Error>
+                fn visit_map<A>(self, mut map: A) -> ::std::result::Result<Self::Value, A::Error>
                 where
                     A: ::pi_tool::__private::serde::de::MapAccess<'de>,
                 {
                     use ::pi_tool::__private::serde::de::Error as _;
                     let validators = __pi_tool_validators #turbofish ();
-                    #( let mut #idents: ::std::option::Option<#types> = ::std::option::Option::None; )*
+                    if !self.0 {
+                        #( let mut #idents: ::std::option::Option<#types> = ::std::option::Option::None; )*
+                        while let ::std::option::Option::Some(key) = map.next_key::<__PiToolKey>()? {
+                            match key {
+                                #(
+                                    __PiToolKey::#keys => {
+                                        #idents = ::std::option::Option::Some(
+                                            map.next_value_seed(::pi_tool::__private::Fast::<#types>::new())?,
+                                        );
+                                    }
+                                )*
+                                __PiToolKey::__Ignored => {
+                                    map.next_value::<::pi_tool::__private::serde::de::IgnoredAny>()?;
+                                }
+                            }
+                        }
+                        #(
+                            let #idents: #types = match #idents {
+                                ::std::option::Option::Some(value)
+                                    if validators.#idents.accepts_typed(&value) => value,
+                                ::std::option::Option::Some(_) => {
+                                    return ::std::result::Result::Err(A::Error::custom("rejected"));
+                                }
+                                ::std::option::Option::None => validators
+                                    .#idents
+                                    .check(::std::option::Option::None)
+                                    .map_err(|_| A::Error::custom("rejected"))?,
+                            };
+                        )*
+                        return ::std::result::Result::Ok(::std::result::Result::Ok(#name { #( #idents, )* }));
+                    }
+                    #( let mut #idents: ::std::option::Option<::pi_tool::__private::Lenient<#types>> = ::std::option::Option::None; )*
                     while let ::std::option::Option::Some(key) = map.next_key::<__PiToolKey>()? {
                         match key {
                             #(
                                 __PiToolKey::#keys => {
                                     #idents = ::std::option::Option::Some(
-                                        map.next_value_seed(::pi_tool::__private::Fast::<#types>::new())?,
+                                        map.next_value_seed(::pi_tool::__private::LenientSeed::<#types>::new())?,
                                     );
                                 }
                             )*
@@ -318,20 +365,19 @@ fn generate(name: &syn::Ident, generics: &syn::Generics, fields: &[Field]) -> To
                             }
                         }
                     }
+                    let mut report = ::pi_tool::__private::TextReport::new();
                     #(
-                        let #idents: #types = match #idents {
-                            ::std::option::Option::Some(value)
-                                if validators.#idents.accepts_typed(&value) => value,
-                            ::std::option::Option::Some(_) => {
-                                return ::std::result::Result::Err(A::Error::custom("rejected"));
-                            }
-                            ::std::option::Option::None => validators
-                                .#idents
-                                .check(::std::option::Option::None)
-                                .map_err(|_| A::Error::custom("rejected"))?,
-                        };
+                        let #idents = report
+                            .field(#json_names, &validators.#idents, #idents)
+                            .map_err(|_| A::Error::custom("rejected"))?;
                     )*
-                    ::std::result::Result::Ok(#name { #( #idents, )* })
+                    #[allow(unreachable_patterns)]
+                    ::std::result::Result::Ok(match ( #( #idents, )* ) {
+                        ( #( ::std::option::Option::Some(#idents), )* ) => {
+                            ::std::result::Result::Ok(#name { #( #idents, )* })
+                        }
+                        _ => ::std::result::Result::Err(report.finish()),
+                    })
                 }
             }
 

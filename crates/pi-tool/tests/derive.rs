@@ -8,6 +8,7 @@
 )]
 
 use pi_tool::ToolParams;
+use pi_tool::schema::model_text::validation_text;
 use pi_tool::schema::{
     ObjectParams, Schema, StringEnum, array, boolean, enum_value, integer, number, object,
     optional, positive_integer, string, with_default,
@@ -269,18 +270,31 @@ fn argument() -> impl Strategy<Value = Value> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(512))]
 
-    /// Whatever arrives, the one-pass text path accepts exactly what the JSON path accepts, and
-    /// builds the same value.
+    /// Whatever arrives, the one-pass text path accepts exactly what the JSON path accepts,
+    /// builds the same value, and refuses with the same report in the same words.
     #[test]
-    fn the_text_road_agrees_with_the_json_road(arguments in argument()) {
+    fn the_text_path_agrees_with_the_json_path(arguments in argument()) {
         let schema = Derived::object_schema();
-        let by_json = schema.parse(&arguments).ok();
-        let by_text = schema.parse_text(&arguments.to_string());
-        if let Some(by_text) = &by_text {
-            prop_assert_eq!(Some(by_text), by_json.as_ref());
+        let by_json = schema.parse(&arguments);
+        let by_text = schema.check_text(&arguments.to_string());
+        match (&by_text, &by_json) {
+            (Some(Ok(by_text)), Ok(by_json)) => prop_assert_eq!(by_text, by_json),
+            (Some(Err(by_text)), Err(by_json)) => prop_assert_eq!(
+                validation_text(by_text),
+                validation_text(by_json),
+                "reports differ for {}",
+                arguments
+            ),
+            (Some(by_text), by_json) => prop_assert!(
+                false,
+                "text path {:?}, JSON path {:?} for {}",
+                by_text.as_ref().map(|_| "accepted").map_err(validation_text),
+                by_json.as_ref().map(|_| "accepted").map_err(validation_text),
+                arguments
+            ),
+            // The text path may decline (the JSON path then answers), but only on purpose.
+            (None, _) => prop_assert!(by_json.is_err() || declines_on_purpose(&arguments)),
         }
-        // The text path may decline (the JSON path then reports), but never accept more.
-        prop_assert!(by_text.is_some() || by_json.is_none() || declines_on_purpose(&arguments));
     }
 }
 
