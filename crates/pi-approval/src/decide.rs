@@ -2,7 +2,7 @@
 //! mode, on the final arguments of one call. It reads the call the way the tool will run it:
 //! `bash` lines split into simple commands, file paths resolved as confinement resolves them.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use pi_tool::ToolAnnotations;
 use serde_json::Value;
@@ -193,9 +193,6 @@ impl Policy {
             return Outcome::rule(Verdict::Allow, compiled);
         }
         let table = self.mode.table();
-        let shown = path
-            .as_deref()
-            .map_or_else(|| "no path".to_owned(), |path| path.display().to_string());
         let (verdict, what) = if read_only {
             (table.read_only_tools, "reads")
         } else if changes {
@@ -208,14 +205,23 @@ impl Policy {
         } else {
             (table.other_tools, "is not read-only")
         };
-        Outcome::plain(
-            verdict,
-            Source::Mode,
-            format!(
-                "{tool} {what} ({shown}); mode {} gives {verdict}",
-                self.mode
-            ),
-        )
+        // Joined by hand: this text is made for every call that falls to the mode, and
+        // `format!` with a path's `Display` costs as much as the rest of the decision's text.
+        let shown = path.as_deref().map(Path::to_string_lossy);
+        let shown = shown.as_deref().unwrap_or("no path");
+        let reason = [
+            tool,
+            " ",
+            what,
+            " (",
+            shown,
+            "); mode ",
+            self.mode.as_str(),
+            " gives ",
+            verdict.as_str(),
+        ]
+        .concat();
+        Outcome::plain(verdict, Source::Mode, reason)
     }
 
     fn decide_other(&self, tool: &str, annotations: ToolAnnotations) -> Outcome {
@@ -231,11 +237,17 @@ impl Policy {
         } else {
             (table.other_tools, "does not say it is read-only")
         };
-        Outcome::plain(
-            verdict,
-            Source::Mode,
-            format!("{tool} {what}; mode {} gives {verdict}", self.mode),
-        )
+        let reason = [
+            tool,
+            " ",
+            what,
+            "; mode ",
+            self.mode.as_str(),
+            " gives ",
+            verdict.as_str(),
+        ]
+        .concat();
+        Outcome::plain(verdict, Source::Mode, reason)
     }
 
     /// The first deny rule matching, else the first ask rule.

@@ -3,6 +3,7 @@
 //! bug) can change the arguments between approval and execution unnoticed.
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -21,9 +22,16 @@ use sha2::{Digest, Sha256};
 /// assert!(approved.check("bash", &json!({"command": "ls", "timeout": 5})).is_ok());
 /// assert!(approved.check("bash", &json!({"command": "rm -rf ~", "timeout": 5})).is_err());
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(transparent)]
-pub struct Fingerprint(String);
+#[derive(Clone)]
+pub struct Fingerprint {
+    /// `sha256:<hex>`: what the session records and what compares equal.
+    text: String,
+    /// The bytes that were hashed (the tool's name, a zero byte, the canonical JSON), kept by
+    /// a fingerprint taken in this process: the check at execution compares the arguments'
+    /// bytes with these, which is exact and spares a second hash. A fingerprint read back
+    /// from a session has none and is checked by hashing.
+    hashed: Option<Arc<[u8]>>,
+}
 
 /// The arguments about to run are not the ones decided on.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -40,22 +48,30 @@ pub struct FingerprintMismatch {
 impl Fingerprint {
     /// The fingerprint of a call.
     pub fn of(tool: &str, arguments: &Value) -> Self {
-        let digest = digest(tool, arguments);
+        let hashed = hashed_bytes(tool, arguments);
+        let digest = Sha256::digest(&hashed);
         let mut text = String::with_capacity(PREFIX.len() + 64);
         text.push_str(PREFIX);
         // The digits are ASCII: this never falls back to the empty text.
         text.push_str(std::str::from_utf8(&hex(&digest)).unwrap_or_default());
-        Self(text)
+        Self {
+            text,
+            hashed: Some(hashed.into()),
+        }
     }
 
     /// Whether `arguments` are exactly what was decided on; the executor calls this last.
     pub fn check(&self, tool: &str, arguments: &Value) -> Result<(), FingerprintMismatch> {
-        let digest = digest(tool, arguments);
-        // Compared digit by digit (as many as there are): no text is made unless they differ.
-        let same = self
-            .0
-            .strip_prefix(PREFIX)
-            .is_some_and(|digits| digits.as_bytes() == hex(&digest));
+        let found = hashed_bytes(tool, arguments);
+        let same = match &self.hashed {
+            Some(hashed) => **hashed == *found,
+            // Compared digit by digit (as many as there are): no text is made unless they
+            // differ.
+            None => self
+                .text
+                .strip_prefix(PREFIX)
+                .is_some_and(|digits| digits.as_bytes() == hex(&Sha256::digest(&found))),
+        };
         if same {
             Ok(())
         } else {
@@ -69,28 +85,60 @@ impl Fingerprint {
 
     /// The text (`sha256:...`).
     pub fn as_str(&self) -> &str {
-        &self.0
+        &self.text
+    }
+}
+
+/// Only the text counts: a fingerprint read back from a session equals the one taken.
+impl PartialEq for Fingerprint {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl Eq for Fingerprint {}
+
+impl std::hash::Hash for Fingerprint {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.text.hash(state);
+    }
+}
+
+impl fmt::Debug for Fingerprint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_tuple("Fingerprint").field(&self.text).finish()
+    }
+}
+
+/// Written and read as its text alone.
+impl Serialize for Fingerprint {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
+}
+
+impl<'de> Deserialize<'de> for Fingerprint {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        String::deserialize(deserializer).map(|text| Self { text, hashed: None })
     }
 }
 
 impl fmt::Display for Fingerprint {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.text)
     }
 }
 
 const PREFIX: &str = "sha256:";
 
-/// SHA-256 of the tool's name, a zero byte and the canonical JSON of the arguments.
-fn digest(tool: &str, arguments: &Value) -> impl AsRef<[u8]> {
-    let mut hasher = Sha256::new();
-    hasher.update(tool.as_bytes());
+/// What is hashed: the tool's name, a zero byte and the canonical JSON of the arguments.
+fn hashed_bytes(tool: &str, arguments: &Value) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(tool.len() + 128);
+    bytes.extend_from_slice(tool.as_bytes());
     // A byte no tool name has keeps `ab` + `{...}` apart from `a` + `b{...}`.
-    hasher.update([0]);
-    let mut canonical = Vec::with_capacity(128);
-    write_canonical(arguments, &mut canonical);
-    hasher.update(&canonical);
-    hasher.finalize()
+    bytes.push(0);
+    write_canonical(arguments, &mut bytes);
+    bytes
 }
 
 /// The lower-case hex digits of a SHA-256 digest, two per byte (by hand: `write!("{:02x}")`
@@ -162,12 +210,23 @@ mod tests {
         let reordered = json!({"s": "é\"", "limit": [1, 2.5, null, true], "path": "src/lib.rs"});
         assert!(approved.check("read", &reordered).is_ok());
         let text = approved.as_str();
-        let shortened = Fingerprint(text[..text.len() - 1].to_owned());
+        // Read back from a session (text only), it is checked by hashing.
+        let read_back = |text: String| Fingerprint { text, hashed: None };
+        let stored = read_back(text.to_owned());
+        assert_eq!(stored, approved);
+        assert!(stored.check("read", &reordered).is_ok());
+        assert!(stored.check("read", &json!({"path": "x"})).is_err());
+        assert!(stored.check("write", &arguments).is_err());
+        let shortened = read_back(text[..text.len() - 1].to_owned());
         assert!(shortened.check("read", &arguments).is_err());
-        let longer = Fingerprint(format!("{text}0"));
+        let longer = read_back(format!("{text}0"));
         assert!(longer.check("read", &arguments).is_err());
-        let other_prefix = Fingerprint(text.replacen("sha256:", "sha512:", 1));
+        let other_prefix = read_back(text.replacen("sha256:", "sha512:", 1));
         assert!(other_prefix.check("read", &arguments).is_err());
+        // Taken here, it compares the bytes: another tool or other arguments differ.
+        assert!(approved.check("write", &arguments).is_err());
+        let changed = json!({"path": "src/lib.rs", "limit": [1, 2.5, null, false], "s": "é\""});
+        assert!(approved.check("read", &changed).is_err());
         let mismatch = approved.check("read", &json!({"path": "x"})).unwrap_err();
         assert_eq!(mismatch.approved, approved);
         assert_eq!(

@@ -68,7 +68,7 @@ impl<'s> Filter<'s> {
                 if !shape.declares_properties {
                     return Ok(value.clone());
                 }
-                let mut kept = Map::new();
+                let mut kept = Map::with_capacity(object.len());
                 for (key, field) in object {
                     let declared = shape.properties.iter().find_map(|props| props.get(key));
                     match declared {
@@ -118,18 +118,28 @@ impl<'s> Filter<'s> {
         if hops > 32 {
             return;
         }
-        if let Some(Value::Object(properties)) = node.get("properties") {
-            shape.properties.push(properties);
-            shape.declares_properties = true;
+        // One pass over the node's keywords: a node has a handful, and looking each of the
+        // nine keywords up would hash nine keys for every object a call's arguments hold.
+        let (mut items, mut prefix_items, mut reference) = (None, None, None);
+        let mut branches: [Option<&'s Vec<Value>>; 3] = [None; 3];
+        for (keyword, value) in node {
+            match (keyword.as_str(), value) {
+                ("properties", Value::Object(properties)) => {
+                    shape.properties.push(properties);
+                    shape.declares_properties = true;
+                }
+                ("additionalProperties", Value::Bool(false)) => {}
+                ("additionalProperties" | "patternProperties", _) => shape.extras_allowed = true,
+                ("items", items_schema) => items = Some(items_schema),
+                ("prefixItems", Value::Array(tuple)) => prefix_items = Some(tuple),
+                ("$ref", Value::String(target)) => reference = Some(target.as_str()),
+                ("allOf", Value::Array(list)) => branches[0] = Some(list),
+                ("anyOf", Value::Array(list)) => branches[1] = Some(list),
+                ("oneOf", Value::Array(list)) => branches[2] = Some(list),
+                _ => {}
+            }
         }
-        match node.get("additionalProperties") {
-            Some(Value::Bool(false)) | None => {}
-            Some(_) => shape.extras_allowed = true,
-        }
-        if node.contains_key("patternProperties") {
-            shape.extras_allowed = true;
-        }
-        match node.get("items") {
+        match items {
             Some(items @ Value::Object(_)) => shape.items = shape.items.or(Some(items)),
             // Draft-07 tuples: `items` as an array is 2020-12's `prefixItems`.
             Some(Value::Array(tuple)) if shape.prefix_items.is_empty() => {
@@ -137,21 +147,14 @@ impl<'s> Filter<'s> {
             }
             _ => {}
         }
-        if let (Some(Value::Array(tuple)), true) =
-            (node.get("prefixItems"), shape.prefix_items.is_empty())
-        {
+        if let (Some(tuple), true) = (prefix_items, shape.prefix_items.is_empty()) {
             shape.prefix_items = tuple.iter().collect();
         }
-        let reference = node.get("$ref").and_then(Value::as_str);
         if let Some(target) = reference.and_then(|reference| resolve_ref(self.root, reference)) {
             self.collect(target, shape, hops + 1);
         }
-        for keyword in ["allOf", "anyOf", "oneOf"] {
-            if let Some(Value::Array(branches)) = node.get(keyword) {
-                for branch in branches {
-                    self.collect(branch, shape, hops + 1);
-                }
-            }
+        for branch in branches.into_iter().flatten().flatten() {
+            self.collect(branch, shape, hops + 1);
         }
     }
 }
