@@ -4,7 +4,9 @@
 //! is not measured). Prints a table: microseconds per call without a subscriber, with the
 //! bridge as `pi-tool` configures it, and with the bridge's defaults.
 //!
-//! Usage: traced_loop_cost [TURNS] [ROUNDS]
+//! Usage: traced_loop_cost [TURNS] [ROUNDS] [ONLY]: ONLY (`none`, `ours` or `defaults`) runs
+//! that one configuration and prints its time alone, for a profiler (callgrind) to see it by
+//! itself.
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::sync::Arc;
@@ -57,6 +59,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let turns: usize = args.next().map_or(500, |a| a.parse().unwrap());
     let rounds: usize = args.next().map_or(5, |a| a.parse().unwrap());
+    let only = args.next();
     let script = script(turns);
     let calls = (2 * turns) as f64;
     // Current-thread: the batch's tasks run on this thread, under the default subscriber.
@@ -64,6 +67,18 @@ fn main() {
         .enable_all()
         .build()
         .unwrap();
+    if let Some(only) = only {
+        let seconds = match only.as_str() {
+            "none" => best(&runtime, &script, rounds),
+            "ours" => traced(&runtime, &script, rounds, pi_telemetry::bridge::layer),
+            "defaults" => traced(&runtime, &script, rounds, |tracer| {
+                tracing_opentelemetry::layer().with_tracer(tracer)
+            }),
+            other => panic!("ONLY is none, ours or defaults, not {other}"),
+        };
+        println!("{only}: {:.2} µs per call", seconds / calls * 1e6);
+        return;
+    }
     let off = best(&runtime, &script, rounds);
     // The bridge as `pi-tool` installs it, then with the bridge's own defaults (location,
     // thread and busy/idle attributes on every span), to show what turning those off saves.
