@@ -53,8 +53,9 @@ pub(crate) fn run_span(config: &AgentConfig) -> Span {
     )
 }
 
-/// Runs one model request inside its `chat` span and records what came back. The traced
-/// path is boxed, so the untraced one keeps the request's future as small as it was.
+/// Runs one model request under its `chat` span (a child of the run's, not entered while the
+/// response streams) and records what came back. The traced path is boxed, so the untraced
+/// one keeps the request's future as small as it was.
 pub(crate) fn traced_response<'a, F>(
     config: &'a AgentConfig,
     respond: F,
