@@ -263,7 +263,7 @@ mod tests {
     }
 
     #[test]
-    fn a_default_is_an_annotation_on_every_road() {
+    fn a_default_is_an_annotation_on_every_path() {
         let schema = DynamicSchema::new(python_sdk_greet()).unwrap();
         assert!(
             schema.compiled.is_some(),

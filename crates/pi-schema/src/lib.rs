@@ -32,6 +32,7 @@ mod enums;
 mod error;
 mod filter;
 mod jsonschema_issues;
+mod lenient;
 mod maps;
 pub mod model_text;
 mod narrow_numbers;

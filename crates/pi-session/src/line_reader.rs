@@ -12,6 +12,9 @@
 //! read itself and serde_json refuses. The caller then takes its slower path, which decides
 //! and words the error, so declining costs time, never a different result. What it must
 //! never do is succeed where serde_json would give something else: tests compare the two.
+//!
+//! (Over 500 lines with its unit tests, which start at `mod tests`: the deserializer, its string
+//! and number readers and the access types serde asks for are one protocol, read in one file.)
 
 use std::fmt;
 
