@@ -23,9 +23,9 @@ pub enum Lenient<T> {
     Other(Value),
 }
 
-/// Reads a scalar (a number or a boolean) as a `T` from the primitive the text held, the same
-/// visitor call as reading it strictly, keeping that primitive as JSON (no allocation); any
-/// other JSON is kept as it arrived.
+/// Reads a `T` (a string, a number or a boolean) from the primitive the text held, through
+/// the same visitor call as reading it strictly; a number or a boolean is kept as JSON too (no
+/// allocation), a string only when it is not a `T`. Any other JSON is kept as it arrived.
 pub(crate) fn scalar_lenient<'de, T: ParamType, D: Deserializer<'de>>(
     deserializer: D,
 ) -> Result<Lenient<T>, D::Error> {
@@ -70,62 +70,14 @@ impl<'de, T: ParamType> Visitor<'de> for ScalarOrOther<T> {
     }
 
     fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
-        Ok(Lenient::Other(Value::String(text.to_owned())))
-    }
-
-    fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Self::Value, E> {
-        Ok(Lenient::Other(Value::String(text)))
-    }
-
-    fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Lenient::Other(Value::Null))
-    }
-
-    fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
-        Ok(Lenient::Other(Value::Null))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, items: A) -> Result<Self::Value, A::Error> {
-        Value::deserialize(SeqAccessDeserializer::new(items)).map(Lenient::Other)
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-        Value::deserialize(MapAccessDeserializer::new(map)).map(Lenient::Other)
-    }
-}
-
-/// A string, or the JSON that arrived instead (built as `serde_json` builds a `Value`).
-pub(crate) struct TextOrOther;
-
-impl<'de> Visitor<'de> for TextOrOther {
-    type Value = Lenient<String>;
-
-    fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter.write_str("JSON")
-    }
-
-    fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
-        Ok(Lenient::Typed(text.to_owned(), None))
-    }
-
-    fn visit_string<E: serde::de::Error>(self, text: String) -> Result<Self::Value, E> {
-        Ok(Lenient::Typed(text, None))
-    }
-
-    fn visit_bool<E: serde::de::Error>(self, flag: bool) -> Result<Self::Value, E> {
-        Ok(Lenient::Other(Value::Bool(flag)))
-    }
-
-    fn visit_i64<E: serde::de::Error>(self, number: i64) -> Result<Self::Value, E> {
-        Ok(Lenient::Other(Value::from(number)))
-    }
-
-    fn visit_u64<E: serde::de::Error>(self, number: u64) -> Result<Self::Value, E> {
-        Ok(Lenient::Other(Value::from(number)))
-    }
-
-    fn visit_f64<E: serde::de::Error>(self, number: f64) -> Result<Self::Value, E> {
-        Ok(Lenient::Other(Value::from(number)))
+        // A text that is a `T` (a `String` field) is not copied into JSON as well: the
+        // field's rules rebuild it with `into_json` only if they refuse it.
+        let typed: Result<T, serde::de::value::Error> =
+            T::deserialize_fast(text.into_deserializer());
+        Ok(match typed {
+            Ok(value) => Lenient::Typed(value, None),
+            Err(_) => Lenient::Other(Value::String(text.to_owned())),
+        })
     }
 
     fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {

@@ -7,8 +7,8 @@ use serde::Deserialize;
 use serde::de::{DeserializeSeed, Deserializer, SeqAccess, Visitor};
 use serde_json::Value;
 
+pub(crate) use super::lenient::scalar_lenient;
 pub use super::lenient::{Lenient, LenientSeed};
-pub(crate) use super::lenient::{TextOrOther, scalar_lenient};
 
 use super::{
     StringEnum, ValidationError, Validator, array, boolean, integer, non_negative_integer, number,
@@ -102,7 +102,7 @@ impl ParamType for String {
     where
         D: Deserializer<'de>,
     {
-        deserializer.deserialize_any(TextOrOther)
+        scalar_lenient(deserializer)
     }
 
     fn into_json(self) -> Option<Value> {
