@@ -75,39 +75,21 @@ macro_rules! scalar_param {
             {
                 scalar_lenient(deserializer)
             }
+
+            fn into_json(self) -> Option<Value> {
+                Some(Value::from(self))
+            }
         }
     )*};
 }
 
+// A text, a boolean or a number: read leniently by the same visitor (see `lenient.rs`).
 scalar_param! {
+    String => string(),
     bool => boolean(),
     i64 => integer(),
     u64 => non_negative_integer(),
     f64 => number(),
-}
-
-impl ParamType for String {
-    fn validator() -> Validator<Self> {
-        string()
-    }
-
-    fn deserialize_fast<'de, D>(deserializer: D) -> Result<Self, D::Error>
-    where
-        D: Deserializer<'de>,
-    {
-        String::deserialize(deserializer)
-    }
-
-    fn deserialize_lenient<'de, D>(deserializer: D) -> Result<Lenient<Self>, D::Error>
-    where
-        D: Deserializer<'de>,
-    {
-        scalar_lenient(deserializer)
-    }
-
-    fn into_json(self) -> Option<Value> {
-        Some(Value::String(self))
-    }
 }
 
 impl<T: ParamType> ParamType for Option<T> {
