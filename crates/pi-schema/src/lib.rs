@@ -65,8 +65,7 @@ pub use validator::{Validator, integer_at_least, non_negative_integer, positive_
 pub mod derive_support {
     pub use super::object::{FieldSpec, GaveUp, ObjectFields, TextReport};
     pub use super::params::{
-        Fast, Lenient, LenientSeed, OneOf, check_text, one_of, parse_fast, pattern,
-        string_enum_fast,
+        Fast, Lenient, LenientSeed, OneOf, check_text, one_of, pattern, string_enum_fast,
     };
     pub use super::per_type::per_type;
 }

@@ -150,7 +150,7 @@ impl ParamType for Value {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::derive_support::parse_fast;
+    use crate::params::parse_fast;
 
     #[test]
     fn a_map_shows_its_value_schema_and_reports_each_bad_entry_under_its_key() {

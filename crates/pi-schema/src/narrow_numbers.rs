@@ -193,7 +193,7 @@ impl NumberBound for f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::derive_support::parse_fast;
+    use crate::params::parse_fast;
     use serde_json::json;
 
     fn text(error: ValidationError) -> String {

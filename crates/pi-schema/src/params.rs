@@ -237,9 +237,10 @@ where
     Some(answer)
 }
 
-/// One-pass parse of raw argument text; `None` on any doubt (the JSON path then reports).
-#[doc(hidden)]
-pub fn parse_fast<T: ParamType>(text: &str) -> Option<T> {
+/// A one-pass strict read of `text` as a `T`; `None` on any doubt. The derive's reader uses
+/// [`check_text`]; this checks each type's own strict read in the unit tests.
+#[cfg(test)]
+pub(crate) fn parse_fast<T: ParamType>(text: &str) -> Option<T> {
     let mut deserializer = serde_json::Deserializer::from_str(text);
     let value = T::deserialize_fast(&mut deserializer).ok()?;
     deserializer.end().ok()?;
