@@ -17,7 +17,6 @@ pub(crate) fn in_halves<I: Sync, T: Send>(
     join: impl FnOnce(T, T) -> T,
 ) -> T {
     let total: usize = items.iter().map(&bytes).sum();
-    let two_cores = || std::thread::available_parallelism().is_ok_and(|cores| cores.get() >= 2);
     if total < PARALLEL_BYTES || !two_cores() {
         return work(items);
     }
@@ -30,20 +29,34 @@ pub(crate) fn in_halves<I: Sync, T: Send>(
         })
         .map_or(items.len(), |index| index + 1);
     let (first, second) = items.split_at(middle);
-    let work = &work;
+    let (done, rest) = on_two_threads(|| work(first), || work(second));
+    join(done, rest)
+}
+
+/// Whether this machine has two cores or more to share work between.
+pub(crate) fn two_cores() -> bool {
+    std::thread::available_parallelism().is_ok_and(|cores| cores.get() >= 2)
+}
+
+/// Runs `first` here and `second` on a helper thread at the same time, and returns both
+/// results; when no thread can be started, `second` runs here after `first`.
+pub(crate) fn on_two_threads<A, B: Send>(
+    first: impl FnOnce() -> A,
+    second: impl Fn() -> B + Sync,
+) -> (A, B) {
+    let second = &second;
     std::thread::scope(|scope| {
         let helper = std::thread::Builder::new()
             .name("pi-session".to_owned())
-            .spawn_scoped(scope, move || work(second));
-        let done = work(first);
+            .spawn_scoped(scope, second);
+        let done = first();
         let rest = match helper {
             Ok(helper) => helper
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            // No thread to be had: do the second half here.
-            Err(_) => work(second),
+            Err(_) => second(),
         };
-        join(done, rest)
+        (done, rest)
     })
 }
 

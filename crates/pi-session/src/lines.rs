@@ -1,7 +1,8 @@
 //! A file's lines, and the entries of a version-3 file read from them.
 //!
-//! The file is split on newlines with `memchr` (SIMD) and checked as UTF-8 once, as a whole;
-//! entries keep ranges of that one buffer. Big files are read on two threads, each taking half
+//! The file, read in pieces that end at line ends (`text_file.rs`), is split on newlines with
+//! `memchr` (SIMD); each piece was checked as UTF-8 once, as a whole, and entries keep ranges
+//! of its buffer. Big files are read on two threads, each taking half
 //! of the lines (`halves.rs`): checking each line's JSON is nearly the whole cost of a load and
 //! the lines are independent.
 
@@ -13,6 +14,7 @@ use crate::parse::{self, KeptLine};
 use crate::quick_scan;
 use crate::report::LoadReport;
 use crate::scan::{self, Scanned};
+use crate::text_file::Piece;
 
 /// One line of the file (without its newline).
 #[derive(Debug, Clone)]
@@ -25,19 +27,23 @@ pub(crate) struct RawLine {
     pub(crate) len: usize,
     /// It is the file's last line and has no newline after it.
     pub(crate) torn: bool,
-    /// Where it starts in the buffer [`split`] returns (when it is UTF-8).
+    /// Which of the buffers [`split`] returns holds it (when it is UTF-8).
+    buffer: usize,
+    /// Where it starts in that buffer.
     start: usize,
-    /// Its bytes, when they are not UTF-8 (and so not in the buffer).
+    /// Its bytes, when they are not UTF-8 (and so not in a buffer).
     bad: Option<Box<[u8]>>,
 }
 
 impl RawLine {
     /// Its text, when it is UTF-8.
-    pub(crate) fn text<'a>(&self, buffer: &'a str) -> Option<&'a str> {
+    pub(crate) fn text<'a>(&self, buffers: &'a [Arc<String>]) -> Option<&'a str> {
         if self.bad.is_some() {
             return None;
         }
-        buffer.get(self.start..self.start + self.len)
+        buffers
+            .get(self.buffer)?
+            .get(self.start..self.start + self.len)
     }
 
     /// Its bytes, when they are not UTF-8.
@@ -45,41 +51,71 @@ impl RawLine {
         self.bad.as_deref()
     }
 
-    /// Its range of `buffer`, as an entry's line.
-    fn entry_line(&self, buffer: &Arc<String>) -> Line {
-        Line::new(Arc::clone(buffer), self.start, self.start + self.len)
+    /// Its range of its buffer, as an entry's line.
+    fn entry_line(&self, buffers: &[Arc<String>]) -> Option<Line> {
+        let buffer = buffers.get(self.buffer)?;
+        Some(Line::new(
+            Arc::clone(buffer),
+            self.start,
+            self.start + self.len,
+        ))
     }
 }
 
-/// Splits a file into its lines (as `split(b'\n')` would: a file ending with a newline has an
-/// empty last line) and the buffer holding their text.
-pub(crate) fn split(bytes: Vec<u8>) -> (Arc<String>, Vec<RawLine>) {
-    let ends_with_newline = bytes.last() == Some(&b'\n');
+/// Splits a file read as `pieces` (each but the last ending with a newline) into its lines, as
+/// `split(b'\n')` of the whole would (a file ending with a newline has an empty last line),
+/// and the buffers holding their text, one per piece.
+pub(crate) fn split(pieces: Vec<Piece>) -> (Vec<Arc<String>>, Vec<RawLine>) {
+    let count = pieces.len();
     let mut lines = Vec::new();
-    let mut start = 0;
-    for end in memchr::memchr_iter(b'\n', &bytes).chain([bytes.len()]) {
-        lines.push(RawLine {
-            number: lines.len() + 1,
-            offset: start,
+    let mut buffers = Vec::with_capacity(count);
+    let mut piece_offset = 0;
+    for (index, piece) in pieces.into_iter().enumerate() {
+        let bytes = piece.as_bytes();
+        let first_line = lines.len();
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', bytes) {
+            lines.push(RawLine::at(lines.len(), piece_offset, index, start, end));
+            start = end + 1;
+        }
+        if index + 1 == count {
+            let mut last = RawLine::at(lines.len(), piece_offset, index, start, bytes.len());
+            last.torn = start < bytes.len();
+            lines.push(last);
+        }
+        piece_offset += bytes.len();
+        let piece_lines = lines.get_mut(first_line..).unwrap_or_default();
+        buffers.push(Arc::new(piece_text(piece, piece_lines)));
+    }
+    (buffers, lines)
+}
+
+impl RawLine {
+    /// The line at `start..end` of piece `buffer`, which starts at `piece_offset` in the file,
+    /// after `before` lines.
+    fn at(before: usize, piece_offset: usize, buffer: usize, start: usize, end: usize) -> Self {
+        Self {
+            number: before + 1,
+            offset: piece_offset + start,
             len: end - start,
             torn: false,
+            buffer,
             start,
             bad: None,
-        });
-        start = end + 1;
+        }
     }
-    if let Some(last) = lines.last_mut() {
-        last.torn = !ends_with_newline;
-    }
-    match String::from_utf8(bytes) {
-        Ok(text) => (Arc::new(text), lines),
-        Err(error) => {
+}
+
+/// A piece's text, for its `lines`: the piece itself when it is all UTF-8.
+fn piece_text(piece: Piece, lines: &mut [RawLine]) -> String {
+    match piece.into_text() {
+        Ok(text) => text,
+        Err(bytes) => {
             // Rare (a crash cut a character in two, or a foreign writer): copy the UTF-8 lines
             // into a new buffer and keep the others' bytes apart.
-            let bytes = error.into_bytes();
             let mut text = String::with_capacity(bytes.len());
-            for line in &mut lines {
-                let original = bytes.get(line.offset..line.offset + line.len);
+            for line in lines {
+                let original = bytes.get(line.start..line.start + line.len);
                 match original.map(std::str::from_utf8) {
                     Some(Ok(valid)) => {
                         line.start = text.len();
@@ -89,7 +125,7 @@ pub(crate) fn split(bytes: Vec<u8>) -> (Arc<String>, Vec<RawLine>) {
                     _ => line.bad = Some(original.unwrap_or_default().into()),
                 }
             }
-            (Arc::new(text), lines)
+            text
         }
     }
 }
@@ -118,11 +154,11 @@ impl ReadEntries {
 }
 
 /// Reads `lines` (the lines after the header) as entries, on two threads when they are big.
-pub(crate) fn read_entries(buffer: &Arc<String>, lines: &[RawLine]) -> ReadEntries {
+pub(crate) fn read_entries(buffers: &[Arc<String>], lines: &[RawLine]) -> ReadEntries {
     halves::in_halves(
         lines,
         |line| line.len,
-        |part| read_chunk(buffer, part),
+        |part| read_chunk(buffers, part),
         |mut first, second| {
             first.append(second);
             first
@@ -131,7 +167,7 @@ pub(crate) fn read_entries(buffer: &Arc<String>, lines: &[RawLine]) -> ReadEntri
 }
 
 /// Reads consecutive lines as entries.
-fn read_chunk(buffer: &Arc<String>, lines: &[RawLine]) -> ReadEntries {
+fn read_chunk(buffers: &[Arc<String>], lines: &[RawLine]) -> ReadEntries {
     let mut read = ReadEntries {
         entries: Vec::with_capacity(lines.len()),
         lines: Vec::with_capacity(lines.len()),
@@ -140,7 +176,7 @@ fn read_chunk(buffer: &Arc<String>, lines: &[RawLine]) -> ReadEntries {
     for line in lines {
         let entries_before = read.entries.len();
         let (report, kept) = (&mut read.report, &mut read.kept);
-        let Some(text) = line.text(buffer) else {
+        let Some(text) = line.text(buffers) else {
             parse::skip_bad_utf8(line, entries_before, report, kept);
             continue;
         };
@@ -167,7 +203,11 @@ fn read_chunk(buffer: &Arc<String>, lines: &[RawLine]) -> ReadEntries {
             parse::skip(line, reason, text.as_bytes(), entries_before, report, kept);
             continue;
         }
-        match Entry::from_facts(line.entry_line(buffer), facts) {
+        let Some(entry_line) = line.entry_line(buffers) else {
+            parse::skip_bad_utf8(line, entries_before, report, kept);
+            continue;
+        };
+        match Entry::from_facts(entry_line, facts) {
             Ok(entry) => {
                 read.entries.push(entry);
                 read.lines.push(line.number);

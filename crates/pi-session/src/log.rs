@@ -16,11 +16,12 @@
 //!   was before the call.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{Read, Write};
+use std::io::Write;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{NotASessionReason, Result, SessionError};
+use crate::text_file::{self, Piece};
 
 /// Session files are private to their owner: they hold whole conversations.
 const NEW_FILE_MODE: u32 = 0o600;
@@ -88,15 +89,17 @@ impl LogFile {
     }
 
     /// Opens an existing file for appending, locks it and returns its bytes.
-    pub(crate) fn open(path: &Path) -> Result<(Self, Vec<u8>)> {
+    pub(crate) fn open(path: &Path) -> Result<(Self, Vec<Piece>)> {
         let mut log = Self::open_locked(path)?;
-        let mut bytes = Vec::with_capacity(usize::try_from(log.len).unwrap_or(0));
-        log.file
-            .read_to_end(&mut bytes)
-            .map_err(|e| SessionError::io("read", path, e))?;
-        log.len = bytes.len() as u64;
-        log.needs_newline = bytes.last().is_some_and(|&byte| byte != b'\n');
-        Ok((log, bytes))
+        let pieces =
+            text_file::read_pieces(&log.file).map_err(|e| SessionError::io("read", path, e))?;
+        log.len = pieces
+            .iter()
+            .map(|piece| piece.as_bytes().len() as u64)
+            .sum();
+        let last_byte = pieces.last().and_then(|piece| piece.as_bytes().last());
+        log.needs_newline = last_byte.is_some_and(|&byte| byte != b'\n');
+        Ok((log, pieces))
     }
 
     /// Opens and locks `path`; its length and last byte come from the file's metadata until

@@ -5,10 +5,11 @@
 //!
 //! How a version-3 file is read, and why (issue 22 asks for 10x Pi's load speed; figures in
 //! the README's "Session benchmark"):
-//! - the file is read once into one buffer, checked as UTF-8 once, and split on newlines with
-//!   `memchr`; each entry keeps a range of that buffer as its line, so nothing is copied per
-//!   line (a file that is not all UTF-8, such as one torn mid-character, is copied once, line
-//!   by line, and its bad lines are skipped);
+//! - the file is read once, a big one as two pieces split at a line end on two threads
+//!   (`text_file.rs`), each piece checked as UTF-8 once and split on newlines with `memchr`;
+//!   each entry keeps a range of its piece as its line, so nothing is copied per line (a piece
+//!   that is not all UTF-8, such as one torn mid-character, is copied once, line by line, and
+//!   its bad lines are skipped);
 //! - each line is checked as JSON as strictly as a `serde_json::Value` parse would check it, but
 //!   only `type`, `id`, `parentId`, `timestamp`, a message's `role` and whether the type's
 //!   required fields are there are kept: building a `Value` of every line was most of the old
@@ -47,6 +48,7 @@ use crate::header::{CURRENT_VERSION, SessionHeader};
 use crate::lines::{self, RawLine};
 use crate::migrate;
 use crate::report::{LoadReport, SkippedLine, TornTail};
+use crate::text_file::Piece;
 
 /// A line of the file that is kept verbatim when the file is rewritten (only a migration
 /// rewrites): a skipped line and where it stood among the entries.
@@ -70,19 +72,20 @@ pub(crate) struct ParsedFile {
     pub(crate) kept: Vec<KeptLine>,
 }
 
-/// Parses `bytes` read from `path`; version 1 and 2 files are migrated in memory.
-pub(crate) fn parse(path: &Path, bytes: Vec<u8>) -> Result<ParsedFile> {
-    if bytes.is_empty() {
+/// Parses the file read from `path` (in pieces, `text_file.rs`); version 1 and 2 files are
+/// migrated in memory.
+pub(crate) fn parse(path: &Path, pieces: Vec<Piece>) -> Result<ParsedFile> {
+    if pieces.iter().all(|piece| piece.as_bytes().is_empty()) {
         return Err(not_a_session(path, NotASessionReason::Empty));
     }
-    let (buffer, raw_lines) = lines::split(bytes);
+    let (buffers, raw_lines) = lines::split(pieces);
     let mut report = LoadReport::default();
     let mut kept = Vec::new();
     let mut header = None;
     let mut rest = raw_lines.as_slice();
     while let Some((line, after)) = rest.split_first() {
         rest = after;
-        let Some(text) = line.text(&buffer) else {
+        let Some(text) = line.text(&buffers) else {
             skip_bad_utf8(line, 0, &mut report, &mut kept);
             continue;
         };
@@ -106,7 +109,7 @@ pub(crate) fn parse(path: &Path, bytes: Vec<u8>) -> Result<ParsedFile> {
     };
     let version = header.version();
     if version >= CURRENT_VERSION {
-        let read = lines::read_entries(&buffer, rest);
+        let read = lines::read_entries(&buffers, rest);
         report.skipped.extend(read.report.skipped);
         report.torn_tail = report.torn_tail.or(read.report.torn_tail);
         kept.extend(read.kept);
@@ -118,7 +121,7 @@ pub(crate) fn parse(path: &Path, bytes: Vec<u8>) -> Result<ParsedFile> {
             kept,
         });
     }
-    let (entries, lines) = migrate_lines(&buffer, rest, version, &mut report, &mut kept);
+    let (entries, lines) = migrate_lines(&buffers, rest, version, &mut report, &mut kept);
     header.set_version(CURRENT_VERSION);
     report.migrated_from = Some(version);
     Ok(ParsedFile {
@@ -132,7 +135,7 @@ pub(crate) fn parse(path: &Path, bytes: Vec<u8>) -> Result<ParsedFile> {
 
 /// The entries of a version 1 or 2 file, parsed as `Value`s, migrated and written out anew.
 fn migrate_lines(
-    buffer: &Arc<String>,
+    buffers: &[Arc<String>],
     raw_lines: &[RawLine],
     version: u64,
     report: &mut LoadReport,
@@ -143,7 +146,7 @@ fn migrate_lines(
     let mut values: Vec<(usize, Value)> = Vec::new();
     let mut offsets = Vec::new();
     for line in raw_lines {
-        let Some(text) = line.text(buffer) else {
+        let Some(text) = line.text(buffers) else {
             skip_bad_utf8(line, values.len(), report, kept);
             continue;
         };

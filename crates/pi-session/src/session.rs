@@ -15,6 +15,7 @@ use crate::log::LogFile;
 use crate::parse::{self, ParsedFile};
 use crate::paths::session_file_name;
 use crate::report::LoadReport;
+use crate::text_file;
 use crate::tree::{CycleFound, Tree};
 
 mod append;
@@ -87,14 +88,17 @@ impl Session {
     /// Reads a session file without opening it for writing (appends fail with
     /// [`SessionError::ReadOnly`]); older versions are migrated in memory only.
     pub fn load(path: &Path) -> Result<Self> {
-        let metadata = std::fs::metadata(path).map_err(|e| SessionError::io("open", path, e))?;
+        let file = std::fs::File::open(path).map_err(|e| SessionError::io("open", path, e))?;
+        let metadata = file
+            .metadata()
+            .map_err(|e| SessionError::io("read", path, e))?;
         if !metadata.is_file() {
             return Err(SessionError::NotASession {
                 path: path.to_path_buf(),
                 reason: crate::error::NotASessionReason::NotARegularFile,
             });
         }
-        let bytes = std::fs::read(path).map_err(|e| SessionError::io("read", path, e))?;
+        let bytes = text_file::read_pieces(&file).map_err(|e| SessionError::io("read", path, e))?;
         let parsed = parse::parse(path, bytes)?;
         Self::from_parsed(parsed, Storage::ReadOnly(path.to_path_buf()), path)
     }

@@ -104,11 +104,13 @@ fn a_last_line_torn_inside_a_character_is_a_torn_tail() {
 #[test]
 fn a_big_file_read_on_two_threads_reports_at_the_right_lines() {
     let dir = tempfile::tempdir().unwrap();
-    // 600 entries of ~6 KB: 3.6 MB, read in two halves.
-    let text = "x".repeat(6_000);
+    // 800 entries of ~6 KB: 4.8 MB, read from the file in two pieces and checked in two
+    // halves; a line that is not UTF-8 in the second piece, characters of two to four bytes in
+    // every line.
+    let text = format!("é€𝄞{}", "x".repeat(6_000));
     let mut lines = vec![HEADER.to_owned()];
     let mut parent: Option<String> = None;
-    for index in 0..600 {
+    for index in 0..800 {
         let id = format!("e{index:03}");
         lines.push(user_entry(&id, parent.as_deref(), &text));
         parent = Some(id);
@@ -121,11 +123,15 @@ fn a_big_file_read_on_two_threads_reports_at_the_right_lines() {
             lines.push("[1,2]".to_owned());
         }
     }
-    let mut content = lines.join("\n");
-    content.push('\n');
+    let not_utf8_line = 720;
+    let mut content = lines[..not_utf8_line - 1].join("\n").into_bytes();
+    content.extend(b"\n{\"type\":\"custom\",\"id\":\"\xff\"}\n");
+    content.extend(lines[not_utf8_line - 1..].join("\n").into_bytes());
+    content.push(b'\n');
+    lines.insert(not_utf8_line - 1, "{\"type\":\"custom\",\"id\":\"?\"}".to_owned());
     let torn_at = content.len();
-    content.push_str(&user_entry("torn", parent.as_deref(), "cut")[..50]);
-    let path = write_bytes(dir.path(), content.as_bytes());
+    content.extend(&user_entry("torn", parent.as_deref(), "cut").as_bytes()[..50]);
+    let path = write_bytes(dir.path(), &content);
 
     let offset_of = |number: usize| -> u64 {
         lines[..number - 1]
@@ -141,20 +147,36 @@ fn a_big_file_read_on_two_threads_reports_at_the_right_lines() {
         .map(|skipped| (skipped.line, skipped.offset, skipped.reason.as_str()))
         .collect();
     // Line 1 is the header, entry n is on line n + 2 up to the first bad line.
-    assert_eq!(found.len(), 3, "{found:?}");
+    assert_eq!(found.len(), 4, "{found:?}");
     assert_eq!((found[0].0, found[0].1), (103, offset_of(103)));
     assert!(found[0].2.starts_with("not JSON"));
     assert_eq!((found[1].0, found[1].1), (504, offset_of(504)));
     assert!(found[1].2.starts_with("not an entry"), "{found:?}");
     assert_eq!((found[2].0, found[2].1), (506, offset_of(506)));
     assert_eq!(found[2].2, "not a JSON object");
+    assert_eq!((found[3].0, found[3].1), (not_utf8_line, offset_of(not_utf8_line)));
+    assert!(found[3].2.starts_with("not JSON"), "{found:?}");
     let tail = report.torn_tail.expect("a torn tail");
     assert_eq!(tail.offset as usize, torn_at);
     assert_eq!(tail.len, 50);
-    assert_eq!(session.entries().len(), 600);
-    assert_eq!(session.leaf_id(), Some("e599"));
+    assert_eq!(session.entries().len(), 800);
+    assert_eq!(session.leaf_id(), Some("e799"));
     let context = session.context().unwrap();
-    assert_eq!(context.messages.len(), 600);
+    assert_eq!(context.messages.len(), 800);
     assert_eq!(context.entry_ids.first().map(String::as_str), Some("e000"));
-    assert_eq!(context.entry_ids.last().map(String::as_str), Some("e599"));
+    assert_eq!(context.entry_ids.last().map(String::as_str), Some("e799"));
+
+    // Opened for appending, the next entry starts on a fresh line after the torn one, and
+    // every line that was there is still there.
+    let mut session = Session::open(&path).unwrap();
+    session
+        .append_message(&pi_ai::Message::User(pi_ai::UserMessage::text("after")))
+        .unwrap();
+    session.sync().unwrap();
+    let written = fs::read(&path).unwrap();
+    assert_eq!(written[..content.len()], content[..]);
+    assert_eq!(written[content.len()], b'\n');
+    let again = Session::load(&path).unwrap();
+    assert_eq!(again.entries().len(), 801);
+    assert_eq!(again.context().unwrap().messages.len(), 801);
 }
