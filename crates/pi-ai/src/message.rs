@@ -21,13 +21,48 @@ pub enum StopReason {
 }
 
 /// What a user says: a plain string or text and image blocks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(untagged)]
 pub enum UserContent {
     /// `"content": "..."`.
     Text(String),
     /// `"content": [{"type":"text",...}, {"type":"image",...}]`.
     Blocks(Vec<Content>),
+}
+
+/// Read by the JSON type it finds (a string or an array), not as serde's `untagged` reads:
+/// that first copies the whole value into a buffer and then tries each variant, which copied
+/// every user message's text twice when a session was loaded.
+impl<'de> Deserialize<'de> for UserContent {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ContentVisitor;
+
+        impl<'de> serde::de::Visitor<'de> for ContentVisitor {
+            type Value = UserContent;
+
+            fn expecting(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                formatter.write_str("a string or an array of content blocks")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<UserContent, E> {
+                Ok(UserContent::Text(text.to_owned()))
+            }
+
+            fn visit_string<E: serde::de::Error>(self, text: String) -> Result<UserContent, E> {
+                Ok(UserContent::Text(text))
+            }
+
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                blocks: A,
+            ) -> Result<UserContent, A::Error> {
+                let blocks = serde::de::value::SeqAccessDeserializer::new(blocks);
+                Vec::deserialize(blocks).map(UserContent::Blocks)
+            }
+        }
+
+        deserializer.deserialize_any(ContentVisitor)
+    }
 }
 
 /// `{"role":"user","content":...,"timestamp":...}`.
@@ -400,5 +435,36 @@ mod tests {
         assert!(with.ends_with(r#","responseId":"resp-1"}"#), "{with}");
         let back: AssistantMessage = serde_json::from_str(&with).unwrap();
         assert_eq!(back, message);
+    }
+
+    #[test]
+    fn user_content_reads_a_string_or_blocks_and_names_what_else_it_got() {
+        let text: UserContent = serde_json::from_str(r#""hi \"you\"""#).unwrap();
+        assert_eq!(text, UserContent::Text("hi \"you\"".into()));
+        let blocks: UserContent = serde_json::from_str(
+            r#"[{"type":"text","text":"a"},{"mimeType":"image/png","type":"image","data":"AA=="}]"#,
+        )
+        .unwrap();
+        assert_eq!(
+            blocks,
+            UserContent::Blocks(vec![
+                pi_tool::text("a"),
+                pi_tool::image("AA==", "image/png")
+            ])
+        );
+        // Through a `Value` too (the session's fallback path reads stored values).
+        let value = serde_json::json!([{"type": "text", "text": "b"}]);
+        let from_value = UserContent::deserialize(&value).unwrap();
+        assert_eq!(from_value, UserContent::Blocks(vec![pi_tool::text("b")]));
+        let error = serde_json::from_str::<UserContent>("42").unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "invalid type: integer `42`, expected a string or an array of content blocks at line 1 column 2"
+        );
+        let error = serde_json::from_str::<UserContent>(r#"[{"type":"audio"}]"#).unwrap_err();
+        assert!(
+            error.to_string().contains("unknown variant `audio`"),
+            "{error}"
+        );
     }
 }

@@ -128,7 +128,10 @@ fn a_big_file_read_on_two_threads_reports_at_the_right_lines() {
     content.extend(b"\n{\"type\":\"custom\",\"id\":\"\xff\"}\n");
     content.extend(lines[not_utf8_line - 1..].join("\n").into_bytes());
     content.push(b'\n');
-    lines.insert(not_utf8_line - 1, "{\"type\":\"custom\",\"id\":\"?\"}".to_owned());
+    lines.insert(
+        not_utf8_line - 1,
+        "{\"type\":\"custom\",\"id\":\"?\"}".to_owned(),
+    );
     let torn_at = content.len();
     content.extend(&user_entry("torn", parent.as_deref(), "cut").as_bytes()[..50]);
     let path = write_bytes(dir.path(), &content);
@@ -154,7 +157,10 @@ fn a_big_file_read_on_two_threads_reports_at_the_right_lines() {
     assert!(found[1].2.starts_with("not an entry"), "{found:?}");
     assert_eq!((found[2].0, found[2].1), (506, offset_of(506)));
     assert_eq!(found[2].2, "not a JSON object");
-    assert_eq!((found[3].0, found[3].1), (not_utf8_line, offset_of(not_utf8_line)));
+    assert_eq!(
+        (found[3].0, found[3].1),
+        (not_utf8_line, offset_of(not_utf8_line))
+    );
     assert!(found[3].2.starts_with("not JSON"), "{found:?}");
     let tail = report.torn_tail.expect("a torn tail");
     assert_eq!(tail.offset as usize, torn_at);
