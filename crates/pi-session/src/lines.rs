@@ -1,8 +1,8 @@
 //! A file's lines, and the entries of a version-3 file read from them.
 //!
-//! The file, read in pieces that end at line ends (`text_file.rs`), is split on newlines with
-//! `memchr` (SIMD); each piece was checked as UTF-8 once, as a whole, and entries keep ranges
-//! of its buffer. Big files are read on two threads, each taking half
+//! The file is read in pieces that end at line ends (`text_file.rs`), each checked as UTF-8
+//! once, as a whole, and its newlines found with `memchr` (SIMD) as it was read; entries keep
+//! ranges of their piece's buffer. Big files are read on two threads, each taking half
 //! of the lines (`halves.rs`): checking each line's JSON is nearly the whole cost of a load and
 //! the lines are independent.
 
@@ -67,14 +67,15 @@ impl RawLine {
 /// and the buffers holding their text, one per piece.
 pub(crate) fn split(pieces: Vec<Piece>) -> (Vec<Arc<String>>, Vec<RawLine>) {
     let count = pieces.len();
-    let mut lines = Vec::new();
+    let newlines: usize = pieces.iter().map(|piece| piece.newlines().len()).sum();
+    let mut lines = Vec::with_capacity(newlines + 1);
     let mut buffers = Vec::with_capacity(count);
     let mut piece_offset = 0;
     for (index, piece) in pieces.into_iter().enumerate() {
         let bytes = piece.as_bytes();
         let first_line = lines.len();
         let mut start = 0;
-        for end in memchr::memchr_iter(b'\n', bytes) {
+        for &end in piece.newlines() {
             lines.push(RawLine::at(lines.len(), piece_offset, index, start, end));
             start = end + 1;
         }
