@@ -4,7 +4,7 @@
 # files in the same run, printed as a Markdown table:
 #   append  sessions of 1k / 10k / 100k entries of ~5 KB (10k ≈ 50 MB); ours with one
 #           fdatasync per turn of 4 entries, Pi's as it writes them (appendFileSync, no fsync)
-#   load    open the file and build the leaf's context, best of 5
+#   load    open the file and build the leaf's context, best of 5; and each of the two alone
 #   list    1,000 sessions of ~1 MB in one directory, best of 5; and `pi-tool session list`
 #           end to end when target/release/pi-tool is built
 # SESSION_BENCH_SIZES=1000,10000 picks the sizes; SESSION_BENCH_DIR where the files go
@@ -76,9 +76,13 @@ for f in ours:
         ratio = "" if p.get("failed") else f"{p['ms'] / f['ms']:.1f}x"
         print(f"| load + context | {f['entries']:,} | {mb:,.1f} MB | {fmt(f['ms'])} | "
               f"{'failed' if p.get('failed') else fmt(p['ms'])} | {ratio} |")
+        if "open_ms" in f and "open_ms" in p:
+            ratio = f"{p['open_ms'] / f['open_ms']:.1f}x"
+            print(f"| load alone (Pi: `SessionManager.open`) | {f['entries']:,} | | {fmt(f['open_ms'])} | "
+                  f"{fmt(p['open_ms'])} | {ratio} |")
         if "context_ms" in f and "context_ms" in p:
             ratio = f"{p['context_ms'] / f['context_ms']:.1f}x"
-            print(f"| of which the context | {f['entries']:,} | | {fmt(f['context_ms'])} | "
+            print(f"| context alone (Pi: `buildSessionContext`) | {f['entries']:,} | | {fmt(f['context_ms'])} | "
                   f"{fmt(p['context_ms'])} | {ratio} |")
     elif f["figure"] == "list":
         p = pi("list")

@@ -1,6 +1,6 @@
 // Upstream Pi's side of the session benchmark (scripts/session-bench.sh): the same operations
 // on the same files through Pi 0.80.6's own SessionManager, timed in-process like ours.
-//   node pi-side.mjs PI_PACKAGE_DIR load FILE       open + buildSessionContext, best of 5
+//   node pi-side.mjs PI_PACKAGE_DIR load FILE       open + buildSessionContext, each alone, best of 5
 //   node pi-side.mjs PI_PACKAGE_DIR append DIR N    N entries like ours, appendMessage (no fsync)
 //   node pi-side.mjs PI_PACKAGE_DIR list DIR        SessionManager.list over DIR, best of 5
 // Prints one JSON line.
@@ -37,11 +37,15 @@ if (mode === "load") {
     const manager = pi.SessionManager.open(target);
     messages = pi.buildSessionContext(manager.getEntries(), manager.getLeafId()).messages.length;
   });
+  let entries = 0;
+  const open_ms = bestOf(5, () => {
+    entries = pi.SessionManager.open(target).getEntries().length;
+  });
   const manager = pi.SessionManager.open(target);
   const context_ms = bestOf(5, () => {
     messages = pi.buildSessionContext(manager.getEntries(), manager.getLeafId()).messages.length;
   });
-  console.log(JSON.stringify({ figure: "load", ms, context_ms, messages }));
+  console.log(JSON.stringify({ figure: "load", ms, open_ms, context_ms, messages, entries }));
 } else if (mode === "append") {
   const entries = Number(count);
   rmSync(target, { recursive: true, force: true });

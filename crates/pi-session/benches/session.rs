@@ -3,7 +3,8 @@
 //!
 //! - append: sessions of 1k / 10k / 100k entries of ~5 KB (10k entries is ~50 MB), written
 //!   through [`Session`] as the agent writes them, one `fdatasync` per turn of 4 entries;
-//! - load: [`Session::load`] plus the leaf's context of each file (the best of several runs);
+//! - load: [`Session::load`] plus the leaf's context of each file, and each of the two alone
+//!   (the best of several runs);
 //! - list: [`list_sessions`] over 1,000 sessions of ~1 MB each in one directory.
 //!
 //! Where the files go: `SESSION_BENCH_DIR` (default: a directory under the system's temporary
@@ -44,17 +45,27 @@ fn main() {
             json!({"figure": "append", "entries": entries, "bytes": bytes,
             "fdatasyncs": turns, "ms": ms(append), "file": file}),
         );
+        // What a resume waits for: freeing it all afterwards is not timed (Pi's garbage
+        // collector frees its side later, untimed, too).
         let load = best_of(5, || {
             let session = Session::load(&file).unwrap();
             let context = session.context().unwrap();
             assert!(!context.messages.is_empty());
+            (session, context)
+        });
+        let open = best_of(5, || {
+            let session = Session::load(&file).unwrap();
+            assert!(!session.entries().is_empty());
+            session
         });
         let session = Session::load(&file).unwrap();
         let context = best_of(5, || {
-            assert!(!session.context().unwrap().messages.is_empty());
+            let context = session.context().unwrap();
+            assert!(!context.messages.is_empty());
+            context
         });
         print_figure(json!({"figure": "load", "entries": entries, "bytes": bytes,
-            "ms": ms(load), "context_ms": ms(context), "file": file}));
+            "ms": ms(load), "open_ms": ms(open), "context_ms": ms(context), "file": file}));
     }
 
     if std::env::var_os("SESSION_BENCH_NO_LIST").is_some() {
@@ -127,12 +138,15 @@ fn usage() -> Value {
         "cost": {"input": 0.0036, "output": 0.0006, "cacheRead": 0, "cacheWrite": 0, "total": 0.0042}})
 }
 
-fn best_of(runs: usize, mut work: impl FnMut()) -> Duration {
+/// The shortest of `runs` runs of `work`; what it returns is dropped after the clock stops.
+fn best_of<T>(runs: usize, mut work: impl FnMut() -> T) -> Duration {
     (0..runs)
         .map(|_| {
             let start = Instant::now();
-            work();
-            start.elapsed()
+            let result = work();
+            let took = start.elapsed();
+            drop(result);
+            took
         })
         .min()
         .unwrap_or_default()
