@@ -233,7 +233,7 @@ fn emit(entry: &Entry) -> Result<Option<Message>> {
 /// JSON on load. `None` when the message does not read this way (a `content: null`, a repeated
 /// key, a missing field): the caller then takes the `Value` path, which accepts what Pi
 /// accepts and names what is wrong, so either way the result is the one that path gives.
-fn typed_message(line: &str, role: Role) -> Option<Message> {
+pub(crate) fn typed_message(line: &str, role: Role) -> Option<Message> {
     /// Only `message` is read; serde skips the other fields of the entry.
     #[derive(Deserialize)]
     struct MessageLine<T> {

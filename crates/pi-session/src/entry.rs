@@ -202,6 +202,17 @@ impl Entry {
         self.as_map().get(key)
     }
 
+    /// The message of a `message` entry from a user, the assistant or a tool, read straight
+    /// from the line into its typed form (no JSON value of the entry is built or kept).
+    /// `None` for other entries and roles, and for a message that does not read this way (a
+    /// `content: null`, a missing field): [`Entry::kind`] has its JSON then.
+    pub fn message(&self) -> Option<pi_ai::Message> {
+        if self.malformed.is_some() {
+            return None;
+        }
+        crate::context::typed_message(self.line(), self.role?)
+    }
+
     /// The role of a `message` entry's message, read at load.
     pub(crate) fn role(&self) -> Option<Role> {
         self.role

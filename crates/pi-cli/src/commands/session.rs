@@ -8,7 +8,9 @@ use std::time::UNIX_EPOCH;
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
+use pi_ai::{AssistantContent, Message, UserContent};
 use pi_session::{EntryKind, LoadReport, Session, SessionSummary};
+use pi_tool::Content;
 use serde_json::{Value, json};
 
 use super::agent_session::Found;
@@ -274,8 +276,25 @@ pub(crate) fn modified_iso(summary: &SessionSummary) -> String {
 
 /// `text` on one line (runs of whitespace become one space), cut to `max` characters.
 pub(crate) fn one_line(text: &str, max: usize) -> String {
-    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if flat.chars().count() <= max {
+    one_line_of([text], max)
+}
+
+/// [`one_line`] of texts joined by spaces, reading only as far as the cut.
+fn one_line_of<'a>(texts: impl IntoIterator<Item = &'a str>, max: usize) -> String {
+    let mut flat = String::new();
+    let mut chars = 0;
+    for word in texts.into_iter().flat_map(str::split_whitespace) {
+        if chars > 0 {
+            flat.push(' ');
+            chars += 1;
+        }
+        flat.push_str(word);
+        chars += word.chars().count();
+        if chars > max {
+            break;
+        }
+    }
+    if chars <= max {
         return flat;
     }
     let mut cut: String = flat.chars().take(max.saturating_sub(1)).collect();
@@ -332,6 +351,10 @@ fn tree_text(session: &Session) -> String {
 
 /// One entry in a few words: its type and what it says.
 fn describe(entry: &pi_session::Entry) -> String {
+    // The usual entry, read typed: building its JSON value made a 10,000-entry tree slow.
+    if let Some(message) = entry.message() {
+        return describe_typed_message(&message);
+    }
     match entry.kind() {
         EntryKind::Message(message) => describe_message(message),
         EntryKind::ModelChange { provider, model_id } => format!("model: {provider}/{model_id}"),
@@ -367,6 +390,46 @@ fn describe(entry: &pi_session::Entry) -> String {
             entry_type,
             missing,
         } => format!("{entry_type} (lacks {missing})"),
+    }
+}
+
+/// A user, assistant or tool-result message in a few words, as [`describe_message`] words
+/// its JSON.
+fn describe_typed_message(message: &Message) -> String {
+    match message {
+        Message::User(user) => {
+            let text = match &user.content {
+                UserContent::Text(text) => one_line(text, 60),
+                UserContent::Blocks(blocks) => {
+                    one_line_of(blocks.iter().filter_map(Content::as_text), 60)
+                }
+            };
+            format!("user: {text}")
+        }
+        Message::Assistant(assistant) => {
+            let texts = assistant.content.iter().filter_map(|block| match block {
+                AssistantContent::Text { text, .. } => Some(text.as_str()),
+                _ => None,
+            });
+            let mut line = format!("assistant: {}", one_line_of(texts, 60));
+            let calls: Vec<&str> = assistant
+                .content
+                .iter()
+                .filter_map(|block| match block {
+                    AssistantContent::ToolCall { name, .. } => Some(&**name),
+                    _ => None,
+                })
+                .collect();
+            if !calls.is_empty() {
+                line.push_str(&format!(" -> {}", calls.join(", ")));
+            }
+            line
+        }
+        Message::ToolResult(result) => format!(
+            "tool result {}: {}",
+            result.tool_name,
+            one_line_of(result.content.iter().filter_map(Content::as_text), 60)
+        ),
     }
 }
 
@@ -423,5 +486,58 @@ mod tests {
     fn one_line_flattens_and_cuts() {
         assert_eq!(one_line("a\n  b\tc", 10), "a b c");
         assert_eq!(one_line("abcdef", 4), "abc…");
+        assert_eq!(one_line("abcd", 4), "abcd");
+        assert_eq!(one_line("ab cd ef", 5), "ab c…");
+        assert_eq!(one_line("ab cd", 5), "ab cd");
+        assert_eq!(one_line("ab cd ef", 4), "ab …");
+        assert_eq!(one_line("  ", 4), "");
+        assert_eq!(one_line_of(["a ", "\nb", "c"], 10), "a b c");
+    }
+
+    #[test]
+    fn typed_messages_are_described_as_their_json_is() {
+        let model = pi_ai::ModelInfo {
+            api: "a".into(),
+            provider: "p".into(),
+            model: "m".into(),
+        };
+        let long = "word ".repeat(40);
+        let messages = [
+            Message::User(pi_ai::UserMessage::text("hello\n  there")),
+            Message::User(pi_ai::UserMessage {
+                content: UserContent::Blocks(vec![
+                    pi_tool::text("one"),
+                    pi_tool::image("AA==", "image/png"),
+                    pi_tool::text(&long),
+                ]),
+                timestamp: 1,
+            }),
+            Message::Assistant(pi_ai::AssistantMessage::new(
+                &model,
+                vec![
+                    AssistantContent::Thinking {
+                        thinking: "hidden".into(),
+                        thinking_signature: None,
+                        redacted: None,
+                    },
+                    AssistantContent::text("let me look"),
+                    AssistantContent::tool_call("c1", "read", json!({"path": "a"})),
+                    AssistantContent::tool_call("c2", "bash", json!({})),
+                ],
+            )),
+            Message::Assistant(pi_ai::AssistantMessage::new(&model, Vec::new())),
+            Message::ToolResult(pi_tool::ToolResultMessage {
+                tool_call_id: "c1".into(),
+                tool_name: "read".into(),
+                content: vec![pi_tool::text(&long)],
+                details: None,
+                is_error: false,
+                timestamp: 1,
+            }),
+        ];
+        for message in messages {
+            let value = serde_json::to_value(&message).unwrap();
+            assert_eq!(describe_typed_message(&message), describe_message(&value));
+        }
     }
 }
