@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use opentelemetry::metrics::MeterProvider as _;
 use opentelemetry::trace::TracerProvider as _;
-use opentelemetry_otlp::WithExportConfig;
+use opentelemetry_otlp::{RetryPolicy, WithExportConfig, WithHttpConfig, WithTonicConfig};
 use opentelemetry_sdk::error::OTelSdkResult;
 use opentelemetry_sdk::metrics::SdkMeterProvider;
 use opentelemetry_sdk::metrics::exporter::PushMetricExporter;
@@ -64,11 +64,13 @@ pub fn install(settings: &ExportSettings) -> Result<Telemetry, ExportError> {
                 .with_http()
                 .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
                 .with_endpoint(settings.signal_url("traces"))
+                .with_retry_policy(retry_policy())
                 .build()?;
             let metrics = opentelemetry_otlp::MetricExporter::builder()
                 .with_http()
                 .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
                 .with_endpoint(settings.signal_url("metrics"))
+                .with_retry_policy(retry_policy())
                 .build()?;
             let (tracer, meter) = providers(WarnOnce::new(spans, &settings.endpoint), metrics);
             (tracer, meter, None)
@@ -87,10 +89,12 @@ pub fn install(settings: &ExportSettings) -> Result<Telemetry, ExportError> {
             let spans = opentelemetry_otlp::SpanExporter::builder()
                 .with_tonic()
                 .with_endpoint(settings.signal_url("traces"))
+                .with_retry_policy(retry_policy())
                 .build()?;
             let metrics = opentelemetry_otlp::MetricExporter::builder()
                 .with_tonic()
                 .with_endpoint(settings.signal_url("metrics"))
+                .with_retry_policy(retry_policy())
                 .build()?;
             drop(entered);
             let spans = OnRuntime {
@@ -116,6 +120,18 @@ pub fn install(settings: &ExportSettings) -> Result<Telemetry, ExportError> {
     })
 }
 
+/// How a failed export is retried: twice, after about 50 and 100 ms. The SDK's recommended
+/// policy (three retries, 100 ms doubling to 1.6 s) suits a long-lived service; here every run
+/// ends by flushing both signals, and with no collector listening that policy kept each
+/// `pi-tool` run alive ~1.7 s past its end.
+fn retry_policy() -> RetryPolicy {
+    RetryPolicy::default()
+        .with_max_retries(2)
+        .with_initial_delay(Duration::from_millis(50))
+        .with_max_delay(Duration::from_millis(200))
+        .with_max_jitter(Duration::from_millis(20))
+}
+
 /// The batch span processor and the periodic metric reader over the two exporters.
 fn providers(
     spans: impl SpanExporter + 'static,
@@ -134,12 +150,17 @@ impl Telemetry {
     /// Exports what is still buffered and stops the pipeline; failures were already warned
     /// about by the exporter.
     pub fn shutdown(&self) {
-        let _ = self
-            .tracer_provider
-            .shutdown_with_timeout(Duration::from_secs(5));
-        let _ = self
-            .meter_provider
-            .shutdown_with_timeout(Duration::from_secs(5));
+        // The two flushes are independent: side by side, the slower one is all the wait.
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                let _ = self
+                    .meter_provider
+                    .shutdown_with_timeout(Duration::from_secs(5));
+            });
+            let _ = self
+                .tracer_provider
+                .shutdown_with_timeout(Duration::from_secs(5));
+        });
     }
 }
 
