@@ -129,7 +129,12 @@ mod tests {
     use super::*;
     use std::io::Write;
 
+    /// The pieces put together, after checking where each one's newlines are.
     fn joined(pieces: &[Piece]) -> Vec<u8> {
+        for piece in pieces {
+            let newlines: Vec<usize> = memchr::memchr_iter(b'\n', piece.as_bytes()).collect();
+            assert_eq!(piece.newlines(), newlines);
+        }
         pieces
             .iter()
             .flat_map(|piece| piece.as_bytes().to_vec())
