@@ -36,14 +36,32 @@ pub(crate) struct RawLine {
 }
 
 impl RawLine {
+    /// The line at `start..end` of piece `buffer`, which starts at `piece_offset` in the file,
+    /// after `before` lines.
+    fn at(before: usize, piece_offset: usize, buffer: usize, start: usize, end: usize) -> Self {
+        Self {
+            number: before + 1,
+            offset: piece_offset + start,
+            len: end - start,
+            torn: false,
+            buffer,
+            start,
+            bad: None,
+        }
+    }
+
     /// Its text, when it is UTF-8.
     pub(crate) fn text<'a>(&self, buffers: &'a [Arc<String>]) -> Option<&'a str> {
+        self.in_buffer(buffers).map(|(_, text)| text)
+    }
+
+    /// The buffer holding it and its text there, when it is UTF-8.
+    fn in_buffer<'a>(&self, buffers: &'a [Arc<String>]) -> Option<(&'a Arc<String>, &'a str)> {
         if self.bad.is_some() {
             return None;
         }
-        buffers
-            .get(self.buffer)?
-            .get(self.start..self.start + self.len)
+        let buffer = buffers.get(self.buffer)?;
+        Some((buffer, buffer.get(self.start..self.start + self.len)?))
     }
 
     /// Its bytes, when they are not UTF-8.
@@ -51,14 +69,9 @@ impl RawLine {
         self.bad.as_deref()
     }
 
-    /// Its range of its buffer, as an entry's line.
-    fn entry_line(&self, buffers: &[Arc<String>]) -> Option<Line> {
-        let buffer = buffers.get(self.buffer)?;
-        Some(Line::new(
-            Arc::clone(buffer),
-            self.start,
-            self.start + self.len,
-        ))
+    /// Its range of `buffer` (the one holding it), as an entry's line.
+    fn entry_line(&self, buffer: &Arc<String>) -> Line {
+        Line::new(Arc::clone(buffer), self.start, self.start + self.len)
     }
 }
 
@@ -89,22 +102,6 @@ pub(crate) fn split(pieces: Vec<Piece>) -> (Vec<Arc<String>>, Vec<RawLine>) {
         buffers.push(Arc::new(piece_text(piece, piece_lines)));
     }
     (buffers, lines)
-}
-
-impl RawLine {
-    /// The line at `start..end` of piece `buffer`, which starts at `piece_offset` in the file,
-    /// after `before` lines.
-    fn at(before: usize, piece_offset: usize, buffer: usize, start: usize, end: usize) -> Self {
-        Self {
-            number: before + 1,
-            offset: piece_offset + start,
-            len: end - start,
-            torn: false,
-            buffer,
-            start,
-            bad: None,
-        }
-    }
 }
 
 /// A piece's text, for its `lines`: the piece itself when it is all UTF-8.
@@ -177,7 +174,7 @@ fn read_chunk(buffers: &[Arc<String>], lines: &[RawLine]) -> ReadEntries {
     for line in lines {
         let entries_before = read.entries.len();
         let (report, kept) = (&mut read.report, &mut read.kept);
-        let Some(text) = line.text(buffers) else {
+        let Some((buffer, text)) = line.in_buffer(buffers) else {
             parse::skip_bad_utf8(line, entries_before, report, kept);
             continue;
         };
@@ -204,11 +201,7 @@ fn read_chunk(buffers: &[Arc<String>], lines: &[RawLine]) -> ReadEntries {
             parse::skip(line, reason, text.as_bytes(), entries_before, report, kept);
             continue;
         }
-        let Some(entry_line) = line.entry_line(buffers) else {
-            parse::skip_bad_utf8(line, entries_before, report, kept);
-            continue;
-        };
-        match Entry::from_facts(entry_line, facts) {
+        match Entry::from_facts(line.entry_line(buffer), facts) {
             Ok(entry) => {
                 read.entries.push(entry);
                 read.lines.push(line.number);

@@ -88,7 +88,7 @@ impl LogFile {
         Ok(log)
     }
 
-    /// Opens an existing file for appending, locks it and returns its bytes.
+    /// Opens an existing file for appending, locks it and returns its bytes, in pieces.
     pub(crate) fn open(path: &Path) -> Result<(Self, Vec<Piece>)> {
         let mut log = Self::open_locked(path)?;
         let pieces =

@@ -73,8 +73,8 @@ impl Session {
     /// rewritten as version 3 (atomically, keeping every line). A file that is not a session
     /// is refused and left untouched.
     pub fn open(path: &Path) -> Result<Self> {
-        let (log, bytes) = LogFile::open(path)?;
-        let parsed = parse::parse(path, bytes)?;
+        let (log, pieces) = LogFile::open(path)?;
+        let parsed = parse::parse(path, pieces)?;
         if parsed.report.migrated_from.is_none() {
             return Self::from_parsed(parsed, Storage::Open(log), path);
         }
@@ -98,8 +98,9 @@ impl Session {
                 reason: crate::error::NotASessionReason::NotARegularFile,
             });
         }
-        let bytes = text_file::read_pieces(&file).map_err(|e| SessionError::io("read", path, e))?;
-        let parsed = parse::parse(path, bytes)?;
+        let pieces =
+            text_file::read_pieces(&file).map_err(|e| SessionError::io("read", path, e))?;
+        let parsed = parse::parse(path, pieces)?;
         Self::from_parsed(parsed, Storage::ReadOnly(path.to_path_buf()), path)
     }
 
