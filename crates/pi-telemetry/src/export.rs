@@ -151,15 +151,22 @@ impl Telemetry {
     /// about by the exporter.
     pub fn shutdown(&self) {
         // The two flushes are independent: side by side, the slower one is all the wait.
+        let metrics = || {
+            let _ = self
+                .meter_provider
+                .shutdown_with_timeout(Duration::from_secs(5));
+        };
         std::thread::scope(|scope| {
-            scope.spawn(|| {
-                let _ = self
-                    .meter_provider
-                    .shutdown_with_timeout(Duration::from_secs(5));
-            });
+            let helper = std::thread::Builder::new()
+                .name("pi-otlp-shutdown".to_owned())
+                .spawn_scoped(scope, metrics);
             let _ = self
                 .tracer_provider
                 .shutdown_with_timeout(Duration::from_secs(5));
+            // No thread to be had: flush the metrics here, after the traces.
+            if helper.is_err() {
+                metrics();
+            }
         });
     }
 }
