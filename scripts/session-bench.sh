@@ -4,7 +4,9 @@
 # files in the same run, printed as a Markdown table:
 #   append  sessions of 1k / 10k / 100k entries of ~5 KB (10k ≈ 50 MB); ours with one
 #           fdatasync per turn of 4 entries, Pi's as it writes them (appendFileSync, no fsync)
-#   load    open the file and build the leaf's context, best of 5; and each of the two alone
+#   load    open the file and build the leaf's context, best of 5; and each of the two alone;
+#           and load + context, and load alone, as the first in a fresh process (best of 5
+#           processes: no memory an earlier run freed to reuse, as when a person resumes)
 #   list    1,000 sessions of ~1 MB in one directory, best of 5; and `pi-tool session list`
 #           end to end when target/release/pi-tool is built
 # SESSION_BENCH_SIZES=1000,10000 picks the sizes; SESSION_BENCH_DIR where the files go
@@ -37,7 +39,15 @@ while read -r mode arg; do
     append) pi_side append "$SESSION_BENCH_DIR/pi-append" "$arg" | sed "s/^{/{\"entries\":$arg,/" >> "$theirs" \
               || echo "{\"figure\":\"append\",\"entries\":$arg,\"failed\":true}" >> "$theirs" ;;
     load) pi_side load "$arg" | sed "s|^{|{\"file\":\"$arg\",|" >> "$theirs" \
-              || echo "{\"figure\":\"load\",\"file\":\"$arg\",\"failed\":true}" >> "$theirs" ;;
+              || echo "{\"figure\":\"load\",\"file\":\"$arg\",\"failed\":true}" >> "$theirs"
+          # Cold: each side's first load in a fresh process, best of 5 processes.
+          for cold in load resume; do
+            for _ in 1 2 3 4 5; do
+              SESSION_BENCH_COLD=$cold SESSION_BENCH_FILE="$arg" \
+                cargo bench -q -p pi-session --bench session | sed "s|^{|{\"file\":\"$arg\",\"side\":\"ours\",|" >> "$theirs"
+              pi_side "cold-$cold" "$arg" | sed "s|^{|{\"file\":\"$arg\",\"side\":\"pi\",|" >> "$theirs" || true
+            done
+          done ;;
     list) pi_side list "$arg" >> "$theirs"
           if [ -x target/release/pi-tool ]; then
             best=""
@@ -80,6 +90,14 @@ for f in ours:
             ratio = f"{p['open_ms'] / f['open_ms']:.1f}x"
             print(f"| load alone (Pi: `SessionManager.open`) | {f['entries']:,} | | {fmt(f['open_ms'])} | "
                   f"{fmt(p['open_ms'])} | {ratio} |")
+        for mode, name in (("resume", "load + context in a fresh process"), ("load", "load alone in a fresh process")):
+            best = {side: min((c["ms"] for c in theirs if c["figure"] == "cold" and c.get("file") == f["file"]
+                               and c["mode"] == mode and c["side"] == side), default=None)
+                    for side in ("ours", "pi")}
+            if best["ours"] is not None:
+                ratio = "" if best["pi"] is None else f"{best['pi'] / best['ours']:.1f}x"
+                print(f"| {name} | {f['entries']:,} | | {fmt(best['ours'])} | "
+                      f"{'failed' if best['pi'] is None else fmt(best['pi'])} | {ratio} |")
         if "context_ms" in f and "context_ms" in p:
             ratio = f"{p['context_ms'] / f['context_ms']:.1f}x"
             print(f"| context alone (Pi: `buildSessionContext`) | {f['entries']:,} | | {fmt(f['context_ms'])} | "

@@ -1,6 +1,8 @@
 // Upstream Pi's side of the session benchmark (scripts/session-bench.sh): the same operations
 // on the same files through Pi 0.80.6's own SessionManager, timed in-process like ours.
 //   node pi-side.mjs PI_PACKAGE_DIR load FILE       open + buildSessionContext, each alone, best of 5
+//   node pi-side.mjs PI_PACKAGE_DIR cold-load FILE  the first open in this process (cold-resume:
+//                                                   open + buildSessionContext)
 //   node pi-side.mjs PI_PACKAGE_DIR append DIR N    N entries like ours, appendMessage (no fsync)
 //   node pi-side.mjs PI_PACKAGE_DIR list DIR        SessionManager.list over DIR, best of 5
 // Prints one JSON line.
@@ -31,7 +33,14 @@ async function bestOfAsync(runs, work) {
   return Math.round(best * 100) / 100;
 }
 
-if (mode === "load") {
+if (mode === "cold-load" || mode === "cold-resume") {
+  // The first open (and context) in this fresh process, as a person's resume runs it.
+  const start = performance.now();
+  const manager = pi.SessionManager.open(target);
+  if (mode === "cold-resume") pi.buildSessionContext(manager.getEntries(), manager.getLeafId());
+  const ms = Math.round((performance.now() - start) * 100) / 100;
+  console.log(JSON.stringify({ figure: "cold", mode: mode.slice(5), ms }));
+} else if (mode === "load") {
   let messages = 0;
   const ms = bestOf(5, () => {
     const manager = pi.SessionManager.open(target);
@@ -50,7 +59,9 @@ if (mode === "load") {
   const entries = Number(count);
   rmSync(target, { recursive: true, force: true });
   mkdirSync(target, { recursive: true });
-  const text = "lorem ipsum dolor sit amet ".repeat(Math.ceil(4900 / 27)).slice(0, 4900);
+  // The same text as ours (benches/session.rs): code, with characters JSON escapes.
+  const line = "    if name == \"lorem\" {\n\tprintln!(\"ipsum {}\\n\", dolor);\n    }\n";
+  const text = line.repeat(Math.ceil(4900 / line.length)).slice(0, 4900);
   const usage = { input: 1200, output: 40, cacheRead: 0, cacheWrite: 0, totalTokens: 1240,
     cost: { input: 0.0036, output: 0.0006, cacheRead: 0, cacheWrite: 0, total: 0.0042 } };
   let clock = 1796000000000;

@@ -7,6 +7,10 @@
 //!   (the best of several runs);
 //! - list: [`list_sessions`] over 1,000 sessions of ~1 MB each in one directory.
 //!
+//! - cold: with `SESSION_BENCH_COLD=load` or `resume` and `SESSION_BENCH_FILE`, one load (or
+//!   load + context) of that file in this fresh process, as a person's resume runs it: no
+//!   memory freed by an earlier run to reuse (the script starts it five times per file).
+//!
 //! Where the files go: `SESSION_BENCH_DIR` (default: a directory under the system's temporary
 //! one). Which sizes: `SESSION_BENCH_SIZES` (default `1000,10000,100000`);
 //! `SESSION_BENCH_NO_LIST` leaves the listing out. It prints one JSON
@@ -24,7 +28,16 @@ const TURN: usize = 4;
 /// Bytes of text in each entry, so 10,000 entries make ~50 MB.
 const ENTRY_TEXT: usize = 4_900;
 
+/// What entries hold, repeated: code, as real sessions are full of, with the quotes, newlines,
+/// tab and backslash that JSON escapes (same text as `pi-side.mjs`).
+const LINE: &str = "    if name == \"lorem\" {\n\tprintln!(\"ipsum {}\\n\", dolor);\n    }\n";
+
 fn main() {
+    if let Some(mode) = std::env::var_os("SESSION_BENCH_COLD") {
+        let file = PathBuf::from(std::env::var_os("SESSION_BENCH_FILE").expect("SESSION_BENCH_FILE"));
+        cold(&file, mode.to_str().expect("SESSION_BENCH_COLD: load or resume"));
+        return;
+    }
     let dir = std::env::var_os("SESSION_BENCH_DIR").map_or_else(
         || std::env::temp_dir().join("pi-session-bench"),
         PathBuf::from,
@@ -93,6 +106,20 @@ fn main() {
     );
 }
 
+/// One load (`load`) or load + context (`resume`) of `file`, the first in this process.
+fn cold(file: &Path, mode: &str) {
+    let start = Instant::now();
+    let session = Session::load(file).unwrap();
+    let context = match mode {
+        "load" => None,
+        "resume" => Some(session.context().unwrap()),
+        other => panic!("SESSION_BENCH_COLD: load or resume, not {other}"),
+    };
+    let took = start.elapsed();
+    assert!(context.is_none_or(|context| !context.messages.is_empty()));
+    print_figure(json!({"figure": "cold", "mode": mode, "ms": ms(took)}));
+}
+
 /// Writes a session of `entries` entries in `dir` as a run does (one write per entry, one
 /// `fdatasync` per turn); returns its file and the time the appends took.
 fn write_session(dir: &Path, cwd: &Path, entries: usize) -> (PathBuf, Duration) {
@@ -100,7 +127,7 @@ fn write_session(dir: &Path, cwd: &Path, entries: usize) -> (PathBuf, Duration) 
         std::fs::remove_dir_all(dir).unwrap();
     }
     std::fs::create_dir_all(dir).unwrap();
-    let text: String = "lorem ipsum dolor sit amet ".repeat(ENTRY_TEXT / 27 + 1);
+    let text: String = LINE.repeat(ENTRY_TEXT / LINE.len() + 1);
     let text = &text[..ENTRY_TEXT];
     let mut session = Session::create(dir, cwd);
     let start = Instant::now();
