@@ -60,7 +60,7 @@ if (mode === "cold-load" || mode === "cold-resume") {
   rmSync(target, { recursive: true, force: true });
   mkdirSync(target, { recursive: true });
   // The same text as ours (benches/session.rs): code, with characters JSON escapes.
-  const line = "    if name == \"lorem\" {\n\tprintln!(\"ipsum {}\\n\", dolor);\n    }\n";
+  const line = "    let path = workspace.join(\"notes.txt\");\n    for line in text.lines() {\n        // the longest line wins, as in the reader\n        count += line.len();\n    }\n";
   const text = line.repeat(Math.ceil(4900 / line.length)).slice(0, 4900);
   const usage = { input: 1200, output: 40, cacheRead: 0, cacheWrite: 0, totalTokens: 1240,
     cost: { input: 0.0036, output: 0.0006, cacheRead: 0, cacheWrite: 0, total: 0.0042 } };
