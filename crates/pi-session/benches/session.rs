@@ -35,8 +35,12 @@ const LINE: &str = "    let path = workspace.join(\"notes.txt\");\n    for line 
 
 fn main() {
     if let Some(mode) = std::env::var_os("SESSION_BENCH_COLD") {
-        let file = PathBuf::from(std::env::var_os("SESSION_BENCH_FILE").expect("SESSION_BENCH_FILE"));
-        cold(&file, mode.to_str().expect("SESSION_BENCH_COLD: load or resume"));
+        let file =
+            PathBuf::from(std::env::var_os("SESSION_BENCH_FILE").expect("SESSION_BENCH_FILE"));
+        cold(
+            &file,
+            mode.to_str().expect("SESSION_BENCH_COLD: load or resume"),
+        );
         return;
     }
     let dir = std::env::var_os("SESSION_BENCH_DIR").map_or_else(

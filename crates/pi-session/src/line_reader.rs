@@ -23,6 +23,9 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 /// Nesting deeper than this is declined (serde_json's own limit is 128).
 const MAX_DEPTH: usize = 100;
 
+/// The most a string with escapes reserves at its first escape (see `LineReader::string`).
+const FIRST_ALLOCATION: usize = 64 * 1024;
+
 /// Why a line was not read; the caller's other path says what is wrong with it.
 #[derive(Debug)]
 pub(crate) struct Declined;
@@ -147,8 +150,12 @@ impl<'de> LineReader<'de> {
                     }
                 });
             }
-            // The rest of the line bounds the text, so one allocation holds it.
-            let text = decoded.get_or_insert_with(|| String::with_capacity(rest.len()));
+            // The rest of the line bounds the text, so one allocation usually holds it; the
+            // cap keeps each string's allocation on the heap (below glibc's 128 KiB `mmap`
+            // threshold) when a long line has many short strings with escapes; a longer
+            // text grows from there.
+            let text = decoded
+                .get_or_insert_with(|| String::with_capacity(rest.len().min(FIRST_ALLOCATION)));
             text.push_str(plain);
             let (character, length) = self.escape(at + 1)?;
             text.push(character);
@@ -471,6 +478,15 @@ mod tests {
         let text = &map["a"];
         assert_eq!(text, "x\ny");
         assert_eq!(text.capacity(), text.len());
+    }
+
+    #[test]
+    fn a_text_longer_than_the_first_allocation_is_decoded_whole() {
+        let long = "ab\\\"c".repeat(FIRST_ALLOCATION / 2);
+        let line = format!(r#"{{"a":"{long}"}}"#);
+        let map: std::collections::BTreeMap<String, String> = from_line(&line).unwrap();
+        assert_eq!(map["a"], "ab\"c".repeat(FIRST_ALLOCATION / 2));
+        assert_eq!(map["a"].capacity(), map["a"].len());
     }
 
     #[derive(Debug, PartialEq, Deserialize)]
