@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(schema_text raw_tool_call stream_assembly transcript provider_stream mcp_messages)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(schema_text raw_tool_call stream_assembly transcript provider_stream mcp_messages session_file)
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 seed() {
   local target="$1"; shift
@@ -20,6 +20,11 @@ seed() {
 seed raw_tool_call crates/pi-tool/tests/fixtures/seed/*.json
 seed transcript crates/pi-tool/tests/fixtures/seed/*.json examples/faux/*.json
 seed stream_assembly crates/pi-providers/tests/fixtures/*.sse
+# session_file: Pi's own session files, without their header (the first byte 0 puts ours).
+mkdir -p fuzz/corpus/session_file
+for file in crates/pi-session/tests/pi/*.jsonl; do
+  { printf "\\x00"; tail -n +2 "$file"; } > "fuzz/corpus/session_file/$(basename "$file")"
+done
 # provider_stream: the first byte picks the wire (0 chat, 1 responses, 2 anthropic, 3 gemini).
 mkdir -p fuzz/corpus/provider_stream
 for pair in 0:openai 1:openai_responses 2:anthropic 3:gemini; do
