@@ -82,6 +82,11 @@ impl Home {
 
     /// `pi-tool agent` against `url` in the test's session, a 2,000-token window.
     fn agent(&self, url: &str, prompt: &str) -> std::process::Output {
+        self.agent_in_window(url, prompt, "2000")
+    }
+
+    /// `pi-tool agent` against `url` in the test's session, a window of `window` tokens.
+    fn agent_in_window(&self, url: &str, prompt: &str, window: &str) -> std::process::Output {
         self.pi_tool()
             .args([
                 "agent",
@@ -92,7 +97,7 @@ impl Home {
                 "--base-url",
                 url,
             ])
-            .args(["--context-window", "2000", "--json", "--session"])
+            .args(["--context-window", window, "--json", "--session"])
             .arg(self.session())
             .arg(prompt)
             .output()
@@ -251,6 +256,37 @@ fn a_long_run_compacts_and_the_next_request_starts_with_the_summary() {
     assert!(next[0].1.starts_with(WRAPPED) && next[0].1.ends_with("</summary>"));
     assert!(next[1].1.starts_with("two word"));
     assert_eq!(next[3].1, "three");
+}
+
+#[test]
+fn a_session_already_past_the_threshold_is_compacted_before_the_prompt() {
+    let home = Home::new();
+    let (url, seen) = server(vec![
+        Reply::Text("first answer", 500),
+        // 1,950 prompt tokens: past 2,000 − 100, but this run's window is wide.
+        Reply::Text("second answer", 1_950),
+        Reply::Text(SUMMARY, 900),
+        Reply::Text("third answer", 700),
+    ]);
+    success(&home.agent_in_window(&url, &long_prompt("one"), "100000"));
+    success(&home.agent_in_window(&url, &long_prompt("two"), "100000"));
+    assert_eq!(support::bodies(&seen).len(), 2, "no compaction in a wide window");
+
+    let output = home.agent(&url, "three");
+    success(&output);
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("compacted the session (threshold)")
+    );
+    let requests = support::bodies(&seen);
+    assert_eq!(requests.len(), 4);
+    // The summary is asked for first, then the prompt goes out after the summary.
+    assert!(request_texts(&requests[2])[1].1.starts_with("<conversation>\n[User]: one word"));
+    let run = request_texts(&requests[3]);
+    let roles: Vec<&str> = run.iter().map(|(role, _)| role.as_str()).collect();
+    assert_eq!(roles, ["user", "user", "assistant", "user"], "{run:?}");
+    assert!(run[0].1.starts_with(WRAPPED));
+    assert!(run[1].1.starts_with("two word"));
+    assert_eq!(run[3].1, "three");
 }
 
 #[test]

@@ -223,6 +223,13 @@ impl Entry {
         self.malformed
     }
 
+    /// Whether this is a well-formed `compaction` entry (what [`Entry::kind`] would call
+    /// [`EntryKind::Compaction`]), without parsing any other type's line: a walk back to the
+    /// last compaction stays cheap over a long session.
+    pub fn is_compaction(&self) -> bool {
+        self.entry_type() == "compaction" && matches!(self.kind(), EntryKind::Compaction { .. })
+    }
+
     /// The typed view of this entry. A known type whose required fields are missing or of the
     /// wrong type is [`EntryKind::Malformed`]: kept in the file, left out of the context.
     pub fn kind(&self) -> EntryKind<'_> {
@@ -467,6 +474,26 @@ mod tests {
         for line in lines {
             let entry = read(line);
             assert_eq!(entry.malformed(), entry.kind_checked().err(), "{line}");
+        }
+    }
+
+    #[test]
+    fn is_compaction_agrees_with_kind_and_parses_no_other_type() {
+        let lines = [
+            r#"{"type":"compaction","id":"a","summary":"s","firstKeptEntryId":"b"}"#,
+            r#"{"type":"compaction","id":"a"}"#,
+            r#"{"type":"compaction","id":"a","summary":{"text":"s"}}"#,
+            r#"{"type":"message","id":"a","message":{"role":"user","content":"compaction"}}"#,
+            r#"{"type":"custom","id":"a","customType":"compaction"}"#,
+            r#"{"type":"future","id":"a","summary":"s"}"#,
+        ];
+        for line in lines {
+            let entry = read(line);
+            let expected = matches!(read(line).kind(), EntryKind::Compaction { .. });
+            assert_eq!(entry.is_compaction(), expected, "{line}");
+            if entry.entry_type() != "compaction" {
+                assert!(entry.object.get().is_none(), "parsed: {line}");
+            }
         }
     }
 

@@ -4,25 +4,32 @@
 use std::collections::HashSet;
 
 use pi_ai::{Message, StopReason};
-use pi_session::{EntryKind, Session, SessionError};
+use pi_session::{Session, SessionContext, SessionError};
 
 use super::estimate_tokens;
 
 /// The context size of the session at its leaf, as [`context_tokens`] counts it, ignoring the
 /// usage of responses from before the latest compaction (their context no longer exists).
 pub fn session_context_tokens(session: &Session) -> Result<u64, SessionError> {
-    let path = session.branch_entries(None)?;
-    let previous = path
-        .iter()
-        .rposition(|entry| matches!(entry.kind(), EntryKind::Compaction { .. }));
     let context = session.context()?;
-    Ok(fresh_context_tokens(&path, previous, &context))
+    session_context_tokens_of(session, &context)
+}
+
+/// [`session_context_tokens`] for `context`, the context of `session` at its leaf already
+/// built (a resume has just built it to send it: a second build costs as much again).
+pub fn session_context_tokens_of(
+    session: &Session,
+    context: &SessionContext,
+) -> Result<u64, SessionError> {
+    let path = session.branch_entries(None)?;
+    let previous = path.iter().rposition(|entry| entry.is_compaction());
+    Ok(fresh_context_tokens(&path, previous, context))
 }
 
 pub(super) fn fresh_context_tokens(
     path: &[&pi_session::Entry],
     previous_compaction: Option<usize>,
-    context: &pi_session::SessionContext,
+    context: &SessionContext,
 ) -> u64 {
     let fresh: HashSet<&str> = path
         .get(previous_compaction.unwrap_or(0)..)

@@ -63,7 +63,7 @@ use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
 use context_size::fresh_context_tokens;
-pub use context_size::{context_tokens, session_context_tokens};
+pub use context_size::{context_tokens, session_context_tokens, session_context_tokens_of};
 pub use context_window::{
     ModelsFile, ModelsFileError, built_in_context_window, resolve_context_window,
 };
@@ -187,15 +187,10 @@ pub fn prepare(
     settings: &CompactionSettings,
 ) -> Result<Preparation, CompactionError> {
     let path = session.branch_entries(None)?;
-    if path
-        .last()
-        .is_some_and(|entry| matches!(entry.kind(), EntryKind::Compaction { .. }))
-    {
+    if path.last().is_some_and(|entry| entry.is_compaction()) {
         return Err(CompactionError::AlreadyCompacted);
     }
-    let previous = path
-        .iter()
-        .rposition(|entry| matches!(entry.kind(), EntryKind::Compaction { .. }));
+    let previous = path.iter().rposition(|entry| entry.is_compaction());
     let boundary = previous.map_or(0, |index| index + 1);
     let items: Vec<cut_point::PathItem> = path
         .iter()

@@ -23,7 +23,7 @@ use pi_providers::ProviderConfig;
 use tokio_util::sync::CancellationToken;
 
 use super::agent::Wire;
-use super::agent_session::Recorder;
+use super::agent_session::{History, Recorder};
 
 /// The compaction flag of `pi-tool agent`.
 #[derive(Debug, Args)]
@@ -61,11 +61,19 @@ impl Compactor {
 
     /// Whether the session's context passed the threshold.
     fn over_threshold(&self, recorder: &Recorder) -> bool {
-        let Some(window) = self.window else {
-            return false;
-        };
-        let tokens = recorder.with_session(|session| session_context_tokens(session));
-        tokens.is_ok_and(|tokens| self.settings.should_compact(tokens, window))
+        self.window.is_some()
+            && self.passes_threshold(
+                recorder
+                    .with_session(|session| session_context_tokens(session))
+                    .ok(),
+            )
+    }
+
+    /// Whether a context of `tokens` (`None`: not measured) passed the threshold.
+    fn passes_threshold(&self, tokens: Option<u64>) -> bool {
+        self.window
+            .zip(tokens)
+            .is_some_and(|(window, tokens)| self.settings.should_compact(tokens, window))
     }
 
     /// Compacts the recorder's session; the context to continue from when it worked.
@@ -147,11 +155,15 @@ pub(crate) async fn run(
     agent: &Agent,
     recorder: &Recorder,
     compactor: &Compactor,
-    mut history: Vec<Message>,
+    history: History,
     prompts: Vec<Message>,
     signal: &CancellationToken,
 ) -> CompactedRun {
-    if compactor.over_threshold(recorder)
+    let History {
+        messages: mut history,
+        tokens,
+    } = history;
+    if compactor.passes_threshold(tokens)
         && let Some(compacted) = compactor
             .compact(agent, recorder, CompactionReason::Threshold, signal)
             .await

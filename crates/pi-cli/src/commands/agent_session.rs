@@ -12,6 +12,7 @@ use anyhow::Context;
 use clap::Args;
 use futures::FutureExt;
 use futures::future::BoxFuture;
+use pi_agent::compaction::session_context_tokens_of;
 use pi_agent::{AgentEvent, BeforeRequestContext};
 use pi_ai::{Message, ModelInfo};
 use pi_approval::{ApprovalRecord, RECORD_CUSTOM_TYPE};
@@ -184,6 +185,14 @@ struct State {
     failure: Option<String>,
 }
 
+/// What a run continues from: the session's context at its leaf and its size.
+pub(crate) struct History {
+    /// The messages the model is sent.
+    pub(crate) messages: Vec<Message>,
+    /// Their size as Pi compares it with the window (`None` when it could not be measured).
+    pub(crate) tokens: Option<u64>,
+}
+
 impl Recorder {
     /// Prepares `session` for a run with `model` and returns the recorder and the history the
     /// run continues from. A new session first records the model and thinking level (as Pi
@@ -192,11 +201,13 @@ impl Recorder {
         mut session: Session,
         model: &ModelInfo,
         stop: CancellationToken,
-    ) -> anyhow::Result<(Self, Vec<Message>)> {
+    ) -> anyhow::Result<(Self, History)> {
         let what = session_name(session.file_path());
         let context = session
             .context()
             .with_context(|| format!("reading the conversation of {what}"))?;
+        // Measured before anything is appended (a model change adds no message).
+        let tokens = session_context_tokens_of(&session, &context).ok();
         let same_model = context
             .model
             .as_ref()
@@ -217,7 +228,13 @@ impl Recorder {
             })),
             stop,
         };
-        Ok((recorder, context.messages))
+        Ok((
+            recorder,
+            History {
+                tokens,
+                messages: context.messages,
+            },
+        ))
     }
 
     /// Follows the run's events, writing each message as it ends. Ends with the event stream.
