@@ -270,17 +270,23 @@ fn a_session_already_past_the_threshold_is_compacted_before_the_prompt() {
     ]);
     success(&home.agent_in_window(&url, &long_prompt("one"), "100000"));
     success(&home.agent_in_window(&url, &long_prompt("two"), "100000"));
-    assert_eq!(support::bodies(&seen).len(), 2, "no compaction in a wide window");
+    assert_eq!(
+        support::bodies(&seen).len(),
+        2,
+        "no compaction in a wide window"
+    );
 
     let output = home.agent(&url, "three");
     success(&output);
-    assert!(
-        String::from_utf8_lossy(&output.stderr).contains("compacted the session (threshold)")
-    );
+    assert!(String::from_utf8_lossy(&output.stderr).contains("compacted the session (threshold)"));
     let requests = support::bodies(&seen);
     assert_eq!(requests.len(), 4);
     // The summary is asked for first, then the prompt goes out after the summary.
-    assert!(request_texts(&requests[2])[1].1.starts_with("<conversation>\n[User]: one word"));
+    assert!(
+        request_texts(&requests[2])[1]
+            .1
+            .starts_with("<conversation>\n[User]: one word")
+    );
     let run = request_texts(&requests[3]);
     let roles: Vec<&str> = run.iter().map(|(role, _)| role.as_str()).collect();
     assert_eq!(roles, ["user", "user", "assistant", "user"], "{run:?}");

@@ -34,8 +34,38 @@ pub enum ItemKind {
 }
 
 impl PathItem {
-    /// Classifies one session entry.
+    /// Classifies one session entry. A user, assistant or tool message is read straight from
+    /// its line and settings, labels and custom state by their type alone: [`Entry::kind`]
+    /// builds a JSON map of the entry and keeps it, which for a long session's every message
+    /// doubled the memory a compaction left behind.
     pub fn of(entry: &Entry) -> Self {
+        match entry.entry_type() {
+            "message" => {
+                if let Some(message) = entry.message() {
+                    let kind = match message {
+                        pi_ai::Message::User(_) => ItemKind::UserMessage,
+                        pi_ai::Message::ToolResult(_) => ItemKind::ToolResult,
+                        pi_ai::Message::Assistant(_) => ItemKind::OtherMessage,
+                    };
+                    let tokens = estimate_tokens(&message);
+                    return Self { kind, tokens };
+                }
+            }
+            "branch_summary" | "custom_message" => {}
+            "compaction" if entry.is_compaction() => {
+                return Self {
+                    kind: ItemKind::Compaction,
+                    tokens: 0,
+                };
+            }
+            // Settings, labels, custom state, unknown types, a malformed compaction.
+            _ => {
+                return Self {
+                    kind: ItemKind::Other,
+                    tokens: 0,
+                };
+            }
+        }
         let (kind, tokens) = match entry.kind() {
             EntryKind::Message(message) => {
                 let kind = match message.get("role").and_then(Value::as_str) {
@@ -286,6 +316,101 @@ mod tests {
                 estimate_message_tokens(&value),
                 "{value}"
             );
+        }
+    }
+
+    #[test]
+    fn each_entry_type_is_classified_as_pi_does() {
+        let entry = |value: Value| Entry::from_value(value).unwrap();
+        let message = |message: Value| entry(json!({"type":"message","id":"a","message":message}));
+        let cases = [
+            (
+                message(json!({"role":"user","content":"abcdefgh","timestamp":0})),
+                ItemKind::UserMessage,
+                2,
+            ),
+            (
+                message(
+                    json!({"role":"assistant","content":[{"type":"text","text":"abcd"}],
+                "api":"a","provider":"p","model":"m","stopReason":"stop","timestamp":0}),
+                ),
+                ItemKind::OtherMessage,
+                1,
+            ),
+            (
+                message(
+                    json!({"role":"toolResult","toolCallId":"c","toolName":"read",
+                "content":[{"type":"text","text":"abcdefghi"}],"isError":false,"timestamp":0}),
+                ),
+                ItemKind::ToolResult,
+                3,
+            ),
+            // Read through the entry's JSON: Pi's other roles, a block type we do not know.
+            (
+                message(json!({"role":"bashExecution","command":"ls","output":"a\nb"})),
+                ItemKind::UserMessage,
+                2,
+            ),
+            (
+                message(json!({"role":"custom","content":"abcd"})),
+                ItemKind::OtherMessage,
+                1,
+            ),
+            (
+                message(
+                    json!({"role":"user","content":[{"type":"audio"},{"type":"text","text":"abcd"}]}),
+                ),
+                ItemKind::UserMessage,
+                1,
+            ),
+            (
+                entry(json!({"type":"message","id":"a"})),
+                ItemKind::Other,
+                0,
+            ),
+            (
+                entry(json!({"type":"branch_summary","id":"a","fromId":"b","summary":"s"})),
+                ItemKind::UserEntry,
+                0,
+            ),
+            (
+                entry(json!({"type":"custom_message","id":"a","customType":"t","content":"c"})),
+                ItemKind::UserEntry,
+                0,
+            ),
+            (
+                entry(json!({"type":"custom_message","id":"a","content":"c"})),
+                ItemKind::Other,
+                0,
+            ),
+            (
+                entry(json!({"type":"compaction","id":"a","summary":"s","firstKeptEntryId":"b"})),
+                ItemKind::Compaction,
+                0,
+            ),
+            (
+                entry(json!({"type":"compaction","id":"a"})),
+                ItemKind::Other,
+                0,
+            ),
+            (
+                entry(json!({"type":"model_change","id":"a","provider":"p","modelId":"m"})),
+                ItemKind::Other,
+                0,
+            ),
+            (
+                entry(json!({"type":"label","id":"a","targetId":"b","label":"x"})),
+                ItemKind::Other,
+                0,
+            ),
+            (
+                entry(json!({"type":"future","id":"a","message":{"role":"user","content":"x"}})),
+                ItemKind::Other,
+                0,
+            ),
+        ];
+        for (entry, kind, tokens) in cases {
+            assert_eq!(PathItem::of(&entry), item(kind, tokens), "{}", entry.line());
         }
     }
 
