@@ -162,16 +162,31 @@ fn long_prompt(tag: &str) -> String {
 
 const WRAPPED: &str = "The conversation history before this point was compacted into the following summary:\n\n<summary>\n";
 
-#[test]
-fn a_long_run_compacts_and_the_next_request_starts_with_the_summary() {
-    let home = Home::new();
-    let (url, seen) = server(vec![
+/// A turn, a second one reporting 1,950 prompt tokens (past 2,000 − 100: a 2,000-token window
+/// compacts after it), a summary and an answer.
+fn two_turns_a_summary_and_an_answer() -> Vec<Reply> {
+    vec![
         Reply::Text("first answer", 500),
-        // 1,950 prompt tokens: past 2,000 − 100 once this run ends.
         Reply::Text("second answer", 1_950),
         Reply::Text(SUMMARY, 900),
         Reply::Text("third answer", 700),
-    ]);
+    ]
+}
+
+/// Checks that `request` carries the wrapped summary, the kept second turn, then `prompt`.
+fn continues_from_the_summary(request: &Value, prompt: &str) {
+    let texts = request_texts(request);
+    let roles: Vec<&str> = texts.iter().map(|(role, _)| role.as_str()).collect();
+    assert_eq!(roles, ["user", "user", "assistant", "user"], "{texts:?}");
+    assert!(texts[0].1.starts_with(WRAPPED) && texts[0].1.ends_with("</summary>"));
+    assert!(texts[1].1.starts_with("two word"));
+    assert_eq!(texts[3].1, prompt);
+}
+
+#[test]
+fn a_long_run_compacts_and_the_next_request_starts_with_the_summary() {
+    let home = Home::new();
+    let (url, seen) = server(two_turns_a_summary_and_an_answer());
     success(&home.agent(&url, &long_prompt("one")));
     let second = home
         .pi_tool()
@@ -250,24 +265,13 @@ fn a_long_run_compacts_and_the_next_request_starts_with_the_summary() {
 
     // The next request carries exactly that, then the new prompt.
     success(&home.agent(&url, "three"));
-    let next = request_texts(&support::bodies(&seen)[3]);
-    let roles: Vec<&str> = next.iter().map(|(role, _)| role.as_str()).collect();
-    assert_eq!(roles, ["user", "user", "assistant", "user"], "{next:?}");
-    assert!(next[0].1.starts_with(WRAPPED) && next[0].1.ends_with("</summary>"));
-    assert!(next[1].1.starts_with("two word"));
-    assert_eq!(next[3].1, "three");
+    continues_from_the_summary(&support::bodies(&seen)[3], "three");
 }
 
 #[test]
 fn a_session_already_past_the_threshold_is_compacted_before_the_prompt() {
     let home = Home::new();
-    let (url, seen) = server(vec![
-        Reply::Text("first answer", 500),
-        // 1,950 prompt tokens: past 2,000 − 100, but this run's window is wide.
-        Reply::Text("second answer", 1_950),
-        Reply::Text(SUMMARY, 900),
-        Reply::Text("third answer", 700),
-    ]);
+    let (url, seen) = server(two_turns_a_summary_and_an_answer());
     success(&home.agent_in_window(&url, &long_prompt("one"), "100000"));
     success(&home.agent_in_window(&url, &long_prompt("two"), "100000"));
     assert_eq!(
@@ -287,12 +291,7 @@ fn a_session_already_past_the_threshold_is_compacted_before_the_prompt() {
             .1
             .starts_with("<conversation>\n[User]: one word")
     );
-    let run = request_texts(&requests[3]);
-    let roles: Vec<&str> = run.iter().map(|(role, _)| role.as_str()).collect();
-    assert_eq!(roles, ["user", "user", "assistant", "user"], "{run:?}");
-    assert!(run[0].1.starts_with(WRAPPED));
-    assert!(run[1].1.starts_with("two word"));
-    assert_eq!(run[3].1, "three");
+    continues_from_the_summary(&requests[3], "three");
 }
 
 #[test]

@@ -321,96 +321,47 @@ mod tests {
 
     #[test]
     fn each_entry_type_is_classified_as_pi_does() {
-        let entry = |value: Value| Entry::from_value(value).unwrap();
-        let message = |message: Value| entry(json!({"type":"message","id":"a","message":message}));
-        let cases = [
-            (
-                message(json!({"role":"user","content":"abcdefgh","timestamp":0})),
-                ItemKind::UserMessage,
-                2,
-            ),
-            (
-                message(
-                    json!({"role":"assistant","content":[{"type":"text","text":"abcd"}],
-                "api":"a","provider":"p","model":"m","stopReason":"stop","timestamp":0}),
-                ),
-                ItemKind::OtherMessage,
-                1,
-            ),
-            (
-                message(
-                    json!({"role":"toolResult","toolCallId":"c","toolName":"read",
-                "content":[{"type":"text","text":"abcdefghi"}],"isError":false,"timestamp":0}),
-                ),
-                ItemKind::ToolResult,
-                3,
-            ),
-            // Read through the entry's JSON: Pi's other roles, a block type we do not know.
-            (
-                message(json!({"role":"bashExecution","command":"ls","output":"a\nb"})),
-                ItemKind::UserMessage,
-                2,
-            ),
-            (
-                message(json!({"role":"custom","content":"abcd"})),
-                ItemKind::OtherMessage,
-                1,
-            ),
-            (
-                message(
-                    json!({"role":"user","content":[{"type":"audio"},{"type":"text","text":"abcd"}]}),
-                ),
-                ItemKind::UserMessage,
-                1,
-            ),
-            (
-                entry(json!({"type":"message","id":"a"})),
-                ItemKind::Other,
-                0,
-            ),
-            (
-                entry(json!({"type":"branch_summary","id":"a","fromId":"b","summary":"s"})),
-                ItemKind::UserEntry,
-                0,
-            ),
-            (
-                entry(json!({"type":"custom_message","id":"a","customType":"t","content":"c"})),
-                ItemKind::UserEntry,
-                0,
-            ),
-            (
-                entry(json!({"type":"custom_message","id":"a","content":"c"})),
-                ItemKind::Other,
-                0,
-            ),
-            (
-                entry(json!({"type":"compaction","id":"a","summary":"s","firstKeptEntryId":"b"})),
-                ItemKind::Compaction,
-                0,
-            ),
-            (
-                entry(json!({"type":"compaction","id":"a"})),
-                ItemKind::Other,
-                0,
-            ),
-            (
-                entry(json!({"type":"model_change","id":"a","provider":"p","modelId":"m"})),
-                ItemKind::Other,
-                0,
-            ),
-            (
-                entry(json!({"type":"label","id":"a","targetId":"b","label":"x"})),
-                ItemKind::Other,
-                0,
-            ),
-            (
-                entry(json!({"type":"future","id":"a","message":{"role":"user","content":"x"}})),
-                ItemKind::Other,
-                0,
-            ),
-        ];
-        for (entry, kind, tokens) in cases {
+        let check = |value: Value, kind: ItemKind, tokens: u64| {
+            let entry = Entry::from_value(value).unwrap();
             assert_eq!(PathItem::of(&entry), item(kind, tokens), "{}", entry.line());
+        };
+        let message = |message: Value| json!({"type":"message","id":"a","message":message});
+        let assistant = json!({"role":"assistant","content":[{"type":"text","text":"abcd"}],
+            "api":"a","provider":"p","model":"m","stopReason":"stop","timestamp":0});
+        let result = json!({"role":"toolResult","toolCallId":"c","toolName":"read",
+            "content":[{"type":"text","text":"abcdefghi"}],"isError":false,"timestamp":0});
+        let user = json!({"role":"user","content":"abcdefgh","timestamp":0});
+        check(message(user), ItemKind::UserMessage, 2);
+        check(message(assistant), ItemKind::OtherMessage, 1);
+        check(message(result), ItemKind::ToolResult, 3);
+        // Read through the entry's JSON: Pi's other roles, a block type we do not know.
+        let bash = json!({"role":"bashExecution","command":"ls","output":"a\nb"});
+        check(message(bash), ItemKind::UserMessage, 2);
+        check(
+            message(json!({"role":"custom","content":"abcd"})),
+            ItemKind::OtherMessage,
+            1,
+        );
+        let audio =
+            json!({"role":"user","content":[{"type":"audio"},{"type":"text","text":"abcd"}]});
+        check(message(audio), ItemKind::UserMessage, 1);
+        for summary in [
+            json!({"type":"branch_summary","id":"a","fromId":"b","summary":"s"}),
+            json!({"type":"custom_message","id":"a","customType":"t","content":"c"}),
+        ] {
+            check(summary, ItemKind::UserEntry, 0);
+        }
+        let compaction = json!({"type":"compaction","id":"a","summary":"s","firstKeptEntryId":"b"});
+        check(compaction, ItemKind::Compaction, 0);
+        for other in [
+            json!({"type":"message","id":"a"}),
+            json!({"type":"custom_message","id":"a","content":"c"}),
+            json!({"type":"compaction","id":"a"}),
+            json!({"type":"model_change","id":"a","provider":"p","modelId":"m"}),
+            json!({"type":"label","id":"a","targetId":"b","label":"x"}),
+            json!({"type":"future","id":"a","message":{"role":"user","content":"x"}}),
+        ] {
+            check(other, ItemKind::Other, 0);
         }
     }
 
