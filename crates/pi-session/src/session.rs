@@ -340,7 +340,13 @@ impl Session {
             if entry.entry_type() == "label" {
                 continue;
             }
-            let entry = entry.with_tree_position(entry.id().to_owned(), previous.clone());
+            // Only an entry whose parent was a dropped label changes; the others are kept as
+            // they are, line and all (rewriting one parses and writes its whole JSON).
+            let entry = if entry.parent_id() == previous.as_deref() {
+                entry.clone()
+            } else {
+                entry.with_tree_position(entry.id().to_owned(), previous.clone())
+            };
             previous = Some(entry.id().to_owned());
             kept.push(entry);
         }

@@ -191,6 +191,31 @@ fn fork_to_new_file_keeps_the_path_and_names_its_parent() {
 }
 
 #[test]
+fn a_fork_keeps_the_lines_it_does_not_re_chain_byte_for_byte() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("written-by-hand.jsonl");
+    let lines = [
+        r#"{"type":"session","version":3,"id":"s","timestamp":"2026-01-01T00:00:00Z","cwd":"/w"}"#,
+        r#"{"type":"message", "id":"a1", "parentId":null, "timestamp":"t", "message":{"role":"user","content":"café","timestamp":1}, "extra": 1.50}"#,
+        r#"{"type":"label","id":"l1","parentId":"a1","timestamp":"t","targetId":"a1","label":"x"}"#,
+        r#"{"type":"message","id":"b1","parentId":"l1","timestamp":"t","message":{"role":"user","content":"next","timestamp":2}}"#,
+        r#"{"type":"message",  "id":"c1","parentId":"b1","timestamp":"t","message":{"role":"user","content":"Again","timestamp":3}}"#,
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let session = Session::load(&path).unwrap();
+    let fork = session.fork_to_new_file("c1", None).unwrap();
+    let forked = std::fs::read_to_string(fork.file_path().unwrap()).unwrap();
+    let forked: Vec<&str> = forked.lines().collect();
+    // The header, a1 and c1 as they were; b1 re-chained past the dropped label; the label
+    // re-emitted at the end.
+    assert_eq!(forked.len(), 5, "{forked:?}");
+    assert_eq!(forked[1], lines[1]);
+    assert_eq!(fork.entry("b1").unwrap().parent_id(), Some("a1"));
+    assert_eq!(forked[3], lines[4]);
+    assert_eq!(fork.label_of("a1"), Some("x"));
+}
+
+#[test]
 fn version_1_files_are_migrated_and_rewritten_losslessly() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("old.jsonl");
