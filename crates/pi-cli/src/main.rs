@@ -9,6 +9,7 @@
 mod commands;
 mod panic_log;
 mod shutdown;
+mod stdout;
 mod telemetry;
 
 use std::process::ExitCode;
@@ -311,6 +312,8 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
     };
     match outcome {
         Ok(code) => code,
+        // The reader of stdout went away (`| head`): it has what it wanted.
+        Err(error) if stdout::is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
             eprintln!("pi-tool: {}", pi_tool::error_text(error.as_ref()));
             ExitCode::from(commands::EXIT_USAGE)

@@ -246,8 +246,12 @@ pub(crate) async fn run(
     follower.await.context("recording the session")?;
     let last = run.messages.len().saturating_sub(last_run);
     let recorded = recorder.finish(run.messages.get(last..).unwrap_or_default());
-    if args.json {
-        print!("{}", write_transcript(&run.messages));
+    // A reader that went away (`| head`) changes nothing about how the run ended.
+    if args.json
+        && let Err(error) = crate::stdout::print(&write_transcript(&run.messages))
+        && error.kind() != std::io::ErrorKind::BrokenPipe
+    {
+        eprintln!("pi-tool: writing the transcript: {error}");
     }
     let _ = std::io::Write::flush(&mut std::io::stdout());
     if let Err(failure) = recorded {

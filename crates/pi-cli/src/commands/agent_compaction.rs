@@ -293,6 +293,6 @@ pub(crate) fn compact_file(
         ))
     })
     .with_context(|| format!("compacting {}", path.display()))?;
-    println!("{}", serde_json::to_string(&compacted)?);
+    crate::stdout::print_line(&serde_json::to_string(&compacted)?)?;
     Ok(())
 }

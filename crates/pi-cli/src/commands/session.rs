@@ -91,10 +91,10 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
                 eprintln!("pi-tool: {}", pi_tool::error_text(error));
             }
             if json {
-                println!("{}", listing_json(&listing.sessions));
+                crate::stdout::print_line(&listing_json(&listing.sessions).to_string())?;
             } else {
                 for summary in &listing.sessions {
-                    println!("{}", summary_line(summary, all));
+                    crate::stdout::print_line(&summary_line(summary, all))?;
                 }
             }
         }
@@ -104,16 +104,17 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
                 Some(id) => session.context_at(id)?,
                 None => session.context()?,
             };
-            let mut out = String::new();
-            for message in &context.messages {
-                out.push_str(&serde_json::to_string(message)?);
-                out.push('\n');
-            }
-            print!("{out}");
+            crate::stdout::write_buffered(|out| {
+                for message in &context.messages {
+                    serde_json::to_writer(&mut *out, message)?;
+                    out.write_all(b"\n")?;
+                }
+                Ok(())
+            })?;
         }
         SessionCommand::Tree { file } => {
             let session = load(&file, &dir()?)?;
-            print!("{}", tree_text(&session));
+            crate::stdout::print(&tree_text(&session))?;
         }
         SessionCommand::Compact { file, focus, model } => {
             let path = match find_session(&file, &dir()?)? {
@@ -133,7 +134,7 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
                 }
                 out.push('\n');
             }
-            print!("{out}");
+            crate::stdout::print(&out)?;
         }
     }
     Ok(ExitCode::SUCCESS)
