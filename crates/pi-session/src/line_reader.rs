@@ -144,16 +144,18 @@ impl<'de> LineReader<'de> {
                     None => Text::Borrowed(plain),
                     Some(mut text) => {
                         text.push_str(plain);
-                        // Gives back what the first escape reserved past the end (in place).
+                        // Gives back what the first escape reserved past the end (in place
+                        // with glibc; jemalloc moves the text to a smaller size class, which
+                        // measured no slower and 8% smaller for `session context`).
                         text.shrink_to_fit();
                         Text::Decoded(text)
                     }
                 });
             }
             // The rest of the line bounds the text, so one allocation usually holds it; the
-            // cap keeps each string's allocation on the heap (below glibc's 128 KiB `mmap`
-            // threshold) when a long line has many short strings with escapes; a longer
-            // text grows from there.
+            // cap keeps the allocation modest when a long line has many short strings with
+            // escapes (glibc maps each block from 128 KiB on separately); a longer text grows
+            // from there.
             let text = decoded
                 .get_or_insert_with(|| String::with_capacity(rest.len().min(FIRST_ALLOCATION)));
             text.push_str(plain);
