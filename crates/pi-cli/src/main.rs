@@ -6,10 +6,13 @@
 //! `session` reads and compacts session files, `serve` serves the tools over MCP, `mcp` uses another MCP
 //! server's tools, `policy check` says what the approval policy decides about a call.
 
+// First: its `report!` is used by the modules after it.
+#[macro_use]
+mod output;
+
 mod commands;
 mod panic_log;
 mod shutdown;
-mod stdout;
 mod telemetry;
 
 use std::process::ExitCode;
@@ -160,7 +163,7 @@ fn main() -> ExitCode {
     {
         Ok(runtime) => runtime,
         Err(error) => {
-            eprintln!("pi-tool: cannot start the runtime: {error}");
+            report!("pi-tool: cannot start the runtime: {error}");
             return ExitCode::from(commands::EXIT_USAGE);
         }
     };
@@ -183,7 +186,7 @@ async fn run(cli: Cli) -> ExitCode {
     let shutdown = match Shutdown::listen() {
         Ok(shutdown) => shutdown,
         Err(error) => {
-            eprintln!("pi-tool: cannot watch for stop signals: {error}");
+            report!("pi-tool: cannot watch for stop signals: {error}");
             return ExitCode::from(commands::EXIT_USAGE);
         }
     };
@@ -203,7 +206,7 @@ async fn run(cli: Cli) -> ExitCode {
         () = shutdown.forced() => ExitCode::FAILURE,
         () = given_up => {
             if answers {
-                eprintln!("pi-tool: stopped without waiting any longer for the calls to answer");
+                report!("pi-tool: stopped without waiting any longer for the calls to answer");
             }
             ExitCode::FAILURE
         }
@@ -223,7 +226,7 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         {
             Ok(setup) => Some(setup),
             Err(error) => {
-                eprintln!("pi-tool: {}", pi_tool::error_text(error.as_ref()));
+                report!("pi-tool: {}", pi_tool::error_text(error.as_ref()));
                 return ExitCode::from(commands::EXIT_USAGE);
             }
         },
@@ -259,7 +262,7 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
             .file_confinement()
             .and_then(|held| held.strip_prefix("none: "))
         {
-            eprintln!(
+            report!(
                 "pi-tool: the kernel cannot hold the file tools inside {} ({reason}); only the path check does",
                 dir.display()
             );
@@ -273,7 +276,7 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         let coding = pi_coding_tools::all_tools(&workspace);
         for tool in coding.list() {
             if let Err(error) = tools.register(tool.clone()) {
-                eprintln!("pi-tool: {error}");
+                report!("pi-tool: {error}");
                 return ExitCode::from(commands::EXIT_USAGE);
             }
         }
@@ -313,9 +316,9 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
     match outcome {
         Ok(code) => code,
         // The reader of stdout went away (`| head`): it has what it wanted.
-        Err(error) if stdout::is_broken_pipe(&error) => ExitCode::SUCCESS,
+        Err(error) if output::is_broken_pipe(&error) => ExitCode::SUCCESS,
         Err(error) => {
-            eprintln!("pi-tool: {}", pi_tool::error_text(error.as_ref()));
+            report!("pi-tool: {}", pi_tool::error_text(error.as_ref()));
             ExitCode::from(commands::EXIT_USAGE)
         }
     }

@@ -31,7 +31,7 @@ static WINDOW_NOW: Mutex<Window> = Mutex::new(Window {
 pub(crate) fn install() {
     std::panic::set_hook(Box::new(|info| {
         for line in lines(&info.to_string(), Instant::now()) {
-            eprintln!("{line}");
+            report!("{line}");
         }
     }));
 }

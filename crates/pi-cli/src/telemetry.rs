@@ -8,7 +8,7 @@ pub(crate) fn start(endpoint: Option<&str>, protocol: Option<Protocol>) -> Optio
     let settings = match ExportSettings::from_env(endpoint, protocol) {
         Ok(settings) => settings?,
         Err(error) => {
-            eprintln!(
+            report!(
                 "pi-tool: warning: no trace export: {}",
                 pi_tool::error_text(&error)
             );
@@ -18,7 +18,7 @@ pub(crate) fn start(endpoint: Option<&str>, protocol: Option<Protocol>) -> Optio
     match export::install(&settings) {
         Ok(telemetry) => Some(telemetry),
         Err(error) => {
-            eprintln!(
+            report!(
                 "pi-tool: warning: no trace export: {}",
                 pi_tool::error_text(&error)
             );

@@ -201,14 +201,6 @@ impl KeptAlive {
     }
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
 #[test]
 fn a_kept_alive_client_is_answered_without_a_nagle_stall() {
     let (_served, mut client) = served();
@@ -248,28 +240,8 @@ fn served() -> (Served, KeptAlive) {
 
 /// As [`served`], with more options.
 fn served_with(options: &[&str]) -> (Served, KeptAlive) {
-    let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
-        .args([
-            "serve",
-            "--http",
-            &format!("127.0.0.1:{port}"),
-            "--token",
-            "test-token",
-        ])
-        .args(options)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let served = Served(child);
-    let started = Instant::now();
-    loop {
-        if TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return (served, KeptAlive::connect(port));
-        }
-        assert!(started.elapsed() < Duration::from_secs(10), "no server");
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let (served, port) = served_in(&[], options, None);
+    (served, KeptAlive::connect(port))
 }
 
 /// Every request needs the bearer token: missing or wrong gets 401 with `WWW-Authenticate`,
@@ -469,12 +441,12 @@ fn stateless_mode_answers_requests_without_a_session() {
 // --- Hostile peers: connections held open, sessions hoarded, calls abandoned, panics logged.
 
 /// As [`served_with`], with options before `serve` (`--coding-tools DIR`) and a shell around
-/// the server (`ulimit -n N`), when given.
+/// the server (`ulimit -n N`), when given. The server binds a port the kernel picks and says
+/// which on stderr (a port picked here and bound later could be taken by another test's
+/// server in between).
 fn served_in(global: &[&str], options: &[&str], fd_limit: Option<u32>) -> (Served, u16) {
-    let port = free_port();
-    let address = format!("127.0.0.1:{port}");
     let mut args: Vec<&str> = global.to_vec();
-    args.extend(["serve", "--http", &address, "--token", "test-token"]);
+    args.extend(["serve", "--http", "127.0.0.1:0", "--token", "test-token"]);
     args.extend(options);
     let mut command = match fd_limit {
         None => Command::new(env!("CARGO_BIN_EXE_pi-tool")),
@@ -487,14 +459,23 @@ fn served_in(global: &[&str], options: &[&str], fd_limit: Option<u32>) -> (Serve
             shell
         }
     };
-    let child = command.args(&args).stderr(Stdio::null()).spawn().unwrap();
+    let mut child = command.args(&args).stderr(Stdio::piped()).spawn().unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
     let served = Served(child);
-    let started = Instant::now();
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(started.elapsed() < Duration::from_secs(10), "no server");
-        std::thread::sleep(Duration::from_millis(20));
+    let mut port = None;
+    let mut line = String::new();
+    while port.is_none() {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "no server");
+        port = line
+            .trim_end()
+            .strip_prefix("pi-tool: serving MCP on http://127.0.0.1:")
+            .and_then(|rest| rest.strip_suffix("/mcp"))
+            .and_then(|port| port.parse().ok());
     }
-    (served, port)
+    // The rest of stderr is read and dropped, so the server never waits on a full pipe.
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    (served, port.unwrap())
 }
 
 /// A connection that sends nothing (yet), reading with `timeout`.

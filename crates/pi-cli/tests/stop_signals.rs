@@ -169,6 +169,33 @@ impl PiTool {
         Self { child }
     }
 
+    /// The `host:port` that `serve --http` says it serves on, read from stderr a byte at a
+    /// time so that what follows stays in the pipe for [`PiTool::exit`].
+    fn served_address(&mut self) -> String {
+        let stderr = self.child.stderr.as_mut().unwrap();
+        let mut line = Vec::new();
+        let mut byte = [0_u8];
+        loop {
+            assert!(
+                stderr.read(&mut byte).unwrap() == 1,
+                "the server did not start: {}",
+                String::from_utf8_lossy(&line)
+            );
+            if byte[0] != b'\n' {
+                line.push(byte[0]);
+                continue;
+            }
+            let text = String::from_utf8_lossy(&line).into_owned();
+            if let Some(address) = text
+                .strip_prefix("pi-tool: serving MCP on http://")
+                .and_then(|rest| rest.strip_suffix("/mcp"))
+            {
+                return address.to_owned();
+            }
+            line.clear();
+        }
+    }
+
     fn stdin(&mut self) -> ChildStdin {
         self.child.stdin.take().unwrap()
     }
@@ -539,17 +566,11 @@ fn sigterm_to_http_serve_ends_the_commands_of_calls_in_flight() {
 
 fn http_serve(sandbox: Sandbox) {
     let dir = tempfile::tempdir().unwrap();
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let address = format!("127.0.0.1:{port}");
-    let pi = PiTool::start(
+    let mut pi = PiTool::start(
         &[
             "serve",
             "--http",
-            &address,
+            "127.0.0.1:0",
             "--token",
             "t0ken",
             "--stateless",
@@ -557,14 +578,10 @@ fn http_serve(sandbox: Sandbox) {
         dir.path(),
         sandbox,
     );
-    let begin = Instant::now();
-    let mut client = loop {
-        if let Ok(stream) = std::net::TcpStream::connect(&address) {
-            break stream;
-        }
-        assert!(begin.elapsed() < START, "the server did not start");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    // The port the kernel picked, as the server says it (a port picked here and bound later
+    // could be taken by another test's server in between).
+    let address = pi.served_address();
+    let mut client = std::net::TcpStream::connect(&address).unwrap();
     let marked = Marked::new();
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": {"name": "bash", "arguments": {"command": marked.command()}}})

@@ -11,6 +11,7 @@
 mod on_runtime;
 mod settings;
 
+use std::io::Write as _;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -195,7 +196,9 @@ impl<E: SpanExporter> SpanExporter for WarnOnce<E> {
         if let Err(error) = &result
             && !self.warned.swap(true, Ordering::Relaxed)
         {
-            eprintln!(
+            // Not `eprintln!`, which panics when stderr is a closed pipe.
+            let _ = writeln!(
+                std::io::stderr(),
                 "pi-tool: warning: cannot export traces to {}: {error} (the run goes on)",
                 self.endpoint
             );

@@ -187,7 +187,7 @@ pub(crate) async fn run(
     // A continued session allows again what its person allowed for the session.
     for rule in recorder.session_rules() {
         if let Err(error) = gate.remember_for_session(&rule) {
-            eprintln!(
+            report!(
                 "pi-tool: a remembered approval rule is not restored: {}",
                 pi_tool::error_text(&error)
             );
@@ -248,20 +248,20 @@ pub(crate) async fn run(
     let recorded = recorder.finish(run.messages.get(last..).unwrap_or_default());
     // A reader that went away (`| head`) changes nothing about how the run ended.
     if args.json
-        && let Err(error) = crate::stdout::print(&write_transcript(&run.messages))
+        && let Err(error) = crate::output::print(&write_transcript(&run.messages))
         && error.kind() != std::io::ErrorKind::BrokenPipe
     {
-        eprintln!("pi-tool: writing the transcript: {error}");
+        report!("pi-tool: writing the transcript: {error}");
     }
     let _ = std::io::Write::flush(&mut std::io::stdout());
     if let Err(failure) = recorded {
-        eprintln!("pi-tool: {failure}");
+        report!("pi-tool: {failure}");
         return Ok(ExitCode::from(EXIT_TOOL_ERROR));
     }
     match run.end {
         EndReason::Completed | EndReason::Terminated => Ok(ExitCode::SUCCESS),
         other => {
-            eprintln!(
+            report!(
                 "pi-tool: the run ended: {other:?}{}",
                 run.error
                     .map(|error| format!(": {error}"))

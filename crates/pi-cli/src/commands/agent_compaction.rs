@@ -96,7 +96,7 @@ impl Compactor {
         recorder.give_back(session);
         match outcome {
             Ok(compacted) => {
-                eprintln!(
+                report!(
                     "pi-tool: compacted the session ({}): about {} tokens before, {} after",
                     reason_word(reason),
                     compacted.tokens_before,
@@ -108,7 +108,7 @@ impl Compactor {
             }
             Err(error) => {
                 self.gave_up.store(true, Ordering::Relaxed);
-                eprintln!(
+                report!(
                     "pi-tool: the session was not compacted ({}): {}",
                     reason_word(reason),
                     pi_tool::error_text(&error)
@@ -293,6 +293,6 @@ pub(crate) fn compact_file(
         ))
     })
     .with_context(|| format!("compacting {}", path.display()))?;
-    crate::stdout::print_line(&serde_json::to_string(&compacted)?)?;
+    crate::output::print_line(&serde_json::to_string(&compacted)?)?;
     Ok(())
 }

@@ -89,7 +89,7 @@ pub(crate) fn choose(args: &SessionArgs, json: bool, cwd: &Path) -> anyhow::Resu
     } else if args.resume {
         let listing = pi_session::list_sessions(&dir)?;
         if json {
-            crate::stdout::print_line(&listing_json(&listing.sessions).to_string())?;
+            crate::output::print_line(&listing_json(&listing.sessions).to_string())?;
             return Ok(Chosen::Listed);
         }
         match pick(&listing.sessions, &dir)? {

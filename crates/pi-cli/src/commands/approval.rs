@@ -81,7 +81,7 @@ impl ApprovalSetup {
         let project = settings::load(&settings::project_settings_path(cwd))?;
         let rules = RuleSet::from_sources(&cli, project.as_ref(), user.as_ref(), trust);
         for ignored in rules.ignored() {
-            eprintln!(
+            report!(
                 "pi-tool: {}: allow rule {} ignored: this project is not trusted (list it in permissions.trustedProjects of your settings.json)",
                 settings::project_settings_path(cwd).display(),
                 ignored.rule
@@ -289,7 +289,7 @@ impl Approver for NoTerminal {
                 what_would_allow(request, &self.cwd)
             ),
         };
-        eprintln!("pi-tool: not run: {reason}");
+        report!("pi-tool: not run: {reason}");
         async move { Answer::Unanswered { reason } }.boxed()
     }
 

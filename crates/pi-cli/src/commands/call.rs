@@ -55,7 +55,7 @@ pub(crate) async fn run(
         serde_json::from_str::<IgnoredAny>(&args.arguments)
             .with_context(|| format!("the arguments are not valid JSON: {}", args.arguments))?;
     }
-    crate::stdout::print_line(&serde_json::to_string(&result)?)?;
+    crate::output::print_line(&serde_json::to_string(&result)?)?;
     Ok(if result.is_error {
         ExitCode::from(EXIT_TOOL_ERROR)
     } else {

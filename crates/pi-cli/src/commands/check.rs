@@ -46,11 +46,11 @@ pub(crate) async fn run(args: CheckArgs) -> anyhow::Result<ExitCode> {
         .with_context(|| format!("the arguments are not valid JSON: {arguments}"))?;
     match schema.parse(&arguments) {
         Ok(value) => {
-            crate::stdout::print_line(&serde_json::to_string(&value)?)?;
+            crate::output::print_line(&serde_json::to_string(&value)?)?;
             Ok(ExitCode::SUCCESS)
         }
         Err(error) => {
-            crate::stdout::print_line(&error.to_string())?;
+            crate::output::print_line(&error.to_string())?;
             Ok(ExitCode::from(EXIT_TOOL_ERROR))
         }
     }

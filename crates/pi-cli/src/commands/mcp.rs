@@ -74,7 +74,7 @@ pub(crate) async fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
             let client = server.connect().await?;
             let mut tools = ToolRegistry::default();
             client.register_into(&mut tools).await?;
-            crate::stdout::print_line(&serde_json::to_string_pretty(&tools.definitions())?)?;
+            crate::output::print_line(&serde_json::to_string_pretty(&tools.definitions())?)?;
             Ok(ExitCode::SUCCESS)
         }
         McpCommand::Call {
@@ -94,7 +94,7 @@ pub(crate) async fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
                 CallContext::default(),
             )
             .await;
-            crate::stdout::print_line(&serde_json::to_string(&result)?)?;
+            crate::output::print_line(&serde_json::to_string(&result)?)?;
             Ok(if result.is_error {
                 ExitCode::from(EXIT_TOOL_ERROR)
             } else {

@@ -52,6 +52,6 @@ pub(crate) fn run(args: PolicyArgs, tools: &ToolRegistry, cwd: &Path) -> anyhow:
         "source": decision.source,
         "commands": decision.commands,
     });
-    crate::stdout::print_line(&shown.to_string())?;
+    crate::output::print_line(&shown.to_string())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -107,9 +107,9 @@ pub(crate) async fn run(
             let token = access.token().to_owned();
             let stop_serving = CancellationToken::new();
             let (bound, task) = serve_http(server, address, access, stop_serving.clone()).await?;
-            eprintln!("pi-tool: serving MCP on http://{bound}/mcp");
+            report!("pi-tool: serving MCP on http://{bound}/mcp");
             if made {
-                eprintln!("pi-tool: bearer token (send `Authorization: Bearer <token>`): {token}");
+                report!("pi-tool: bearer token (send `Authorization: Bearer <token>`): {token}");
             }
             tokio::select! {
                 () = shutdown.token().cancelled() => stop_serving.cancel(),

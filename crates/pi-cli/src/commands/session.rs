@@ -88,13 +88,13 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
                 pi_session::list_sessions(&dir()?)?
             };
             for error in &listing.unreadable {
-                eprintln!("pi-tool: {}", pi_tool::error_text(error));
+                report!("pi-tool: {}", pi_tool::error_text(error));
             }
             if json {
-                crate::stdout::print_line(&listing_json(&listing.sessions).to_string())?;
+                crate::output::print_line(&listing_json(&listing.sessions).to_string())?;
             } else {
                 for summary in &listing.sessions {
-                    crate::stdout::print_line(&summary_line(summary, all))?;
+                    crate::output::print_line(&summary_line(summary, all))?;
                 }
             }
         }
@@ -104,7 +104,7 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
                 Some(id) => session.context_at(id)?,
                 None => session.context()?,
             };
-            crate::stdout::write_buffered(|out| {
+            crate::output::write_buffered(|out| {
                 for message in &context.messages {
                     serde_json::to_writer(&mut *out, message)?;
                     out.write_all(b"\n")?;
@@ -114,7 +114,7 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
         }
         SessionCommand::Tree { file } => {
             let session = load(&file, &dir()?)?;
-            crate::stdout::print(&tree_text(&session))?;
+            crate::output::print(&tree_text(&session))?;
         }
         SessionCommand::Compact { file, focus, model } => {
             let path = match find_session(&file, &dir()?)? {
@@ -134,7 +134,7 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
                 }
                 out.push('\n');
             }
-            crate::stdout::print(&out)?;
+            crate::output::print(&out)?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -237,7 +237,7 @@ pub(crate) fn print_report(path: &Path, report: &LoadReport) {
         return;
     }
     for line in report.to_string().lines() {
-        eprintln!("pi-tool: {}: {line}", path.display());
+        report!("pi-tool: {}: {line}", path.display());
     }
 }
 

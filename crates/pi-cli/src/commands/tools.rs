@@ -18,6 +18,6 @@ pub(crate) fn run(args: &ToolsArgs, tools: &ToolRegistry) -> anyhow::Result<Exit
         Some(dialect) => tools.definitions_for(dialect)?,
         None => tools.definitions(),
     };
-    crate::stdout::print_line(&serde_json::to_string_pretty(&definitions)?)?;
+    crate::output::print_line(&serde_json::to_string_pretty(&definitions)?)?;
     Ok(ExitCode::SUCCESS)
 }

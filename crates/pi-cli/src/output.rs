@@ -1,8 +1,19 @@
-//! Printing to stdout that survives a reader going away (`pi-tool session context F | head`):
-//! Rust ignores `SIGPIPE`, so `print!` to a closed pipe panics. These return the error instead,
-//! and `main` ends quietly on it with status 0, as ripgrep does: the reader has what it wanted.
+//! Output that survives its reader going away. Rust ignores `SIGPIPE`, so `print!` and
+//! `eprintln!` to a closed pipe panic; and a panic while reporting a panic aborts the process.
+//! - stdout (`pi-tool session context F | head`): these functions return the error, and
+//!   `main` ends quietly on it with status 0, as ripgrep does: the reader has what it wanted;
+//! - stderr (an MCP host that stopped reading it, `2>&1 | head`): [`report!`] writes a line
+//!   and drops the error, as nobody is left to read it; the program goes on.
 
 use std::io::{self, Write};
+
+/// `eprintln!` that goes on when stderr is a closed pipe (see the module's comment).
+macro_rules! report {
+    ($($message:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($message)*);
+    }};
+}
 
 /// Writes `text` to stdout.
 pub(crate) fn print(text: &str) -> io::Result<()> {
