@@ -815,17 +815,22 @@ fn deleting_a_session_ends_its_calls_and_answers_them() {
     assert!(marked.gone(), "the command outlived its session");
 }
 
-/// 60 panicking calls write at most a burst of one-line reports and a line saying the rest
-/// are counted, not two lines each. (Before: 120 lines, and a client chose how many.)
-#[test]
-fn panics_are_logged_in_single_lines_and_not_without_bound() {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+/// `pi-tool serve --test-tools` over stdio, its three streams piped.
+fn stdio_server() -> Child {
+    Command::new(env!("CARGO_BIN_EXE_pi-tool"))
         .args(["serve", "--test-tools"])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .unwrap();
+        .unwrap()
+}
+
+/// 60 panicking calls write at most a burst of one-line reports and a line saying the rest
+/// are counted, not two lines each. (Before: 120 lines, and a client chose how many.)
+#[test]
+fn panics_are_logged_in_single_lines_and_not_without_bound() {
+    let mut child = stdio_server();
     let mut stdin = child.stdin.take().unwrap();
     let stdout = child.stdout.take().unwrap();
     let mut stderr = child.stderr.take().unwrap();
@@ -864,4 +869,47 @@ fn panics_are_logged_in_single_lines_and_not_without_bound() {
         "a line not ours (a forged one?):\n{log}"
     );
     assert!(log.contains("counted, not shown"), "{log}");
+}
+
+/// Nobody reads stderr any more: the panic's report goes to a closed pipe, where `eprintln!`
+/// panics, and a panic while reporting a panic aborts. The call is answered, and the next.
+#[test]
+fn a_panicking_tool_is_answered_when_nobody_reads_stderr() {
+    let mut child = stdio_server();
+    drop(child.stderr.take());
+    let mut stdin = child.stdin.take().unwrap();
+    let requests = [
+        INITIALIZE,
+        INITIALIZED,
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"explode","arguments":{"value":"boom"}}}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"value":"still here"}}}"#,
+    ];
+    for request in requests {
+        writeln!(stdin, "{request}").unwrap();
+    }
+    let mut answers = std::collections::HashMap::new();
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let message: Value = serde_json::from_str(&line.unwrap()).unwrap();
+        if let Some(id) = message["id"].as_i64() {
+            answers.insert(id, message);
+        }
+        if answers.contains_key(&1) && answers.contains_key(&2) {
+            break;
+        }
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert_eq!(
+        answers[&1]["result"]["isError"],
+        true,
+        "{:?}",
+        answers.get(&1)
+    );
+    assert_eq!(
+        answers[&2]["result"]["content"][0]["text"],
+        "still here",
+        "{:?}",
+        answers.get(&2)
+    );
+    assert!(status.success(), "{status:?}");
 }
