@@ -18,16 +18,18 @@ macro_rules! report {
 /// Writes `text` to stdout.
 pub(crate) fn print(text: &str) -> io::Result<()> {
     let mut out = io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.flush()
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(stdout_error)
 }
 
 /// Writes `text` and a newline to stdout.
 pub(crate) fn print_line(text: &str) -> io::Result<()> {
     let mut out = io::stdout().lock();
-    out.write_all(text.as_bytes())?;
-    out.write_all(b"\n")?;
-    out.flush()
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.write_all(b"\n"))
+        .and_then(|()| out.flush())
+        .map_err(stdout_error)
 }
 
 /// Writes to stdout through a buffer what `write` writes (nothing is gathered in memory
@@ -36,16 +38,40 @@ pub(crate) fn write_buffered(
     write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
 ) -> io::Result<()> {
     let mut out = io::BufWriter::new(io::stdout().lock());
-    write(&mut out)?;
-    out.flush()
+    write(&mut out)
+        .and_then(|()| out.flush())
+        .map_err(stdout_error)
 }
 
-/// Whether `error` is stdout's reader having gone away.
+/// Stdout's reader went away. Only this is ended quietly: a broken pipe to a peer (an MCP
+/// server that died) is a failure to report.
+#[derive(Debug)]
+pub(crate) struct StdoutClosed;
+
+impl std::fmt::Display for StdoutClosed {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("the reader of stdout went away")
+    }
+}
+
+impl std::error::Error for StdoutClosed {}
+
+/// `error` from a write to stdout, marked as [`StdoutClosed`] when it is a broken pipe.
+pub(crate) fn stdout_error(error: io::Error) -> io::Error {
+    if error.kind() == io::ErrorKind::BrokenPipe {
+        io::Error::new(io::ErrorKind::BrokenPipe, StdoutClosed)
+    } else {
+        error
+    }
+}
+
+/// Whether `error` is stdout's reader having gone away (see [`stdout_error`]).
 pub(crate) fn is_broken_pipe(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {
         cause
             .downcast_ref::<io::Error>()
-            .is_some_and(|error| error.kind() == io::ErrorKind::BrokenPipe)
+            .and_then(io::Error::get_ref)
+            .is_some_and(|inner| inner.is::<StdoutClosed>())
     })
 }
 
@@ -55,10 +81,15 @@ mod tests {
     use anyhow::Context;
 
     #[test]
-    fn a_broken_pipe_is_found_under_context() {
+    fn only_stdout_s_broken_pipe_is_found_under_context() {
         let broken: anyhow::Result<()> =
-            Err(io::Error::from(io::ErrorKind::BrokenPipe)).context("writing to stdout");
+            Err(stdout_error(io::Error::from(io::ErrorKind::BrokenPipe)))
+                .context("writing to stdout");
         assert!(is_broken_pipe(&broken.unwrap_err()));
+        // A peer's broken pipe (an MCP server that died) is a failure.
+        let peer: anyhow::Result<()> =
+            Err(io::Error::from(io::ErrorKind::BrokenPipe)).context("writing to the server");
+        assert!(!is_broken_pipe(&peer.unwrap_err()));
         let other: anyhow::Result<()> =
             Err(io::Error::from(io::ErrorKind::PermissionDenied)).context("writing to stdout");
         assert!(!is_broken_pipe(&other.unwrap_err()));

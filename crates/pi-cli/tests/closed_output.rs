@@ -30,15 +30,44 @@ fn big_session(dir: &std::path::Path) -> std::path::PathBuf {
     path
 }
 
-fn with_stdout_closed(args: &[&std::ffi::OsStr]) -> std::process::Output {
+/// `pi-tool ARGS` given `input` on stdin, its stdout closed before it writes.
+fn with_stdout_closed(args: &[&std::ffi::OsStr], input: &str) -> std::process::Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
         .args(args)
+        .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
     drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, input.as_bytes()).unwrap();
+    drop(stdin);
     child.wait_with_output().unwrap()
+}
+
+/// Exited 0 and said nothing.
+fn quiet(what: &str, output: &std::process::Output) {
+    assert!(
+        output.status.success(),
+        "{what}: {:?}, stderr: {}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        output.stderr.is_empty(),
+        "{what}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn run_ends_quietly_when_stdout_is_closed() {
+    let call = r#"{"id":"1","name":"echo","arguments":{"value":"Pi"}}"#;
+    quiet(
+        "run",
+        &with_stdout_closed(&["run".as_ref()], &format!("{call}\n")),
+    );
 }
 
 #[test]
@@ -46,17 +75,10 @@ fn session_commands_end_quietly_when_stdout_is_closed() {
     let dir = tempfile::tempdir().unwrap();
     let file = big_session(dir.path());
     for command in ["context", "tree"] {
-        let output = with_stdout_closed(&["session".as_ref(), command.as_ref(), file.as_os_str()]);
-        assert!(
-            output.status.success(),
-            "session {command}: {:?}, stderr: {}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        );
-        assert!(
-            output.stderr.is_empty(),
-            "session {command}: {}",
-            String::from_utf8_lossy(&output.stderr)
+        let args = ["session".as_ref(), command.as_ref(), file.as_os_str()];
+        quiet(
+            &format!("session {command}"),
+            &with_stdout_closed(&args, ""),
         );
     }
 }

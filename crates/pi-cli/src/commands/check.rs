@@ -109,8 +109,16 @@ async fn run_lines() -> anyhow::Result<ExitCode> {
         };
         let mut out = serde_json::to_vec(&verdict)?;
         out.push(b'\n');
-        stdout.write_all(&out).await.context("writing to stdout")?;
+        stdout
+            .write_all(&out)
+            .await
+            .map_err(crate::output::stdout_error)
+            .context("writing to stdout")?;
     }
-    stdout.flush().await.context("writing to stdout")?;
+    stdout
+        .flush()
+        .await
+        .map_err(crate::output::stdout_error)
+        .context("writing to stdout")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -76,8 +76,16 @@ pub(crate) async fn run(
     while let Some(result) = results.next().await {
         let mut line = serde_json::to_vec(&result)?;
         line.push(b'\n');
-        stdout.write_all(&line).await.context("writing to stdout")?;
-        stdout.flush().await.context("writing to stdout")?;
+        stdout
+            .write_all(&line)
+            .await
+            .map_err(crate::output::stdout_error)
+            .context("writing to stdout")?;
+        stdout
+            .flush()
+            .await
+            .map_err(crate::output::stdout_error)
+            .context("writing to stdout")?;
     }
     let pending = read_error.lock().ok().and_then(|mut slot| slot.take());
     match pending {
