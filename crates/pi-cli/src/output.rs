@@ -65,6 +65,11 @@ pub(crate) fn stdout_error(error: io::Error) -> io::Error {
     }
 }
 
+/// The outcome of a write to stdout made elsewhere (a tokio one), its broken pipe marked.
+pub(crate) fn stdout_written(outcome: io::Result<()>) -> anyhow::Result<()> {
+    anyhow::Context::context(outcome.map_err(stdout_error), "writing to stdout")
+}
+
 /// Whether `error` is stdout's reader having gone away (see [`stdout_error`]).
 pub(crate) fn is_broken_pipe(error: &anyhow::Error) -> bool {
     error.chain().any(|cause| {

@@ -14,6 +14,7 @@ use tokio::io::{AsyncWriteExt, BufReader};
 
 use super::EXIT_TOOL_ERROR;
 use super::lines::{BoundedLines, Line, MAX_LINE_BYTES};
+use crate::output::stdout_written;
 
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
@@ -109,16 +110,8 @@ async fn run_lines() -> anyhow::Result<ExitCode> {
         };
         let mut out = serde_json::to_vec(&verdict)?;
         out.push(b'\n');
-        stdout
-            .write_all(&out)
-            .await
-            .map_err(crate::output::stdout_error)
-            .context("writing to stdout")?;
+        stdout_written(stdout.write_all(&out).await)?;
     }
-    stdout
-        .flush()
-        .await
-        .map_err(crate::output::stdout_error)
-        .context("writing to stdout")?;
+    stdout_written(stdout.flush().await)?;
     Ok(ExitCode::SUCCESS)
 }

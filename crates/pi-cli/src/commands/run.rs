@@ -26,6 +26,7 @@ use serde_json::value::RawValue;
 use tokio::io::{AsyncWriteExt, BufReader};
 
 use super::lines::{BoundedLines, Line, MAX_LINE_BYTES};
+use crate::output::stdout_written;
 use crate::shutdown::Shutdown;
 
 #[derive(Debug, Args)]
@@ -76,16 +77,8 @@ pub(crate) async fn run(
     while let Some(result) = results.next().await {
         let mut line = serde_json::to_vec(&result)?;
         line.push(b'\n');
-        stdout
-            .write_all(&line)
-            .await
-            .map_err(crate::output::stdout_error)
-            .context("writing to stdout")?;
-        stdout
-            .flush()
-            .await
-            .map_err(crate::output::stdout_error)
-            .context("writing to stdout")?;
+        stdout_written(stdout.write_all(&line).await)?;
+        stdout_written(stdout.flush().await)?;
     }
     let pending = read_error.lock().ok().and_then(|mut slot| slot.take());
     match pending {
