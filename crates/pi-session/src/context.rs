@@ -70,7 +70,7 @@ pub(crate) fn build(tree: &Tree, leaf: Option<usize>) -> Result<SessionContext> 
     let mut context = SessionContext::empty();
     let path = tree.path(leaf);
     let latest_compaction = settings(tree, &path, &mut context);
-    let sent = sent_entries(tree, &path, latest_compaction);
+    let (sent, _) = sent_entries(tree, &path, latest_compaction);
     // Each message is read from its own line: big contexts are read on two threads.
     let messages = halves::in_halves(
         &sent,
@@ -98,14 +98,19 @@ pub(crate) fn build(tree: &Tree, leaf: Option<usize>) -> Result<SessionContext> 
 
 /// The positions of the entries that make the context, in order: the whole path; or with a
 /// compaction on it, the compaction, the path's entries from its `firstKeptEntryId` up to it,
-/// then everything after it.
-fn sent_entries(tree: &Tree, path: &[usize], latest_compaction: Option<usize>) -> Vec<usize> {
+/// then everything after it. And where in that list the entries after the compaction start
+/// (0 without one).
+fn sent_entries(
+    tree: &Tree,
+    path: &[usize],
+    latest_compaction: Option<usize>,
+) -> (Vec<usize>, usize) {
     let Some(compaction_step) = latest_compaction else {
-        return path.to_vec();
+        return (path.to_vec(), 0);
     };
     let compaction_position = path.get(compaction_step).copied();
     let Some(compaction) = compaction_position.and_then(|position| tree.get(position)) else {
-        return Vec::new();
+        return (Vec::new(), 0);
     };
     // Pi finds the compaction on the path by id, so with duplicate ids the first entry
     // carrying that id is where "after the compaction" starts.
@@ -129,8 +134,90 @@ fn sent_entries(tree: &Tree, path: &[usize], latest_compaction: Option<usize>) -
     if let Some(from) = kept_from {
         sent.extend_from_slice(before.get(from..).unwrap_or_default());
     }
+    let after = sent.len();
     sent.extend_from_slice(path.get(split + 1..).unwrap_or_default());
-    sent
+    (sent, after)
+}
+
+/// The messages of a leaf's context from the last one back, each read from its entry only
+/// when asked for (see [`crate::Session::context_from_end`]).
+#[derive(Debug)]
+pub struct ContextFromEnd<'a> {
+    tree: &'a Tree,
+    /// The positions of the entries that make the context, in order.
+    sent: Vec<usize>,
+    /// Where in `sent` the entries after the latest compaction start.
+    after_compaction: usize,
+    /// How many of `sent` are still to be read (from the end).
+    left: usize,
+}
+
+/// One message of a context, as [`ContextFromEnd`] reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ContextMessage<'a> {
+    /// The message.
+    pub message: Message,
+    /// The id of the entry it came from (a compaction's summary: the compaction's id).
+    pub entry_id: &'a str,
+    /// Whether that entry comes after the latest compaction on the path (or the path has
+    /// none): a response from before it was sent a context that no longer exists.
+    pub after_compaction: bool,
+}
+
+impl<'a> ContextFromEnd<'a> {
+    /// The context of `leaf`, from its end.
+    pub(crate) fn new(tree: &'a Tree, leaf: Option<usize>) -> Self {
+        let path = tree.path(leaf);
+        let latest_compaction = latest_compaction(tree, &path);
+        let (sent, after_compaction) = sent_entries(tree, &path, latest_compaction);
+        Self {
+            tree,
+            left: sent.len(),
+            sent,
+            after_compaction,
+        }
+    }
+}
+
+impl<'a> Iterator for ContextFromEnd<'a> {
+    type Item = Result<ContextMessage<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.left > 0 {
+            self.left -= 1;
+            let Some(entry) = self
+                .sent
+                .get(self.left)
+                .and_then(|&position| self.tree.get(position))
+            else {
+                continue;
+            };
+            match emit(entry) {
+                Ok(Some(message)) => {
+                    return Some(Ok(ContextMessage {
+                        message,
+                        entry_id: entry.id(),
+                        after_compaction: self.left >= self.after_compaction,
+                    }));
+                }
+                Ok(None) => {}
+                Err(error) => {
+                    // A context with an unreadable message has no end to read on to.
+                    self.left = 0;
+                    return Some(Err(error));
+                }
+            }
+        }
+        None
+    }
+}
+
+/// The step of the path's latest compaction, as [`settings`] finds it.
+fn latest_compaction(tree: &Tree, path: &[usize]) -> Option<usize> {
+    path.iter().rposition(|&position| {
+        tree.get(position)
+            .is_some_and(|entry| entry.malformed().is_none() && entry.entry_type() == "compaction")
+    })
 }
 
 /// Sets the context's model (the last `model_change` or assistant message on the path) and

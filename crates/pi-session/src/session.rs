@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
 
-use crate::context::{self, SessionContext};
+use crate::context::{self, ContextFromEnd, SessionContext};
 use crate::entry::Entry;
 use crate::error::{Result, SessionError};
 use crate::header::SessionHeader;
@@ -253,6 +253,14 @@ impl Session {
     /// What the model is sent at the leaf.
     pub fn context(&self) -> Result<SessionContext> {
         context::build(&self.tree, self.tree.leaf())
+    }
+
+    /// The messages of [`Session::context`] from the last one back, each read from its entry
+    /// only when the iterator gets to it: a caller that needs only the context's end (the
+    /// last response's usage and what came after it, as the compaction check does) reads
+    /// only those entries, not the whole context.
+    pub fn context_from_end(&self) -> ContextFromEnd<'_> {
+        ContextFromEnd::new(&self.tree, self.tree.leaf())
     }
 
     /// What the model is sent at the entry `id`.

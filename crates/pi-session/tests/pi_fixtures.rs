@@ -99,6 +99,52 @@ fn our_context_is_pis_context() {
     }
 }
 
+/// At every entry of Pi's files, the context read from its end is the context reversed, and
+/// says which messages come after the latest compaction on the path.
+#[test]
+fn the_context_read_from_its_end_is_the_context_reversed() {
+    let mut compacted_leaves = 0;
+    for name in FIXTURES {
+        let ids: Vec<String> = Session::load(&fixture(name, "jsonl"))
+            .unwrap()
+            .entries()
+            .iter()
+            .map(|entry| entry.id().to_owned())
+            .collect();
+        for id in ids {
+            let mut session = Session::load(&fixture(name, "jsonl")).unwrap();
+            session.branch(&id).unwrap();
+            let context = session.context().unwrap();
+            let from_end: Vec<_> = session
+                .context_from_end()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            let messages: Vec<_> = from_end.iter().rev().map(|m| m.message.clone()).collect();
+            let entry_ids: Vec<_> = from_end.iter().rev().map(|m| m.entry_id).collect();
+            assert_eq!(messages, context.messages, "{name} at {id}");
+            assert_eq!(entry_ids, context.entry_ids, "{name} at {id}");
+
+            let path = session.branch_entries(None).unwrap();
+            let after: Vec<&str> = match path.iter().rposition(|e| e.entry_type() == "compaction") {
+                Some(at) => {
+                    compacted_leaves += 1;
+                    path[at + 1..].iter().map(|entry| entry.id()).collect()
+                }
+                None => path.iter().map(|entry| entry.id()).collect(),
+            };
+            for message in &from_end {
+                assert_eq!(
+                    message.after_compaction,
+                    after.contains(&message.entry_id),
+                    "{name} at {id}: {}",
+                    message.entry_id
+                );
+            }
+        }
+    }
+    assert!(compacted_leaves > 0, "no leaf after a compaction was tried");
+}
+
 #[test]
 fn the_fixtures_cover_every_entry_type_pi_writes() {
     let mut seen = std::collections::BTreeSet::new();

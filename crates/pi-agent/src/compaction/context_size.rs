@@ -10,9 +10,22 @@ use super::estimate_tokens;
 
 /// The context size of the session at its leaf, as [`context_tokens`] counts it, ignoring the
 /// usage of responses from before the latest compaction (their context no longer exists).
+///
+/// The context is read from its end and only as far back as the last usable response: the
+/// check after a run usually reads one or two entries instead of building the whole context
+/// again (`agent --session` on the benchmark's 10,000-entry, 55 MB session: 0.13 s -> 0.10 s).
 pub fn session_context_tokens(session: &Session) -> Result<u64, SessionError> {
-    let context = session.context()?;
-    session_context_tokens_of(session, &context)
+    let mut trailing = 0;
+    for item in session.context_from_end() {
+        let item = item?;
+        if item.after_compaction
+            && let Some(tokens) = usable_usage(&item.message)
+        {
+            return Ok(tokens + trailing);
+        }
+        trailing += estimate_tokens(&item.message);
+    }
+    Ok(trailing)
 }
 
 /// [`session_context_tokens`] for `context`, the context of `session` at its leaf already
@@ -54,25 +67,8 @@ pub fn context_tokens(messages: &[Message], usable: Option<&[bool]>) -> u64 {
         .iter()
         .enumerate()
         .rev()
-        .find_map(|(index, message)| {
-            let Message::Assistant(assistant) = message else {
-                return None;
-            };
-            if matches!(
-                assistant.stop_reason,
-                StopReason::Error | StopReason::Aborted
-            ) || usable.is_some_and(|usable| usable.get(index) != Some(&true))
-            {
-                return None;
-            }
-            let usage = assistant.usage;
-            let tokens = if usage.total_tokens > 0 {
-                usage.total_tokens
-            } else {
-                usage.input + usage.output + usage.cache_read + usage.cache_write
-            };
-            (tokens > 0).then_some((index, tokens))
-        });
+        .filter(|(index, _)| usable.is_none_or(|usable| usable.get(*index) == Some(&true)))
+        .find_map(|(index, message)| Some((index, usable_usage(message)?)));
     match last_usage {
         Some((index, tokens)) => {
             let trailing: u64 = messages
@@ -85,4 +81,25 @@ pub fn context_tokens(messages: &[Message], usable: Option<&[bool]>) -> u64 {
         }
         None => messages.iter().map(estimate_tokens).sum(),
     }
+}
+
+/// The tokens a response's usage counts (`totalTokens`, or the sum of its parts), when it is a
+/// response that ended well and reported a usage at all.
+fn usable_usage(message: &Message) -> Option<u64> {
+    let Message::Assistant(assistant) = message else {
+        return None;
+    };
+    if matches!(
+        assistant.stop_reason,
+        StopReason::Error | StopReason::Aborted
+    ) {
+        return None;
+    }
+    let usage = assistant.usage;
+    let tokens = if usage.total_tokens > 0 {
+        usage.total_tokens
+    } else {
+        usage.input + usage.output + usage.cache_read + usage.cache_write
+    };
+    (tokens > 0).then_some(tokens)
 }

@@ -366,6 +366,50 @@ fn context_tokens_use_the_last_good_usage_plus_what_followed() {
     );
 }
 
+/// The size read from the context's end (what the check after a run reads) is the size of the
+/// whole context, before and after a compaction.
+#[tokio::test]
+async fn a_sessions_size_read_from_its_end_is_the_size_of_its_whole_context() {
+    let usage = |total_tokens| pi_ai::Usage {
+        total_tokens,
+        ..Default::default()
+    };
+    let whole = |session: &Session| {
+        session_context_tokens_of(session, &session.context().unwrap()).unwrap()
+    };
+    let mut session = session_with_turns(10);
+    let append = |session: &mut Session, message: Message| {
+        session.append_message(&message).unwrap();
+    };
+    append(&mut session, answer("done").with_usage(usage(5_000)).into());
+    append(&mut session, UserMessage::text("12345678").into());
+    let failed = answer("").with_error(StopReason::Error, "boom");
+    append(&mut session, failed.with_usage(usage(99_999)).into());
+    // 5,000 + "12345678"/4 + the failed answer's estimate (0).
+    assert_eq!(session_context_tokens(&session).unwrap(), 5_002);
+    assert_eq!(whole(&session), 5_002);
+
+    // After a compaction the usage is from before it (its context is gone): all estimated.
+    // (Two summaries: the cut point splits the last turn, whose start is summarised apart.)
+    let prefix = "## Original Request\nq\n\n## Early Progress\n- a\n\n## Context for Suffix\n- b";
+    let faux = FauxProvider::new([answer(GOOD), answer(prefix)]);
+    compact(&mut session, &faux, 3_031).await.unwrap();
+    let estimated = session_context_tokens(&session).unwrap();
+    assert_eq!(estimated, whole(&session));
+    let context = session.context().unwrap();
+    let unusable = vec![false; context.messages.len()];
+    assert_eq!(
+        estimated,
+        context_tokens(&context.messages, Some(&unusable))
+    );
+
+    // A response after the compaction counts again.
+    append(&mut session, answer("next").with_usage(usage(700)).into());
+    append(&mut session, UserMessage::text("1234").into());
+    assert_eq!(session_context_tokens(&session).unwrap(), 701);
+    assert_eq!(whole(&session), 701);
+}
+
 #[test]
 fn preparing_a_100k_entry_session_is_linear() {
     // 50,000 turns of a user message and an answer; a quadratic walk (a scan of the path per
