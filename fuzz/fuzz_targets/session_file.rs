@@ -1,6 +1,7 @@
 //! Any bytes as a session file (after a valid header when the first byte is even, so entries
-//! are reached): loading, the context and the tree never panic, and a message the quick
-//! readers read is exactly the one serde_json reads from the same line.
+//! are reached): loading, the context and the tree never panic, the context read from its end
+//! is the context reversed, and a message the quick readers read is exactly the one
+//! serde_json reads from the same line.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -18,7 +19,16 @@ fuzz_target!(|data: &[u8]| {
     let _ = file.write_all(data.get(1..).unwrap_or_default());
     drop(file);
     let Ok(session) = pi_session::Session::load(&path) else { return };
-    let _ = session.context();
+    let context = session.context();
+    let from_end: Result<Vec<_>, _> = session.context_from_end().collect();
+    match (&context, &from_end) {
+        (Ok(context), Ok(from_end)) => {
+            let reversed: Vec<_> = from_end.iter().rev().map(|item| &item.message).collect();
+            assert_eq!(reversed, context.messages.iter().collect::<Vec<_>>());
+        }
+        (Err(_), Err(_)) => {}
+        (context, from_end) => panic!("context {context:?}, from its end {from_end:?}"),
+    }
     let tree = session.tree();
     for root in tree.roots().take(4) {
         let _ = tree.children(root.id()).count();
