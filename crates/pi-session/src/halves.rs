@@ -40,9 +40,8 @@ pub(crate) fn in_halves<I: Sync, T: Send>(
 /// calls, ~14 µs here; strace), and a load and its context ask three times.
 pub(crate) fn two_cores() -> bool {
     static TWO_CORES: OnceLock<bool> = OnceLock::new();
-    *TWO_CORES.get_or_init(|| {
-        std::thread::available_parallelism().is_ok_and(|cores| cores.get() >= 2)
-    })
+    *TWO_CORES
+        .get_or_init(|| std::thread::available_parallelism().is_ok_and(|cores| cores.get() >= 2))
 }
 
 /// Runs `first` here and `second` on a helper thread at the same time, and returns both

@@ -43,6 +43,7 @@ mod quick_scan;
 mod report;
 mod scan;
 mod session;
+mod string_end;
 mod text_file;
 mod tree;
 mod view;

@@ -11,11 +11,12 @@
 //! stay exactly what they were; this only makes the common case cheap.
 //!
 //! Why: a session line is mostly one long string (a message's text), and checking it with
-//! serde_json walks every byte of it eight at a time; here a string's end is found with
-//! `memchr2` (vector instructions, chosen at run time) and raw control bytes with one
-//! vectorised pass over the line. Measured in the README's "Session benchmark".
+//! serde_json walks every byte of it eight at a time; here a string's end is found 16 bytes
+//! at a time (`string_end.rs`, vector compares) and raw control bytes with one vectorised
+//! pass over the line. Measured in the README's "Session benchmark".
 
 use crate::scan::{Facts, Present, Role};
+use crate::string_end;
 
 /// Nesting from this depth on is left to serde_json, which refuses it past 127 levels.
 const MAX_DEPTH: usize = 100;
@@ -240,13 +241,13 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A string (at its opening quote). Its end is found with `memchr2`, skipping escapes.
+    /// A string (at its opening quote). Its end is found with [`string_end`], skipping escapes.
     fn string(&mut self) -> Option<Seen<'a>> {
         let start = self.pos + 1;
         let mut at = start;
         let mut escaped = false;
         loop {
-            at += memchr::memchr2(b'"', b'\\', self.bytes.get(at..)?)?;
+            at = string_end::quote_or_backslash(self.bytes, at)?;
             if self.bytes.get(at) == Some(&b'"') {
                 self.pos = at + 1;
                 return Some(if escaped {
