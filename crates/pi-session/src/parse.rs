@@ -14,8 +14,8 @@
 //!   only `type`, `id`, `parentId`, `timestamp`, a message's `role` and whether the type's
 //!   required fields are there are kept: building a `Value` of every line was most of the old
 //!   load time. A quick pass (`quick_scan.rs`) checks the usual line and reads those facts at
-//!   once, finding each string's end 16 bytes at a time (`string_end.rs`); any line it is not sure of goes to the
-//!   serde_json walk (`scan.rs`), which decides and words the report;
+//!   once, finding each string's end 16 bytes at a time (`string_end.rs`); any line it is not
+//!   sure of goes to the serde_json walk (`scan.rs`), which decides and words the report;
 //! - big files are checked on two threads (`lines.rs`), as the lines are independent;
 //! - a context reads each message straight from its line into its typed form (`context.rs`)
 //!   with a serde deserializer for checked lines (`line_reader.rs`) that finds strings the
