@@ -172,16 +172,9 @@ impl<'de> LineReader<'de> {
     /// letter at `at`), as serde_json decodes it; surrogate escapes (pairs and lone halves)
     /// are declined.
     fn escape(&self, at: usize) -> Result<(char, usize)> {
-        let character = match self.bytes.get(at).ok_or(Declined)? {
-            b'"' => '"',
-            b'\\' => '\\',
-            b'/' => '/',
-            b'b' => '\u{8}',
-            b'f' => '\u{c}',
-            b'n' => '\n',
-            b'r' => '\r',
-            b't' => '\t',
-            b'u' => {
+        let character = match string_end::escaped(*self.bytes.get(at).ok_or(Declined)?) {
+            0 => return Err(Declined),
+            string_end::UNICODE_ESCAPE => {
                 let hex = self.bytes.get(at + 1..at + 5).ok_or(Declined)?;
                 let mut code = 0;
                 for &digit in hex {
@@ -190,7 +183,7 @@ impl<'de> LineReader<'de> {
                 // `None` for a surrogate half.
                 return Ok((char::from_u32(code).ok_or(Declined)?, 5));
             }
-            _ => return Err(Declined),
+            decoded => char::from(decoded),
         };
         Ok((character, 1))
     }

@@ -264,9 +264,9 @@ impl<'a> Reader<'a> {
 
     /// The length of the escape whose letter is at `at` (after a backslash).
     fn escape(&self, at: usize) -> Option<usize> {
-        match self.bytes.get(at)? {
-            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(1),
-            b'u' => {
+        match string_end::escaped(*self.bytes.get(at)?) {
+            0 => None,
+            string_end::UNICODE_ESCAPE => {
                 let hex = self.bytes.get(at + 1..at + 5)?;
                 let mut code = 0;
                 for &digit in hex {
@@ -275,7 +275,7 @@ impl<'a> Reader<'a> {
                 // Surrogates (a pair, or a lone half serde_json refuses) are left to it.
                 (!(0xD800..=0xDFFF).contains(&code)).then_some(5)
             }
-            _ => None,
+            _ => Some(1),
         }
     }
 
