@@ -241,42 +241,18 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// A string (at its opening quote). Its end is found with [`string_end`], skipping escapes.
+    /// A string (at its opening quote); its end and escapes are checked by
+    /// [`string_end::checked_end`].
     fn string(&mut self) -> Option<Seen<'a>> {
         let start = self.pos + 1;
-        let mut at = start;
-        let mut escaped = false;
-        loop {
-            at = string_end::quote_or_backslash(self.bytes, at)?;
-            if self.bytes.get(at) == Some(&b'"') {
-                self.pos = at + 1;
-                return Some(if escaped {
-                    Seen::EscapedText
-                } else {
-                    // Both ends are ASCII quotes, so on character boundaries.
-                    Seen::Text(self.text.get(start..at)?)
-                });
-            }
-            escaped = true;
-            at += 1 + self.escape(at + 1)?;
-        }
-    }
-
-    /// The length of the escape whose letter is at `at` (after a backslash).
-    fn escape(&self, at: usize) -> Option<usize> {
-        match string_end::escaped(*self.bytes.get(at)?) {
-            0 => None,
-            string_end::UNICODE_ESCAPE => {
-                let hex = self.bytes.get(at + 1..at + 5)?;
-                let mut code = 0;
-                for &digit in hex {
-                    code = code * 16 + char::from(digit).to_digit(16)?;
-                }
-                // Surrogates (a pair, or a lone half serde_json refuses) are left to it.
-                (!(0xD800..=0xDFFF).contains(&code)).then_some(5)
-            }
-            _ => Some(1),
-        }
+        let (end, escapes) = string_end::checked_end(self.bytes, start)?;
+        self.pos = end + 1;
+        Some(if escapes {
+            Seen::EscapedText
+        } else {
+            // Both ends are ASCII quotes, so on character boundaries.
+            Seen::Text(self.text.get(start..end)?)
+        })
     }
 
     fn literal(&mut self, word: &[u8]) -> Option<Seen<'a>> {
