@@ -464,8 +464,36 @@ mod tests {
     use crate::quick_scan::tests::{corpus, mutations};
     use pi_ai::{AssistantMessage, UserMessage};
     use pi_tool::ToolResultMessage;
+    use proptest::prelude::*;
     use serde::Deserialize;
     use serde_json::Value;
+
+    proptest! {
+        /// Text of any mix of escapes, short or kilobytes long, reads as serde_json reads it,
+        /// or is declined (a surrogate escape) and left to it.
+        #[test]
+        fn any_escaped_text_reads_as_serde_json_reads_it(
+            pieces in proptest::collection::vec(
+                prop_oneof![
+                    Just("a"), Just("\\\""), Just("\\\\"), Just("\\n"), Just("\\t"),
+                    Just("\\/"), Just("\\u00e9"), Just("\\ud83d\\ude00"), Just("é"),
+                    Just("bcdefghijklmnopqrstuvwxyz0123456789"),
+                ],
+                0..80,
+            ),
+        ) {
+            let text: String = pieces.concat();
+            let line = format!(r#"{{"a":"{text}","b":["{text}",1]}}"#);
+            let ours: Result<std::collections::BTreeMap<String, Value>> = from_line(&line);
+            let theirs: std::collections::BTreeMap<String, Value> =
+                serde_json::from_str(&line).unwrap();
+            if let Ok(ours) = ours {
+                prop_assert_eq!(ours, theirs, "{}", line);
+            } else {
+                prop_assert!(text.contains("\\ud83d"), "declined: {}", line);
+            }
+        }
+    }
 
     #[test]
     fn decoded_text_keeps_no_room_reserved_for_the_rest_of_the_line() {

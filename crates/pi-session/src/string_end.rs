@@ -68,30 +68,14 @@ pub(crate) fn checked_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
         let (quotes, backslashes) = masks(block);
         let mut covered = bits_below(free_from.saturating_sub(at));
         let (mut quotes, mut backslashes) = (quotes & !covered, backslashes & !covered);
-        // The usual block: no two backslashes side by side and none in the last byte, so each
-        // backslash starts an escape whose letter is the next byte. Its escapes are checked
-        // independently of each other (no escape's end decides where the next one starts).
-        if backslashes & (backslashes << 1 | 1 << 63) == 0 {
-            let letters = backslashes << 1;
-            let standing = quotes & !letters;
-            let end = standing & standing.wrapping_neg();
-            let mut pending = backslashes & end.wrapping_sub(1);
-            escapes |= pending != 0;
-            let mut simple = true;
-            while pending != 0 {
-                let letter = block.get(pending.trailing_zeros() as usize + 1).copied();
-                let meaning = letter.map_or(0, escaped);
-                simple &= meaning != 0 && meaning != UNICODE_ESCAPE;
-                pending &= pending - 1;
+        if let Some(usual) = UsualBlock::of(block, quotes, backslashes) {
+            escapes |= usual.escapes != 0;
+            if usual.end != 0 {
+                return Some((at + usual.end.trailing_zeros() as usize, escapes));
             }
-            if simple {
-                if end != 0 {
-                    return Some((at + end.trailing_zeros() as usize, escapes));
-                }
-                at += WIDE_BLOCK;
-                free_from = at;
-                continue;
-            }
+            at += WIDE_BLOCK;
+            free_from = at;
+            continue;
         }
         loop {
             let end = quotes & quotes.wrapping_neg();
@@ -121,6 +105,40 @@ pub(crate) fn checked_end(bytes: &[u8], start: usize) -> Option<(usize, bool)> {
         }
         escapes = true;
         at += 1 + escape_length(bytes, at + 1)?;
+    }
+}
+
+/// A block of [`WIDE_BLOCK`] bytes of a string in which every escape is a backslash and one
+/// letter JSON allows (no `\u`), no two backslashes are side by side and the last byte is not
+/// one: then each backslash starts an escape whose letter is the next byte, and the string's
+/// end is the first quote not right after a backslash. Its escapes are checked independently
+/// of each other (no escape's end decides where the next one starts).
+struct UsualBlock {
+    /// The bit of the string's closing quote; 0 when it goes on past the block.
+    end: u64,
+    /// The bits of the backslashes of the escapes before the end.
+    escapes: u64,
+}
+
+impl UsualBlock {
+    /// `block` (with its `quotes` and `backslashes` masks, less any bytes an escape from the
+    /// block before covers) when it is a usual block.
+    fn of(block: &[u8], quotes: u64, backslashes: u64) -> Option<Self> {
+        if backslashes & (backslashes << 1 | 1 << 63) != 0 {
+            return None;
+        }
+        let standing = quotes & !(backslashes << 1);
+        let end = standing & standing.wrapping_neg();
+        let escapes = backslashes & end.wrapping_sub(1);
+        let mut pending = escapes;
+        let mut simple = true;
+        while pending != 0 {
+            let letter = block.get(pending.trailing_zeros() as usize + 1).copied();
+            let meaning = letter.map_or(0, escaped);
+            simple &= meaning != 0 && meaning != UNICODE_ESCAPE;
+            pending &= pending - 1;
+        }
+        simple.then_some(Self { end, escapes })
     }
 }
 
