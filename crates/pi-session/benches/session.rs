@@ -9,7 +9,9 @@
 //!
 //! - cold: with `SESSION_BENCH_COLD=load` or `resume` and `SESSION_BENCH_FILE`, one load (or
 //!   load + context) of that file in this fresh process, as a person's resume runs it: no
-//!   memory freed by an earlier run to reuse (the script starts it five times per file).
+//!   memory freed by an earlier run to reuse (the script starts it five times per file);
+//! - warm: with `SESSION_BENCH_WARM` set and `SESSION_BENCH_FILE`, the load figures of that
+//!   file alone (the script starts it three times per file, taking turns with Pi's side).
 //!
 //! Where the files go: `SESSION_BENCH_DIR` (default: a directory under the system's temporary
 //! one). Which sizes: `SESSION_BENCH_SIZES` (default `1000,10000,100000`);

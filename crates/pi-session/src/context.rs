@@ -69,8 +69,8 @@ impl SessionContext {
 pub(crate) fn build(tree: &Tree, leaf: Option<usize>) -> Result<SessionContext> {
     let mut context = SessionContext::empty();
     let path = tree.path(leaf);
-    let latest_compaction = settings(tree, &path, &mut context);
-    let (sent, _) = sent_entries(tree, &path, latest_compaction);
+    settings(tree, &path, &mut context);
+    let (sent, _) = sent_entries(tree, &path, latest_compaction(tree, &path));
     // Each message is read from its own line: big contexts are read on two threads.
     let messages = halves::in_halves(
         &sent,
@@ -212,7 +212,7 @@ impl<'a> Iterator for ContextFromEnd<'a> {
     }
 }
 
-/// The step of the path's latest compaction, as [`settings`] finds it.
+/// The step of the path's latest well-formed compaction.
 fn latest_compaction(tree: &Tree, path: &[usize]) -> Option<usize> {
     path.iter().rposition(|&position| {
         tree.get(position)
@@ -221,13 +221,13 @@ fn latest_compaction(tree: &Tree, path: &[usize]) -> Option<usize> {
 }
 
 /// Sets the context's model (the last `model_change` or assistant message on the path) and
-/// thinking level (the last `thinking_level_change`), and returns the step of the last
-/// compaction. The path is walked back from the leaf and stops once all three are found, so
-/// only the entries that decide them are parsed: the types are known from loading.
-fn settings(tree: &Tree, path: &[usize], context: &mut SessionContext) -> Option<usize> {
-    let (mut model, mut thinking, mut compaction) = (None, None, None);
-    for (step, &position) in path.iter().enumerate().rev() {
-        if model.is_some() && thinking.is_some() && compaction.is_some() {
+/// thinking level (the last `thinking_level_change`). The path is walked back from the leaf
+/// and stops once both are found, so only the entries that decide them are parsed: the types
+/// are known from loading.
+fn settings(tree: &Tree, path: &[usize], context: &mut SessionContext) {
+    let (mut model, mut thinking) = (None, None);
+    for &position in path.iter().rev() {
+        if model.is_some() && thinking.is_some() {
             break;
         }
         let Some(entry) = tree.get(position) else {
@@ -259,7 +259,6 @@ fn settings(tree: &Tree, path: &[usize], context: &mut SessionContext) -> Option
                     });
                 }
             }
-            "compaction" if compaction.is_none() => compaction = Some(step),
             _ => {}
         }
     }
@@ -267,7 +266,6 @@ fn settings(tree: &Tree, path: &[usize], context: &mut SessionContext) -> Option
     if let Some(thinking_level) = thinking {
         context.thinking_level = thinking_level.to_owned();
     }
-    compaction
 }
 
 /// The message one entry contributes, if any (Pi's `sessionEntryToContextMessages` then
