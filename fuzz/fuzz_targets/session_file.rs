@@ -20,7 +20,9 @@ fuzz_target!(|data: &[u8]| {
     drop(file);
     let Ok(session) = pi_session::Session::load(&path) else { return };
     let context = session.context();
-    let from_end: Result<Vec<_>, _> = session.context_from_end().collect();
+    let from_end: Result<Vec<_>, _> = session
+        .context_from_end()
+        .and_then(|from_end| from_end.collect());
     match (&context, &from_end) {
         (Ok(context), Ok(from_end)) => {
             let reversed: Vec<_> = from_end.iter().rev().map(|item| &item.message).collect();
@@ -38,12 +40,13 @@ fuzz_target!(|data: &[u8]| {
         if entry.entry_type() != "message" {
             continue;
         }
-        if let Some(typed) = entry.message() {
-            let slow = serde_json::from_str::<serde_json::Value>(entry.line())
+        if let Ok(Some(typed)) = entry.message() {
+            let line = entry.line().expect("a line read a moment ago reads again");
+            let slow = serde_json::from_str::<serde_json::Value>(&line)
                 .ok()
                 .and_then(|line| line.get("message").cloned())
                 .and_then(|message| serde_json::from_value::<pi_ai::Message>(message).ok());
-            assert_eq!(Some(typed), slow, "line: {}", entry.line());
+            assert_eq!(Some(typed), slow, "line: {line}");
         }
     }
 });

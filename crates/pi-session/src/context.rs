@@ -17,6 +17,7 @@ use crate::entry::{Entry, EntryKind};
 use crate::error::{Result, SessionError};
 use crate::halves;
 use crate::ids::iso_to_millis;
+use crate::line;
 use crate::line_reader;
 use crate::scan::Role;
 use crate::tree::Tree;
@@ -69,21 +70,28 @@ impl SessionContext {
 pub(crate) fn build(tree: &Tree, leaf: Option<usize>) -> Result<SessionContext> {
     let mut context = SessionContext::empty();
     let path = tree.path(leaf);
-    settings(tree, &path, &mut context);
-    let (sent, _) = sent_entries(tree, &path, latest_compaction(tree, &path));
+    settings(tree, &path, &mut context)?;
+    let (sent, _) = sent_entries(tree, &path, latest_compaction(tree, &path))?;
+    let sent: Vec<&Entry> = sent
+        .iter()
+        .filter_map(|&position| tree.get(position))
+        .collect();
     // Each message is read from its own line: big contexts are read on two threads.
     let messages = halves::in_halves(
         &sent,
-        |&position| tree.get(position).map_or(0, |entry| entry.line().len()),
+        |entry| entry.line_len(),
         |part| {
             let mut messages = Vec::with_capacity(part.len());
-            for &position in part {
-                if let Some(entry) = tree.get(position)
-                    && let Some(message) = emit(entry)?
-                {
-                    messages.push((message, entry.id().to_owned()));
-                }
-            }
+            line::for_each_text(
+                part,
+                |entry| entry.stored_line(),
+                |entry, line| {
+                    if let Some(message) = emit_from(entry, line)? {
+                        messages.push((message, entry.id().to_owned()));
+                    }
+                    Ok(())
+                },
+            )?;
             Ok(messages)
         },
         |first: Result<Vec<_>>, second| {
@@ -104,13 +112,13 @@ fn sent_entries(
     tree: &Tree,
     path: &[usize],
     latest_compaction: Option<usize>,
-) -> (Vec<usize>, usize) {
+) -> Result<(Vec<usize>, usize)> {
     let Some(compaction_step) = latest_compaction else {
-        return (path.to_vec(), 0);
+        return Ok((path.to_vec(), 0));
     };
     let compaction_position = path.get(compaction_step).copied();
     let Some(compaction) = compaction_position.and_then(|position| tree.get(position)) else {
-        return (Vec::new(), 0);
+        return Ok((Vec::new(), 0));
     };
     // Pi finds the compaction on the path by id, so with duplicate ids the first entry
     // carrying that id is where "after the compaction" starts.
@@ -120,7 +128,7 @@ fn sent_entries(
         .unwrap_or(compaction_step);
     let mut sent = Vec::with_capacity(path.len());
     sent.extend(compaction_position);
-    let first_kept = match compaction.kind() {
+    let first_kept = match compaction.kind()? {
         EntryKind::Compaction {
             first_kept_entry_id,
             ..
@@ -136,7 +144,7 @@ fn sent_entries(
     }
     let after = sent.len();
     sent.extend_from_slice(path.get(split + 1..).unwrap_or_default());
-    (sent, after)
+    Ok((sent, after))
 }
 
 /// The messages of a leaf's context from the last one back, each read from its entry only
@@ -166,16 +174,16 @@ pub struct ContextMessage<'a> {
 
 impl<'a> ContextFromEnd<'a> {
     /// The context of `leaf`, from its end.
-    pub(crate) fn new(tree: &'a Tree, leaf: Option<usize>) -> Self {
+    pub(crate) fn new(tree: &'a Tree, leaf: Option<usize>) -> Result<Self> {
         let path = tree.path(leaf);
         let latest_compaction = latest_compaction(tree, &path);
-        let (sent, after_compaction) = sent_entries(tree, &path, latest_compaction);
-        Self {
+        let (sent, after_compaction) = sent_entries(tree, &path, latest_compaction)?;
+        Ok(Self {
             tree,
             left: sent.len(),
             sent,
             after_compaction,
-        }
+        })
     }
 }
 
@@ -224,7 +232,7 @@ fn latest_compaction(tree: &Tree, path: &[usize]) -> Option<usize> {
 /// thinking level (the last `thinking_level_change`). The path is walked back from the leaf
 /// and stops once both are found, so only the entries that decide them are parsed: the types
 /// are known from loading.
-fn settings(tree: &Tree, path: &[usize], context: &mut SessionContext) {
+fn settings(tree: &Tree, path: &[usize], context: &mut SessionContext) -> Result<()> {
     let (mut model, mut thinking) = (None, None);
     for &position in path.iter().rev() {
         if model.is_some() && thinking.is_some() {
@@ -238,12 +246,12 @@ fn settings(tree: &Tree, path: &[usize], context: &mut SessionContext) {
         }
         match entry.entry_type() {
             "thinking_level_change" if thinking.is_none() => {
-                if let EntryKind::ThinkingLevelChange { thinking_level } = entry.kind() {
+                if let EntryKind::ThinkingLevelChange { thinking_level } = entry.kind()? {
                     thinking = Some(thinking_level);
                 }
             }
             "model_change" if model.is_none() => {
-                if let EntryKind::ModelChange { provider, model_id } = entry.kind() {
+                if let EntryKind::ModelChange { provider, model_id } = entry.kind()? {
                     model = Some(ModelRef {
                         provider: provider.to_owned(),
                         model_id: model_id.to_owned(),
@@ -251,7 +259,7 @@ fn settings(tree: &Tree, path: &[usize], context: &mut SessionContext) {
                 }
             }
             "message" if model.is_none() && entry.role() == Some(Role::Assistant) => {
-                if let EntryKind::Message(message) = entry.kind() {
+                if let EntryKind::Message(message) = entry.kind()? {
                     let text = |key| message.get(key).and_then(Value::as_str).unwrap_or_default();
                     model = Some(ModelRef {
                         provider: text("provider").to_owned(),
@@ -266,11 +274,20 @@ fn settings(tree: &Tree, path: &[usize], context: &mut SessionContext) {
     if let Some(thinking_level) = thinking {
         context.thinking_level = thinking_level.to_owned();
     }
+    Ok(())
 }
 
 /// The message one entry contributes, if any (Pi's `sessionEntryToContextMessages` then
 /// `convertToLlm`).
 fn emit(entry: &Entry) -> Result<Option<Message>> {
+    if entry.malformed().is_some() {
+        return Ok(None);
+    }
+    emit_from(entry, &entry.line()?)
+}
+
+/// [`emit`] for an entry whose line, `line`, was read already.
+fn emit_from(entry: &Entry, line: &str) -> Result<Option<Message>> {
     if entry.malformed().is_some() {
         return Ok(None);
     }
@@ -282,15 +299,15 @@ fn emit(entry: &Entry) -> Result<Option<Message>> {
     Ok(match entry.entry_type() {
         "message" => match entry.role() {
             Some(role @ (Role::User | Role::Assistant | Role::ToolResult)) => {
-                match typed_message(entry.line(), role) {
+                match typed_message(line, role) {
                     Some(message) => Some(message),
-                    None => stored_message(entry, entry_millis).map_err(bad_message)?,
+                    None => stored_message(entry, entry_millis)?,
                 }
             }
-            _ => stored_message(entry, entry_millis).map_err(bad_message)?,
+            _ => stored_message(entry, entry_millis)?,
         },
         // Only these types send anything: the others are not parsed at all.
-        "custom_message" | "branch_summary" | "compaction" => match entry.kind() {
+        "custom_message" | "branch_summary" | "compaction" => match entry.kind()? {
             EntryKind::CustomMessage { content, .. } => {
                 let content = content.cloned().unwrap_or_else(|| Value::Array(Vec::new()));
                 Some(custom_to_user(content, entry_millis()).map_err(bad_message)?)
@@ -339,12 +356,14 @@ pub(crate) fn typed_message(line: &str, role: Role) -> Option<Message> {
 
 /// A `message` entry through its parsed `Value` (for the coding agent's own roles, and for
 /// user, assistant and tool-result messages the typed read refused).
-fn stored_message(
-    entry: &Entry,
-    entry_millis: impl Fn() -> u64,
-) -> Result<Option<Message>, serde_json::Error> {
-    match entry.kind() {
-        EntryKind::Message(message) => message_to_llm(message, entry_millis),
+fn stored_message(entry: &Entry, entry_millis: impl Fn() -> u64) -> Result<Option<Message>> {
+    match entry.kind()? {
+        EntryKind::Message(message) => {
+            message_to_llm(message, entry_millis).map_err(|source| SessionError::BadMessage {
+                entry_id: entry.id().to_owned(),
+                source,
+            })
+        }
         _ => Ok(None),
     }
 }

@@ -1,15 +1,22 @@
 //! One entry line: `{type, id, parentId, timestamp, ...}`. The entry IS its line, kept byte
-//! for byte as read (in the file's buffer, shared, not copied), so fields and entry types this
-//! crate does not know survive a rewrite untouched. Loading reads only what the tree needs
-//! from it (see `scan.rs`); the whole JSON object is parsed on the first call that asks for it
-//! ([`Entry::kind`], [`Entry::field`], [`Entry::as_map`]) and kept, and a context parses a
-//! message straight into its typed form from the line (see `context.rs`).
+//! for byte as read, so fields and entry types this crate does not know survive a rewrite
+//! untouched. A loaded `message` entry's line stays in the session file and is read again when
+//! asked for; other lines are in memory (`line.rs`). Loading reads only what the tree needs
+//! from a line (see `scan.rs`); the whole JSON object is parsed on the first call that asks
+//! for it ([`Entry::kind`], [`Entry::field`], [`Entry::as_map`]) and kept, and a context
+//! parses a message straight into its typed form from the line (see `context.rs`).
+//!
+//! What reads the line can fail (the file was rewritten since it was loaded, or a disk
+//! error), so those calls return a [`Result`].
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use serde_json::{Map, Value};
 
+use crate::error::Result;
+use crate::line::{Line, SourceFile};
 use crate::scan::{self, Facts, Present, Role, Scanned};
 
 /// An entry of the session tree.
@@ -41,46 +48,14 @@ pub enum NotAnEntry {
     NoId,
 }
 
-/// Where an entry's line is: a range of a shared buffer (the file as read, or the line itself
-/// for an entry built here). Loading 50 MB copies nothing per line.
-#[derive(Clone)]
-pub(crate) struct Line {
-    buffer: Arc<String>,
-    start: usize,
-    end: usize,
-}
-
-impl Line {
-    /// The bytes `start..end` of `buffer`, which must hold one line there.
-    pub(crate) fn new(buffer: Arc<String>, start: usize, end: usize) -> Self {
-        Self { buffer, start, end }
-    }
-
-    fn whole(text: String) -> Self {
-        let end = text.len();
-        Self::new(Arc::new(text), 0, end)
-    }
-
-    pub(crate) fn as_str(&self) -> &str {
-        self.buffer.get(self.start..self.end).unwrap_or_default()
-    }
-}
-
 impl fmt::Debug for Entry {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         formatter
             .debug_struct("Entry")
             .field("id", &self.id)
             .field("parent_id", &self.parent_id)
-            .field("line", &self.line.as_str())
+            .field("line", &self.line)
             .finish()
-    }
-}
-
-/// Two entries are equal when their lines are: the line is the whole entry.
-impl PartialEq for Entry {
-    fn eq(&self, other: &Self) -> bool {
-        self.line.as_str() == other.line.as_str()
     }
 }
 
@@ -185,32 +160,52 @@ impl Entry {
     }
 
     /// The line as read from (or written to) the file, without its newline: the entry itself.
-    pub fn line(&self) -> &str {
-        self.line.as_str()
+    /// Read from the file again for a loaded `message` entry.
+    pub fn line(&self) -> Result<Cow<'_, str>> {
+        self.line.text()
+    }
+
+    /// Where the line is.
+    pub(crate) fn stored_line(&self) -> &Line {
+        &self.line
+    }
+
+    /// The entry with its line, if it is left in a file, read from `offset` of `source` from
+    /// now on: the line was copied there.
+    pub(crate) fn moved_to(mut self, source: &Arc<SourceFile>, offset: u64) -> Self {
+        self.line = self.line.moved_to(source, offset);
+        self
+    }
+
+    /// The line's length in bytes (without reading it).
+    pub fn line_len(&self) -> usize {
+        self.line.len()
     }
 
     /// The whole JSON object, unknown fields included (parsed from the line on first use).
-    pub fn as_map(&self) -> &Map<String, Value> {
-        self.object.get_or_init(|| {
-            // The line was read as a JSON object; an empty map only if that changed.
-            serde_json::from_str(self.line.as_str()).unwrap_or_default()
-        })
+    pub fn as_map(&self) -> Result<&Map<String, Value>> {
+        if let Some(object) = self.object.get() {
+            return Ok(object);
+        }
+        // The line was read as a JSON object; an empty map only if that changed.
+        let object = serde_json::from_str(&self.line()?).unwrap_or_default();
+        Ok(self.object.get_or_init(|| object))
     }
 
     /// One field of the object.
-    pub fn field(&self, key: &str) -> Option<&Value> {
-        self.as_map().get(key)
+    pub fn field(&self, key: &str) -> Result<Option<&Value>> {
+        Ok(self.as_map()?.get(key))
     }
 
     /// The message of a `message` entry from a user, the assistant or a tool, read straight
     /// from the line into its typed form (no JSON value of the entry is built or kept).
     /// `None` for other entries and roles, and for a message that does not read this way (a
     /// `content: null`, a missing field): [`Entry::kind`] has its JSON then.
-    pub fn message(&self) -> Option<pi_ai::Message> {
-        if self.malformed.is_some() {
-            return None;
-        }
-        crate::context::typed_message(self.line(), self.role?)
+    pub fn message(&self) -> Result<Option<pi_ai::Message>> {
+        let Some(role) = self.role.filter(|_| self.malformed.is_none()) else {
+            return Ok(None);
+        };
+        Ok(crate::context::typed_message(&self.line()?, role))
     }
 
     /// The role of a `message` entry's message, read at load.
@@ -227,27 +222,32 @@ impl Entry {
     /// [`EntryKind::Compaction`]), without parsing any other type's line: a walk back to the
     /// last compaction stays cheap over a long session.
     pub fn is_compaction(&self) -> bool {
-        self.entry_type() == "compaction" && matches!(self.kind(), EntryKind::Compaction { .. })
+        self.entry_type() == "compaction" && matches!(self.kind(), Ok(EntryKind::Compaction { .. }))
     }
 
     /// The typed view of this entry. A known type whose required fields are missing or of the
     /// wrong type is [`EntryKind::Malformed`]: kept in the file, left out of the context.
-    pub fn kind(&self) -> EntryKind<'_> {
+    pub fn kind(&self) -> Result<EntryKind<'_>> {
         if let Some(missing) = self.malformed {
-            return EntryKind::Malformed {
+            return Ok(EntryKind::Malformed {
                 entry_type: self.entry_type(),
                 missing,
-            };
+            });
         }
-        self.kind_checked()
+        let raw = self.as_map()?;
+        Ok(self
+            .kind_checked(raw)
             .unwrap_or_else(|missing| EntryKind::Malformed {
                 entry_type: self.entry_type(),
                 missing,
-            })
+            }))
     }
 
-    fn kind_checked(&self) -> Result<EntryKind<'_>, &'static str> {
-        let raw = self.as_map();
+    fn kind_checked<'a>(
+        &'a self,
+        raw: &'a Map<String, Value>,
+    ) -> Result<EntryKind<'a>, &'static str> {
+        let text = |key| raw.get(key).and_then(Value::as_str);
         Ok(match self.entry_type() {
             "message" => EntryKind::Message(
                 raw.get("message")
@@ -255,15 +255,15 @@ impl Entry {
                     .ok_or("message")?,
             ),
             "model_change" => EntryKind::ModelChange {
-                provider: self.str("provider").ok_or("provider")?,
-                model_id: self.str("modelId").ok_or("modelId")?,
+                provider: text("provider").ok_or("provider")?,
+                model_id: text("modelId").ok_or("modelId")?,
             },
             "thinking_level_change" => EntryKind::ThinkingLevelChange {
-                thinking_level: self.str("thinkingLevel").ok_or("thinkingLevel")?,
+                thinking_level: text("thinkingLevel").ok_or("thinkingLevel")?,
             },
             "compaction" => EntryKind::Compaction {
-                summary: self.str("summary").ok_or("summary")?,
-                first_kept_entry_id: self.str("firstKeptEntryId"),
+                summary: text("summary").ok_or("summary")?,
+                first_kept_entry_id: text("firstKeptEntryId"),
                 tokens_before: raw.get("tokensBefore").and_then(Value::as_f64),
                 details: raw.get("details"),
                 from_hook: raw
@@ -272,51 +272,45 @@ impl Entry {
                     .unwrap_or(false),
             },
             "branch_summary" => EntryKind::BranchSummary {
-                from_id: self.str("fromId").unwrap_or("root"),
-                summary: self.str("summary").unwrap_or_default(),
+                from_id: text("fromId").unwrap_or("root"),
+                summary: text("summary").unwrap_or_default(),
                 details: raw.get("details"),
             },
             "custom" => EntryKind::Custom {
-                custom_type: self.str("customType").ok_or("customType")?,
+                custom_type: text("customType").ok_or("customType")?,
                 data: raw.get("data"),
             },
             "custom_message" => EntryKind::CustomMessage {
-                custom_type: self.str("customType").ok_or("customType")?,
+                custom_type: text("customType").ok_or("customType")?,
                 content: raw.get("content"),
                 display: raw.get("display").and_then(Value::as_bool).unwrap_or(false),
                 details: raw.get("details"),
             },
             "label" => EntryKind::Label {
-                target_id: self.str("targetId").ok_or("targetId")?,
+                target_id: text("targetId").ok_or("targetId")?,
                 // A missing or empty label clears the target's label.
-                label: self.str("label").filter(|label| !label.is_empty()),
+                label: text("label").filter(|label| !label.is_empty()),
             },
-            "session_info" => EntryKind::SessionInfo {
-                name: self.str("name"),
-            },
+            "session_info" => EntryKind::SessionInfo { name: text("name") },
             other => EntryKind::Unknown(other),
         })
     }
 
     /// The same entry moved to `id` under `parent_id` (a fork re-chains what it copies).
-    pub(crate) fn with_tree_position(&self, id: String, parent_id: Option<String>) -> Self {
-        let mut raw = self.as_map().clone();
+    pub(crate) fn with_tree_position(&self, id: String, parent_id: Option<String>) -> Result<Self> {
+        let mut raw = self.as_map()?.clone();
         raw.insert("id".into(), id.into());
         raw.insert(
             "parentId".into(),
             parent_id.map_or(Value::Null, Value::String),
         );
         // `type` stays a string and `id` is one: this is an entry.
-        Self::from_map(raw).unwrap_or_else(|_| self.clone())
+        Ok(Self::from_map(raw).unwrap_or_else(|_| self.clone()))
     }
 
     /// The line as written to the file (without its newline).
-    pub fn to_line(&self) -> Result<String, serde_json::Error> {
-        Ok(self.line().to_owned())
-    }
-
-    fn str(&self, key: &str) -> Option<&str> {
-        self.as_map().get(key).and_then(Value::as_str)
+    pub fn to_line(&self) -> Result<String> {
+        Ok(self.line()?.into_owned())
     }
 }
 
@@ -473,7 +467,8 @@ mod tests {
         ];
         for line in lines {
             let entry = read(line);
-            assert_eq!(entry.malformed(), entry.kind_checked().err(), "{line}");
+            let raw = entry.as_map().unwrap();
+            assert_eq!(entry.malformed(), entry.kind_checked(raw).err(), "{line}");
         }
     }
 
@@ -489,7 +484,7 @@ mod tests {
         ];
         for line in lines {
             let entry = read(line);
-            let expected = matches!(read(line).kind(), EntryKind::Compaction { .. });
+            let expected = matches!(read(line).kind(), Ok(EntryKind::Compaction { .. }));
             assert_eq!(entry.is_compaction(), expected, "{line}");
             if entry.entry_type() != "compaction" {
                 assert!(entry.object.get().is_none(), "parsed: {line}");
@@ -502,11 +497,14 @@ mod tests {
         let mut fields = Map::new();
         fields.insert("summary".into(), "s".into());
         let built = Entry::build("compaction", "abcd1234".into(), None, "t".into(), fields);
+        let line = built.line().unwrap();
         assert_eq!(
-            built.line(),
+            line,
             r#"{"type":"compaction","id":"abcd1234","parentId":null,"timestamp":"t","summary":"s"}"#
         );
-        assert_eq!(built, read(built.line()));
+        let again = read(&line);
+        assert_eq!(again.line().unwrap(), line);
+        assert_eq!(again.as_map().unwrap(), built.as_map().unwrap());
         assert_eq!(built.malformed(), None);
         assert_eq!(built.timestamp(), Some("t"));
     }

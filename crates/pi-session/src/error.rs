@@ -116,6 +116,15 @@ pub enum SessionError {
         #[source]
         source: serde_json::Error,
     },
+    /// The file was changed in place since it was loaded: a line loaded from it is no longer
+    /// there (a file only appended to, renamed or deleted stays readable).
+    #[error("{} changed on disk since it was loaded: the entry read at byte {offset} is no longer there; load the session again", path.display())]
+    ChangedOnDisk {
+        /// The file.
+        path: PathBuf,
+        /// Where the line was.
+        offset: u64,
+    },
     /// A value to be written cannot be turned into JSON.
     #[error("cannot write the entry as JSON")]
     Encode {

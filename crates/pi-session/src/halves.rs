@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 /// From this many bytes of input on, a second thread takes half; below it, starting a thread
 /// costs more than it saves (tens of microseconds against a millisecond of parsing).
-const PARALLEL_BYTES: usize = 1 << 20;
+pub(crate) const PARALLEL_BYTES: usize = 1 << 20;
 
 /// `work` on all of `items`, in order: on the calling thread alone when the items weigh less
 /// than [`PARALLEL_BYTES`] (by `bytes`, each item's size) or only one core is there, else on the

@@ -32,6 +32,7 @@ mod error;
 mod halves;
 mod header;
 mod ids;
+mod line;
 mod line_reader;
 mod lines;
 mod list;

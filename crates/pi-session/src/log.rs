@@ -21,7 +21,7 @@ use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
 use crate::error::{NotASessionReason, Result, SessionError};
-use crate::text_file::{self, Piece};
+use crate::text_file::ReadEnd;
 
 /// Session files are private to their owner: they hold whole conversations.
 const NEW_FILE_MODE: u32 = 0o600;
@@ -88,18 +88,21 @@ impl LogFile {
         Ok(log)
     }
 
-    /// Opens an existing file for appending, locks it and returns its bytes, in pieces.
-    pub(crate) fn open(path: &Path) -> Result<(Self, Vec<Piece>)> {
-        let mut log = Self::open_locked(path)?;
-        let pieces =
-            text_file::read_pieces(&log.file).map_err(|e| SessionError::io("read", path, e))?;
-        log.len = pieces
-            .iter()
-            .map(|piece| piece.as_bytes().len() as u64)
-            .sum();
-        let last_byte = pieces.last().and_then(|piece| piece.as_bytes().last());
-        log.needs_newline = last_byte.is_some_and(|&byte| byte != b'\n');
-        Ok((log, pieces))
+    /// Opens an existing file for appending and locks it; the caller reads it through
+    /// [`LogFile::file`] and says where it ended with [`LogFile::read_to`].
+    pub(crate) fn open(path: &Path) -> Result<Self> {
+        Self::open_locked(path)
+    }
+
+    /// The open file, for reading.
+    pub(crate) fn file(&self) -> &File {
+        &self.file
+    }
+
+    /// Records where reading the file ended: the next append goes there, on a fresh line.
+    pub(crate) fn read_to(&mut self, end: ReadEnd) {
+        self.len = end.end;
+        self.needs_newline = end.last_byte.is_some_and(|byte| byte != b'\n');
     }
 
     /// Opens and locks `path`; its length and last byte come from the file's metadata until

@@ -38,6 +38,7 @@
 //! Versions 1 and 2 are rare and old: they are parsed into `Value`s, migrated and written out
 //! as new lines.
 
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -46,10 +47,11 @@ use serde_json::Value;
 use crate::entry::Entry;
 use crate::error::{NotASessionReason, Result, SessionError};
 use crate::header::{CURRENT_VERSION, SessionHeader};
-use crate::lines::{self, RawLine};
+use crate::line::SourceFile;
+use crate::lines;
 use crate::migrate;
 use crate::report::{LoadReport, SkippedLine, TornTail};
-use crate::text_file::Piece;
+use crate::text_file::{self, LineText, RawLine, ReadEnd};
 
 /// A line of the file that is kept verbatim when the file is rewritten (only a migration
 /// rewrites): a skipped line and where it stood among the entries.
@@ -71,46 +73,53 @@ pub(crate) struct ParsedFile {
     pub(crate) report: LoadReport,
     /// Lines to keep if the file is rewritten.
     pub(crate) kept: Vec<KeptLine>,
+    /// Where the file ended when read.
+    pub(crate) end: ReadEnd,
 }
 
-/// Parses the file read from `path` (in pieces, `text_file.rs`); version 1 and 2 files are
-/// migrated in memory.
-pub(crate) fn parse(path: &Path, pieces: Vec<Piece>) -> Result<ParsedFile> {
-    if pieces.iter().all(|piece| piece.as_bytes().is_empty()) {
-        return Err(not_a_session(path, NotASessionReason::Empty));
-    }
-    let (buffers, raw_lines) = lines::split(pieces);
+/// Parses the session file `source` (opened at `path`); version 1 and 2 files are migrated in
+/// memory.
+pub(crate) fn parse(path: &Path, source: &Arc<SourceFile>) -> Result<ParsedFile> {
+    let read_error = |error| SessionError::io("read", path, error);
     let mut report = LoadReport::default();
     let mut kept = Vec::new();
-    let mut header = None;
-    let mut rest = raw_lines.as_slice();
-    while let Some((line, after)) = rest.split_first() {
-        rest = after;
-        let Some(text) = line.text(&buffers) else {
-            skip_bad_utf8(line, 0, &mut report, &mut kept);
-            continue;
+    let mut header = Ok(None);
+    let header_end = text_file::for_each_line(source.file(), 0, None, 0, |line, text| {
+        let text = match text {
+            Ok(text) => text,
+            Err(bytes) => {
+                skip_bad_utf8(&line, bytes, 0, &mut report, &mut kept);
+                return ControlFlow::Continue(());
+            }
         };
         if text.bytes().all(|byte| byte.is_ascii_whitespace()) {
-            continue;
+            return ControlFlow::Continue(());
         }
         match serde_json::from_str::<Value>(text) {
             // The first JSON line decides whether this is a session at all.
-            Ok(value) => match SessionHeader::from_value(value) {
-                Some(found) => {
-                    header = Some(found);
-                    break;
-                }
-                None => return Err(not_a_session(path, NotASessionReason::NoHeader)),
-            },
-            Err(error) => skip_not_json(line, text.as_bytes(), &error, 0, &mut report, &mut kept),
+            Ok(value) => {
+                header = SessionHeader::from_value(value).map(Some).ok_or(());
+                ControlFlow::Break(())
+            }
+            Err(error) => {
+                skip_not_json(&line, text.as_bytes(), &error, 0, &mut report, &mut kept);
+                ControlFlow::Continue(())
+            }
         }
-    }
-    let Some(mut header) = header else {
-        return Err(not_a_session(path, NotASessionReason::NoJson));
+    })
+    .map_err(read_error)?;
+    let mut header = match header {
+        Ok(Some(header)) => header,
+        Err(()) => return Err(not_a_session(path, NotASessionReason::NoHeader)),
+        Ok(None) if header_end.end == 0 => {
+            return Err(not_a_session(path, NotASessionReason::Empty));
+        }
+        Ok(None) => return Err(not_a_session(path, NotASessionReason::NoJson)),
     };
     let version = header.version();
     if version >= CURRENT_VERSION {
-        let read = lines::read_entries(&buffers, rest);
+        let (read, end) =
+            lines::read_entries(source, header_end.end, header_end.lines).map_err(read_error)?;
         report.skipped.extend(read.report.skipped);
         report.torn_tail = report.torn_tail.or(read.report.torn_tail);
         kept.extend(read.kept);
@@ -120,9 +129,22 @@ pub(crate) fn parse(path: &Path, pieces: Vec<Piece>) -> Result<ParsedFile> {
             lines: read.lines,
             report,
             kept,
+            end: ended(header_end, end),
         });
     }
-    let (entries, lines) = migrate_lines(&buffers, rest, version, &mut report, &mut kept);
+    let mut values = Vec::new();
+    let end = text_file::for_each_line(
+        source.file(),
+        header_end.end,
+        None,
+        header_end.lines,
+        |line, text| {
+            read_old_line(line, text, &mut values, &mut report, &mut kept);
+            ControlFlow::Continue(())
+        },
+    )
+    .map_err(read_error)?;
+    let (entries, lines) = migrate_values(values, version, &mut report, &mut kept);
     header.set_version(CURRENT_VERSION);
     report.migrated_from = Some(version);
     Ok(ParsedFile {
@@ -131,57 +153,71 @@ pub(crate) fn parse(path: &Path, pieces: Vec<Piece>) -> Result<ParsedFile> {
         lines,
         report,
         kept,
+        end: ended(header_end, end),
     })
 }
 
-/// The entries of a version 1 or 2 file, parsed as `Value`s, migrated and written out anew.
-fn migrate_lines(
-    buffers: &[Arc<String>],
-    raw_lines: &[RawLine],
+/// Where the file ended: after the entries read on from the header, or after the header.
+fn ended(header_end: ReadEnd, end: ReadEnd) -> ReadEnd {
+    if end.lines == 0 { header_end } else { end }
+}
+
+/// A line of a version 1 or 2 file after its header, kept as a `Value` with its line number
+/// and offset to be migrated, or reported as skipped.
+fn read_old_line(
+    line: RawLine,
+    text: LineText<'_>,
+    values: &mut Vec<(usize, u64, Value)>,
+    report: &mut LoadReport,
+    kept: &mut Vec<KeptLine>,
+) {
+    // Kept lines count values here; `migrate_values` moves them to count entries.
+    let text = match text {
+        Ok(text) => text,
+        Err(bytes) => return skip_bad_utf8(&line, bytes, values.len(), report, kept),
+    };
+    if text.bytes().all(|byte| byte.is_ascii_whitespace()) {
+        return;
+    }
+    let value = match serde_json::from_str::<Value>(text) {
+        Ok(value) => value,
+        Err(error) => {
+            return skip_not_json(&line, text.as_bytes(), &error, values.len(), report, kept);
+        }
+    };
+    let skip_reason = match &value {
+        Value::Object(map) if map.get("type").and_then(Value::as_str) == Some("session") => {
+            Some("a second session header (Pi ignores it)")
+        }
+        Value::Object(_) => None,
+        _ => Some("not a JSON object"),
+    };
+    match skip_reason {
+        Some(reason) => skip(
+            &line,
+            reason.to_owned(),
+            text.as_bytes(),
+            values.len(),
+            report,
+            kept,
+        ),
+        None => values.push((line.number, line.offset, value)),
+    }
+}
+
+/// The entries of a version 1 or 2 file from its lines' `Value`s (with their line numbers
+/// and offsets), migrated and written out anew. The `kept` lines count values on entry (those
+/// before the header count none) and entries on return.
+fn migrate_values(
+    values: Vec<(usize, u64, Value)>,
     version: u64,
     report: &mut LoadReport,
     kept: &mut Vec<KeptLine>,
 ) -> (Vec<Entry>, Vec<usize>) {
-    // Kept lines count values here; they are moved to count entries below.
-    let first_kept = kept.len();
-    let mut values: Vec<(usize, Value)> = Vec::new();
-    let mut offsets = Vec::new();
-    for line in raw_lines {
-        let Some(text) = line.text(buffers) else {
-            skip_bad_utf8(line, values.len(), report, kept);
-            continue;
-        };
-        if text.bytes().all(|byte| byte.is_ascii_whitespace()) {
-            continue;
-        }
-        let value = match serde_json::from_str::<Value>(text) {
-            Ok(value) => value,
-            Err(error) => {
-                skip_not_json(line, text.as_bytes(), &error, values.len(), report, kept);
-                continue;
-            }
-        };
-        let skip_reason = match &value {
-            Value::Object(map) if map.get("type").and_then(Value::as_str) == Some("session") => {
-                Some("a second session header (Pi ignores it)")
-            }
-            Value::Object(_) => None,
-            _ => Some("not a JSON object"),
-        };
-        if let Some(reason) = skip_reason {
-            skip(
-                line,
-                reason.to_owned(),
-                text.as_bytes(),
-                values.len(),
-                report,
-                kept,
-            );
-            continue;
-        }
-        values.push((line.number, value));
-        offsets.push(line.offset);
-    }
+    let (mut values, offsets): (Vec<(usize, Value)>, Vec<u64>) = values
+        .into_iter()
+        .map(|(line, offset, value)| ((line, value), offset))
+        .unzip();
     migrate::to_current(version, &mut values);
 
     let mut entries = Vec::with_capacity(values.len());
@@ -201,7 +237,7 @@ fn migrate_lines(
             Err(error) => {
                 report.skipped.push(SkippedLine {
                     line,
-                    offset: offset as u64,
+                    offset,
                     reason: format!("not an entry: {error}"),
                 });
                 not_entries.push(KeptLine {
@@ -212,7 +248,7 @@ fn migrate_lines(
         }
     }
     entries_before_value.push(entries.len());
-    for line in kept.iter_mut().skip(first_kept) {
+    for line in kept.iter_mut() {
         line.entries_before = entries_before_value
             .get(line.entries_before)
             .copied()
@@ -236,7 +272,7 @@ pub(crate) fn skip_not_json(
 ) {
     if line.torn {
         report.torn_tail = Some(TornTail {
-            offset: line.offset as u64,
+            offset: line.offset,
             len: line.len as u64,
         });
         kept.push(KeptLine {
@@ -249,14 +285,15 @@ pub(crate) fn skip_not_json(
     }
 }
 
-/// Records a line that is not UTF-8 (so not JSON), after `entries_before` entries.
+/// Records a line that is not UTF-8 (so not JSON), its `bytes`, after `entries_before`
+/// entries.
 pub(crate) fn skip_bad_utf8(
     line: &RawLine,
+    bytes: &[u8],
     entries_before: usize,
     report: &mut LoadReport,
     kept: &mut Vec<KeptLine>,
 ) {
-    let bytes = line.bad_bytes().unwrap_or_default();
     // serde_json says where the line stops being JSON, as for any other bad line.
     let error = match serde_json::from_slice::<Value>(bytes) {
         Err(error) => error.to_string(),
@@ -276,7 +313,7 @@ pub(crate) fn skip(
 ) {
     report.skipped.push(SkippedLine {
         line: line.number,
-        offset: line.offset as u64,
+        offset: line.offset,
         reason,
     });
     kept.push(KeptLine {

@@ -3,6 +3,7 @@
 //! both the file and the session as they were.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -11,11 +12,12 @@ use crate::entry::Entry;
 use crate::error::{Result, SessionError};
 use crate::header::SessionHeader;
 use crate::ids::{new_entry_id, new_session_id, now_iso};
+use crate::line::{self, SourceFile};
 use crate::log::LogFile;
 use crate::parse::{self, ParsedFile};
 use crate::paths::session_file_name;
 use crate::report::LoadReport;
-use crate::text_file;
+use crate::text_file::ReadEnd;
 use crate::tree::{CycleFound, Tree};
 
 mod append;
@@ -73,15 +75,28 @@ impl Session {
     /// rewritten as version 3 (atomically, keeping every line). A file that is not a session
     /// is refused and left untouched.
     pub fn open(path: &Path) -> Result<Self> {
-        let (log, pieces) = LogFile::open(path)?;
-        let parsed = parse::parse(path, pieces)?;
+        let mut log = LogFile::open(path)?;
+        // The load's lines are read again through a handle of their own on the same open
+        // file, which stays readable if the path is renamed or deleted.
+        let reader = log
+            .file()
+            .try_clone()
+            .map_err(|e| SessionError::io("open", path, e))?;
+        let parsed = parse::parse(path, &Arc::new(SourceFile::new(reader, path)))?;
+        log.read_to(parsed.end);
         if parsed.report.migrated_from.is_none() {
             return Self::from_parsed(parsed, Storage::Open(log), path);
         }
+        // A migrated file's entries are all in memory: none refers to the file replaced here.
         let content = rewrite_content(&parsed)?;
         drop(log);
         LogFile::replace(path, &content)?;
-        let (log, _) = LogFile::open(path)?;
+        let mut log = LogFile::open(path)?;
+        log.read_to(ReadEnd {
+            end: content.len() as u64,
+            lines: 0,
+            last_byte: content.last().copied(),
+        });
         Self::from_parsed(parsed, Storage::Open(log), path)
     }
 
@@ -98,9 +113,7 @@ impl Session {
                 reason: crate::error::NotASessionReason::NotARegularFile,
             });
         }
-        let pieces =
-            text_file::read_pieces(&file).map_err(|e| SessionError::io("read", path, e))?;
-        let parsed = parse::parse(path, pieces)?;
+        let parsed = parse::parse(path, &Arc::new(SourceFile::new(file, path)))?;
         Self::from_parsed(parsed, Storage::ReadOnly(path.to_path_buf()), path)
     }
 
@@ -173,10 +186,27 @@ impl Session {
         };
         let path = path.clone();
         let mut content = header_line(&self.header)?;
-        for entry in &entries {
-            content.push_str(entry.line());
+        let mut offsets = Vec::with_capacity(entries.len());
+        line::for_each_text(&entries, Entry::stored_line, |_, line| {
+            offsets.push(content.len() as u64);
+            content.push_str(line);
             content.push('\n');
-        }
+            Ok(())
+        })?;
+        let log = LogFile::create(&path, content.as_bytes())?;
+        drop(content);
+        // The copied lines that were left in the source file are read from the new file from
+        // now on: this session no longer depends on the file it was copied from.
+        let reader = log
+            .file()
+            .try_clone()
+            .map_err(|e| SessionError::io("open", &path, e))?;
+        let source = Arc::new(SourceFile::new(reader, &path));
+        let entries = entries
+            .into_iter()
+            .zip(offsets)
+            .map(|(entry, offset)| entry.moved_to(&source, offset))
+            .collect();
         let mut report = LoadReport::default();
         let tree = Tree::build(entries, &[], &mut report).map_err(|CycleFound(ids)| {
             SessionError::Cycle {
@@ -184,7 +214,6 @@ impl Session {
                 ids,
             }
         })?;
-        let log = LogFile::create(&path, content.as_bytes())?;
         self.tree = tree;
         self.storage = Storage::Open(log);
         Ok(self)
@@ -259,7 +288,7 @@ impl Session {
     /// only when the iterator gets to it: a caller that needs only the context's end (the
     /// last response's usage and what came after it, as the compaction check does) reads
     /// only those entries, not the whole context.
-    pub fn context_from_end(&self) -> ContextFromEnd<'_> {
+    pub fn context_from_end(&self) -> Result<ContextFromEnd<'_>> {
         ContextFromEnd::new(&self.tree, self.tree.leaf())
     }
 
@@ -280,7 +309,9 @@ impl Session {
             .iter()
             .rev()
             .find(|entry| entry.entry_type() == "session_info")
-            .and_then(|entry| entry.field("name"))
+            // A `session_info` line is in memory (only message lines stay in the file), so
+            // reading it cannot fail.
+            .and_then(|entry| entry.field("name").ok().flatten())
             .and_then(Value::as_str)
             .map(str::trim)
             .filter(|name| !name.is_empty())
@@ -353,7 +384,7 @@ impl Session {
             let entry = if entry.parent_id() == previous.as_deref() {
                 entry.clone()
             } else {
-                entry.with_tree_position(entry.id().to_owned(), previous.clone())
+                entry.with_tree_position(entry.id().to_owned(), previous.clone())?
             };
             previous = Some(entry.id().to_owned());
             kept.push(entry);
@@ -439,7 +470,7 @@ fn rewrite_content(parsed: &ParsedFile) -> Result<Vec<u8>> {
             content.extend_from_slice(&line.bytes);
             content.push(b'\n');
         }
-        content.extend_from_slice(entry.line().as_bytes());
+        content.extend_from_slice(entry.line()?.as_bytes());
         content.push(b'\n');
     }
     for line in kept {

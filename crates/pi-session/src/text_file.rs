@@ -1,126 +1,174 @@
-//! Reading a whole session file into memory as text, in pieces that each end at a line end.
+//! Reading a session file line by line through one small buffer that is reused.
 //!
-//! Why pieces: at 50 MB, copying the file out of the page cache into fresh memory was most of
-//! a load (one `read` of a 52 MB file took ~32 ms here, mostly the kernel faulting in the
-//! buffer's pages, and checking it as UTF-8 another ~8 ms, both on one core). A big file is
-//! read as two pieces on two threads, split just after a newline near its middle, and each
-//! thread checks its own piece as UTF-8 and finds its newlines: no line straddles two pieces,
-//! and a newline is never inside a multi-byte character, so each piece is valid text on its
-//! own when the file is. Reading in pieces small enough to stay in a core's cache was tried
-//! and was slower (load at 10,000 entries ~15 ms -> ~30 ms): each small buffer is zeroed and
-//! faulted in by the program before the read instead of by the kernel during it.
+//! Why not the whole file at once: at 50 MB, reading the file into fresh memory was most of a
+//! load in a fresh process (the kernel maps one fresh page per 4 KB of the copy: ~14,900 page
+//! faults, 49 ms of system time in an 89 ms process). A buffer of [`BUFFER_BYTES`], reused
+//! for every part of the file, is faulted in once and stays in the core's cache. Each part
+//! read ends at its last newline; what follows is moved to the buffer's start and read on with
+//! the next part, and a line longer than the buffer grows it. A part's complete lines are
+//! checked as UTF-8 at once, and its newlines found with `memchr`.
 //!
-//! A file that changes while it is read (another program appending or rewriting it) is read
-//! again from the start in one piece, as a plain `read` would have seen it.
+//! Reading goes to the file's end as it is when reached, not to a length taken before: lines
+//! another program appends meanwhile are read, as a plain `read` would have read them.
 
 use std::fs::File;
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io;
+use std::ops::ControlFlow;
 use std::os::unix::fs::FileExt;
-use std::string::FromUtf8Error;
 
-use crate::halves;
+/// The reading buffer's size: big enough that a system call per part costs nothing beside the
+/// work on its lines, small enough to stay in a core's cache.
+pub(crate) const BUFFER_BYTES: usize = 1 << 20;
 
-/// From this many bytes on, a file is read in two pieces on two threads; below it, a thread
-/// costs more than it saves.
-const SPLIT_BYTES: u64 = 4 << 20;
-
-/// How much is read at a time while looking for the newline to split at.
+/// How much is read at a time while looking for a newline to split a file at.
 const PROBE_BYTES: usize = 64 << 10;
 
-/// A part of a file: its text (or its bytes when they are not all UTF-8) and where its
-/// newlines are, found by the thread that read it.
-#[derive(Debug)]
-pub(crate) struct Piece {
-    text: Result<String, FromUtf8Error>,
-    newlines: Vec<usize>,
+/// One line of the file, without its newline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct RawLine {
+    /// 1-based line number.
+    pub(crate) number: usize,
+    /// Byte offset of its start in the file.
+    pub(crate) offset: u64,
+    /// Its length in bytes.
+    pub(crate) len: usize,
+    /// It is the file's last line and has no newline after it.
+    pub(crate) torn: bool,
 }
 
-impl Piece {
-    fn new(bytes: Vec<u8>) -> Self {
-        let newlines = memchr::memchr_iter(b'\n', &bytes).collect();
-        Self {
-            text: String::from_utf8(bytes),
-            newlines,
-        }
-    }
+/// A line's content: its text, or its bytes when they are not UTF-8.
+pub(crate) type LineText<'a> = Result<&'a str, &'a [u8]>;
 
-    /// Its bytes.
-    pub(crate) fn as_bytes(&self) -> &[u8] {
-        match &self.text {
-            Ok(text) => text.as_bytes(),
-            Err(error) => error.as_bytes(),
-        }
-    }
-
-    /// The offsets of its newlines, in order.
-    pub(crate) fn newlines(&self) -> &[usize] {
-        &self.newlines
-    }
-
-    /// Its text, or its bytes when they are not all UTF-8.
-    pub(crate) fn into_text(self) -> Result<String, Vec<u8>> {
-        self.text.map_err(FromUtf8Error::into_bytes)
-    }
+/// Where a reading of lines stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct ReadEnd {
+    /// The offset just after the last line visited (with its newline, if it has one).
+    pub(crate) end: u64,
+    /// How many lines were visited.
+    pub(crate) lines: usize,
+    /// The last byte of the last line visited, or its newline.
+    pub(crate) last_byte: Option<u8>,
 }
 
-/// The whole of `file`, which must be positioned at its start, in pieces in file order: every
-/// piece but the last ends with a newline.
-pub(crate) fn read_pieces(file: &File) -> io::Result<Vec<Piece>> {
-    let len = file.metadata()?.len();
-    if len < SPLIT_BYTES || !halves::two_cores() {
-        return read_in_one_piece(file, len);
-    }
-    let Some(split) = line_end_after(file, len / 2, len)? else {
-        return read_in_one_piece(file, len);
+/// Calls `each` on every line of `file` from `start` (which must be a line's start) up to
+/// `limit` (a line's start too; `None`: the file's end), in order, numbering them from
+/// `lines_before + 1`, until `each` breaks (the line it breaks on counts as visited).
+pub(crate) fn for_each_line(
+    file: &File,
+    start: u64,
+    limit: Option<u64>,
+    lines_before: usize,
+    mut each: impl FnMut(RawLine, LineText<'_>) -> ControlFlow<()>,
+) -> io::Result<ReadEnd> {
+    let mut buffer = vec![0; BUFFER_BYTES];
+    // The file offset of `buffer[0]`, and how many bytes of it hold file content.
+    let mut buffer_offset = start;
+    let mut filled = 0;
+    let mut at_end = false;
+    let mut read_end = ReadEnd {
+        end: start,
+        lines: 0,
+        last_byte: None,
     };
-    let (first, second) = halves::on_two_threads(
-        || read_piece(file, 0, split),
-        || read_piece(file, split, len - split),
-    );
-    match (first, second) {
-        // Nothing after the length read above: the file did not grow meanwhile.
-        (Ok(first), Ok(second)) if file.read_at(&mut [0], len)? == 0 => Ok(vec![first, second]),
-        (Err(error), _) | (_, Err(error)) if error.kind() != io::ErrorKind::UnexpectedEof => {
-            Err(error)
+    loop {
+        while filled < buffer.len() && !at_end {
+            let left = limit.map_or(usize::MAX, |limit| {
+                usize::try_from(limit.saturating_sub(buffer_offset + filled as u64))
+                    .unwrap_or(usize::MAX)
+            });
+            let room = (buffer.len() - filled).min(left);
+            let Some(space) = buffer
+                .get_mut(filled..filled + room)
+                .filter(|s| !s.is_empty())
+            else {
+                at_end = true;
+                break;
+            };
+            match file.read_at(space, buffer_offset + filled as u64) {
+                Ok(0) => at_end = true,
+                Ok(read) => filled += read,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                Err(error) => return Err(error),
+            }
         }
-        // It grew or shrank while it was read: read it again as it is now.
-        _ => {
-            (&*file).seek(SeekFrom::Start(0))?;
-            read_in_one_piece(file, len)
+        let content = buffer.get(..filled).unwrap_or_default();
+        let complete = if at_end {
+            filled
+        } else {
+            match memchr::memrchr(b'\n', content) {
+                Some(newline) => newline + 1,
+                None => {
+                    // A line longer than the buffer: read on into a bigger one.
+                    buffer.resize(buffer.len() * 2, 0);
+                    continue;
+                }
+            }
+        };
+        let part = content.get(..complete).unwrap_or_default();
+        let flow = visit_lines(
+            part,
+            buffer_offset,
+            at_end,
+            lines_before,
+            &mut read_end,
+            &mut each,
+        );
+        if flow.is_break() || at_end {
+            return Ok(read_end);
         }
+        buffer.copy_within(complete..filled, 0);
+        buffer_offset += complete as u64;
+        filled -= complete;
     }
 }
 
-fn read_in_one_piece(mut file: &File, len: u64) -> io::Result<Vec<Piece>> {
-    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-    file.read_to_end(&mut bytes)?;
-    Ok(vec![Piece::new(bytes)])
-}
-
-/// The `len` bytes of `file` from `offset`, read into memory nothing touches before the read:
-/// std's positioned read wants an initialised buffer, and zeroing one first (`calloc` must
-/// clear memory a previous load freed) cost ~5% of a load; rustix's `pread` fills a `Vec`'s
-/// spare capacity instead.
-fn read_piece(file: &File, offset: u64, len: u64) -> io::Result<Piece> {
-    let len = usize::try_from(len).map_err(|_| io::ErrorKind::OutOfMemory)?;
-    let mut bytes = Vec::with_capacity(len);
-    while bytes.len() < len {
-        let at = offset + bytes.len() as u64;
-        match rustix::io::pread(file, rustix::buffer::spare_capacity(&mut bytes), at) {
-            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
-            Ok(_) => {}
-            Err(rustix::io::Errno::INTR) => {}
-            Err(error) => return Err(error.into()),
-        }
+/// Visits the lines of `part`, which starts at `offset` of the file and ends with a newline
+/// unless it is the file's end (`at_end`; then what follows its last newline is a torn line).
+fn visit_lines(
+    part: &[u8],
+    offset: u64,
+    at_end: bool,
+    lines_before: usize,
+    read_end: &mut ReadEnd,
+    each: &mut impl FnMut(RawLine, LineText<'_>) -> ControlFlow<()>,
+) -> ControlFlow<()> {
+    // Checked as UTF-8 at once; each line's own check only when the part is not all text
+    // (a crash cut a character in two, or a foreign writer).
+    let text = std::str::from_utf8(part).ok();
+    let mut visit = |start: usize, end: usize, torn: bool| {
+        let bytes = part.get(start..end).unwrap_or_default();
+        let line = RawLine {
+            number: lines_before + read_end.lines + 1,
+            offset: offset + start as u64,
+            len: end - start,
+            torn,
+        };
+        read_end.lines += 1;
+        read_end.end = offset + end as u64 + u64::from(!torn);
+        read_end.last_byte = if torn {
+            bytes.last().copied()
+        } else {
+            Some(b'\n')
+        };
+        let line_text = match text.and_then(|text| text.get(start..end)) {
+            Some(line_text) => Ok(line_text),
+            None => std::str::from_utf8(bytes).map_err(|_| bytes),
+        };
+        each(line, line_text)
+    };
+    let mut start = 0;
+    for newline in memchr::memchr_iter(b'\n', part) {
+        visit(start, newline, false)?;
+        start = newline + 1;
     }
-    // The spare capacity is `len` exactly (`with_capacity`); should an allocator's rounding
-    // ever show through, what was read past the piece is not part of it.
-    bytes.truncate(len);
-    Ok(Piece::new(bytes))
+    if at_end && start < part.len() {
+        visit(start, part.len(), true)?;
+    }
+    ControlFlow::Continue(())
 }
 
 /// The offset just after the first newline at or after `from`, if it is before `len`.
-fn line_end_after(file: &File, from: u64, len: u64) -> io::Result<Option<u64>> {
+pub(crate) fn line_end_after(file: &File, from: u64, len: u64) -> io::Result<Option<u64>> {
     let mut probe = vec![0; PROBE_BYTES];
     let mut offset = from;
     while offset < len {
@@ -142,18 +190,6 @@ mod tests {
     use super::*;
     use std::io::Write;
 
-    /// The pieces put together, after checking where each one's newlines are.
-    fn joined(pieces: &[Piece]) -> Vec<u8> {
-        for piece in pieces {
-            let newlines: Vec<usize> = memchr::memchr_iter(b'\n', piece.as_bytes()).collect();
-            assert_eq!(piece.newlines(), newlines);
-        }
-        pieces
-            .iter()
-            .flat_map(|piece| piece.as_bytes().to_vec())
-            .collect()
-    }
-
     fn file_with(bytes: &[u8]) -> (tempfile::NamedTempFile, File) {
         let mut temp = tempfile::NamedTempFile::new().unwrap();
         temp.write_all(bytes).unwrap();
@@ -161,71 +197,123 @@ mod tests {
         (temp, file)
     }
 
+    /// One visited line with its text, or its bytes when they are not UTF-8.
+    type SeenLine = (RawLine, Result<String, Vec<u8>>);
+
+    /// Every line visited from `start` to `limit`, and the end.
+    fn lines_of(file: &File, start: u64, limit: Option<u64>) -> (Vec<SeenLine>, ReadEnd) {
+        let mut seen = Vec::new();
+        let end = for_each_line(file, start, limit, 0, |line, text| {
+            seen.push((line, text.map(str::to_owned).map_err(<[u8]>::to_vec)));
+            ControlFlow::Continue(())
+        })
+        .unwrap();
+        (seen, end)
+    }
+
+    /// What splitting the whole file's bytes on newlines gives (a file ending with a newline
+    /// has no empty last line here).
+    fn expected(bytes: &[u8]) -> Vec<(u64, Vec<u8>, bool)> {
+        let mut lines = Vec::new();
+        let mut offset = 0;
+        for piece in bytes.split_inclusive(|&byte| byte == b'\n') {
+            let torn = piece.last() != Some(&b'\n');
+            let line = piece.strip_suffix(b"\n").unwrap_or(piece);
+            lines.push((offset, line.to_vec(), torn));
+            offset += piece.len() as u64;
+        }
+        lines
+    }
+
+    fn as_expected(seen: &[(RawLine, Result<String, Vec<u8>>)]) -> Vec<(u64, Vec<u8>, bool)> {
+        seen.iter()
+            .map(|(line, text)| {
+                let bytes = match text {
+                    Ok(text) => text.as_bytes().to_vec(),
+                    Err(bytes) => bytes.clone(),
+                };
+                assert_eq!(bytes.len(), line.len);
+                (line.offset, bytes, line.torn)
+            })
+            .collect()
+    }
+
     #[test]
-    fn a_big_file_is_read_in_pieces_that_end_at_line_ends() {
-        // Lines of several lengths, with multi-byte characters around the middle.
+    fn lines_longer_than_the_buffer_and_across_its_parts_are_read_whole() {
         let mut bytes = Vec::new();
         let mut index = 0;
-        while (bytes.len() as u64) < SPLIT_BYTES + 1000 {
-            bytes.extend(
-                format!(
-                    "{{\"n\":{index},\"text\":\"é{}ü\"}}\n",
-                    "x".repeat(index % 997)
-                )
-                .bytes(),
-            );
+        while bytes.len() < 3 * BUFFER_BYTES {
+            let len = if index == 7 {
+                BUFFER_BYTES * 2 + 5
+            } else {
+                index * 997 % 9000
+            };
+            bytes.extend(format!("{{\"n\":{index},\"t\":\"é{}ü\"}}\n", "x".repeat(len)).bytes());
             index += 1;
         }
+        bytes.extend(b"{\"torn\":");
         let (_temp, file) = file_with(&bytes);
-        let pieces = read_pieces(&file).unwrap();
-        assert_eq!(joined(&pieces), bytes);
-        assert_eq!(pieces.len(), if halves::two_cores() { 2 } else { 1 });
-        for piece in &pieces {
-            assert_eq!(piece.as_bytes().last(), Some(&b'\n'));
-            assert!(piece.text.is_ok(), "each piece is whole text");
-        }
+        let (seen, end) = lines_of(&file, 0, None);
+        assert_eq!(as_expected(&seen), expected(&bytes));
+        assert!(seen.iter().all(|(_, text)| text.is_ok()));
+        let numbers: Vec<usize> = seen.iter().map(|(line, _)| line.number).collect();
+        assert_eq!(numbers, (1..=seen.len()).collect::<Vec<_>>());
+        assert_eq!(end.end, bytes.len() as u64);
+        assert_eq!(end.lines, seen.len());
+        assert_eq!(end.last_byte, Some(b':'));
     }
 
     #[test]
-    fn a_big_file_with_one_long_line_after_its_middle_stays_whole() {
-        let mut bytes = b"{}\n".to_vec();
-        bytes.extend(std::iter::repeat_n(
-            b'a',
-            usize::try_from(SPLIT_BYTES).unwrap(),
-        ));
-        let (_temp, file) = file_with(&bytes);
-        let pieces = read_pieces(&file).unwrap();
-        assert_eq!(pieces.len(), 1);
-        assert_eq!(joined(&pieces), bytes);
+    fn a_limit_and_a_start_read_only_their_range() {
+        let bytes = b"{}\n{\"a\":1}\n{\"b\":2}\n{\"c\":3}\n";
+        let (_temp, file) = file_with(bytes);
+        let (seen, end) = lines_of(&file, 3, Some(19));
+        let texts: Vec<_> = seen.iter().map(|(_, text)| text.clone().unwrap()).collect();
+        assert_eq!(texts, ["{\"a\":1}", "{\"b\":2}"]);
+        assert_eq!(seen[1].0.offset, 11);
+        assert_eq!((end.end, end.lines, end.last_byte), (19, 2, Some(b'\n')));
     }
 
     #[test]
-    fn bytes_that_are_not_utf8_stay_in_their_piece() {
-        let mut bytes = b"ok\n\xff\xfe\n".to_vec();
-        bytes.extend(b"{}\n".repeat(usize::try_from(SPLIT_BYTES).unwrap() / 3 + 1));
-        let (_temp, file) = file_with(&bytes);
-        let pieces = read_pieces(&file).unwrap();
-        assert_eq!(joined(&pieces), bytes);
-        assert!(pieces.first().unwrap().text.is_err());
-        assert_eq!(pieces.last().unwrap().text.is_ok(), pieces.len() == 2);
+    fn a_line_that_is_not_utf8_is_given_as_bytes_and_the_others_as_text() {
+        let bytes = b"ok\n\xff\xfe\nfine\n\xe2\x82";
+        let (_temp, file) = file_with(bytes);
+        let (seen, _) = lines_of(&file, 0, None);
+        assert_eq!(as_expected(&seen), expected(bytes));
+        let is_text: Vec<bool> = seen.iter().map(|(_, text)| text.is_ok()).collect();
+        assert_eq!(is_text, [true, false, true, false]);
     }
 
     #[test]
-    fn a_piece_is_its_range_and_a_range_past_the_end_is_an_early_end() {
-        let (_temp, file) = file_with(b"{}\n{\"a\":1}\n{\"b\":2}\n");
-        let piece = read_piece(&file, 3, 8).unwrap();
-        assert_eq!(piece.as_bytes(), b"{\"a\":1}\n");
-        assert_eq!(piece.newlines(), [7]);
-        // A file that shrank after its length was taken.
-        let error = read_piece(&file, 3, 100).unwrap_err();
-        assert_eq!(error.kind(), io::ErrorKind::UnexpectedEof);
+    fn breaking_stops_after_that_line() {
+        let bytes = b"\n  \n{\"type\":\"session\"}\n{}\n";
+        let (_temp, file) = file_with(bytes);
+        let mut visited = 0;
+        let end = for_each_line(&file, 0, None, 0, |_, text| {
+            visited += 1;
+            if text.unwrap().starts_with('{') {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .unwrap();
+        assert_eq!(visited, 3);
+        assert_eq!((end.end, end.lines), (23, 3));
     }
 
     #[test]
-    fn a_small_file_is_one_piece() {
-        let (_temp, file) = file_with(b"{}\n{\"a\":1}");
-        let pieces = read_pieces(&file).unwrap();
-        assert_eq!(pieces.len(), 1);
-        assert_eq!(joined(&pieces), b"{}\n{\"a\":1}");
+    fn an_empty_range_has_no_lines() {
+        let (_temp, file) = file_with(b"");
+        let (seen, end) = lines_of(&file, 0, None);
+        assert!(seen.is_empty());
+        assert_eq!((end.end, end.lines, end.last_byte), (0, 0, None));
+    }
+
+    #[test]
+    fn a_split_is_after_a_newline_before_the_end() {
+        let (_temp, file) = file_with(b"{}\n{\"a\":1}\n{\"b\":2}");
+        assert_eq!(line_end_after(&file, 4, 18).unwrap(), Some(11));
+        assert_eq!(line_end_after(&file, 12, 18).unwrap(), None);
     }
 }

@@ -130,7 +130,8 @@ impl Tree {
     }
 
     fn apply_label(&mut self, position: usize) {
-        // Only a label entry is parsed here: loading reads no other entry whole.
+        // Only a label entry is parsed here: loading reads no other entry whole. A label's
+        // line is in memory (only message lines stay in the file), so reading it cannot fail.
         let Some(entry) = self
             .entries
             .get(position)
@@ -138,7 +139,7 @@ impl Tree {
         else {
             return;
         };
-        if let EntryKind::Label { target_id, label } = entry.kind() {
+        if let Ok(EntryKind::Label { target_id, label }) = entry.kind() {
             match label {
                 Some(text) => {
                     let order = match self.labels.get(target_id) {

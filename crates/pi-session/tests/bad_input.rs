@@ -115,7 +115,7 @@ fn unknown_entry_types_and_fields_survive() {
     let session = Session::open(&path).unwrap();
     assert!(matches!(
         session.entry("u").unwrap().kind(),
-        pi_session::EntryKind::Unknown("future_thing")
+        Ok(pi_session::EntryKind::Unknown("future_thing"))
     ));
     assert_eq!(session.entry("u").unwrap().to_line().unwrap(), unknown);
     assert_eq!(session.entry("a").unwrap().to_line().unwrap(), with_extra);

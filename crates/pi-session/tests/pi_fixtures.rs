@@ -117,6 +117,7 @@ fn the_context_read_from_its_end_is_the_context_reversed() {
             let context = session.context().unwrap();
             let from_end: Vec<_> = session
                 .context_from_end()
+                .unwrap()
                 .collect::<Result<_, _>>()
                 .unwrap();
             let messages: Vec<_> = from_end.iter().rev().map(|m| m.message.clone()).collect();
@@ -153,6 +154,7 @@ fn the_fixtures_cover_every_entry_type_pi_writes() {
         for entry in session.entries() {
             let role = entry
                 .field("message")
+                .unwrap()
                 .and_then(|m| m["role"].as_str())
                 .unwrap_or("");
             seen.insert(format!(

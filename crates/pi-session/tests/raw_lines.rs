@@ -39,8 +39,8 @@ fn entries_are_their_lines_byte_for_byte() {
     let next = r#"{"type":"custom","id":"b","parentId":"a","customType":"x","data":{"big":12345678901234567890}}"#;
     let path = write_bytes(dir.path(), format!("{HEADER}\n{odd}\n{next}\n").as_bytes());
     let session = Session::load(&path).unwrap();
-    assert_eq!(session.entry("a").unwrap().line(), odd);
-    assert_eq!(session.entry("b").unwrap().line(), next);
+    assert_eq!(session.entry("a").unwrap().line().unwrap(), odd);
+    assert_eq!(session.entry("b").unwrap().line().unwrap(), next);
     // The odd message is still read: the typed read declines its float timestamp, the value
     // path names why.
     let error = session.context().unwrap_err();

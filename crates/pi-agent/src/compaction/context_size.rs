@@ -16,7 +16,7 @@ use super::estimate_tokens;
 /// again (`agent --session` on the benchmark's 10,000-entry, 55 MB session: 0.13 s -> 0.10 s).
 pub fn session_context_tokens(session: &Session) -> Result<u64, SessionError> {
     let mut trailing = 0;
-    for item in session.context_from_end() {
+    for item in session.context_from_end()? {
         let item = item?;
         if item.after_compaction
             && let Some(tokens) = usable_usage(&item.message)

@@ -3,7 +3,7 @@
 //! at or after that point where a cut is allowed. A tool result is never a cut point, so a call
 //! and its result always stay on the same side. Linear in the path length.
 
-use pi_session::{Entry, EntryKind};
+use pi_session::{Entry, EntryKind, SessionError};
 use serde_json::Value;
 
 /// What the cut-point search needs to know about one entry of the path.
@@ -37,36 +37,37 @@ impl PathItem {
     /// Classifies one session entry. A user, assistant or tool message is read straight from
     /// its line and settings, labels and custom state by their type alone: [`Entry::kind`]
     /// builds a JSON map of the entry and keeps it, which for a long session's every message
-    /// doubled the memory a compaction left behind.
-    pub fn of(entry: &Entry) -> Self {
+    /// doubled the memory a compaction left behind. Fails when the entry's line cannot be
+    /// read again (the file changed on disk since it was loaded).
+    pub fn of(entry: &Entry) -> Result<Self, SessionError> {
         match entry.entry_type() {
             "message" => {
-                if let Some(message) = entry.message() {
+                if let Some(message) = entry.message()? {
                     let kind = match message {
                         pi_ai::Message::User(_) => ItemKind::UserMessage,
                         pi_ai::Message::ToolResult(_) => ItemKind::ToolResult,
                         pi_ai::Message::Assistant(_) => ItemKind::OtherMessage,
                     };
                     let tokens = estimate_tokens(&message);
-                    return Self { kind, tokens };
+                    return Ok(Self { kind, tokens });
                 }
             }
             "branch_summary" | "custom_message" => {}
             "compaction" if entry.is_compaction() => {
-                return Self {
+                return Ok(Self {
                     kind: ItemKind::Compaction,
                     tokens: 0,
-                };
+                });
             }
             // Settings, labels, custom state, unknown types, a malformed compaction.
             _ => {
-                return Self {
+                return Ok(Self {
                     kind: ItemKind::Other,
                     tokens: 0,
-                };
+                });
             }
         }
-        let (kind, tokens) = match entry.kind() {
+        let (kind, tokens) = match entry.kind()? {
             EntryKind::Message(message) => {
                 let kind = match message.get("role").and_then(Value::as_str) {
                     Some("user" | "bashExecution") => ItemKind::UserMessage,
@@ -81,7 +82,7 @@ impl PathItem {
             EntryKind::Compaction { .. } => (ItemKind::Compaction, 0),
             _ => (ItemKind::Other, 0),
         };
-        Self { kind, tokens }
+        Ok(Self { kind, tokens })
     }
 
     fn is_message(self) -> bool {
@@ -323,7 +324,12 @@ mod tests {
     fn each_entry_type_is_classified_as_pi_does() {
         let check = |value: Value, kind: ItemKind, tokens: u64| {
             let entry = Entry::from_value(value).unwrap();
-            assert_eq!(PathItem::of(&entry), item(kind, tokens), "{}", entry.line());
+            assert_eq!(
+                PathItem::of(&entry).unwrap(),
+                item(kind, tokens),
+                "{}",
+                entry.line().unwrap()
+            );
         };
         let message = |message: Value| json!({"type":"message","id":"a","message":message});
         let assistant = json!({"role":"assistant","content":[{"type":"text","text":"abcd"}],

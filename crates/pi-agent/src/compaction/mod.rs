@@ -195,7 +195,7 @@ pub fn prepare(
     let items: Vec<cut_point::PathItem> = path
         .iter()
         .map(|entry| cut_point::PathItem::of(entry))
-        .collect();
+        .collect::<Result<_, _>>()?;
     let cut = find_cut_point(&items, boundary, items.len(), settings.keep_recent_tokens);
     let Some(first_kept) = path.get(cut.first_kept) else {
         return Err(CompactionError::NothingToCompact);
@@ -217,10 +217,14 @@ pub fn prepare(
             .collect()
     };
     let history_end = cut.split_turn_start.unwrap_or(cut.first_kept);
+    let previous_kind = previous
+        .and_then(|index| path.get(index))
+        .map(|entry| entry.kind())
+        .transpose()?;
     // What the previous compaction kept verbatim leaves the context now: it is summarised too
     // (Pi drops it unsummarised).
     let previously_kept = previous.map_or(Vec::new(), |index| {
-        let first_kept = match path.get(index).map(|entry| entry.kind()) {
+        let first_kept = match &previous_kind {
             Some(EntryKind::Compaction {
                 first_kept_entry_id: Some(id),
                 ..
@@ -228,7 +232,7 @@ pub fn prepare(
                 .get(..index)
                 .unwrap_or_default()
                 .iter()
-                .position(|entry| entry.id() == id),
+                .position(|entry| entry.id() == *id),
             _ => None,
         };
         first_kept.map_or(Vec::new(), |start| messages_of(start, index))
@@ -250,7 +254,7 @@ pub fn prepare(
         details,
         from_hook,
         ..
-    }) = previous.and_then(|index| path.get(index)).map(|e| e.kind())
+    }) = previous_kind
     {
         previous_summary = Some(summary.to_owned());
         if let Some(details) = details.filter(|_| !from_hook) {

@@ -121,14 +121,18 @@ async fn a_long_session_is_summarised_and_the_recent_part_kept() {
     // The entry as written: Pi's fields, the file lists, the estimate after.
     let entry = session.entry(&compacted.entry_id).unwrap();
     assert_eq!(
-        entry.field("firstKeptEntryId").unwrap(),
+        entry.field("firstKeptEntryId").unwrap().unwrap(),
         &json!(compacted.first_kept_entry_id)
     );
-    assert_eq!(entry.field("fromHook"), Some(&json!(false)));
-    let details = entry.field("details").unwrap();
+    assert_eq!(entry.field("fromHook").unwrap(), Some(&json!(false)));
+    let details = entry.field("details").unwrap().unwrap();
     assert_eq!(details["tokensAfter"], json!(compacted.tokens_after));
     assert_eq!(details["modifiedFiles"], json!([]));
-    let summary = entry.field("summary").and_then(Value::as_str).unwrap();
+    let summary = entry
+        .field("summary")
+        .unwrap()
+        .and_then(Value::as_str)
+        .unwrap();
     assert!(summary.ends_with("<read-files>\nsrc/f0.rs\nsrc/f1.rs\nsrc/f2.rs\nsrc/f3.rs\nsrc/f4.rs\nsrc/f5.rs\nsrc/f6.rs\n</read-files>"));
 
     // The request: Pi's system prompt, the serialised conversation, the first-time prompt.
@@ -177,7 +181,7 @@ async fn a_second_compaction_updates_the_first_summary() {
     assert!(!prompt.contains("question 3") && !prompt.contains("question 8"));
     let entry = session.entries().last().unwrap();
     assert_eq!(
-        entry.field("details").unwrap()["readFiles"]
+        entry.field("details").unwrap().unwrap()["readFiles"]
             .as_array()
             .unwrap()
             .len(),
@@ -279,6 +283,7 @@ async fn a_split_turn_gets_its_prefix_summarised() {
         .entry(&compacted.entry_id)
         .unwrap()
         .field("summary")
+        .unwrap()
         .and_then(Value::as_str)
         .unwrap()
         .to_owned();
@@ -424,7 +429,10 @@ fn preparing_a_100k_entry_session_is_linear() {
     let preparation = prepare(&session, &settings(3_000)).unwrap();
     // Each turn is 2 + 1 tokens: 3,000 tokens keep the last 1,000 turns.
     let first_kept = session.entry(&preparation.first_kept_entry_id).unwrap();
-    assert_eq!(first_kept.field("message").unwrap()["content"], "q49000");
+    assert_eq!(
+        first_kept.field("message").unwrap().unwrap()["content"],
+        "q49000"
+    );
     assert_eq!(preparation.messages_to_summarize.len(), 98_000);
     assert!(preparation.turn_prefix.is_empty());
 }

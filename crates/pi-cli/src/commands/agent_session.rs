@@ -407,15 +407,16 @@ pub(crate) fn approval_records(session: &Session) -> impl Iterator<Item = Approv
 /// The approval decision an entry holds, if it is a `pi-tool.approval` entry that reads as one.
 fn approval_record(entry: &Entry) -> Option<ApprovalRecord> {
     // The type is known from the load; `kind()` parses the whole line, which for every
-    // message of a resumed 10,000-entry session was 52 MB of JSON read again (perf).
+    // message of a resumed 10,000-entry session was 52 MB of JSON read again (perf). A
+    // `custom` line is in memory (only message lines stay in the file): reading it cannot fail.
     if entry.entry_type() != "custom" {
         return None;
     }
     match entry.kind() {
-        EntryKind::Custom {
+        Ok(EntryKind::Custom {
             custom_type,
             data: Some(data),
-        } if custom_type == RECORD_CUSTOM_TYPE => {
+        }) if custom_type == RECORD_CUSTOM_TYPE => {
             serde_json::from_value::<ApprovalRecord>(data.clone()).ok()
         }
         _ => None,

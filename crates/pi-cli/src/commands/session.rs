@@ -114,7 +114,7 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
         }
         SessionCommand::Tree { file } => {
             let session = load(&file, &dir()?)?;
-            crate::output::print(&tree_text(&session))?;
+            crate::output::print(&tree_text(&session)?)?;
         }
         SessionCommand::Compact { file, focus, model } => {
             let path = match find_session(&file, &dir()?)? {
@@ -325,7 +325,7 @@ fn summary_line(summary: &SessionSummary, with_cwd: bool) -> String {
 /// The tree as text: an entry's only child follows at its depth, the children of a branch
 /// point each start one level deeper. Walked with a stack, so a 100,000-entry chain needs no
 /// recursion.
-fn tree_text(session: &Session) -> String {
+fn tree_text(session: &Session) -> Result<String, pi_session::SessionError> {
     let view = session.tree();
     let leaf = session.leaf_id();
     let mut out = format!("session {}  cwd {}\n", session.id(), session.header().cwd());
@@ -335,7 +335,7 @@ fn tree_text(session: &Session) -> String {
         out.push_str(&"  ".repeat(depth));
         out.push_str(entry.id());
         out.push(' ');
-        out.push_str(&describe(entry));
+        out.push_str(&describe(entry)?);
         if let Some(label) = view.label(entry.id()) {
             out.push_str(&format!(" [{label}]"));
         }
@@ -347,16 +347,16 @@ fn tree_text(session: &Session) -> String {
         let child_depth = if children.len() > 1 { depth + 1 } else { depth };
         stack.extend(children.into_iter().rev().map(|child| (child, child_depth)));
     }
-    out
+    Ok(out)
 }
 
 /// One entry in a few words: its type and what it says.
-fn describe(entry: &pi_session::Entry) -> String {
+fn describe(entry: &pi_session::Entry) -> Result<String, pi_session::SessionError> {
     // The usual entry, read typed: building its JSON value made a 10,000-entry tree slow.
-    if let Some(message) = entry.message() {
-        return describe_typed_message(&message);
+    if let Some(message) = entry.message()? {
+        return Ok(describe_typed_message(&message));
     }
-    match entry.kind() {
+    Ok(match entry.kind()? {
         EntryKind::Message(message) => describe_message(message),
         EntryKind::ModelChange { provider, model_id } => format!("model: {provider}/{model_id}"),
         EntryKind::ThinkingLevelChange { thinking_level } => format!("thinking: {thinking_level}"),
@@ -391,7 +391,7 @@ fn describe(entry: &pi_session::Entry) -> String {
             entry_type,
             missing,
         } => format!("{entry_type} (lacks {missing})"),
-    }
+    })
 }
 
 /// A user, assistant or tool-result message in a few words, as [`describe_message`] words

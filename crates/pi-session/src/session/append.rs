@@ -130,7 +130,8 @@ impl Session {
 
     /// Writes `entry` and, once written, adds it to the tree as the new leaf.
     fn commit(&mut self, entry: Entry) -> Result<()> {
-        let line = entry.line();
+        let line = entry.line()?;
+        let line = line.as_ref();
         match &mut self.storage {
             Storage::Memory => {}
             Storage::ReadOnly(path) => return Err(SessionError::ReadOnly { path: path.clone() }),
