@@ -5,18 +5,17 @@
 //!
 //! How a version-3 file is read, and why (issue 22 asks for 10x Pi's load speed; figures in
 //! the README's "Session benchmark"):
-//! - the file is read once, a big one as two pieces split at a line end on two threads
-//!   (`text_file.rs`), each piece checked as UTF-8 once and split on newlines with `memchr`;
-//!   each entry keeps a range of its piece as its line, so nothing is copied per line (a piece
-//!   that is not all UTF-8, such as one torn mid-character, is copied once, line by line, and
-//!   its bad lines are skipped);
+//! - the file is streamed once through one reused 1 MiB buffer (`text_file.rs`), a big one
+//!   as two halves split at a line end on two threads (`lines.rs`), and split on newlines with
+//!   `memchr`; a `message` entry keeps only its line's place in the file (`line.rs`: offset,
+//!   length and a few bytes of its head and tail to notice a file rewritten in place), so a
+//!   load no longer holds the file's text in memory; other entries' lines are copied;
 //! - each line is checked as JSON as strictly as a `serde_json::Value` parse would check it, but
 //!   only `type`, `id`, `parentId`, `timestamp`, a message's `role` and whether the type's
 //!   required fields are there are kept: building a `Value` of every line was most of the old
 //!   load time. A quick pass (`quick_scan.rs`) checks the usual line and reads those facts at
 //!   once, finding each string's end 16 bytes at a time (`string_end.rs`); any line it is not
 //!   sure of goes to the serde_json walk (`scan.rs`), which decides and words the report;
-//! - big files are checked on two threads (`lines.rs`), as the lines are independent;
 //! - a context reads each message straight from its line into its typed form (`context.rs`)
 //!   with a serde deserializer for checked lines (`line_reader.rs`) that finds strings the
 //!   same way, decodes each in one pass and lends text without escapes to the visitors.
@@ -24,15 +23,15 @@
 //! Measured at 10,000 entries / 52 MB of escape-free text (callgrind, one load and one
 //! context; text of code, an escape every 23 characters, takes about twice the time): 1,146 M
 //! instructions with a `Value` per line; 522 M with the serde_json walk and serde_json's
-//! typed read (half of it serde_json scanning string bytes, twice); 304 M now (load 150 M,
-//! context 154 M). What is left is mostly memory, not instructions: at this size most of a
-//! load + context is kernel time, mapping fresh pages for the 52 MB buffer and for the 50 MB
-//! of message text a context copies into owned strings (`perf stat` on a busy machine: 76-133
-//! ms system time against 27-46 ms user time, ~29,000 page faults). Left out after measuring
-//! or weighing: sonic-rs as a serde drop-in (528 M against 522 M); serde's `IgnoredAny` for the
-//! check (serde_json skips ignored strings without decoding them, so a lone surrogate escape
-//! would pass); caching typed messages (a context is built once when a run starts, so a cache
-//! would only double the memory); huge pages for the buffer (in a trial the first read into a
+//! typed read (half of it serde_json scanning string bytes, twice); 304 M at f8cbfb7 (load 150 M,
+//! context 154 M). What was left was mostly memory: most of a fresh load + context was kernel
+//! time mapping fresh pages for a 52 MB buffer of the whole file, which is why a load now
+//! streams and leaves message lines in the file; a context reads neighbouring lines back in
+//! batches of up to 1 MiB (`line::for_each_text`). Left out after measuring or weighing:
+//! sonic-rs as a serde drop-in (528 M against 522 M); serde's `IgnoredAny` for the check
+//! (serde_json skips ignored strings without decoding them, so a lone surrogate escape would
+//! pass); caching typed messages (a context is built once when a run starts, so a cache would
+//! only double the memory); huge pages for a whole-file buffer (in a trial the first read into a
 //! `MADV_HUGEPAGE` mapping took 0.39 s, the kernel compacting memory).
 //!
 //! Versions 1 and 2 are rare and old: they are parsed into `Value`s, migrated and written out
