@@ -14,17 +14,10 @@ use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+mod common;
+
+use common::{HEADER, user_entry};
 use pi_session::{Session, SessionError};
-
-const HEADER: &str =
-    r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;
-
-fn user_entry(id: &str, parent: Option<&str>, text: &str) -> String {
-    let parent = parent.map_or("null".to_owned(), |p| format!("\"{p}\""));
-    format!(
-        r#"{{"type":"message","id":"{id}","parentId":{parent},"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user","content":[{{"type":"text","text":"{text}"}}],"timestamp":1}}}}"#
-    )
-}
 
 /// A session of `count` user messages in a chain, ids `e0000000`, `e0000001`, ...
 fn chain(dir: &Path, count: usize) -> (PathBuf, String) {
