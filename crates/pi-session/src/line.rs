@@ -161,20 +161,24 @@ pub(crate) fn for_each_text<T>(
         rest = after;
         // One byte more: the newline after the run's last line.
         let len = usize::try_from(end - first_line.offset + 1).unwrap_or(usize::MAX);
-        buffer.clear();
-        buffer.resize(len, 0);
+        // The buffer only grows: zeroing it again for every run cost more than reading the
+        // run (a memset of the whole context's bytes).
+        if buffer.len() < len {
+            buffer.resize(len, 0);
+        }
+        let window = buffer.get_mut(..len).unwrap_or_default();
         let read = first_line
             .source
-            .read_exact_or_less(&mut buffer, first_line.offset)
+            .read_exact_or_less(window, first_line.offset)
             .map_err(|error| SessionError::io("read", &first_line.source.path, error))?;
-        buffer.truncate(read);
-        let text = std::str::from_utf8(&buffer).ok();
+        let run_bytes = window.get(..read).unwrap_or_default();
+        let text = std::str::from_utf8(run_bytes).ok();
         for item in run {
             let Line::File(line) = line_of(item) else {
                 continue;
             };
             let start = usize::try_from(line.offset - first_line.offset).unwrap_or(usize::MAX);
-            let bytes = buffer.get(start..).unwrap_or_default();
+            let bytes = run_bytes.get(start..).unwrap_or_default();
             line.check(bytes)?;
             let line_text = match text.and_then(|text| text.get(start..start + line.len)) {
                 Some(line_text) => line_text,

@@ -5,7 +5,7 @@
 //!
 //! How a version-3 file is read, and why (issue 22 asks for 10x Pi's load speed; figures in
 //! the README's "Session benchmark"):
-//! - the file is streamed once through one reused 1 MiB buffer (`text_file.rs`), a big one
+//! - the file is streamed once through one reused 64 KiB buffer (`text_file.rs`), a big one
 //!   as two halves split at a line end on two threads (`lines.rs`), and split on newlines with
 //!   `memchr`; a `message` entry keeps only its line's place in the file (`line.rs`: offset,
 //!   length and a few bytes of its head and tail to notice a file rewritten in place), so a
