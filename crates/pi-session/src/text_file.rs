@@ -18,11 +18,10 @@ use std::os::unix::fs::FileExt;
 
 /// The reading buffer's size: big enough that a system call per part costs little beside the
 /// work on its lines (a 5 MB file is ~85 reads), small enough to stay in a core's L2 cache
-/// between the read and the scan. 64 KiB also stays below glibc's threshold for giving each
-/// allocation fresh pages of its own: with 1 MiB, a fresh process faulted in 256 pages per
-/// buffer (three buffers: the header's and one per half), and a load of 1,000 entries took
-/// 2.8 ms instead of 2.0-2.2 ms (fresh processes taking turns, best of 8; 10,000 entries:
-/// no change).
+/// between the read and the scan, and little fresh memory: with 1 MiB, a fresh process
+/// faulted in 256 pages per buffer (three buffers: the header's and one per half), and a load
+/// of 1,000 entries took 2.8 ms instead of 2.0-2.2 ms (fresh processes taking turns, best of
+/// 8; 10,000 entries: no change).
 pub(crate) const BUFFER_BYTES: usize = 64 << 10;
 
 /// How much is read at a time while looking for a newline to split a file at.
