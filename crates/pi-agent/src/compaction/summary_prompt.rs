@@ -114,14 +114,17 @@ pub fn history_prompt(
     previous_summary: Option<&str>,
     focus: Option<&str>,
 ) -> String {
-    let mut text = format!(
-        "<conversation>\n{}\n</conversation>\n\n",
-        serialize_conversation(messages)
+    let mut text = String::with_capacity(
+        serialized_len_estimate(messages)
+            + previous_summary.map_or(0, str::len)
+            + focus.map_or(0, str::len)
+            + PROMPT_ROOM,
     );
+    write_conversation(&mut text, messages);
     if let Some(previous) = previous_summary {
-        text.push_str(&format!(
-            "<previous-summary>\n{previous}\n</previous-summary>\n\n"
-        ));
+        text.push_str("<previous-summary>\n");
+        text.push_str(previous);
+        text.push_str("\n</previous-summary>\n\n");
     }
     text.push_str(&if previous_summary.is_some() {
         update_prompt()
@@ -129,36 +132,102 @@ pub fn history_prompt(
         initial_prompt()
     });
     if let Some(focus) = focus.map(str::trim).filter(|focus| !focus.is_empty()) {
-        text.push_str(&format!("\n\nAdditional focus: {focus}"));
+        text.push_str("\n\nAdditional focus: ");
+        text.push_str(focus);
     }
     text
 }
 
 /// The text of the request that summarises a split turn's prefix.
 pub fn turn_prefix_prompt(messages: &[Message]) -> String {
-    format!(
-        "<conversation>\n{}\n</conversation>\n\n{TURN_PREFIX_PROMPT}",
-        serialize_conversation(messages)
-    )
+    let mut text = String::with_capacity(serialized_len_estimate(messages) + PROMPT_ROOM);
+    write_conversation(&mut text, messages);
+    text.push_str(TURN_PREFIX_PROMPT);
+    text
 }
 
 /// Pi's `serializeConversation`: `[User]: …`, `[Assistant thinking]: …`, `[Assistant]: …`,
 /// `[Assistant tool calls]: name(key="value", …)` and `[Tool result]: …` (cut to
 /// [`TOOL_RESULT_MAX_CHARS`]), separated by blank lines.
 pub fn serialize_conversation(messages: &[Message]) -> String {
-    let mut parts = Vec::new();
+    let mut text = String::new();
+    write_parts(&mut text, messages);
+    text
+}
+
+/// Room in a prompt for what surrounds the conversation: the tags and the fixed instructions.
+const PROMPT_ROOM: usize = 8 << 10;
+
+/// Appends `<conversation>\n`, the serialised `messages`, `\n</conversation>\n\n` to `out`.
+fn write_conversation(out: &mut String, messages: &[Message]) {
+    out.push_str("<conversation>\n");
+    write_parts(out, messages);
+    out.push_str("\n</conversation>\n\n");
+}
+
+/// About how long the serialised `messages` are (text bytes and labels; call arguments not
+/// counted), so the prompt is allocated once: it is ~40 MB for a 10,000-entry session, and
+/// building it as parts, joining them and formatting the prompt around the join held it three
+/// times over (and more while each string doubled as it grew).
+fn serialized_len_estimate(messages: &[Message]) -> usize {
+    const LABEL: usize = 32;
+    let texts = |content: &[pi_tool::Content]| -> usize {
+        content
+            .iter()
+            .filter_map(pi_tool::Content::as_text)
+            .map(str::len)
+            .sum()
+    };
+    messages
+        .iter()
+        .map(|message| {
+            LABEL
+                + match message {
+                    Message::User(user) => match &user.content {
+                        UserContent::Text(text) => text.len(),
+                        UserContent::Blocks(blocks) => texts(blocks),
+                    },
+                    Message::Assistant(assistant) => assistant
+                        .content
+                        .iter()
+                        .map(|block| match block {
+                            AssistantContent::Text { text, .. } => text.len() + 1,
+                            AssistantContent::Thinking { thinking, .. } => thinking.len() + 1,
+                            AssistantContent::ToolCall { name, .. } => 2 * LABEL + name.len(),
+                        })
+                        .sum(),
+                    // At most the cut's characters, each up to four bytes, and the note.
+                    Message::ToolResult(result) => {
+                        texts(&result.content).min(4 * TOOL_RESULT_MAX_CHARS) + LABEL
+                    }
+                }
+        })
+        .sum()
+}
+
+/// Appends the serialised `messages` to `out`, each part after a blank line but the first.
+fn write_parts(out: &mut String, messages: &[Message]) {
+    let start = out.len();
+    let part = |out: &mut String, label: &str, text: &str| {
+        if out.len() > start {
+            out.push_str("\n\n");
+        }
+        out.push_str(label);
+        out.push_str(text);
+    };
     for message in messages {
         match message {
             Message::User(user) => {
                 let text = match &user.content {
-                    UserContent::Text(text) => text.clone(),
+                    UserContent::Text(text) => std::borrow::Cow::Borrowed(text.as_str()),
                     UserContent::Blocks(blocks) => blocks
                         .iter()
                         .filter_map(pi_tool::Content::as_text)
-                        .collect(),
+                        .collect::<String>()
+                        .into(),
                 };
                 if !text.is_empty() {
-                    parts.push(format!("[User]: {text}"));
+                    part(out, "[User]: ", &text);
                 }
             }
             Message::Assistant(assistant) => {
@@ -177,27 +246,27 @@ pub fn serialize_conversation(messages: &[Message]) -> String {
                     }
                 }
                 if !thinking.is_empty() {
-                    parts.push(format!("[Assistant thinking]: {}", thinking.join("\n")));
+                    part(out, "[Assistant thinking]: ", &thinking.join("\n"));
                 }
                 if !texts.is_empty() {
-                    parts.push(format!("[Assistant]: {}", texts.join("\n")));
+                    part(out, "[Assistant]: ", &texts.join("\n"));
                 }
                 if !calls.is_empty() {
-                    parts.push(format!("[Assistant tool calls]: {}", calls.join("; ")));
+                    part(out, "[Assistant tool calls]: ", &calls.join("; "));
                 }
             }
             Message::ToolResult(result) => {
                 let text = result.text();
                 if !text.is_empty() {
-                    parts.push(format!(
-                        "[Tool result]: {}",
-                        truncate(&text, TOOL_RESULT_MAX_CHARS)
-                    ));
+                    part(
+                        out,
+                        "[Tool result]: ",
+                        &truncate(&text, TOOL_RESULT_MAX_CHARS),
+                    );
                 }
             }
         }
     }
-    parts.join("\n\n")
 }
 
 /// `key=<JSON value>` pairs, as Pi prints a call's arguments.
@@ -393,6 +462,41 @@ mod tests {
             &text[text.len() - 60..]
         );
         assert_eq!(truncate("short", 2_000), "short");
+    }
+
+    #[test]
+    fn a_prompt_wraps_the_conversation_and_fits_the_room_reserved_for_it() {
+        let long = "x\"y".repeat(3_000);
+        let assistant = AssistantMessage::new(
+            &model(),
+            vec![
+                AssistantContent::text(long.clone()),
+                AssistantContent::tool_call("c1", "read", json!({"path": "src/a.rs"})),
+            ],
+        );
+        let messages = [
+            Message::from(UserMessage::text(long.clone())),
+            Message::Assistant(assistant),
+            result(&long),
+        ];
+        let conversation = serialize_conversation(&messages);
+        let prompt = history_prompt(&messages, Some("## Goal\nx"), Some("tests"));
+        assert!(prompt.starts_with(&format!(
+            "<conversation>\n{conversation}\n</conversation>\n\n<previous-summary>\n## Goal\nx\n"
+        )));
+        // Allocated once: what was reserved up front holds the whole prompt.
+        let reserved = serialized_len_estimate(&messages) + "## Goal\nx".len() + "tests".len();
+        assert!(
+            prompt.len() <= reserved + PROMPT_ROOM,
+            "{} > {reserved}",
+            prompt.len()
+        );
+        let prefix = turn_prefix_prompt(&messages);
+        assert!(prefix.starts_with(&format!(
+            "<conversation>\n{conversation}\n</conversation>\n\n"
+        )));
+        assert!(prefix.ends_with(TURN_PREFIX_PROMPT));
+        assert!(prefix.len() <= serialized_len_estimate(&messages) + PROMPT_ROOM);
     }
 
     #[test]
