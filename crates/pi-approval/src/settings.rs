@@ -257,8 +257,17 @@ pub fn save_rule(path: &Path, kind: RuleKind, rule: &str) -> Result<(), Settings
 }
 
 /// Writes `content` to a temporary file beside `path`, flushes it and renames it over `path`.
+/// A `path` that is a symbolic link (a settings file kept in a dotfiles repository) is
+/// written through: its target is replaced, the link stays a link.
 fn write_atomically(path: &Path, content: &[u8]) -> std::io::Result<()> {
     use std::io::Write as _;
+    let linked;
+    let path = if std::fs::symlink_metadata(path).is_ok_and(|meta| meta.file_type().is_symlink()) {
+        linked = pi_tool::path::canonical(path);
+        linked.as_path()
+    } else {
+        path
+    };
     let directory = match path.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
         _ => PathBuf::from("."),

@@ -235,3 +235,34 @@ fn only_the_users_list_trusts_a_project() {
         .is_err()
     );
 }
+
+/// A settings file kept elsewhere (a dotfiles repository) and linked into the agent's
+/// directory: "always" writes its target, and the link stays a link.
+#[test]
+fn a_saved_rule_writes_through_a_symlinked_settings_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let dotfiles = dir.path().join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::write(dotfiles.join("settings.json"), r#"{"theme":"dark"}"#).unwrap();
+    let agent = dir.path().join("agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    let link = agent.join("settings.json");
+    std::os::unix::fs::symlink(dotfiles.join("settings.json"), &link).unwrap();
+
+    settings::save_rule(&link, RuleKind::Allow, "bash(touch:*)").unwrap();
+
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let target: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dotfiles.join("settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(target["theme"], "dark");
+    assert_eq!(target["permissions"]["allow"], json!(["bash(touch:*)"]));
+    // Nothing left beside the link or the target.
+    assert_eq!(std::fs::read_dir(&agent).unwrap().count(), 1);
+    assert_eq!(std::fs::read_dir(&dotfiles).unwrap().count(), 1);
+}
