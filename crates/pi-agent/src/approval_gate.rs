@@ -167,6 +167,7 @@ impl ApprovalGate {
             reason: Some(refusal.evidence.clone()),
             timestamp: 0,
             outside_sandbox: Some(refusal.clone()),
+            seal: None,
         };
         let outcome = match answer {
             // A yes to running outside the sandbox holds for this call only, whatever scope
@@ -251,11 +252,14 @@ impl ApprovalGate {
             return Ok(());
         }
         session.rules.push(RuleKind::Allow, parsed, Source::Session);
-        session.policy = Some(Arc::new(Policy::with_resolver(
-            self.policy.mode(),
-            session.rules.clone(),
-            self.policy.resolver(),
-        )));
+        session.policy = Some(Arc::new(
+            Policy::with_resolver(
+                self.policy.mode(),
+                session.rules.clone(),
+                self.policy.resolver(),
+            )
+            .with_protected(self.policy.protected().clone()),
+        ));
         Ok(())
     }
 
@@ -296,6 +300,7 @@ impl ApprovalGate {
             reason: decision.reason.clone(),
             timestamp: 0,
             outside_sandbox: None,
+            seal: None,
         };
         let outcome = match decision.decision {
             Verdict::Allow => Self::run(decision, arguments),

@@ -7,11 +7,12 @@ use std::path::{Path, PathBuf};
 use pi_tool::ToolAnnotations;
 use serde_json::Value;
 
+use crate::bash_reads::LineWalk;
 use crate::policy::{Compiled, Policy};
 use crate::rule::{RuleKind, Specifier};
-use crate::shell::{self, SimpleCommand, is_known_read_only};
+use crate::shell::{self, SimpleCommand, only_reads};
 use crate::tool_kind::ToolKind;
-use crate::{Decision, Fingerprint, Source, Verdict};
+use crate::{Decision, Fingerprint, Mode, Source, Verdict};
 
 /// What a rule is matched against.
 #[derive(Clone, Copy)]
@@ -116,6 +117,66 @@ impl Policy {
                 return self.restricting_outcome(compiled);
             }
         }
+        if let Some(outcome) = self.strictest_for_unknown(tool, &split) {
+            return outcome;
+        }
+        let mut walk = LineWalk::new(self.paths.as_ref(), &self.protected);
+        let mut protected = None;
+        let mut judged = Vec::with_capacity(split.commands.len());
+        for command in &split.commands {
+            let words = command.words();
+            let read_only = only_reads(words);
+            let outside = if read_only {
+                walk.reads_outside(words)
+            } else {
+                None
+            };
+            if protected.is_none() && (!read_only || outside.is_some()) {
+                protected = walk.names_protected(words.iter().skip(1)).or_else(|| {
+                    writes_git_config(words).then(|| (command.text(), PathBuf::from(".git/config")))
+                });
+            }
+            judged.push((read_only && outside.is_none(), outside));
+            walk.step(words);
+        }
+        protected = protected
+            .or_else(|| walk.names_protected(&split.writes))
+            .or_else(|| {
+                split.hidden.iter().find_map(|command| {
+                    let words = command.words();
+                    walk.names_protected(words.iter().skip(1)).or_else(|| {
+                        writes_git_config(words)
+                            .then(|| (command.text(), PathBuf::from(".git/config")))
+                    })
+                })
+            });
+        let outcome = self.judge_commands(tool, &split, &texts, &judged);
+        match protected {
+            Some((word, path)) if outcome.verdict != Verdict::Deny && self.mode != Mode::Yolo => {
+                Outcome::plain(
+                    Verdict::Ask,
+                    Source::Builtin,
+                    format!(
+                        "{word} names a protected path ({}): changes there ask in every mode but yolo",
+                        path.display()
+                    ),
+                )
+            }
+            _ => outcome,
+        }
+    }
+
+    /// The verdict on a line's commands once no deny or ask rule matched: unprovable lines
+    /// by the mode, then each command by an allow rule, the read-only list (`judged`: whether
+    /// each reads only inside the workspace, else why not) or the mode; the worst wins.
+    fn judge_commands(
+        &self,
+        tool: &str,
+        split: &shell::Split,
+        texts: &[String],
+        judged: &[(bool, Option<String>)],
+    ) -> Outcome {
+        let table = self.mode.table();
         if let Some(reason) = split.unprovable.first() {
             return Outcome::plain(
                 table.unprovable_commands,
@@ -125,8 +186,10 @@ impl Policy {
         }
         let mut allowed_by: Option<&Compiled> = None;
         let mut worst: Option<Outcome> = None;
-        let allow_candidates = command_rules(RuleKind::Allow);
-        for (command, text) in split.commands.iter().zip(&texts) {
+        let allow_candidates = self.candidates(RuleKind::Allow, tool, Target::Command(""));
+        for ((command, text), (read_only, outside)) in split.commands.iter().zip(texts).zip(judged)
+        {
+            let _ = command;
             if let Some(compiled) = self.first_of(
                 RuleKind::Allow,
                 &allow_candidates,
@@ -136,11 +199,20 @@ impl Policy {
                 allowed_by = allowed_by.or(Some(compiled));
                 continue;
             }
-            let outcome = if is_known_read_only(command.words()) {
+            let outcome = if *read_only {
                 Outcome::plain(
                     table.read_only_commands,
                     Source::Builtin,
                     format!("{text} is a known read-only command"),
+                )
+            } else if let Some(outside) = outside {
+                Outcome::plain(
+                    table.other_commands,
+                    Source::Mode,
+                    format!(
+                        "{outside}; mode {} gives {}",
+                        self.mode, table.other_commands
+                    ),
                 )
             } else {
                 Outcome::plain(
@@ -171,6 +243,39 @@ impl Policy {
         }
     }
 
+    /// A line that may run a command no rule can see by name (`$(printf rm) f`, `echo rm f |
+    /// bash`): any command rule could match it, so the strictest that could decides, in every
+    /// mode: a deny rule on the tool, else an ask rule. `None` when the line has no such
+    /// command or the tool has no such rule (the mode then decides, as for any unprovable line).
+    fn strictest_for_unknown(&self, tool: &str, split: &shell::Split) -> Option<Outcome> {
+        let unknown = split.unresolved.first()?;
+        [RuleKind::Deny, RuleKind::Ask]
+            .into_iter()
+            .find_map(|kind| {
+                let list = match kind {
+                    RuleKind::Deny => &self.deny,
+                    RuleKind::Ask => &self.ask,
+                    RuleKind::Allow => &self.allow,
+                };
+                let compiled = self
+                    .candidates(kind, tool, Target::Command(""))
+                    .iter()
+                    .filter_map(|position| list.get(*position))
+                    .find(|compiled| {
+                        matches!(
+                            compiled.entry.rule.specifier(),
+                            Specifier::Any | Specifier::Command(_)
+                        ) && compiled.entry.rule.tool().matches(tool)
+                    })?;
+                let mut outcome = self.restricting_outcome(compiled);
+                outcome.reason = Some(format!(
+                    "{unknown} could run any command, so the rule {} could match it",
+                    compiled.entry.rule.text()
+                ));
+                Some(outcome)
+            })
+    }
+
     fn decide_file(
         &self,
         tool: &str,
@@ -188,6 +293,21 @@ impl Policy {
         let target = Target::Path(hits.as_ref());
         if let Some(outcome) = self.restricting_rule(tool, target) {
             return outcome;
+        }
+        if changes
+            && self.mode != Mode::Yolo
+            && let Some(path) = path.as_deref().filter(|path| self.protected.contains(path))
+        {
+            // Before allow rules: `edit(**)` must not let a model rewrite `.pi/settings.json`.
+            let verdict = self.mode.table().edits_inside.max(Verdict::Ask);
+            return Outcome::plain(
+                verdict,
+                Source::Builtin,
+                format!(
+                    "{tool} changes a protected path ({}): changes there ask in every mode but yolo",
+                    path.display()
+                ),
+            );
         }
         if let Some(compiled) = self.first_match(RuleKind::Allow, tool, target) {
             return Outcome::rule(Verdict::Allow, compiled);
@@ -371,4 +491,20 @@ fn covering(tool: &str) -> Option<&'static str> {
         "write" => Some("edit"),
         _ => None,
     }
+}
+
+/// `git config` that may set a key (anything but reading one): it writes `.git/config`
+/// without naming it.
+fn writes_git_config(words: &[String]) -> bool {
+    let mut rest = words.iter().map(String::as_str);
+    // `git -C dir config ...` too: past git's own options.
+    if rest.next() != Some("git") || !rest.any(|word| word == "config") {
+        return false;
+    }
+    !rest.any(|word| {
+        matches!(
+            word,
+            "--get" | "--get-all" | "--get-regexp" | "--list" | "-l" | "get" | "list"
+        )
+    })
 }

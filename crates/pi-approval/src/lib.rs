@@ -31,15 +31,19 @@
 //! ```
 
 mod approver;
+mod bash_reads;
 mod decide;
 mod decision;
 mod fingerprint;
+mod git_config;
 mod mode;
 mod name_index;
 mod paths;
 mod policy;
+mod protected;
 mod record;
 mod rule;
+mod seal;
 pub mod settings;
 pub mod shell;
 mod source;
@@ -52,8 +56,10 @@ pub use fingerprint::{Fingerprint, FingerprintMismatch};
 pub use mode::{Mode, ModeTable, UnknownMode, Verdict};
 pub use paths::{LocalPaths, PathResolver};
 pub use policy::{Permissions, Policy, ProjectTrust, RuleEntry, RuleSet};
+pub use protected::Protected;
 pub use record::{ApprovalRecord, DecidedBy, RECORD_CUSTOM_TYPE, Scope};
 pub use rule::{CommandPattern, NamePattern, Rule, RuleError, RuleErrorKind, RuleKind, Specifier};
+pub use seal::{SEAL_KEY_FILE, SealKey, SealKeyError};
 pub use settings::SettingsError;
 pub use source::Source;
 pub use tool_kind::ToolKind;

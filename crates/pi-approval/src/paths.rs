@@ -23,6 +23,11 @@ pub trait PathResolver: Send + Sync {
     fn is_inside(&self, path: &Path) -> bool {
         path.starts_with(self.root())
     }
+    /// Where `argument` leads when a command running in `dir` names it (a `bash` line after
+    /// `cd dir`): absolute, links and `..` resolved, `~` under [`home`](Self::home).
+    fn resolve_in(&self, dir: &Path, argument: &str) -> PathBuf {
+        pi_tool::path::canonical(&pi_tool::path::resolve_argument(dir, self.home(), argument))
+    }
 }
 
 /// Paths resolved against a working directory and `$HOME`, through `pi_tool::path`.

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use crate::name_index::NameIndex;
 use crate::paths::{PathIndex, PathPattern, PathResolver};
+use crate::protected::Protected;
 use crate::rule::{Rule, RuleError, RuleKind, Specifier};
 use crate::{Mode, Source};
 
@@ -163,6 +164,8 @@ pub struct Policy {
     /// The positions in `deny` of the bare rules (a tool name alone), which hide tools.
     pub(crate) bare_deny: Vec<usize>,
     pub(crate) paths: Arc<dyn PathResolver>,
+    /// Paths whose change asks in every mode but `yolo`.
+    pub(crate) protected: Protected,
 }
 
 impl std::fmt::Debug for Policy {
@@ -194,6 +197,7 @@ impl Policy {
             name_indexes: Default::default(),
             bare_deny: Vec::new(),
             paths,
+            protected: Protected::new(),
         };
         for entry in rules.entries {
             let path = match entry.rule.specifier() {
@@ -229,6 +233,19 @@ impl Policy {
             .map(|compiled| compiled.position)
             .collect();
         policy
+    }
+
+    /// The same policy, with `protected` as the paths whose change always asks (every
+    /// `.git/` and `.pi/` is protected without being named).
+    #[must_use]
+    pub fn with_protected(mut self, protected: Protected) -> Self {
+        self.protected = protected;
+        self
+    }
+
+    /// The paths whose change asks in every mode but `yolo`.
+    pub fn protected(&self) -> &Protected {
+        &self.protected
     }
 
     /// How it resolves paths (a policy built beside it resolves them the same way).

@@ -72,6 +72,10 @@ pub struct ApprovalRecord {
     /// what it refused. `decision` says whether the call then ran outside.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outside_sandbox: Option<SandboxRefusal>,
+    /// The record's seal ([`crate::SealKey`]): the proof that this program wrote it, for
+    /// this session. A record read back without a valid one restores nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seal: Option<String>,
 }
 
 impl ApprovalRecord {

@@ -8,11 +8,48 @@ use super::walk::{Walker, split};
 
 /// Commands that run the rest of their words as a command and change nothing else about it:
 /// the wrapped command is what is matched (when no option is given).
-const TRANSPARENT: &[&str] = &["command", "exec", "nohup", "time", "nice", "builtin"];
+const TRANSPARENT: &[&str] = &[
+    "command", "exec", "nohup", "time", "nice", "builtin", "busybox", "setsid", "stdbuf", "coproc",
+    "ionice", "unbuffer",
+];
+
+/// Wrappers whose first plain argument is not the command (`timeout 5 rm`, `chrt 1 rm`,
+/// `taskset 3 rm`).
+const WITH_ONE_ARGUMENT: &[&str] = &["timeout", "chrt", "taskset"];
 
 /// Commands that run a command in a way its words do not show (another user, arguments
-/// from input, repeatedly): never provable; the wrapped command is still seen by deny rules.
-const OPAQUE: &[&str] = &["sudo", "doas", "xargs", "watch", "su", "chroot", "parallel"];
+/// from input, repeatedly, from a string): never provable; the wrapped command, every tail of
+/// their words and every string among them read as a command line are seen by deny rules.
+const OPAQUE: &[&str] = &[
+    "sudo",
+    "doas",
+    "xargs",
+    "watch",
+    "su",
+    "chroot",
+    "parallel",
+    "runuser",
+    "unshare",
+    "nsenter",
+    "strace",
+    "ltrace",
+    "systemd-run",
+    "firejail",
+    "flock",
+    "script",
+    "trap",
+    "ssh",
+    "expect",
+    "at",
+    "batch",
+];
+
+/// Opaque wrappers that run a shell reading its input when given no command (`su`,
+/// `sudo -s`, `script`): what runs then is not on the line.
+const SHELL_WHEN_BARE: &[&str] = &[
+    "sudo", "doas", "su", "chroot", "runuser", "unshare", "nsenter", "script", "parallel", "ssh",
+    "at", "batch", "firejail",
+];
 
 /// Options of the opaque wrappers that take a value (so the value is not the command).
 const OPTIONS_WITH_VALUES: &[&str] = &[
@@ -20,10 +57,14 @@ const OPTIONS_WITH_VALUES: &[&str] = &[
     "-a", "-c",
 ];
 
-/// Shells whose `-c` runs a string as a command line.
+/// Shells whose `-c` runs a string as a command line, and that read commands from their
+/// input when given neither a string nor a script.
 const SHELLS: &[&str] = &[
-    "bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "busybox",
+    "bash", "sh", "zsh", "dash", "ksh", "mksh", "fish", "rbash", "ash",
 ];
+
+/// Builtins that make a name run something other than the command of that name.
+const REBINDING: &[&str] = &["alias", "enable"];
 
 /// `find` actions that run a command.
 const FIND_EXEC: &[&str] = &["-exec", "-execdir", "-ok", "-okdir"];
@@ -62,6 +103,13 @@ impl Walker<'_> {
             return;
         };
         let name = name.clone();
+        if is_unknown_name(&name) {
+            // `$(printf rm) f`, `rm${IFS}f`, `/bin/r?`: any command at all may run.
+            self.unprovable(Unprovable::UnknownCommand(name.clone()));
+            self.unresolved(words.join(" "));
+            self.record(words, visible);
+            return;
+        }
         let base = name.rsplit('/').next().unwrap_or(&name).to_owned();
         if base != name {
             self.unprovable(Unprovable::CommandPath(name.clone()));
@@ -75,14 +123,43 @@ impl Walker<'_> {
         let rest = words.get(1..).unwrap_or_default().to_vec();
         match base.as_str() {
             "env" => self.env(words, rest, visible),
-            "timeout" => self.wrapper(words, rest, 1, visible),
+            // `command -v rm` only names it.
+            "command"
+                if rest
+                    .first()
+                    .is_some_and(|flag| flag == "-v" || flag == "-V") =>
+            {
+                self.record(words, visible);
+            }
+            wrapper if WITH_ONE_ARGUMENT.contains(&wrapper) => {
+                self.wrapper(words, rest, 1, visible);
+            }
             wrapper if TRANSPARENT.contains(&wrapper) => self.wrapper(words, rest, 0, visible),
             opaque if OPAQUE.contains(&opaque) => {
                 self.unprovable(Unprovable::Wrapper(opaque.to_owned()));
                 let wrapped = after_options(&rest, OPTIONS_WITH_VALUES);
+                let bare = if opaque == "chroot" {
+                    wrapped.len() <= 1
+                } else {
+                    wrapped.is_empty()
+                };
+                if bare && SHELL_WHEN_BARE.contains(&opaque) {
+                    self.unprovable(Unprovable::UnknownCommand(words.join(" ")));
+                    self.unresolved(words.join(" "));
+                }
                 self.simple(wrapped.to_vec(), false);
                 self.hide_suffixes(&rest);
+                self.split_strings(&rest);
                 self.record(words, visible);
+            }
+            rebinding if REBINDING.contains(&rebinding) && !rest.is_empty() => {
+                self.rebinds(words, visible);
+            }
+            "hash" if rest.iter().any(|word| word.starts_with("-p")) => {
+                self.rebinds(words, visible);
+            }
+            "shopt" if rest.iter().any(|word| word == "expand_aliases") => {
+                self.rebinds(words, visible);
             }
             "eval" => {
                 self.unprovable(Unprovable::Evaluates(base.clone()));
@@ -92,14 +169,13 @@ impl Walker<'_> {
             }
             "source" | "." => {
                 self.unprovable(Unprovable::Evaluates(base.clone()));
+                if rest.first().is_none_or(|file| reads_input(file)) {
+                    self.unresolved(words.join(" "));
+                }
                 self.record(words, visible);
             }
             shell if SHELLS.contains(&shell) => {
-                if let Some(script) = shell_string(&rest) {
-                    self.unprovable(Unprovable::ShellString(shell.to_owned()));
-                    let inner = split(script, self.depth + 1);
-                    self.absorb(inner);
-                }
+                self.shell(shell, &words, &rest);
                 self.record(words, visible);
             }
             "find" => {
@@ -107,6 +183,71 @@ impl Walker<'_> {
                 self.record(words, visible);
             }
             _ => self.record(words, visible),
+        }
+    }
+
+    /// `bash -c STRING`: the string is split as a command line; a shell given neither a
+    /// string nor a script reads its commands from input (`echo rm f | bash`), and those are
+    /// not on the line.
+    fn shell(&mut self, shell: &str, words: &[String], rest: &[String]) {
+        if let Some(script) = shell_string(rest) {
+            self.unprovable(Unprovable::ShellString(shell.to_owned()));
+            if script.is_empty() {
+                self.unresolved(words.join(" "));
+            }
+            let inner = split(script, self.depth + 1);
+            self.absorb(inner);
+            return;
+        }
+        if rest
+            .iter()
+            .any(|word| matches!(word.as_str(), "--version" | "--help"))
+        {
+            return;
+        }
+        let reads_commands = rest
+            .iter()
+            .take_while(|word| word.as_str() != "--")
+            .any(|word| word.starts_with('-') && !word.starts_with("--") && word.contains('s'));
+        let script = rest
+            .iter()
+            .find(|word| !word.starts_with('-') && !word.starts_with('+'));
+        if reads_commands || script.is_none_or(|script| reads_input(script)) {
+            self.unprovable(Unprovable::UnknownCommand(words.join(" ")));
+            self.unresolved(words.join(" "));
+        }
+    }
+
+    /// `alias`, `enable`, `hash -p`, `shopt -s expand_aliases`: a name may now run anything.
+    fn rebinds(&mut self, words: Vec<String>, visible: bool) {
+        let name = words.first().cloned().unwrap_or_default();
+        self.unprovable(Unprovable::Rebinds(name));
+        self.unresolved(words.join(" "));
+        self.record(words, visible);
+    }
+
+    /// Words of a wrapper that read as command lines (`trap 'rm f' EXIT`, `script -c 'rm f'`,
+    /// `env -S 'rm f'`, `--split-string=rm f`): split, so deny and ask rules see what they run.
+    fn split_strings(&mut self, words: &[String]) {
+        /// Enough for any real wrapper line; keeps a pathological one linear.
+        const MAX_STRINGS: usize = 16;
+        let strings = words
+            .iter()
+            .map(|word| match word.split_once('=') {
+                Some((option, value)) if option.starts_with('-') => value,
+                _ => word.as_str(),
+            })
+            .filter(|text| {
+                text.contains(|character: char| {
+                    character.is_whitespace() || ";&|()<>`$".contains(character)
+                })
+            })
+            .take(MAX_STRINGS)
+            .map(str::to_owned)
+            .collect::<Vec<_>>();
+        for text in strings {
+            let inner = split(&text, self.depth + 1);
+            self.absorb(inner);
         }
     }
 
@@ -124,14 +265,18 @@ impl Walker<'_> {
                 self.unprovable(Unprovable::Wrapper("env".to_owned()));
             }
         }
-        if wrapped.is_empty() {
+        if wrapped.is_empty() && prefix.iter().all(|word| is_assignment(word)) {
             // `env` alone prints the environment.
             self.record(words, visible);
         } else if prefix.is_empty() {
             self.record(words, false);
             self.simple(wrapped.to_vec(), visible);
         } else {
+            // Options may take values (`-u HOME rm`) or carry a command line (`-S 'rm f'`):
+            // every reading is shown to deny and ask rules.
             self.simple(wrapped.to_vec(), false);
+            self.hide_suffixes(&rest);
+            self.split_strings(prefix);
             self.record(words, visible);
         }
     }
@@ -187,6 +332,22 @@ impl Walker<'_> {
             }
         }
     }
+}
+
+/// Whether a command's name is only known when the line runs: it still holds an expansion,
+/// a substitution or a glob (`[` and `[[` are the test commands).
+fn is_unknown_name(name: &str) -> bool {
+    name != "[" && name != "[[" && name.contains(|character: char| "$`*?[{}".contains(character))
+}
+
+/// Whether a shell's or `source`'s script argument is its input or a pipe, not a file.
+fn reads_input(file: &str) -> bool {
+    file == "-"
+        || file == "/dev/stdin"
+        || file.starts_with("/dev/fd/")
+        || file.starts_with("/proc/self/fd/")
+        || file.starts_with("<(")
+        || file.contains("$(")
 }
 
 /// `NAME=value`.

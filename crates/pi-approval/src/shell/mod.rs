@@ -25,6 +25,7 @@ use std::fmt;
 use serde::Serialize;
 
 pub use read_only::is_known_read_only;
+pub(crate) use read_only::only_reads;
 
 /// One simple command: its words, unquoted (`'r'm` is `rm`, `\rm` is `rm`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -79,6 +80,11 @@ pub enum Unprovable {
     Syntax(String),
     /// Nested deeper than the splitter follows (`bash -c` inside `bash -c` ...).
     TooDeep,
+    /// A command whose name is only known when the line runs (`$(printf rm) f`, `rm${IFS}f`,
+    /// `/bin/r?`), or commands read from input (`echo rm f | bash`).
+    UnknownCommand(String),
+    /// `alias`, `hash -p`, `enable`: later names may run other commands than they say.
+    Rebinds(String),
 }
 
 impl fmt::Display for Unprovable {
@@ -105,6 +111,10 @@ impl fmt::Display for Unprovable {
                 write!(f, "the shell syntax {kind} is not followed by the splitter")
             }
             Self::TooDeep => f.write_str("the command line nests too deep to follow"),
+            Self::UnknownCommand(text) => {
+                write!(f, "{text} runs a command known only when the line runs")
+            }
+            Self::Rebinds(name) => write!(f, "{name} makes names run other commands"),
         }
     }
 }
@@ -120,6 +130,19 @@ pub struct Split {
     pub hidden: Vec<SimpleCommand>,
     /// Why the line cannot be proven harmless; empty when it can.
     pub unprovable: Vec<Unprovable>,
+    /// Commands whose name cannot be known before the line runs (see
+    /// [`Unprovable::UnknownCommand`]): any command rule could match them, so a decision takes
+    /// the strictest rule that could (a deny rule on the tool, if there is one).
+    pub unresolved: Vec<String>,
+    /// The files its redirections write (`> out.txt`), as written.
+    pub writes: Vec<String>,
+}
+
+impl Split {
+    /// Whether the line may run a command no rule can see by name.
+    pub fn runs_unknown_commands(&self) -> bool {
+        !self.unresolved.is_empty()
+    }
 }
 
 impl Split {

@@ -57,12 +57,19 @@ const ALWAYS: &[&str] = &[
 /// assert!(!is_known_read_only(&words("cat ~/.ssh/id_rsa")));
 /// ```
 pub fn is_known_read_only(words: &[String]) -> bool {
+    let Some((_, arguments)) = words.split_first() else {
+        return false;
+    };
+    !arguments.iter().any(|argument| reaches_outside(argument)) && only_reads(words)
+}
+
+/// Whether a simple command only reads, by its name and options alone: where its path
+/// arguments lead is for the caller to check (the policy resolves them, following the line's
+/// `cd`s and links; [`is_known_read_only`] refuses any that looks outside).
+pub(crate) fn only_reads(words: &[String]) -> bool {
     let Some((name, arguments)) = words.split_first() else {
         return false;
     };
-    if arguments.iter().any(|argument| reaches_outside(argument)) {
-        return false;
-    }
     match name.as_str() {
         // `--pre` and `--hostname-bin` run a program; `-z` runs decompressors.
         "rg" => !arguments.iter().any(|argument| {
@@ -79,6 +86,28 @@ pub fn is_known_read_only(words: &[String]) -> bool {
             ) || argument.starts_with("-fprint")
         }),
         "git" => git_reads_only(arguments),
+        // `-o FILE` writes its listing; `-R` with `-H` writes an HTML file in every directory.
+        "tree" => !arguments.iter().any(|argument| {
+            argument == "-R"
+                || argument.starts_with("--output")
+                || (argument.starts_with('-')
+                    && !argument.starts_with("--")
+                    && argument.contains('o'))
+        }),
+        // `-C` compiles a magic file, written beside it.
+        "file" => !arguments.iter().any(|argument| {
+            argument == "--compile"
+                || (argument.starts_with('-')
+                    && !argument.starts_with("--")
+                    && argument.contains('C'))
+        }),
+        // `-s` / `--set` sets the system clock.
+        "date" => !arguments.iter().any(|argument| {
+            argument.starts_with("--set")
+                || (argument.starts_with('-')
+                    && !argument.starts_with("--")
+                    && argument.contains('s'))
+        }),
         // Only `sed -n 'Np'` style printing: anything else may write (`-i`, `w`).
         "sed" => sed_prints_only(arguments),
         other => ALWAYS.contains(&other),

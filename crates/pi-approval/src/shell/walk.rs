@@ -39,17 +39,29 @@ pub(super) fn split(line: &str, depth: usize) -> Split {
     let mut walker = Walker::new(line.as_bytes(), depth);
     if depth > MAX_DEPTH {
         walker.unprovable(Unprovable::TooDeep);
+        walker.unresolved(line.to_owned());
         return walker.split;
     }
     match parse(line) {
-        None => walker.unprovable(Unprovable::Unparsable),
+        None => {
+            walker.unprovable(Unprovable::Unparsable);
+            walker.unresolved(line.to_owned());
+        }
         Some(tree) => {
             let root = tree.root_node();
             if root.has_error() {
                 walker.unprovable(Unprovable::Unparsable);
+                walker.unresolved(line.to_owned());
             }
             walker.statement(root);
         }
+    }
+    // Bash removes a backslash-newline before it splits words (`r\<newline>m` runs `rm`),
+    // which the grammar does not always do: the joined line's commands are shown too.
+    if line.contains("\\\n") {
+        let joined = line.replace("\\\n", "");
+        let inner = split(&joined, depth + 1);
+        walker.absorb(inner);
     }
     walker.split
 }
@@ -78,6 +90,7 @@ impl<'a> Walker<'a> {
     pub(super) fn deeper<T>(&mut self, fallback: T, step: impl FnOnce(&mut Self) -> T) -> T {
         if self.nesting >= MAX_NESTING {
             self.unprovable(Unprovable::TooDeep);
+            self.unresolved("a command nested too deep to follow".to_owned());
             return fallback;
         }
         self.nesting += 1;
@@ -98,10 +111,29 @@ impl<'a> Walker<'a> {
         node.utf8_text(self.source).unwrap_or_default().to_owned()
     }
 
+    /// Notes a command whose name is known only when the line runs.
+    pub(super) fn unresolved(&mut self, text: String) {
+        /// Enough to say what happened; keeps a pathological line's list short.
+        const MAX_UNRESOLVED: usize = 16;
+        /// A shown text's length: an 8 MB line is named, not copied.
+        const MAX_SHOWN: usize = 200;
+        let text = match text.char_indices().nth(MAX_SHOWN) {
+            Some((end, _)) => format!("{}...", text.get(..end).unwrap_or_default()),
+            None => text,
+        };
+        if self.split.unresolved.len() < MAX_UNRESOLVED && !self.split.unresolved.contains(&text) {
+            self.split.unresolved.push(text);
+        }
+    }
+
     /// Takes in what a nested split found: its commands are hidden ones here.
     pub(super) fn absorb(&mut self, inner: Split) {
         self.split.hidden.extend(inner.commands);
         self.split.hidden.extend(inner.hidden);
+        for text in inner.unresolved {
+            self.unresolved(text);
+        }
+        self.split.writes.extend(inner.writes);
         for reason in inner.unprovable {
             self.unprovable(reason);
         }
@@ -243,6 +275,12 @@ impl<'a> Walker<'a> {
         }
         let text = self.text(node);
         self.unprovable(Unprovable::WritingRedirect(text));
+        let target = target
+            .trim_matches(|quote| quote == '"' || quote == '\'')
+            .to_owned();
+        if !self.split.writes.contains(&target) {
+            self.split.writes.push(target);
+        }
     }
 }
 

@@ -165,7 +165,18 @@ pub(crate) async fn run(
     )?;
     // The run stops when asked to, or when its session can no longer be written.
     let signal = shutdown.token().child_token();
-    let (recorder, history) = Recorder::start(session, &provider.model(), signal.clone())?;
+    let seal = match pi_session::agent_dir().map(|dir| pi_approval::SealKey::load_or_create(&dir)) {
+        Some(Ok(key)) => Some(Arc::new(key)),
+        Some(Err(error)) => {
+            report!(
+                "pi-tool: approval records are not sealed, so a resumed session asks again: {}",
+                pi_tool::error_text(&error)
+            );
+            None
+        }
+        None => None,
+    };
+    let (recorder, history) = Recorder::start(session, &provider.model(), signal.clone(), seal)?;
     // Traces name the session as the conversation (`gen_ai.conversation.id`).
     let conversation = recorder.with_session(|session| session.id().to_owned());
     let mut config = AgentConfig::new(provider, Arc::new(tools))
@@ -183,9 +194,23 @@ pub(crate) async fn run(
     if let Some(limit) = args.tool_timeout {
         config = config.with_tool_timeout(seconds("tool-timeout", limit)?);
     }
+    let mut approvals = approvals;
+    // The session file holds the approval records a resume reads back: writing it asks.
+    if let Some(path) = recorder.with_session(|session| session.file_path().map(Path::to_path_buf))
+    {
+        approvals.protected.add(&path);
+    }
     let gate = super::approval::gate(&approvals, args.json);
-    // A continued session allows again what its person allowed for the session.
-    for rule in recorder.session_rules() {
+    // A continued session allows again what its person allowed for the session, when this
+    // program wrote the record: a record a model forged in the session file restores nothing.
+    let (remembered, unsealed) = recorder.session_rules();
+    for rule in &unsealed {
+        report!(
+            "pi-tool: the remembered approval {rule} is not restored: its record is not sealed \
+             by this user's key for this session (written by another program?); it asks again"
+        );
+    }
+    for rule in remembered {
         if let Err(error) = gate.remember_for_session(&rule) {
             report!(
                 "pi-tool: a remembered approval rule is not restored: {}",

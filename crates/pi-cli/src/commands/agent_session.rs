@@ -15,7 +15,7 @@ use futures::future::BoxFuture;
 use pi_agent::compaction::session_context_tokens_of;
 use pi_agent::{AgentEvent, BeforeRequestContext};
 use pi_ai::{Message, ModelInfo};
-use pi_approval::{ApprovalRecord, RECORD_CUSTOM_TYPE};
+use pi_approval::{ApprovalRecord, RECORD_CUSTOM_TYPE, SealKey};
 use pi_session::{Entry, EntryKind, Session, SessionError};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
@@ -168,6 +168,9 @@ fn pick(sessions: &[pi_session::SessionSummary], dir: &Path) -> anyhow::Result<O
 #[derive(Clone)]
 pub(crate) struct Recorder {
     state: Arc<Mutex<State>>,
+    /// Seals the approval records written, and checks those read back (`None`: the key
+    /// could not be had; records are written unsealed and none is restored).
+    seal: Option<Arc<SealKey>>,
     /// Cancelled on a failure, to stop the run without waiting for the next request.
     stop: CancellationToken,
 }
@@ -201,6 +204,7 @@ impl Recorder {
         mut session: Session,
         model: &ModelInfo,
         stop: CancellationToken,
+        seal: Option<Arc<SealKey>>,
     ) -> anyhow::Result<(Self, History)> {
         let what = session_name(session.file_path());
         let context = session
@@ -226,6 +230,7 @@ impl Recorder {
                 announced: 0,
                 failure: None,
             })),
+            seal,
             stop,
         };
         Ok((
@@ -285,7 +290,11 @@ impl Recorder {
         if state.failure.is_some() {
             return;
         }
-        let Ok(data) = serde_json::to_value(record) else {
+        let mut record = record.clone();
+        if let Some(key) = &self.seal {
+            key.seal(&mut record, state.session.id());
+        }
+        let Ok(data) = serde_json::to_value(&record) else {
             return;
         };
         if let Err(error) = state.session.append_custom(RECORD_CUSTOM_TYPE, Some(data)) {
@@ -296,20 +305,29 @@ impl Recorder {
     /// The rules a person allowed "for this session" (or "always") in the session's earlier
     /// runs, oldest first: a resumed session allows them again. Only the path from the root
     /// to the leaf being resumed counts: a yes given on another branch was given for a
-    /// conversation this one is not.
-    pub(crate) fn session_rules(&self) -> Vec<String> {
+    /// conversation this one is not. Only records sealed with this user's key for this
+    /// session count ([`SealKey`]); the second list holds the rules of those that are not
+    /// (forged, copied from another session, or written before seals), which are not restored.
+    pub(crate) fn session_rules(&self) -> (Vec<String>, Vec<String>) {
         let state = self.lock();
         // The leaf is always on its own path; were it not, nothing is restored.
         let branch = state.session.branch_entries(None).unwrap_or_default();
         let mut rules: Vec<String> = Vec::new();
+        let mut refused: Vec<String> = Vec::new();
         for record in branch.into_iter().filter_map(approval_record) {
-            if let Some(rule) = record.session_rule()
-                && !rules.iter().any(|known| known == rule)
-            {
-                rules.push(rule.to_owned());
+            let Some(rule) = record.session_rule() else {
+                continue;
+            };
+            let sealed = self
+                .seal
+                .as_ref()
+                .is_some_and(|key| key.verify(&record, state.session.id()));
+            let list = if sealed { &mut rules } else { &mut refused };
+            if !list.iter().any(|known| known == rule) {
+                list.push(rule.to_owned());
             }
         }
-        rules
+        (rules, refused)
     }
 
     /// Starts counting the messages of another run (call after [`Recorder::finish`] of the

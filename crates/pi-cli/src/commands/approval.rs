@@ -10,7 +10,7 @@ use futures::FutureExt;
 use pi_approval::settings::{self, SettingsError};
 use pi_approval::{
     Answer, AnswerFuture, ApprovalRequest, Approver, LocalPaths, Mode, Permissions, Policy,
-    ProjectTrust, RuleKind, RuleSet, Source, Verdict,
+    ProjectTrust, Protected, RuleKind, RuleSet, Source, Verdict,
 };
 use pi_tool::{RefusalKind, SandboxRefusal};
 use serde_json::Value;
@@ -55,6 +55,9 @@ pub(crate) struct ApprovalSetup {
     /// The coding tools without sandbox or confinement, in modes that ask to run a call the
     /// sandbox refused outside it (`full-auto`); `None` otherwise.
     pub(crate) outside_tools: Option<pi_tool::ToolRegistry>,
+    /// Paths whose change asks in every mode but `yolo`: besides every `.git/` and `.pi/`,
+    /// the agent's directory (settings, keys, sessions) and the run's session file.
+    pub(crate) protected: Protected,
 }
 
 impl ApprovalSetup {
@@ -87,18 +90,32 @@ impl ApprovalSetup {
                 ignored.rule
             );
         }
+        let mut protected = Protected::new();
+        // Both spellings of the agent's directory (the settings' and the sessions') until
+        // there is one: with `~` in PI_CODING_AGENT_DIR they differ.
+        for dir in [settings::agent_dir(), pi_session::agent_dir()]
+            .into_iter()
+            .flatten()
+        {
+            protected.add(&dir);
+        }
+        if let Some(path) = &user_settings {
+            protected.add(path);
+        }
         Ok(Self {
             mode: rules.mode().unwrap_or_default(),
             rules,
             user_settings,
             cwd: cwd.to_path_buf(),
             outside_tools: None,
+            protected,
         })
     }
 
     /// The policy deciding the run's calls.
     pub(crate) fn policy(&self) -> Policy {
         Policy::new(self.mode, self.rules.clone(), LocalPaths::new(&self.cwd))
+            .with_protected(self.protected.clone())
     }
 }
 
