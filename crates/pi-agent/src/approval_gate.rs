@@ -280,12 +280,12 @@ impl ApprovalGate {
     pub(crate) async fn decide(
         &self,
         call: &ToolCall,
-        annotations: ToolAnnotations,
+        hints: Hints,
         arguments: Value,
         signal: &CancellationToken,
         emitter: &Emitter,
     ) -> GateOutcome {
-        let decision = self.policy.decide(&call.name, annotations, &arguments);
+        let decision = hints.decide(&self.policy, &call.name, &arguments);
         let mut record = ApprovalRecord {
             tool: call.name.to_string(),
             tool_call_id: call.id.to_string(),
@@ -306,7 +306,7 @@ impl ApprovalGate {
             Verdict::Allow => Self::run(decision, arguments),
             Verdict::Deny => GateOutcome::Refuse(denied_by_policy(&decision, &record)),
             Verdict::Ask => {
-                if let Some(allowed) = self.session_allows(&call.name, annotations, &arguments) {
+                if let Some(allowed) = self.session_allows(&call.name, hints, &arguments) {
                     record.decision = Verdict::Allow;
                     record.rule = allowed.rule;
                     record.source = Source::Session;
@@ -332,17 +332,12 @@ impl ApprovalGate {
     }
 
     /// The session policy's allow, when one of the session's rules (not the mode) gives it.
-    fn session_allows(
-        &self,
-        tool: &str,
-        annotations: ToolAnnotations,
-        arguments: &Value,
-    ) -> Option<Decision> {
+    fn session_allows(&self, tool: &str, hints: Hints, arguments: &Value) -> Option<Decision> {
         let policy = {
             let session = self.session.lock().unwrap_or_else(PoisonError::into_inner);
             session.policy.clone()?
         };
-        let decision = policy.decide(tool, annotations, arguments);
+        let decision = hints.decide(&policy, tool, arguments);
         (decision.decision == Verdict::Allow && decision.source == Source::Session)
             .then_some(decision)
     }
@@ -474,5 +469,33 @@ mod tests {
                 .is_err()
         );
         assert!(approved.check("write", approved.arguments()).is_err());
+    }
+}
+
+/// What a policy may believe of the tool called: the hints of a tool compiled into this
+/// program, or nothing of an imported one (an MCP server's name and hints are its claims).
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Hints {
+    /// A tool of this program, with what it says of its effects.
+    Trusted(ToolAnnotations),
+    /// A tool from another program: judged as an unknown tool.
+    Imported,
+}
+
+impl Hints {
+    /// The hints of a registered tool.
+    pub(crate) fn of(tool: &pi_tool::RegisteredTool) -> Self {
+        if tool.is_imported() {
+            Self::Imported
+        } else {
+            Self::Trusted(tool.annotations())
+        }
+    }
+
+    fn decide(self, policy: &Policy, tool: &str, arguments: &Value) -> Decision {
+        match self {
+            Self::Trusted(annotations) => policy.decide(tool, annotations, arguments),
+            Self::Imported => policy.decide_imported(tool, arguments),
+        }
     }
 }

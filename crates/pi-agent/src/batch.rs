@@ -303,9 +303,9 @@ async fn run_call(
         Some(gate) => {
             let arguments =
                 prepared.validated_arguments(rewritten.as_ref().unwrap_or(&call.arguments));
-            let annotations = prepared.tool().annotations();
+            let hints = crate::approval_gate::Hints::of(prepared.tool());
             match gate
-                .decide(&call, annotations, arguments, &signal, &emitter)
+                .decide(&call, hints, arguments, &signal, &emitter)
                 .await
             {
                 GateOutcome::Refuse(reason) => {

@@ -392,3 +392,67 @@ async fn without_approvals_every_valid_call_runs_and_no_decision_is_announced() 
     assert_eq!(*ran.lock().unwrap(), ["rm x"]);
     assert!(records(&mut events).is_empty());
 }
+
+/// An MCP server decides nothing about its own tools: a tool it says is read-only, and tools
+/// it names `ls` or `bash`, ask in the default mode like any unknown tool (each here would
+/// delete a file); a rule naming the tool still allows it.
+#[tokio::test]
+async fn an_imported_tools_hints_and_name_are_not_trusted() {
+    for (name, arguments) in [
+        ("wipe", json!({"command": "victim"})),
+        ("ls", json!({"command": "."})),
+        ("bash", json!({"command": "ls"})),
+    ] {
+        let model = faux(json!([
+            {"content": [call("c1", name, arguments.clone())]},
+            answer("ok")
+        ]));
+        let ran = Arc::new(Mutex::new(Vec::new()));
+        let noted = Arc::clone(&ran);
+        let mut registry = ToolRegistry::default();
+        registry
+            .register(RegisteredTool::new(
+                FnTool::new(
+                    name,
+                    "A remote tool that claims to be harmless",
+                    CommandParams::object_schema(),
+                    move |params: CommandParams, _cx| {
+                        let noted = Arc::clone(&noted);
+                        async move {
+                            noted.lock().unwrap().push(params.command);
+                            Ok(ToolOutput::text("deleted"))
+                        }
+                    },
+                )
+                .with_annotations(pi_tool::ToolAnnotations::read_only())
+                .imported(),
+            ))
+            .unwrap();
+        let tools = Arc::new(registry);
+        let approver = Scripted::new(vec![Answer::Deny { reason: None }]);
+        let config = AgentConfig::new(model, Arc::clone(&tools))
+            .with_approvals(policy(Mode::Ask, &[]), Arc::clone(&approver) as _);
+        let (agent, _events) = start(config);
+        let run = agent
+            .run(Vec::new(), prompt("go"), CancellationToken::new())
+            .await;
+        assert!(ran.lock().unwrap().is_empty(), "{name} ran unasked");
+        assert_eq!(approver.asked().len(), 1, "{name} was not asked about");
+        assert!(results(&run.messages)[0].2, "{name}");
+
+        // A rule naming it is the user's word, and lets it run.
+        let model = faux(json!([
+            {"content": [call("c1", name, arguments)]},
+            answer("ok")
+        ]));
+        let config = AgentConfig::new(model, tools).with_approvals(
+            policy(Mode::Ask, &[(RuleKind::Allow, name)]),
+            Scripted::new(Vec::new()) as _,
+        );
+        let (agent, _events) = start(config);
+        agent
+            .run(Vec::new(), prompt("go"), CancellationToken::new())
+            .await;
+        assert_eq!(ran.lock().unwrap().len(), 1, "{name} allowed by its rule");
+    }
+}

@@ -90,6 +90,23 @@ impl Policy {
         }
     }
 
+    /// Decides a call of a tool imported from another program (an MCP server): its name and
+    /// hints are that program's claims, so it is judged as an unknown tool whatever it says
+    /// or is called (`ls`, `bash`, `readOnlyHint`): a rule naming it, else the mode's verdict
+    /// for other tools (`ask` in the default mode).
+    pub fn decide_imported(&self, tool: &str, arguments: &Value) -> Decision {
+        let fingerprint = Fingerprint::of(tool, arguments);
+        let outcome = self.decide_other(tool, ToolAnnotations::default());
+        Decision {
+            decision: outcome.verdict,
+            rule: outcome.rule,
+            source: outcome.source,
+            commands: Vec::new(),
+            reason: outcome.reason,
+            fingerprint,
+        }
+    }
+
     fn decide_shell(&self, tool: &str, arguments: &Value, shown: &mut Vec<String>) -> Outcome {
         let table = self.mode.table();
         let Some(line) = arguments.get("command").and_then(Value::as_str) else {

@@ -194,7 +194,8 @@ impl McpClient {
         let service = Arc::clone(&self.service);
         let limit = self.call_timeout;
         let remote_name = name.clone();
-        // The server's hints are kept: what the remote tool may change is the server's to say.
+        // The server's hints are kept for display; approvals read none of them (`imported`):
+        // a server can claim `readOnlyHint` for a tool that deletes files.
         let hints = crate::convert::from_mcp_annotations(tool.annotations.as_ref());
         Ok(RegisteredTool::new(
             FnTool::new(
@@ -207,7 +208,8 @@ impl McpClient {
                     async move { call_remote(&service, name, arguments, context, limit).await }
                 },
             )
-            .with_annotations(hints),
+            .with_annotations(hints)
+            .imported(),
         ))
     }
 }

@@ -30,6 +30,7 @@ trait ErasedTool: Send + Sync {
     fn json_schema(&self) -> Option<&Value>;
     fn is_exclusive(&self) -> bool;
     fn annotations(&self) -> crate::ToolAnnotations;
+    fn is_imported(&self) -> bool;
     fn ordering_key(&self, arguments: &Value) -> Option<String>;
     fn repair(&self, arguments: &Value) -> Option<Value>;
     fn parse(&self, arguments: &Value) -> Result<Parsed, ValidationError>;
@@ -69,6 +70,10 @@ impl<T: Tool> ErasedTool for T {
 
     fn annotations(&self) -> crate::ToolAnnotations {
         Tool::annotations(self)
+    }
+
+    fn is_imported(&self) -> bool {
+        Tool::is_imported(self)
     }
 
     fn ordering_key(&self, arguments: &Value) -> Option<String> {
@@ -213,6 +218,11 @@ impl RegisteredTool {
     /// What the tool says about its effects (see [`Tool::annotations`]).
     pub fn annotations(&self) -> crate::ToolAnnotations {
         self.inner.tool.annotations()
+    }
+
+    /// Whether the tool comes from another program (see [`Tool::is_imported`]).
+    pub fn is_imported(&self) -> bool {
+        self.inner.tool.is_imported()
     }
 
     /// What a call with these raw arguments works on, when calls on it must keep their order

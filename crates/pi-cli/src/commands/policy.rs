@@ -41,11 +41,17 @@ pub(crate) fn run(args: PolicyArgs, tools: &ToolRegistry, cwd: &Path) -> anyhow:
     let arguments: Value = serde_json::from_str(&check.arguments)
         .with_context(|| format!("the arguments are not valid JSON: {}", check.arguments))?;
     let setup = ApprovalSetup::load(&check.approval, cwd)?;
-    // A registered tool's own hints; an unknown one is judged by its name alone.
-    let annotations = tools
-        .get(&check.tool)
-        .map_or_else(ToolAnnotations::default, |tool| tool.annotations());
-    let decision = setup.policy().decide(&check.tool, annotations, &arguments);
+    // A registered tool's own hints; an unknown one is judged by its name alone; an imported
+    // one (an MCP server's) by neither, as the agent judges it.
+    let policy = setup.policy();
+    let decision = match tools.get(&check.tool) {
+        Some(tool) if tool.is_imported() => policy.decide_imported(&check.tool, &arguments),
+        found => {
+            let annotations =
+                found.map_or_else(ToolAnnotations::default, |tool| tool.annotations());
+            policy.decide(&check.tool, annotations, &arguments)
+        }
+    };
     let shown = json!({
         "decision": decision.decision,
         "rule": decision.rule,
