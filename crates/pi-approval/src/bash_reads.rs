@@ -91,6 +91,17 @@ impl<'p> LineWalk<'p> {
         None
     }
 
+    /// Where each argument of a command that may be a path leads, from where it runs.
+    pub(crate) fn paths_named(&self, words: &[String]) -> Vec<PathBuf> {
+        let cwd = self.cwd.as_deref().unwrap_or(self.paths.root());
+        words
+            .iter()
+            .skip(1)
+            .filter_map(|word| path_like(word))
+            .map(|value| self.paths.resolve_in(cwd, value))
+            .collect()
+    }
+
     /// The first of a command's words, or of the line's write targets, that leads into a
     /// protected path, from where the command runs.
     pub(crate) fn names_protected<'w>(

@@ -140,8 +140,29 @@ impl Policy {
         let mut walk = LineWalk::new(self.paths.as_ref(), &self.protected);
         let mut protected = None;
         let mut judged = Vec::with_capacity(split.commands.len());
+        // Paths are resolved only when a rule could deny reading one (a `stat` per argument).
+        let reads_denied = self
+            .deny
+            .iter()
+            .any(|compiled| compiled.entry.rule.tool().matches("read"));
         for command in &split.commands {
             let words = command.words();
+            // `cat .env` with `read(.env)` denied: the rule holds for commands that read.
+            if reads_denied
+                && reads_its_arguments(words)
+                && let Some(compiled) = walk
+                    .paths_named(words)
+                    .iter()
+                    .find_map(|path| self.read_denied_by(path))
+            {
+                let mut outcome = Outcome::rule(Verdict::Deny, compiled);
+                outcome.reason = Some(format!(
+                    "{} reads a file the rule {} denies reading",
+                    command.text(),
+                    compiled.entry.rule.text()
+                ));
+                return outcome;
+            }
             let read_only = only_reads(words);
             let outside = if read_only {
                 walk.reads_outside(words)
@@ -301,12 +322,7 @@ impl Policy {
         changes: bool,
     ) -> Outcome {
         let walks = matches!(tool, "grep" | "find" | "ls");
-        let hits = path.as_deref().map(|path| PathHits {
-            lists: self
-                .path_indexes
-                .each_ref()
-                .map(|index| index.hits(path, walks)),
-        });
+        let hits = path.as_deref().map(|path| self.path_hits(path, walks));
         let target = Target::Path(hits.as_ref());
         if let Some(outcome) = self.restricting_rule(tool, target) {
             return outcome;
@@ -385,6 +401,45 @@ impl Policy {
         ]
         .concat();
         Outcome::plain(verdict, Source::Mode, reason)
+    }
+
+    /// The rules of each list whose glob matches `path`, and those naming the same file under
+    /// another name (a hard link): a rule judges the file, not the spelling.
+    fn path_hits(&self, path: &Path, walks: bool) -> PathHits {
+        let mut lists = self
+            .path_indexes
+            .each_ref()
+            .map(|index| index.hits(path, walks));
+        if self.file_ids.iter().any(|ids| !ids.is_empty())
+            && let Some((device, inode)) = crate::policy::file_id(path)
+        {
+            for (hits, ids) in lists.iter_mut().zip(&self.file_ids) {
+                let before = hits.len();
+                hits.extend(
+                    ids.iter()
+                        .filter(|id| id.device == device && id.inode == inode)
+                        .map(|id| id.position),
+                );
+                if hits.len() != before {
+                    hits.sort_unstable();
+                    hits.dedup();
+                }
+            }
+        }
+        PathHits { lists }
+    }
+
+    /// Whether a rule denies reading the file at `path` (resolved): the walking tools
+    /// (`grep`, `find`, `ls`) leave such files out, as they would refuse to `read` them.
+    /// The deny rule's text when one does.
+    pub fn denies_reading(&self, path: &Path) -> Option<&str> {
+        self.read_denied_by(path)
+            .map(|compiled| compiled.entry.rule.text())
+    }
+
+    fn read_denied_by(&self, path: &Path) -> Option<&Compiled> {
+        let hits = self.path_hits(path, false);
+        self.first_match(RuleKind::Deny, "read", Target::Path(Some(&hits)))
     }
 
     /// The first deny rule matching, else the first ask rule.
@@ -524,4 +579,23 @@ fn writes_git_config(words: &[String]) -> bool {
             "--get" | "--get-all" | "--get-regexp" | "--list" | "-l" | "get" | "list"
         )
     })
+}
+
+/// Commands that read the files their arguments name (a read rule holds for them): the
+/// known read-only ones, less those whose arguments are text, not files, and common readers.
+fn reads_its_arguments(words: &[String]) -> bool {
+    /// Read-only commands whose arguments are not files they read.
+    const NOT_FILES: &[&str] = &[
+        "echo", "printf", "basename", "dirname", "test", "[", "seq", "date", "which", "type", "cd",
+        "pwd", "true", "false", "id", "whoami", "uname", "realpath", "readlink",
+    ];
+    /// Commands that print or copy a file's content, besides the read-only list.
+    const READERS: &[&str] = &[
+        "cp", "base64", "xxd", "od", "hexdump", "less", "more", "strings", "tac", "rev", "sort",
+        "uniq", "awk", "jq", "bat", "tar", "zip", "gzip", "scp", "rsync", "source", ".",
+    ];
+    let Some(name) = words.first() else {
+        return false;
+    };
+    READERS.contains(&name.as_str()) || (only_reads(words) && !NOT_FILES.contains(&name.as_str()))
 }

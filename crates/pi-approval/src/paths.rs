@@ -26,7 +26,9 @@ pub trait PathResolver: Send + Sync {
     /// Where `argument` leads when a command running in `dir` names it (a `bash` line after
     /// `cd dir`): absolute, links and `..` resolved, `~` under [`home`](Self::home).
     fn resolve_in(&self, dir: &Path, argument: &str) -> PathBuf {
-        pi_tool::path::canonical(&pi_tool::path::resolve_argument(dir, self.home(), argument))
+        let typed = pi_tool::path::resolve_argument(dir, self.home(), argument);
+        let found = pi_tool::path::respelled(&typed, |_| true).unwrap_or(typed);
+        pi_tool::path::canonical(&found)
     }
 }
 
@@ -54,12 +56,13 @@ impl LocalPaths {
 }
 
 impl PathResolver for LocalPaths {
+    /// As the file tools resolve it: a name that does not exist as typed is looked for under
+    /// its other spellings (`it's` for `it’s`, a plain space for a narrow one, composed for
+    /// decomposed accents), so a rule on the real name judges the file the tool will open.
     fn resolve(&self, argument: &str) -> PathBuf {
-        pi_tool::path::canonical(&pi_tool::path::resolve_argument(
-            &self.cwd,
-            self.home.as_deref(),
-            argument,
-        ))
+        let typed = pi_tool::path::resolve_argument(&self.cwd, self.home.as_deref(), argument);
+        let found = pi_tool::path::respelled(&typed, |_| true).unwrap_or(typed);
+        pi_tool::path::canonical(&found)
     }
 
     fn root(&self) -> &Path {

@@ -166,6 +166,19 @@ pub struct Policy {
     pub(crate) paths: Arc<dyn PathResolver>,
     /// Paths whose change asks in every mode but `yolo`.
     pub(crate) protected: Protected,
+    /// For `deny`, `ask` and `allow`, in that order: the file (device, inode) each rule on
+    /// one existing file names, with the rule's position, so a hard link to `.env` is judged
+    /// as `.env` is.
+    pub(crate) file_ids: [Vec<FileId>; 3],
+}
+
+/// One file a rule names, as the kernel knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FileId {
+    pub(crate) device: u64,
+    pub(crate) inode: u64,
+    /// The rule's position in its list.
+    pub(crate) position: usize,
 }
 
 impl std::fmt::Debug for Policy {
@@ -198,6 +211,7 @@ impl Policy {
             bare_deny: Vec::new(),
             paths,
             protected: Protected::new(),
+            file_ids: Default::default(),
         };
         for entry in rules.entries {
             let path = match entry.rule.specifier() {
@@ -218,6 +232,22 @@ impl Policy {
                 path,
             });
         }
+        policy.file_ids = [&policy.deny, &policy.ask, &policy.allow].map(|list| {
+            list.iter()
+                .filter_map(|compiled| {
+                    let Specifier::Path(glob) = compiled.entry.rule.specifier() else {
+                        return None;
+                    };
+                    let file = literal_file(glob, policy.paths.as_ref())?;
+                    let (device, inode) = file_id(&file)?;
+                    Some(FileId {
+                        device,
+                        inode,
+                        position: compiled.position,
+                    })
+                })
+                .collect()
+        });
         policy.path_indexes = [&policy.deny, &policy.ask, &policy.allow].map(|list| {
             PathIndex::new(list.iter().filter_map(|compiled| match &compiled.path {
                 Some(Ok(pattern)) => Some((compiled.position, pattern)),
@@ -267,4 +297,25 @@ impl Policy {
             .filter_map(|position| self.deny.get(*position))
             .any(|compiled| compiled.entry.rule.tool().matches(tool))
     }
+}
+
+/// The file a path rule names when its glob is a plain path (no `*`, `?`, `[`, `{`):
+/// relative to the workspace, `~/` under home, or absolute.
+fn literal_file(glob: &str, paths: &dyn PathResolver) -> Option<std::path::PathBuf> {
+    if glob.contains(['*', '?', '[', '{']) {
+        return None;
+    }
+    let glob = glob.strip_prefix("./").unwrap_or(glob);
+    let path = match (glob.strip_prefix("~/"), paths.home()) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => paths.root().join(glob),
+    };
+    Some(pi_tool::path::canonical(&path))
+}
+
+/// A regular file's (device, inode); `None` for anything else or a path that is not there.
+pub(crate) fn file_id(path: &std::path::Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt as _;
+    let metadata = std::fs::metadata(path).ok()?;
+    metadata.is_file().then(|| (metadata.dev(), metadata.ino()))
 }

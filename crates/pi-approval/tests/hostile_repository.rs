@@ -244,3 +244,79 @@ fn protected_paths_ask_in_every_mode_but_yolo() {
         .with_protected(protected.clone());
     assert_eq!(edit(&denied, &targets[0]), Verdict::Deny);
 }
+
+/// P9, P12, P11: a file rule judges the file: a hard link to `.env`, a look-alike spelling
+/// the tools would respell to the real name, and `bash` commands that read it.
+#[test]
+fn file_rules_judge_the_file_not_its_spelling() {
+    let repo = Repo::new();
+    std::fs::write(repo.work.join(".env"), "SECRET=hunter2").unwrap();
+    std::fs::hard_link(repo.work.join(".env"), repo.work.join("notes.txt")).unwrap();
+    std::fs::write(repo.work.join("it\u{2019}s.env"), "LOOKALIKE").unwrap();
+    std::fs::write(repo.work.join("caf\u{e9}.env"), "ACCENT").unwrap();
+    let policy = repo.policy(
+        Mode::AutoEdit,
+        &[
+            "edit(.env)",
+            "read(.env)",
+            "read(it\u{2019}s.env)",
+            "read(caf\u{e9}.env)",
+        ],
+        &[],
+    );
+    let call = |tool: &str, path: &str| {
+        policy
+            .decide(
+                tool,
+                ToolAnnotations::default(),
+                &json!({"path": path, "content": "x"}),
+            )
+            .decision
+    };
+    assert_eq!(
+        call("edit", "notes.txt"),
+        Verdict::Deny,
+        "a hard link to .env"
+    );
+    assert_eq!(call("write", "notes.txt"), Verdict::Deny);
+    assert_eq!(call("read", "notes.txt"), Verdict::Deny);
+    assert_eq!(
+        call("read", "it's.env"),
+        Verdict::Deny,
+        "a straight apostrophe"
+    );
+    assert_eq!(
+        call("read", "cafe\u{301}.env"),
+        Verdict::Deny,
+        "a decomposed accent"
+    );
+    assert_eq!(call("edit", "README.md"), Verdict::Allow);
+    assert!(
+        policy
+            .denies_reading(&repo.work.join("notes.txt"))
+            .is_some()
+    );
+    assert!(
+        policy
+            .denies_reading(&repo.work.join("README.md"))
+            .is_none()
+    );
+
+    for command in [
+        "cat .env",
+        "grep SECRET .env",
+        "cat notes.txt",
+        "head -c 9 ./notes.txt",
+        "base64 .env",
+        "cd docs && cat ../.env",
+    ] {
+        let (verdict, reason) = repo.bash(&policy, command);
+        assert_eq!(verdict, Verdict::Deny, "{command}: {reason}");
+    }
+    // Naming the file is not reading it.
+    assert_ne!(
+        repo.bash(&policy, "echo .env >> .gitignore").0,
+        Verdict::Deny
+    );
+    assert_eq!(repo.bash(&policy, "cat README.md").0, Verdict::Allow);
+}

@@ -254,6 +254,13 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         if cli.sandbox == SandboxChoice::Landlock {
             workspace = workspace.with_shell_sandbox(pi_coding_tools::ShellSandbox::Landlock);
         }
+        // `grep`, `find` and `ls` leave out what a rule denies reading, as `read` is refused it.
+        if let Some(setup) = &approvals {
+            let policy = std::sync::Arc::new(setup.policy());
+            workspace = workspace.with_unreadable(pi_coding_tools::Unreadable::new(move |path| {
+                policy.denies_reading(path).is_some()
+            }));
+        }
         let one_shot = matches!(cli.command, Command::Call(_) | Command::Run(_));
         if cli.keep_output_files || one_shot {
             workspace = workspace.keeping_output_files();

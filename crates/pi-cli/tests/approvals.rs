@@ -435,3 +435,62 @@ fn forged_or_foreign_approval_records_restore_nothing() {
         "{results:?}"
     );
 }
+
+/// P10: with `read(.env)` denied, `grep` over the workspace, `find` and `ls` leave `.env` (and
+/// a hard link to it) out, as `read` is refused it; other files are still found.
+#[test]
+fn the_walking_tools_leave_out_what_a_rule_denies_reading() {
+    let home = Home::new();
+    std::fs::write(home.work().join(".env"), "SECRET=hunter2\n").unwrap();
+    std::fs::hard_link(home.work().join(".env"), home.work().join("notes.txt")).unwrap();
+    std::fs::write(
+        home.work().join("app.txt"),
+        "SECRET_NAME is read from the env\n",
+    )
+    .unwrap();
+    let script = home.script(json!([
+        {"content": [
+            {"type": "toolCall", "id": "r", "name": "read", "arguments": {"path": ".env"}},
+            {"type": "toolCall", "id": "g", "name": "grep", "arguments": {"pattern": "SECRET"}},
+            {"type": "toolCall", "id": "f", "name": "find", "arguments": {"pattern": "*"}},
+            {"type": "toolCall", "id": "l", "name": "ls", "arguments": {}}
+        ]},
+        {"content": [{"type": "text", "text": "done"}]}
+    ]));
+    let output = home
+        .pi_tool()
+        .arg("--coding-tools")
+        .arg(home.work())
+        .args([
+            "agent",
+            "--deny",
+            "read(.env)",
+            "--json",
+            "--no-session",
+            "--faux",
+        ])
+        .arg(&script)
+        .arg("look")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    let transcript = lines(&output);
+    let results = tool_results(&transcript);
+    assert_eq!(results.len(), 4);
+    let text = |index: usize| results[index]["content"].to_string();
+    assert_eq!(results[0]["isError"], true, "{}", results[0]);
+    assert!(!text(1).contains("hunter2"), "grep: {}", text(1));
+    assert!(
+        text(1).contains("app.txt"),
+        "grep still searches: {}",
+        text(1)
+    );
+    for index in [2, 3] {
+        assert!(
+            !text(index).contains(".env") && !text(index).contains("notes.txt"),
+            "{}",
+            text(index)
+        );
+        assert!(text(index).contains("app.txt"), "{}", text(index));
+    }
+}

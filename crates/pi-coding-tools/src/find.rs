@@ -39,18 +39,20 @@ fn find(workspace: &Workspace, params: &FindParams, context: &ToolContext) -> Ou
     });
     let mut found = Vec::new();
     let mut limit_reached = false;
-    Walker::new(&root, None, ".fdignore")?.each_entry(context.signal(), |entry| {
-        let path = relative(&root, entry.path());
-        if pattern.matches(entry, &path) {
-            if found.len() == limit {
-                limit_reached = true;
-                return false;
+    Walker::new(&root, None, ".fdignore")?
+        .hiding(workspace.unreadable())
+        .each_entry(context.signal(), |entry| {
+            let path = relative(&root, entry.path());
+            if pattern.matches(entry, &path) {
+                if found.len() == limit {
+                    limit_reached = true;
+                    return false;
+                }
+                let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
+                found.push(if is_dir { format!("{path}/") } else { path });
             }
-            let is_dir = entry.file_type().is_some_and(|kind| kind.is_dir());
-            found.push(if is_dir { format!("{path}/") } else { path });
-        }
-        true
-    })?;
+            true
+        })?;
     if found.is_empty() {
         return Ok(ToolOutput::text("No files found matching pattern"));
     }

@@ -217,15 +217,14 @@ fn grep(workspace: &Workspace, params: &GrepParams, context: &ToolContext) -> Ou
             .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
         search(&root, &shown, &mut found);
     } else if root.is_dir() {
-        Walker::new(&root, params.glob.as_deref(), ".rgignore")?.each_entry(
-            context.signal(),
-            |entry| {
+        Walker::new(&root, params.glob.as_deref(), ".rgignore")?
+            .hiding(workspace.unreadable())
+            .each_entry(context.signal(), |entry| {
                 if !entry.file_type().is_some_and(|kind| kind.is_file()) {
                     return true;
                 }
                 search(entry.path(), &relative(&root, entry.path()), &mut found)
-            },
-        )?;
+            })?;
     } else {
         return Err(ToolError::new(format!(
             "Path not found: {}",

@@ -44,7 +44,7 @@ pub use grep::grep_tool;
 pub use ls::ls_tool;
 pub use read::read_tool;
 pub use sandbox::ShellSandbox;
-pub use workspace::Workspace;
+pub use workspace::{Unreadable, Workspace};
 pub use write::write_tool;
 
 fn registry_of(tools: impl IntoIterator<Item = RegisteredTool>) -> ToolRegistry {

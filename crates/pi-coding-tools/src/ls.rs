@@ -29,12 +29,22 @@ fn ls(workspace: &Workspace, params: &LsParams, _context: &ToolContext) -> Outco
     let entries = std::fs::read_dir(&path).map_err(|error| {
         ToolError::with_source(format!("Could not list {}: {error}", path.display()), error)
     })?;
+    // Files a rule denies reading are left out, as `read` would refuse them.
+    let unreadable = workspace
+        .unreadable()
+        .map(|unreadable| (unreadable, pi_tool::path::canonical(&path)));
     // Entries that cannot be read or stat-ed are skipped, as Pi does.
     let mut names: Vec<String> = entries
         .filter_map(Result::ok)
         .filter_map(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
             let is_dir = std::fs::metadata(entry.path()).ok()?.is_dir();
+            if let Some((unreadable, directory)) = &unreadable
+                && !is_dir
+                && unreadable.denies(&directory.join(entry.file_name()))
+            {
+                return None;
+            }
             Some(if is_dir { format!("{name}/") } else { name })
         })
         .collect();

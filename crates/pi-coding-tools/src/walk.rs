@@ -25,6 +25,9 @@ pub(crate) struct Walker {
     overrides: Option<Override>,
     /// The ignore file of the tool upstream runs (`.rgignore`, `.fdignore`).
     own_ignore_file: &'static str,
+    /// Files a rule denies reading, left out of the walk; with the root's canonical path,
+    /// which entries' paths are made from (one `realpath` per walk, not per file).
+    unreadable: Option<(crate::workspace::Unreadable, PathBuf)>,
 }
 
 /// Repositories met by a walk outside any repository, set aside to be walked with their own
@@ -53,7 +56,30 @@ impl Walker {
             root: root.to_path_buf(),
             overrides,
             own_ignore_file,
+            unreadable: None,
         })
+    }
+
+    /// Leaves out the files `unreadable` says a rule denies reading.
+    pub(crate) fn hiding(mut self, unreadable: Option<crate::workspace::Unreadable>) -> Self {
+        self.unreadable =
+            unreadable.map(|unreadable| (unreadable, pi_tool::path::canonical(&self.root)));
+        self
+    }
+
+    /// Whether an entry is a file a rule denies reading.
+    fn hidden(&self, entry: &DirEntry) -> bool {
+        let Some((unreadable, canonical_root)) = &self.unreadable else {
+            return false;
+        };
+        if entry.file_type().is_some_and(|kind| kind.is_dir()) {
+            return false;
+        }
+        let path = entry.path();
+        match path.strip_prefix(&self.root) {
+            Ok(relative) => unreadable.denies(&canonical_root.join(relative)),
+            Err(_) => unreadable.denies(&pi_tool::path::canonical(path)),
+        }
     }
 
     /// The entries below the root (not the root itself), in path order, until `visit` says
@@ -94,6 +120,9 @@ impl Walker {
                 && !self.walk_set_aside(set_aside, signal, visit)?
             {
                 return Ok(false);
+            }
+            if self.hidden(&entry) {
+                continue;
             }
             if !visit(&entry) {
                 return Ok(false);

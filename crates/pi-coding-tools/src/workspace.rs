@@ -51,6 +51,31 @@ struct Inner {
     writers: Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>,
     /// `bash`'s full-output files, removed when the last clone of the workspace goes.
     output_files: Mutex<Vec<PathBuf>>,
+    /// Files a rule denies reading: the walking tools leave them out.
+    unreadable: Option<Unreadable>,
+}
+
+/// Says whether a rule denies reading a file (its canonical path): `grep`, `find` and `ls`
+/// leave such files out of what they show, as `read` would refuse them.
+#[derive(Clone)]
+pub struct Unreadable(Arc<dyn Fn(&Path) -> bool + Send + Sync>);
+
+impl Unreadable {
+    /// From a test on a file's canonical path (true: a rule denies reading it).
+    pub fn new(denies: impl Fn(&Path) -> bool + Send + Sync + 'static) -> Self {
+        Self(Arc::new(denies))
+    }
+
+    /// Whether a rule denies reading the file at `path` (canonical).
+    pub(crate) fn denies(&self, path: &Path) -> bool {
+        (self.0)(path)
+    }
+}
+
+impl std::fmt::Debug for Unreadable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Unreadable(..)")
+    }
 }
 
 impl Inner {
@@ -63,6 +88,7 @@ impl Inner {
             keep_output_files: false,
             writers: Mutex::new(HashMap::new()),
             output_files: Mutex::new(Vec::new()),
+            unreadable: None,
         }
     }
 
@@ -72,6 +98,7 @@ impl Inner {
         settings.network = self.network;
         settings.shell_sandbox = self.shell_sandbox;
         settings.keep_output_files = self.keep_output_files;
+        settings.unreadable.clone_from(&self.unreadable);
         settings
     }
 }
@@ -243,6 +270,23 @@ impl Workspace {
             .any(|root| canonical.starts_with(root) || canonical.starts_with(canonical_root(root)))
     }
 
+    /// The same workspace, with `grep`, `find` and `ls` leaving out the files `unreadable`
+    /// says a rule denies reading (an approval policy's `read` deny rules, which `read`
+    /// itself is refused by before it runs).
+    #[must_use]
+    pub fn with_unreadable(self, unreadable: Unreadable) -> Self {
+        let mut inner = self.inner.settings();
+        inner.unreadable = Some(unreadable);
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// What says which files a rule denies reading, if anything does.
+    pub(crate) fn unreadable(&self) -> Option<Unreadable> {
+        self.inner.unreadable.clone()
+    }
+
     /// The canonical directories the tools are confined to; `None` when unconfined.
     pub(crate) fn roots(&self) -> Option<&[PathBuf]> {
         self.inner.roots.as_deref()
@@ -265,7 +309,7 @@ impl Workspace {
     /// any other path.
     pub fn resolve(&self, path: &str) -> PathBuf {
         let typed = self.resolve_as_typed(path);
-        respelled(&typed, |directory| self.may_list(directory)).unwrap_or(typed)
+        pi_tool::path::respelled(&typed, |directory| self.may_list(directory)).unwrap_or(typed)
     }
 
     fn resolve_as_typed(&self, path: &str) -> PathBuf {
@@ -312,58 +356,6 @@ pub(crate) fn canonical(path: &Path) -> PathBuf {
     pi_tool::path::canonical(path)
 }
 
-/// `path` with each name that does not exist replaced by the one name in its directory that
-/// reads the same once spaces, apostrophes and accents are [`folded`]; `None` when `path`
-/// exists, cannot be spelled otherwise, or no such name (or more than one) is there.
-/// `may_list` says which directories may be listed to look.
-fn respelled(path: &Path, may_list: impl Fn(&Path) -> bool) -> Option<PathBuf> {
-    let text = path.to_str()?;
-    // Only these can be spelled otherwise; most missing paths (a file about to be written)
-    // cost one `lstat`.
-    if text.is_ascii() && !text.contains([' ', '\'']) || path.symlink_metadata().is_ok() {
-        return None;
-    }
-    let mut found = PathBuf::new();
-    for component in path.components() {
-        let std::path::Component::Normal(name) = component else {
-            found.push(component);
-            continue;
-        };
-        let next = found.join(name);
-        if next.symlink_metadata().is_ok() {
-            found = next;
-            continue;
-        }
-        if !may_list(&found) {
-            return None;
-        }
-        let wanted = folded(name.to_str()?);
-        let mut alike = std::fs::read_dir(&found)
-            .ok()?
-            .filter_map(Result::ok)
-            .map(|entry| entry.file_name())
-            .filter(|entry| entry.to_str().is_some_and(|entry| folded(entry) == wanted));
-        let (Some(only), None) = (alike.next(), alike.next()) else {
-            return None;
-        };
-        found.push(only);
-    }
-    (found != path).then_some(found)
-}
-
-/// `name` as it reads: composed (NFC), every Unicode space a plain space, curly apostrophes
-/// straight.
-fn folded(name: &str) -> String {
-    use unicode_normalization::UnicodeNormalization;
-    name.nfc()
-        .map(|character| match character {
-            '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' => ' ',
-            '\u{2018}' | '\u{2019}' => '\'',
-            other => other,
-        })
-        .collect()
-}
-
 /// A writable root as the kernel sees it (the temporary directory may be a link).
 fn canonical_root(root: &Path) -> PathBuf {
     std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
@@ -379,6 +371,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+    use pi_tool::path::respelled;
 
     #[tokio::test]
     async fn writers_of_one_file_queue_and_others_do_not() {

@@ -84,3 +84,55 @@ fn canonical_within(path: &Path, links: usize) -> PathBuf {
     }
     path.to_path_buf()
 }
+
+/// `path` with each name that does not exist replaced by the one name in its directory that
+/// reads the same once spaces, apostrophes and accents are [`folded`]; `None` when `path`
+/// exists, cannot be spelled otherwise, or no such name (or more than one) is there.
+/// `may_list` says which directories may be listed to look.
+pub fn respelled(path: &Path, may_list: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+    let text = path.to_str()?;
+    // Only these can be spelled otherwise; most missing paths (a file about to be written)
+    // cost one `lstat`.
+    if text.is_ascii() && !text.contains([' ', '\'']) || path.symlink_metadata().is_ok() {
+        return None;
+    }
+    let mut found = PathBuf::new();
+    for component in path.components() {
+        let std::path::Component::Normal(name) = component else {
+            found.push(component);
+            continue;
+        };
+        let next = found.join(name);
+        if next.symlink_metadata().is_ok() {
+            found = next;
+            continue;
+        }
+        if !may_list(&found) {
+            return None;
+        }
+        let wanted = folded(name.to_str()?);
+        let mut alike = std::fs::read_dir(&found)
+            .ok()?
+            .filter_map(Result::ok)
+            .map(|entry| entry.file_name())
+            .filter(|entry| entry.to_str().is_some_and(|entry| folded(entry) == wanted));
+        let (Some(only), None) = (alike.next(), alike.next()) else {
+            return None;
+        };
+        found.push(only);
+    }
+    (found != path).then_some(found)
+}
+
+/// `name` as it reads: composed (NFC), every Unicode space a plain space, curly apostrophes
+/// straight.
+pub fn folded(name: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    name.nfc()
+        .map(|character| match character {
+            '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' => ' ',
+            '\u{2018}' | '\u{2019}' => '\'',
+            other => other,
+        })
+        .collect()
+}
