@@ -19,8 +19,10 @@ mod serve;
 mod server;
 mod sessions;
 mod telemetry;
+mod token_strength;
 
 pub use client::{ClientError, DEFAULT_CALL_TIMEOUT, McpClient, from_call_tool_result};
 pub use http_access::HttpAccess;
 pub use serve::{ServeError, serve_http, serve_stdio, serve_stdio_until};
 pub use server::McpToolServer;
+pub use token_strength::{MIN_TOKEN_BITS, TokenStrength};

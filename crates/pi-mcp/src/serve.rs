@@ -66,6 +66,10 @@ pub async fn serve_stdio_until(
 /// not shown the token give way first (also when the process runs out of file descriptors),
 /// and a wrong token closes its connection after the 401.
 ///
+/// The token: on an address other machines can reach, one that holds fewer than
+/// [`crate::MIN_TOKEN_BITS`] bits by its shape is refused ([`ServeError::WeakToken`]; see
+/// [`crate::TokenStrength`]).
+///
 /// With sessions, a call ends when its client does: when the connection that asked closes
 /// before the answer, and when its session is deleted (`DELETE`), the call is cancelled (a
 /// `bash` command's process group ends); a `DELETE` waits until the calls it cancels have
@@ -83,6 +87,10 @@ pub async fn serve_http(
             "{address} is reachable from other machines: give a token of your own \
              (--token or PI_TOOL_TOKEN) to serve there"
         )));
+    }
+    let strength = access.token_strength();
+    if !loopback && !strength.is_enough() {
+        return Err(ServeError::WeakToken { address, strength });
     }
     let mut origins: Vec<String> = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
         .into_iter()
@@ -216,6 +224,16 @@ pub enum ServeError {
         /// What the system said.
         #[source]
         source: std::io::Error,
+    },
+    /// The token is too easy to guess for an address other machines can reach.
+    #[error(
+        "the MCP server will not start: {address} is reachable from other machines and {strength}"
+    )]
+    WeakToken {
+        /// The address asked for.
+        address: SocketAddr,
+        /// What the token's shape allows it to hold.
+        strength: crate::TokenStrength,
     },
     /// The access settings cannot be served safely or at all.
     #[error("the MCP server will not start: {0}")]
