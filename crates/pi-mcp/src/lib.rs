@@ -9,10 +9,12 @@
 //!   its tools into a registry as dynamic tools, validated locally before a call is sent.
 //! - [`convert`] maps results and content between the two worlds.
 
+mod bearer;
 mod call_progress;
 mod client;
 mod connections;
 pub mod convert;
+mod guesses;
 mod http_access;
 mod progress;
 mod serve;
