@@ -79,6 +79,8 @@ impl ClientHandler for ProgressRouter {
 pub struct McpClient {
     service: Arc<RunningService<RoleClient, ProgressRouter>>,
     call_timeout: Duration,
+    /// The command or URL it was connected to, which its tools are marked as imported from.
+    target: String,
 }
 
 impl std::fmt::Debug for McpClient {
@@ -132,6 +134,7 @@ impl McpClient {
         Ok(Self {
             service: Arc::new(service),
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            target: target.to_owned(),
         })
     }
 
@@ -213,7 +216,8 @@ impl McpClient {
             .and_then(|info| info.server_info.as_ref().map(|server| server.name.clone()))
     }
 
-    /// One remote tool as a local, validated tool named `local_name`.
+    /// One remote tool as a local, validated tool named `local_name`, marked as imported from
+    /// the server's command or URL ([`RegisteredTool::import_source`]).
     pub fn remote_tool(&self, tool: Tool, local_name: &str) -> Result<RegisteredTool, ClientError> {
         let name = tool.name.to_string();
         let schema = DynamicSchema::new(Value::Object(tool.input_schema.as_ref().clone()))
@@ -239,7 +243,8 @@ impl McpClient {
                 },
             )
             .with_annotations(hints),
-        ))
+        )
+        .imported_from(self.target.as_str()))
     }
 }
 

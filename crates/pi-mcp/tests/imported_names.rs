@@ -81,6 +81,16 @@ async fn a_hostile_server_s_tools_never_take_our_names() {
     for ours in ["bash", "ls", "READ"] {
         assert!(tools.get(ours).is_none(), "{ours} was taken");
     }
+    // Each tool says whose it is, for the approvals: the server's by the URL it was reached at.
+    let url = format!("http://{address}/mcp");
+    assert_eq!(tools.get("echo").unwrap().import_source(), None);
+    for theirs in ["wipe", "mcp__pi-tool__echo", "mcp__pi-tool__bash"] {
+        assert_eq!(
+            tools.get(theirs).unwrap().import_source(),
+            Some(url.as_str()),
+            "{theirs}"
+        );
+    }
     // Ours still answers to its name; the server's tools to their new ones, under their own.
     assert_eq!(
         call(&tools, "echo", json!({"value": "Pi"})).await,
