@@ -320,6 +320,45 @@ fn a_reachable_address_without_a_chosen_token_is_refused() {
     assert!(stderr.contains("give a token of your own"), "{stderr}");
 }
 
+/// A token too short to guard an address others can reach is refused there, before anything
+/// is bound; on loopback it is served with a warning.
+#[test]
+fn a_short_token_is_refused_where_others_can_reach_and_warned_about_on_loopback() {
+    let output = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args(["serve", "--http", "0.0.0.0:0", "--token", "zq"])
+        .env_remove("PI_TOOL_TOKEN")
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(
+            "0.0.0.0:0 is reachable from other machines and the token holds at most 9 bits"
+        ),
+        "{stderr}"
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args(["serve", "--http", "127.0.0.1:0", "--token", "zq"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let served = Served(child);
+    let mut said = String::new();
+    while !said.contains("serving MCP on") {
+        assert!(
+            stderr.read_line(&mut said).unwrap() > 0,
+            "no server: {said}"
+        );
+    }
+    drop(served);
+    assert!(
+        said.starts_with("pi-tool: warning: the token holds at most 9 bits")
+            && said.contains("served anyway because 127.0.0.1:0 is loopback"),
+        "{said}"
+    );
+}
+
 /// A request body over 4 MiB is refused with 413, not read into memory.
 #[test]
 fn an_oversized_body_is_refused() {

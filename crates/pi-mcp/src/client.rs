@@ -22,6 +22,7 @@ use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::Value;
 
+use crate::import_names::{ImportedTool, local_name};
 use crate::progress::ProgressRouter;
 
 /// How long a remote call may take by default before it is answered with a time-out error.
@@ -78,6 +79,8 @@ impl ClientHandler for ProgressRouter {
 pub struct McpClient {
     service: Arc<RunningService<RoleClient, ProgressRouter>>,
     call_timeout: Duration,
+    /// The command or URL it was connected to, which its tools are marked as imported from.
+    target: String,
 }
 
 impl std::fmt::Debug for McpClient {
@@ -131,6 +134,7 @@ impl McpClient {
         Ok(Self {
             service: Arc::new(service),
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            target: target.to_owned(),
         })
     }
 
@@ -156,8 +160,10 @@ impl McpClient {
     }
 
     /// Registers every tool of the server into `registry` as a dynamic tool; returns their
-    /// names. A tool whose inputSchema does not compile, or whose name is taken, stops the
-    /// registration with an error naming it.
+    /// names. A tool whose name is taken or reserved is registered as
+    /// `mcp__<server>__<name>` instead (see [`McpClient::import_into`]); one whose inputSchema
+    /// does not compile, or whose new name is taken too, stops the registration with an error
+    /// naming it.
     pub async fn register_into(
         &self,
         registry: &mut ToolRegistry,
@@ -173,16 +179,45 @@ impl McpClient {
         registry: &mut ToolRegistry,
         prefix: &str,
     ) -> Result<Vec<String>, ClientError> {
-        let mut names = Vec::new();
-        for tool in self.list_tools().await? {
-            let local = format!("{prefix}{}", tool.name);
-            registry.register(self.remote_tool(tool, &local)?)?;
-            names.push(local);
-        }
-        Ok(names)
+        let imported = self.import_into(registry, prefix).await?;
+        Ok(imported.into_iter().map(|tool| tool.name).collect())
     }
 
-    /// One remote tool as a local, validated tool named `local_name`.
+    /// Registers every tool of the server into `registry` as a dynamic tool, named `prefix`
+    /// and its own name, unless that name is taken in `registry` or reserved
+    /// ([`crate::RESERVED_TOOL_NAMES`]): such a tool is named `mcp__<server>__<name>`, so that
+    /// no imported tool stands in for one of ours or is judged by the approvals as one. Returns
+    /// each tool's names, saying which were renamed. A tool whose inputSchema does not compile,
+    /// or whose new name is taken too, stops the registration with an error naming it.
+    pub async fn import_into(
+        &self,
+        registry: &mut ToolRegistry,
+        prefix: &str,
+    ) -> Result<Vec<ImportedTool>, ClientError> {
+        let server = self.server_name();
+        let mut imported = Vec::new();
+        for tool in self.list_tools().await? {
+            let remote_name = tool.name.to_string();
+            let (name, renamed) = local_name(registry, prefix, server.as_deref(), &remote_name);
+            registry.register(self.remote_tool(tool, &name)?)?;
+            imported.push(ImportedTool {
+                name,
+                remote_name,
+                renamed,
+            });
+        }
+        Ok(imported)
+    }
+
+    /// The name the server gave itself in its handshake (`serverInfo.name`): its own claim.
+    pub fn server_name(&self) -> Option<String> {
+        self.service
+            .peer_info()
+            .and_then(|info| info.server_info.as_ref().map(|server| server.name.clone()))
+    }
+
+    /// One remote tool as a local, validated tool named `local_name`, marked as imported from
+    /// the server's command or URL ([`RegisteredTool::import_source`]).
     pub fn remote_tool(&self, tool: Tool, local_name: &str) -> Result<RegisteredTool, ClientError> {
         let name = tool.name.to_string();
         let schema = DynamicSchema::new(Value::Object(tool.input_schema.as_ref().clone()))
@@ -208,9 +243,9 @@ impl McpClient {
                     async move { call_remote(&service, name, arguments, context, limit).await }
                 },
             )
-            .with_annotations(hints)
-            .imported(),
-        ))
+            .with_annotations(hints),
+        )
+        .imported_from(self.target.as_str()))
     }
 }
 

@@ -11,6 +11,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
@@ -107,6 +108,8 @@ pub(crate) struct ConnectionInfo {
     id: u64,
     peer: SocketAddr,
     connections: Arc<Connections>,
+    /// Set once a request on it has shown the token; shared by its requests' copies.
+    shown_token: Arc<AtomicBool>,
 }
 
 impl ConnectionInfo {
@@ -115,9 +118,16 @@ impl ConnectionInfo {
         self.peer
     }
 
-    /// The connection made a request with the token: it no longer gives way to new ones.
+    /// The connection made a request with the token: it no longer gives way to new ones, and
+    /// its requests no longer wait for a turn to try a token.
     pub(crate) fn proven(&self) {
+        self.shown_token.store(true, Ordering::Relaxed);
         self.connections.lock().unproven.remove(&self.id);
+    }
+
+    /// Whether a request on it has shown the token.
+    pub(crate) fn has_shown_token(&self) -> bool {
+        self.shown_token.load(Ordering::Relaxed)
     }
 }
 
@@ -235,6 +245,7 @@ pub(crate) async fn serve(
             id,
             peer,
             connections: Arc::clone(&connections),
+            shown_token: Arc::new(AtomicBool::new(false)),
         };
         let service = tower::ServiceBuilder::new()
             .map_request(

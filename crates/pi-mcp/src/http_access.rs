@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use crate::serve::ServeError;
+use crate::token_strength::TokenStrength;
 
 /// Who may use the HTTP endpoint: every request must carry `Authorization: Bearer <token>`
 /// (compared in constant time; anything else gets 401 with `WWW-Authenticate`), and a request
@@ -182,5 +183,11 @@ impl HttpAccess {
     /// The token clients must send.
     pub fn token(&self) -> &str {
         &self.token
+    }
+
+    /// What the token's shape allows it to hold: [`crate::serve_http`] refuses one that is not
+    /// [`TokenStrength::is_enough`] on an address other machines can reach.
+    pub fn token_strength(&self) -> TokenStrength {
+        TokenStrength::of(&self.token)
     }
 }

@@ -9,18 +9,24 @@
 //!   its tools into a registry as dynamic tools, validated locally before a call is sent.
 //! - [`convert`] maps results and content between the two worlds.
 
+mod bearer;
 mod call_progress;
 mod client;
 mod connections;
 pub mod convert;
+mod guesses;
 mod http_access;
+mod import_names;
 mod progress;
 mod serve;
 mod server;
 mod sessions;
 mod telemetry;
+mod token_strength;
 
 pub use client::{ClientError, DEFAULT_CALL_TIMEOUT, McpClient, from_call_tool_result};
 pub use http_access::HttpAccess;
+pub use import_names::{ImportedTool, RESERVED_TOOL_NAMES};
 pub use serve::{ServeError, serve_http, serve_stdio, serve_stdio_until};
 pub use server::McpToolServer;
+pub use token_strength::{MIN_TOKEN_BITS, TokenStrength};

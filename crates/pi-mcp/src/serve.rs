@@ -10,7 +10,8 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, StreamableHttpService};
 use tokio_util::sync::CancellationToken;
 
-use crate::connections::{ConnectionInfo, ConnectionLimits, Connections};
+use crate::bearer::{Bearer, require_token};
+use crate::connections::{ConnectionLimits, Connections};
 use crate::http_access::HttpAccess;
 use crate::server::{CANCEL_GRACE, McpToolServer};
 use crate::sessions::{Sessions, track_sessions};
@@ -66,6 +67,13 @@ pub async fn serve_stdio_until(
 /// not shown the token give way first (also when the process runs out of file descriptors),
 /// and a wrong token closes its connection after the 401.
 ///
+/// The token: on an address other machines can reach, one that holds fewer than
+/// [`crate::MIN_TOKEN_BITS`] bits by its shape is refused ([`ServeError::WeakToken`]; see
+/// [`crate::TokenStrength`]). Tries at it are limited per address: a request on a connection
+/// that has not shown the token waits for its address's turn before its token is compared (ten
+/// at once, then one a second; a right token gives its turn back), and gets 429 with
+/// `Retry-After` when that turn is more than ten seconds away.
+///
 /// With sessions, a call ends when its client does: when the connection that asked closes
 /// before the answer, and when its session is deleted (`DELETE`), the call is cancelled (a
 /// `bash` command's process group ends); a `DELETE` waits until the calls it cancels have
@@ -83,6 +91,10 @@ pub async fn serve_http(
             "{address} is reachable from other machines: give a token of your own \
              (--token or PI_TOOL_TOKEN) to serve there"
         )));
+    }
+    let strength = access.token_strength();
+    if !loopback && !strength.is_enough() {
+        return Err(ServeError::WeakToken { address, strength });
     }
     let mut origins: Vec<String> = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
         .into_iter()
@@ -121,7 +133,7 @@ pub async fn serve_http(
     let router = router
         .layer(axum::middleware::map_response(session_ended_is_ok))
         .layer(axum::middleware::from_fn_with_state(
-            Arc::new(access.token),
+            Bearer::new(access.token),
             require_token,
         ));
     let listener = tokio::net::TcpListener::bind(address)
@@ -142,46 +154,6 @@ pub async fn serve_http(
         shutdown,
     ));
     Ok((bound, task))
-}
-
-/// 401 for a request without the right bearer token.
-async fn require_token(
-    axum::extract::State(token): axum::extract::State<Arc<String>>,
-    request: axum::extract::Request,
-    next: axum::middleware::Next,
-) -> axum::response::Response {
-    let presented = request
-        .headers()
-        .get(axum::http::header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "))
-        .unwrap_or_default();
-    if bool::from(subtle::ConstantTimeEq::ct_eq(
-        presented.as_bytes(),
-        token.as_bytes(),
-    )) {
-        // The connection has shown the token: it no longer gives way to new connections.
-        if let Some(connection) = request.extensions().get::<ConnectionInfo>() {
-            connection.proven();
-        }
-        return next.run(request).await;
-    }
-    let mut response = axum::response::IntoResponse::into_response((
-        axum::http::StatusCode::UNAUTHORIZED,
-        "a valid `Authorization: Bearer <token>` header is required\n",
-    ));
-    let headers = response.headers_mut();
-    headers.insert(
-        axum::http::header::WWW_AUTHENTICATE,
-        axum::http::HeaderValue::from_static("Bearer realm=\"pi-tool\""),
-    );
-    // A connection without the token gets no second try on the same descriptor: hyper closes
-    // it once this answer is written.
-    headers.insert(
-        axum::http::header::CONNECTION,
-        axum::http::HeaderValue::from_static("close"),
-    );
-    response
 }
 
 /// rmcp answers a session's `DELETE` with 202; the SDK clients expect 200 (the Python SDK logs
@@ -216,6 +188,16 @@ pub enum ServeError {
         /// What the system said.
         #[source]
         source: std::io::Error,
+    },
+    /// The token is too easy to guess for an address other machines can reach.
+    #[error(
+        "the MCP server will not start: {address} is reachable from other machines and {strength}"
+    )]
+    WeakToken {
+        /// The address asked for.
+        address: SocketAddr,
+        /// What the token's shape allows it to hold.
+        strength: crate::TokenStrength,
     },
     /// The access settings cannot be served safely or at all.
     #[error("the MCP server will not start: {0}")]

@@ -8,10 +8,12 @@
 //! runtime: the HTTP exporter's blocking client owns one of its own, and so does the pipeline
 //! for gRPC ([`on_runtime`]).
 
+mod no_redirects;
 mod on_runtime;
 mod settings;
 
 use std::io::Write as _;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -26,6 +28,7 @@ use tracing_subscriber::Layer as _;
 use tracing_subscriber::filter::Targets;
 use tracing_subscriber::layer::SubscriberExt;
 
+use no_redirects::NoRedirects;
 use on_runtime::OnRuntime;
 pub use settings::{ExportSettings, Protocol};
 
@@ -38,6 +41,9 @@ pub enum ExportError {
     /// The OTLP exporter could not be built.
     #[error("cannot build the OTLP exporter")]
     Build(#[from] opentelemetry_otlp::ExporterBuildError),
+    /// The HTTP exporter's client could not be built.
+    #[error("cannot build the OTLP exporter's HTTP client: {0}")]
+    Client(String),
     /// The gRPC exporter's runtime could not be started.
     #[error("cannot start the gRPC exporter's runtime")]
     Runtime(#[source] std::io::Error),
@@ -59,21 +65,33 @@ pub struct Telemetry {
 /// Installs the pipeline: a global `tracing` subscriber that sends our spans (target
 /// [`crate::spans::TARGET`]) to the batch exporter, and the metrics on a periodic reader.
 pub fn install(settings: &ExportSettings) -> Result<Telemetry, ExportError> {
+    // One warning in all, whichever part fails first.
+    let warned = Arc::new(AtomicBool::new(false));
     let (tracer_provider, meter_provider, runtime) = match settings.protocol {
         Protocol::HttpProtobuf => {
+            let client = |signal| {
+                NoRedirects::new(
+                    settings::export_timeout(signal),
+                    &settings.endpoint,
+                    Arc::clone(&warned),
+                )
+            };
             let spans = opentelemetry_otlp::SpanExporter::builder()
                 .with_http()
+                .with_http_client(client("TRACES")?)
                 .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
                 .with_endpoint(settings.signal_url("traces"))
                 .with_retry_policy(retry_policy())
                 .build()?;
             let metrics = opentelemetry_otlp::MetricExporter::builder()
                 .with_http()
+                .with_http_client(client("METRICS")?)
                 .with_protocol(opentelemetry_otlp::Protocol::HttpBinary)
                 .with_endpoint(settings.signal_url("metrics"))
                 .with_retry_policy(retry_policy())
                 .build()?;
-            let (tracer, meter) = providers(WarnOnce::new(spans, &settings.endpoint), metrics);
+            let spans = WarnOnce::new(spans, &settings.endpoint, Arc::clone(&warned));
+            let (tracer, meter) = providers(spans, metrics);
             (tracer, meter, None)
         }
         Protocol::Grpc => {
@@ -106,7 +124,8 @@ pub fn install(settings: &ExportSettings) -> Result<Telemetry, ExportError> {
                 inner: metrics,
                 runtime: runtime.handle().clone(),
             };
-            let (tracer, meter) = providers(WarnOnce::new(spans, &settings.endpoint), metrics);
+            let spans = WarnOnce::new(spans, &settings.endpoint, warned);
+            let (tracer, meter) = providers(spans, metrics);
             (tracer, meter, Some(runtime))
         }
     };
@@ -177,15 +196,16 @@ impl Telemetry {
 struct WarnOnce<E> {
     inner: E,
     endpoint: String,
-    warned: AtomicBool,
+    /// Set by whichever warning comes first: the HTTP client's about a redirect, or this one.
+    warned: Arc<AtomicBool>,
 }
 
 impl<E> WarnOnce<E> {
-    fn new(inner: E, endpoint: &str) -> Self {
+    fn new(inner: E, endpoint: &str, warned: Arc<AtomicBool>) -> Self {
         Self {
             inner,
             endpoint: endpoint.to_owned(),
-            warned: AtomicBool::new(false),
+            warned,
         }
     }
 }

@@ -34,7 +34,6 @@ pub struct FnTool<S, F> {
     exclusive: bool,
     ordering_key: Option<OrderingKeyFn>,
     annotations: crate::ToolAnnotations,
-    imported: bool,
 }
 
 impl<P, F, Fut, O> FnTool<&'static ObjectSchema<P>, F>
@@ -97,7 +96,6 @@ where
             exclusive: false,
             ordering_key: None,
             annotations: crate::ToolAnnotations::default(),
-            imported: false,
         }
     }
 
@@ -123,13 +121,6 @@ where
     #[must_use]
     pub fn with_annotations(mut self, annotations: crate::ToolAnnotations) -> Self {
         self.annotations = annotations;
-        self
-    }
-
-    /// Marks the tool as another program's (see [`Tool::is_imported`]): an MCP server's.
-    #[must_use]
-    pub fn imported(mut self) -> Self {
-        self.imported = true;
         self
     }
 
@@ -219,10 +210,6 @@ where
 
     fn annotations(&self) -> crate::ToolAnnotations {
         self.annotations
-    }
-
-    fn is_imported(&self) -> bool {
-        self.imported
     }
 
     fn ordering_key(&self, arguments: &Value) -> Option<String> {

@@ -30,7 +30,6 @@ trait ErasedTool: Send + Sync {
     fn json_schema(&self) -> Option<&Value>;
     fn is_exclusive(&self) -> bool;
     fn annotations(&self) -> crate::ToolAnnotations;
-    fn is_imported(&self) -> bool;
     fn ordering_key(&self, arguments: &Value) -> Option<String>;
     fn repair(&self, arguments: &Value) -> Option<Value>;
     fn parse(&self, arguments: &Value) -> Result<Parsed, ValidationError>;
@@ -70,10 +69,6 @@ impl<T: Tool> ErasedTool for T {
 
     fn annotations(&self) -> crate::ToolAnnotations {
         Tool::annotations(self)
-    }
-
-    fn is_imported(&self) -> bool {
-        Tool::is_imported(self)
     }
 
     fn ordering_key(&self, arguments: &Value) -> Option<String> {
@@ -151,6 +146,8 @@ pub struct RegisteredTool {
     inner: Arc<Shared<dyn ErasedTool>>,
     /// The tool's name, read once: every result of the tool shares it.
     name: ArcStr,
+    /// The program it was imported from (an MCP server), when it is not this program's own.
+    imported_from: Option<ArcStr>,
 }
 
 /// The tool and what is worked out once from it, in one allocation.
@@ -169,7 +166,23 @@ impl RegisteredTool {
                 defaults: OnceLock::new(),
                 tool,
             }),
+            imported_from: None,
         }
+    }
+
+    /// Marks the tool as imported from another program, `source` (an MCP server, as the
+    /// person named it): its name, description and annotations are that program's claims,
+    /// which an approval policy should not take on trust.
+    #[must_use]
+    pub fn imported_from(mut self, source: impl Into<ArcStr>) -> Self {
+        self.imported_from = Some(source.into());
+        self
+    }
+
+    /// The program the tool was imported from (see [`RegisteredTool::imported_from`]); `None`
+    /// for a tool of this program.
+    pub fn import_source(&self) -> Option<&str> {
+        self.imported_from.as_deref()
     }
 
     /// The tool's name.
@@ -220,9 +233,9 @@ impl RegisteredTool {
         self.inner.tool.annotations()
     }
 
-    /// Whether the tool comes from another program (see [`Tool::is_imported`]).
+    /// Whether the tool comes from another program (see [`RegisteredTool::imported_from`]).
     pub fn is_imported(&self) -> bool {
-        self.inner.tool.is_imported()
+        self.imported_from.is_some()
     }
 
     /// What a call with these raw arguments works on, when calls on it must keep their order
@@ -274,6 +287,7 @@ impl std::fmt::Debug for RegisteredTool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RegisteredTool")
             .field("name", &self.name())
+            .field("imported_from", &self.imported_from)
             .finish_non_exhaustive()
     }
 }

@@ -102,13 +102,6 @@ pub trait Tool: Send + Sync + 'static {
         crate::ToolAnnotations::default()
     }
 
-    /// Whether the tool comes from another program (an MCP server): its name and hints are
-    /// then that program's claims, which approval policies do not trust (the default is
-    /// `false`: a tool compiled into this program).
-    fn is_imported(&self) -> bool {
-        false
-    }
-
     /// What a call with these (raw) arguments works on, when calls on the same thing must run
     /// in the order the model wrote them: a batch starts such a call only once every earlier
     /// call of the batch with the same key has ended, so `[write f, edit f]` gives the bytes

@@ -112,7 +112,8 @@ pub(crate) struct AgentArgs {
     #[arg(long, value_name = "CMD ARGS")]
     mcp: Vec<String>,
     /// Prefix the names of the MCP servers' tools (e.g. `py_`), to keep them apart from the
-    /// built-in ones.
+    /// built-in ones. A name that is still one of ours (or a coding tool's, loaded or not) is
+    /// imported as `mcp__<server>__<name>` instead, with a warning.
     #[arg(long, default_value = "")]
     mcp_prefix: String,
     #[command(flatten)]
@@ -152,9 +153,15 @@ pub(crate) async fn run(
         let client = pi_mcp::McpClient::connect_stdio(program, rest)
             .await
             .with_context(|| format!("starting MCP server {command:?}"))?;
-        client
-            .register_into_prefixed(&mut tools, &args.mcp_prefix)
-            .await?;
+        let imported = client.import_into(&mut tools, &args.mcp_prefix).await?;
+        for tool in imported.iter().filter(|tool| tool.renamed) {
+            report!(
+                "pi-tool: warning: MCP server {command:?}: its tool {:?} is imported as {:?}, \
+                 so as not to take the name of a tool of ours",
+                tool.remote_name,
+                tool.name
+            );
+        }
         servers.push(client);
     }
     let provider = provider(&args)?;
@@ -165,7 +172,12 @@ pub(crate) async fn run(
     )?;
     // The run stops when asked to, or when its session can no longer be written.
     let signal = shutdown.token().child_token();
-    let seal = match pi_session::agent_dir().map(|dir| pi_approval::SealKey::load_or_create(&dir)) {
+    // Only a session kept in a file holds records to seal (`--no-session` makes no directory).
+    let key = session
+        .file_path()
+        .and_then(|_| pi_session::agent_dir())
+        .map(|dir| pi_approval::SealKey::load_or_create(&dir));
+    let seal = match key {
         Some(Ok(key)) => Some(Arc::new(key)),
         Some(Err(error)) => {
             report!(

@@ -87,7 +87,12 @@ pub(crate) async fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
                 .with_context(|| format!("the arguments are not valid JSON: {arguments}"))?;
             let client = server.connect().await?;
             let mut tools = ToolRegistry::default();
-            client.register_into(&mut tools).await?;
+            let imported = client.import_into(&mut tools, "").await?;
+            // The person names the server's tool; one renamed on import (`bash`) is found too.
+            let name = imported
+                .into_iter()
+                .find(|tool| tool.remote_name == name)
+                .map_or(name, |tool| tool.name);
             let result = execute_tool_call(
                 &ToolCall::new(id, name, arguments),
                 &tools,

@@ -24,7 +24,8 @@ pub(crate) struct ServeArgs {
     #[arg(long, value_name = "HOST:PORT")]
     http: Option<SocketAddr>,
     /// The bearer token every HTTP request must carry. Without one, a random token is made and
-    /// printed once on stderr (loopback only: an address others can reach needs your own).
+    /// printed once on stderr (loopback only: an address others can reach needs your own, of
+    /// at least 128 bits: 32 random hex or 22 random base64url characters).
     #[arg(long, env = "PI_TOOL_TOKEN", hide_env_values = true)]
     token: Option<String>,
     /// Also let browser pages from this origin in (loopback origins always are); repeatable.
@@ -105,6 +106,14 @@ pub(crate) async fn run(
                 access = access.stateless();
             }
             let token = access.token().to_owned();
+            let strength = access.token_strength();
+            // Elsewhere `serve_http` refuses it; on loopback the local programs can still try.
+            if address.ip().is_loopback() && !strength.is_enough() {
+                report!(
+                    "pi-tool: warning: {strength}; served anyway because {address} is loopback, \
+                     where any local program may try it"
+                );
+            }
             let stop_serving = CancellationToken::new();
             let (bound, task) = serve_http(server, address, access, stop_serving.clone()).await?;
             report!("pi-tool: serving MCP on http://{bound}/mcp");

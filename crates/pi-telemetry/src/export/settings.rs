@@ -2,6 +2,7 @@
 //! standard `OTEL_EXPORTER_OTLP_*` variables, then the protocol's default endpoint.
 
 use std::str::FromStr;
+use std::time::Duration;
 
 use super::ExportError;
 
@@ -107,6 +108,24 @@ impl ExportSettings {
             Protocol::Grpc => self.endpoint.clone(),
         }
     }
+}
+
+/// How long one export of `signal` (`TRACES`, `METRICS`) may take, read as the exporter reads
+/// it: `OTEL_EXPORTER_OTLP_{SIGNAL}_TIMEOUT`, else `OTEL_EXPORTER_OTLP_TIMEOUT` (milliseconds),
+/// else 10 s. The HTTP client is ours (it follows no redirects), so its time limit is too.
+pub(super) fn export_timeout(signal: &str) -> Duration {
+    resolve_timeout(signal, |name| std::env::var(name).ok())
+}
+
+/// [`export_timeout`] over any source of variables.
+fn resolve_timeout(signal: &str, var: impl Fn(&str) -> Option<String>) -> Duration {
+    [
+        format!("OTEL_EXPORTER_OTLP_{signal}_TIMEOUT"),
+        "OTEL_EXPORTER_OTLP_TIMEOUT".to_owned(),
+    ]
+    .iter()
+    .find_map(|name| var(name)?.parse().ok())
+    .map_or(Duration::from_secs(10), Duration::from_millis)
 }
 
 #[cfg(test)]
@@ -217,5 +236,39 @@ mod tests {
         assert_eq!(http.signal_url("traces"), "http://c:4318/v1/traces");
         let grpc = settings("http://c:4317", Protocol::Grpc).unwrap();
         assert_eq!(grpc.signal_url("metrics"), "http://c:4317");
+    }
+
+    #[test]
+    fn the_time_limit_is_read_as_the_exporter_reads_it() {
+        let vars = |pairs: &'static [(&str, &str)]| {
+            move |name: &str| {
+                pairs
+                    .iter()
+                    .find(|(key, _)| *key == name)
+                    .map(|(_, value)| (*value).to_owned())
+            }
+        };
+        assert_eq!(
+            resolve_timeout("TRACES", vars(&[])),
+            Duration::from_secs(10)
+        );
+        const BOTH: &[(&str, &str)] = &[
+            ("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "250"),
+            ("OTEL_EXPORTER_OTLP_TIMEOUT", "4000"),
+        ];
+        assert_eq!(
+            resolve_timeout("TRACES", vars(BOTH)),
+            Duration::from_millis(250)
+        );
+        assert_eq!(
+            resolve_timeout("METRICS", vars(BOTH)),
+            Duration::from_millis(4000)
+        );
+        // Not a number: the next source, as the exporter does.
+        const BAD: &[(&str, &str)] = &[("OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", "soon")];
+        assert_eq!(
+            resolve_timeout("TRACES", vars(BAD)),
+            Duration::from_secs(10)
+        );
     }
 }
