@@ -14,6 +14,7 @@ mod commands;
 mod panic_log;
 mod shutdown;
 mod telemetry;
+mod terminal_text;
 
 use std::process::ExitCode;
 use std::time::Duration;

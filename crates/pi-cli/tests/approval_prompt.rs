@@ -333,3 +333,47 @@ fn full_auto_asks_once_to_run_outside_what_the_sandbox_refused() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("the sandbox refused read"), "{stderr}");
 }
+
+/// P13, R6: escape sequences in a command (erase the line, go to its start, draw `$ git
+/// status`, hide the rest) are shown as text at the prompt, so the person sees the `rm`; and
+/// a model's text that would set the clipboard (OSC 52), the title and clear the screen
+/// reaches the terminal as visible text. Nothing the terminal would act on is sent: the raw
+/// bytes read from the pseudo-terminal hold none of the model's escapes.
+#[test]
+fn escape_sequences_from_the_model_are_shown_never_sent() {
+    let home = Home::new();
+    std::fs::write(home.work().join("important.txt"), "keep").unwrap();
+    let spoof = "rm -f important.txt \"\u{1b}[2K\u{1b}[1G  $ git status\u{1b}[8m\" \u{1b}[28m";
+    let script = json!([
+        {"content": [
+            {"type": "text", "text": "\u{1b}]52;c;cm0gLXJmIH4K\u{7}\u{1b}]0;pwned\u{7}\u{1b}[2Jtext"},
+            {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": spoof}}
+        ]},
+        {"content": [{"type": "text", "text": "finished"}]}
+    ]);
+    let mut session = home.on_terminal(&script, &["--no-session"]);
+    let before = session.expect("Run it?").unwrap();
+    let shown = String::from_utf8_lossy(before.before()).into_owned();
+    assert!(shown.contains("rm -f important.txt"), "{shown}");
+    assert!(
+        shown.contains("\\e[2K\\e[1G  $ git status\\e[8m"),
+        "{shown}"
+    );
+    assert!(shown.contains("\\e]52;c;cm0gLXJmIH4K\\x07"), "{shown}");
+    for sent in [
+        "\u{1b}]52",
+        "\u{1b}]0;",
+        "\u{1b}[2J",
+        "\u{1b}[2K",
+        "\u{1b}[8m",
+    ] {
+        assert!(
+            !shown.contains(sent),
+            "{sent:?} reached the terminal: {shown:?}"
+        );
+    }
+    session.send_line("n").unwrap();
+    session.expect("finished").unwrap();
+    session.expect(Eof).unwrap();
+    assert!(home.work().join("important.txt").exists());
+}

@@ -632,3 +632,37 @@ fn a_torn_last_line_is_reported_and_the_run_appends_after_it() {
         "the torn line, now followed by others, is skipped and reported"
     );
 }
+
+/// S-rows of the attack round: a session file's text (a first message, a name, an entry) with
+/// escape sequences that would set the title and the clipboard or hide text is shown by
+/// `session list` and `session tree` as visible text, never sent to the terminal.
+#[test]
+fn session_list_and_tree_show_a_files_escapes_as_text() {
+    let home = Home::new();
+    let dir = home.agent_dir().join("sessions").join(encode(&home.work()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("hostile.jsonl");
+    let mut session = pi_session::Session::create_at(&file, &home.work());
+    session
+        .append_message_value(json!({
+            "role": "user",
+            "content": "\u{1b}]0;pwned\u{7}\u{1b}]52;c;cm0gLXJmIH4K\u{7}\u{1b}[8mhidden\u{202e}txt",
+            "timestamp": 1
+        }))
+        .unwrap();
+    session.sync().unwrap();
+    drop(session);
+    for args in [
+        vec!["session", "list"],
+        vec!["session", "tree", file.to_str().unwrap()],
+    ] {
+        let output = home.pi_tool().args(&args).output().unwrap();
+        success(&output);
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\u{202e}'),
+            "{args:?}: {text:?}"
+        );
+        assert!(text.contains("\\e]0;pwned"), "{args:?}: {text}");
+    }
+}

@@ -1,11 +1,14 @@
 //! The live view of a run for a person at a terminal: the model's text as it streams, each tool
-//! call and its result as it happens.
+//! call and its result as it happens, control characters shown, never sent
+//! ([`visible`]).
 
 use std::io::Write;
 
 use pi_agent::AgentEvent;
 use pi_ai::AssistantMessageEvent;
 use tokio::sync::mpsc::UnboundedReceiver;
+
+use crate::terminal_text::visible;
 
 /// Longest result excerpt shown.
 const EXCERPT: usize = 200;
@@ -32,13 +35,13 @@ pub(crate) async fn show(mut events: UnboundedReceiver<AgentEvent>) {
                 let _ = writeln!(stdout);
                 *mid_line = false;
             }
-            let _ = writeln!(stdout, "{text}");
+            let _ = writeln!(stdout, "{}", visible(&text));
         };
         match event {
             AgentEvent::MessageUpdate {
                 assistant_message_event: AssistantMessageEvent::TextDelta { delta, .. },
             } => {
-                let _ = write!(stdout, "{delta}");
+                let _ = write!(stdout, "{}", visible(&delta));
                 let _ = stdout.flush();
                 mid_line = !delta.ends_with('\n');
             }

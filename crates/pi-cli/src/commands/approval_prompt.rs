@@ -59,7 +59,9 @@ async fn read_line() -> Option<String> {
 
 fn say(text: &str) {
     let mut stderr = std::io::stderr().lock();
-    let _ = stderr.write_all(text.as_bytes());
+    // What the model sent, shown, never sent to the terminal: an escape sequence in a
+    // command must not repaint the prompt into another command.
+    let _ = stderr.write_all(crate::terminal_text::visible(text).as_bytes());
     let _ = stderr.flush();
 }
 

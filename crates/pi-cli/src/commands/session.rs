@@ -94,7 +94,8 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
                 crate::output::print_line(&listing_json(&listing.sessions).to_string())?;
             } else {
                 for summary in &listing.sessions {
-                    crate::output::print_line(&summary_line(summary, all))?;
+                    let line = summary_line(summary, all);
+                    crate::output::print_line(&crate::terminal_text::visible(&line))?;
                 }
             }
         }
@@ -114,7 +115,7 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
         }
         SessionCommand::Tree { file } => {
             let session = load(&file, &dir()?)?;
-            crate::output::print(&tree_text(&session)?)?;
+            crate::output::print(&crate::terminal_text::visible(&tree_text(&session)?))?;
         }
         SessionCommand::Compact { file, focus, model } => {
             let path = match find_session(&file, &dir()?)? {
@@ -130,7 +131,9 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
                 if json {
                     out.push_str(&serde_json::to_string(&record)?);
                 } else {
-                    out.push_str(&super::approval::record_line(&record));
+                    out.push_str(&crate::terminal_text::visible(
+                        &super::approval::record_line(&record),
+                    ));
                 }
                 out.push('\n');
             }
