@@ -112,12 +112,21 @@ pub struct StreamAssembler {
     max_response_bytes: usize,
     /// Set when a limit was passed: nothing more is kept and the response fails with this.
     over_limit: Option<String>,
+    /// Tool calls started so far (see [`MAX_TOOL_CALLS_PER_RESPONSE`]).
+    tool_calls: usize,
 }
 
 /// The most argument text one tool call may stream: 16 MiB (what `pi-tool run` takes per
 /// line). A call beyond it stops being buffered and its response ends with stopReason `error`
 /// saying so; the call then gets a paired refusal, as every call of a failed response does.
 pub const MAX_ARGUMENT_BYTES: usize = 16 << 20;
+
+/// The most tool calls one response may hold: 1,024 (eight times the calls an agent runs from
+/// one response). A response of 200,000 tiny calls fits in 3 MB, far under the size limit, and
+/// would cost every later request a refusal per call: past this many, nothing more is kept
+/// and the response ends with stopReason `error` saying so (its calls each get a paired
+/// refusal, as every call of a failed response does).
+pub const MAX_TOOL_CALLS_PER_RESPONSE: usize = 1024;
 
 /// The most one response may hold by default: 32 MiB of text, thinking and tool calls (ids,
 /// names, arguments) together. A model streaming without end, or many calls each under
@@ -152,6 +161,7 @@ impl StreamAssembler {
                 kept: 0,
                 max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
                 over_limit: None,
+                tool_calls: 0,
             },
             start,
         )
@@ -216,6 +226,18 @@ impl StreamAssembler {
         if !self.take(size) {
             return events;
         }
+        if matches!(
+            fragment,
+            Fragment::ToolStart { .. } | Fragment::ToolWhole { .. }
+        ) {
+            if self.tool_calls == MAX_TOOL_CALLS_PER_RESPONSE {
+                self.over_limit = Some(format!(
+                    "the model's response has more than {MAX_TOOL_CALLS_PER_RESPONSE} tool calls"
+                ));
+                return events;
+            }
+            self.tool_calls += 1;
+        }
         match fragment {
             Fragment::Text(delta) if !delta.is_empty() => {
                 self.stream_text(Kind::Text, delta, &mut events);
@@ -243,7 +265,10 @@ impl StreamAssembler {
                 });
             }
             Fragment::ToolArguments { key, fragment } => {
-                if let Some(call) = self.calls.iter_mut().find(|call| call.key == key)
+                // Searched from the newest: arguments almost always follow their own start,
+                // so a response of many calls costs one comparison per fragment, not one per
+                // earlier call (200,000 calls took minutes).
+                if let Some(call) = self.calls.iter_mut().rev().find(|call| call.key == key)
                     && !fragment.is_empty()
                 {
                     if call.arguments.len() + fragment.len() > MAX_ARGUMENT_BYTES {

@@ -16,7 +16,10 @@ mod provider;
 mod replay;
 
 pub use arguments::{ArgumentBuffer, parse_arguments};
-pub use assembler::{DEFAULT_MAX_RESPONSE_BYTES, Fragment, MAX_ARGUMENT_BYTES, StreamAssembler};
+pub use assembler::{
+    DEFAULT_MAX_RESPONSE_BYTES, Fragment, MAX_ARGUMENT_BYTES, MAX_TOOL_CALLS_PER_RESPONSE,
+    StreamAssembler,
+};
 pub use builder::AssistantMessageBuilder;
 pub use event::AssistantMessageEvent;
 pub use faux::{FauxProvider, FauxScriptError};

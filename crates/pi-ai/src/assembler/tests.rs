@@ -173,3 +173,47 @@ fn broken_arguments_stay_text_and_a_missing_stop_is_an_error() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A response may start at most `MAX_TOOL_CALLS_PER_RESPONSE` calls, streamed or whole; the
+/// next ends it as an error naming the limit, and the calls kept are all there.
+#[test]
+fn a_response_holds_at_most_the_tool_call_limit() {
+    let (mut assembler, _) = StreamAssembler::start("api", "p", "m");
+    for index in 0..crate::MAX_TOOL_CALLS_PER_RESPONSE {
+        let key = index.to_string();
+        if index % 2 == 0 {
+            assembler.apply(Fragment::ToolStart {
+                key: key.clone(),
+                id: format!("c{index}"),
+                name: "echo".into(),
+            });
+            assembler.apply(Fragment::ToolArguments {
+                key,
+                fragment: "{}".into(),
+            });
+        } else {
+            assembler.apply(Fragment::ToolWhole {
+                id: format!("c{index}"),
+                name: "echo".into(),
+                arguments: json!({}),
+                signature: None,
+            });
+        }
+        assert_eq!(assembler.over_limit(), None, "call {index}");
+    }
+    let events = assembler.apply(Fragment::ToolWhole {
+        id: "one-too-many".into(),
+        name: "echo".into(),
+        arguments: json!({}),
+        signature: None,
+    });
+    assert!(events.is_empty());
+    assert_eq!(
+        assembler.over_limit(),
+        Some("the model's response has more than 1024 tool calls")
+    );
+    let Some(AssistantMessageEvent::Error { error, .. }) = assembler.finish().pop() else {
+        panic!()
+    };
+    assert_eq!(error.tool_calls().len(), crate::MAX_TOOL_CALLS_PER_RESPONSE);
+}
