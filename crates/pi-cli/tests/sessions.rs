@@ -666,3 +666,44 @@ fn session_list_and_tree_show_a_files_escapes_as_text() {
         assert!(text.contains("\\e]0;pwned"), "{args:?}: {text}");
     }
 }
+
+/// S3: 2,000 nested branch points (each entry has two children, one going on) print in
+/// output proportional to the file: indentation stops at 32 levels and the depth is written.
+#[test]
+fn a_deeply_branched_tree_prints_in_proportion_to_the_file() {
+    let home = Home::new();
+    let path = home.root.path().join("deep.jsonl");
+    let mut text = String::from(
+        "{\"type\":\"session\",\"version\":3,\"id\":\"s\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"cwd\":\"/w\"}\n",
+    );
+    let mut parent = Value::Null;
+    for level in 0..2000 {
+        for side in ["a", "b"] {
+            let id = format!("{side}{level:07}");
+            let line = json!({"type": "message", "id": id, "parentId": parent,
+                "timestamp": "2026-01-01T00:00:00.000Z",
+                "message": {"role": "user", "content": "x", "timestamp": 1}});
+            text.push_str(&format!("{line}\n"));
+        }
+        parent = json!(format!("a{level:07}"));
+    }
+    std::fs::write(&path, &text).unwrap();
+    let tree = home
+        .pi_tool()
+        .args(["session", "tree", path.to_str().unwrap()])
+        .output()
+        .unwrap();
+    success(&tree);
+    let shown = String::from_utf8(tree.stdout).unwrap();
+    assert!(
+        shown.len() < text.len(),
+        "{} bytes of tree for a {} byte file",
+        shown.len(),
+        text.len()
+    );
+    assert!(
+        shown.contains("[depth 1999] b0001999 user: x"),
+        "{}",
+        &shown[shown.len() - 300..]
+    );
+}
