@@ -392,17 +392,45 @@ async fn execute(
     }
 
     let token = signal.child_token();
+    // The tool holds its progress callback for as long as it runs, which after a time limit
+    // may be for ever (a blocking read of a 1 TB sparse file): the callback reaches the run's
+    // events through this slot, emptied once the call is answered, so a tool that outlives
+    // its call keeps no event channel open (the subscribers wait for it to close).
+    let progress_emitter = std::sync::Arc::new(std::sync::Mutex::new(Some(emitter.clone())));
     let progress = {
-        let emitter = emitter.clone();
+        let slot = std::sync::Arc::clone(&progress_emitter);
         let (id, name) = (call.id.clone(), call.name.clone());
         ProgressCallback::new(move |update| {
-            emitter.emit(AgentEvent::ToolExecutionUpdate {
-                tool_call_id: id.clone(),
-                tool_name: name.clone(),
-                partial_result: update,
-            });
+            let emitter = slot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone();
+            if let Some(emitter) = emitter {
+                emitter.emit(AgentEvent::ToolExecutionUpdate {
+                    tool_call_id: id.clone(),
+                    tool_name: name.clone(),
+                    partial_result: update,
+                });
+            }
         })
     };
+    let executed = execute_under_limits(config, call, prepared, signal, token, progress).await;
+    progress_emitter
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take();
+    executed
+}
+
+/// [`execute`]'s body: the call raced against its time limit and the run's cancellation.
+async fn execute_under_limits(
+    config: &AgentConfig,
+    call: &ToolCall,
+    prepared: pi_tool::PreparedCall,
+    signal: &CancellationToken,
+    token: CancellationToken,
+    progress: ProgressCallback,
+) -> ExecutedCall {
     let running = prepared.run(CallContext {
         signal: Some(token.clone()),
         report_progress: Some(progress),

@@ -657,3 +657,56 @@ async fn before_request_sees_each_requests_conversation_and_can_stop_the_run() {
         "only the prompt: no request was made"
     );
 }
+
+/// R3: a tool that outlives its call (a blocking read of a 1 TB sparse file, on a thread of its
+/// own that holds its context) must not hold the run's event channel open: once the run has
+/// ended, a subscriber's stream ends too, so a front end that prints when the stream ends (the
+/// `--json` transcript) prints and exits.
+#[tokio::test]
+async fn a_tool_that_outlives_its_time_limit_does_not_hold_the_events_open() {
+    let model = faux(json!([
+        {"content": [call("stuck", "stuck", json!({"value": "x"}))]},
+        answer("done")
+    ]));
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let released = Arc::new(std::sync::Mutex::new(released));
+    let mut registry = pi_tool::builtin::registry();
+    registry
+        .register(pi_tool::RegisteredTool::new(pi_tool::FnTool::new(
+            "stuck",
+            "Blocks a thread of its own, deaf to cancellation",
+            <pi_tool::builtin::ValueParams as pi_tool::schema::ObjectParams>::object_schema(),
+            move |_params: pi_tool::builtin::ValueParams, context: pi_tool::ToolContext| {
+                let released = Arc::clone(&released);
+                async move {
+                    let (done, finished) = tokio::sync::oneshot::channel();
+                    std::thread::spawn(move || {
+                        // Holds the context (and so its progress callback) until released.
+                        let _context = context;
+                        let _ = released.lock().unwrap().recv();
+                        let _ = done.send(());
+                    });
+                    let _ = finished.await;
+                    Ok(pi_tool::ToolOutput::text("late"))
+                }
+            },
+        )))
+        .unwrap();
+    let config =
+        AgentConfig::new(model, Arc::new(registry)).with_tool_timeout(Duration::from_millis(100));
+    let (agent, mut events) = start(config);
+    let run = agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    assert_eq!(run.end, EndReason::Completed);
+    drop(agent);
+    let ended = tokio::time::timeout(Duration::from_secs(5), async {
+        while events.recv().await.is_some() {}
+    })
+    .await;
+    let _ = release.send(());
+    assert!(
+        ended.is_ok(),
+        "the event stream stayed open while the tool's thread ran"
+    );
+}
