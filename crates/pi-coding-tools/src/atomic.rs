@@ -89,10 +89,18 @@ fn write_in_place(mut file: std::fs::File, content: &[u8]) -> std::io::Result<()
     file.sync_all()
 }
 
-/// This process's umask, read without changing it (`umask(2)` can only set it, which would race
-/// with every other thread creating files). Linux 4.7+ shows it in `/proc/self/status`; `022`,
-/// the usual default, elsewhere.
-fn umask() -> u32 {
+/// This process's umask, read once, the first time it is asked for: [`crate::Workspace`] asks
+/// when it is made, before any file tool runs on a thread Landlock confines (which may not read
+/// `/proc/self/status`: under `umask 077` new files came out `0644`, readable by everyone).
+pub(crate) fn umask() -> u32 {
+    static UMASK: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *UMASK.get_or_init(read_umask)
+}
+
+/// The umask, read without changing it (`umask(2)` can only set it, which would race with
+/// every other thread creating files). Linux 4.7+ shows it in `/proc/self/status`; `022`, the
+/// usual default, elsewhere.
+fn read_umask() -> u32 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
         .and_then(|status| {

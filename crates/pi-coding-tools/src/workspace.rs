@@ -80,6 +80,8 @@ impl std::fmt::Debug for Unreadable {
 
 impl Inner {
     fn new(cwd: PathBuf, roots: Option<Vec<PathBuf>>) -> Self {
+        // Read now, unconfined: a confined file tool's thread may not read it.
+        let _ = crate::atomic::umask();
         Self {
             cwd,
             roots,
