@@ -75,13 +75,10 @@ pub enum SettingsError {
     },
 }
 
-/// Pi's agent directory: `PI_CODING_AGENT_DIR`, else `~/.pi/agent`; `None` with neither
-/// that variable nor a home directory.
+/// Pi's agent directory (see [`pi_tool::path::agent_dir`]: `PI_CODING_AGENT_DIR` with `~`
+/// expanded, else `~/.pi/agent`).
 pub fn agent_dir() -> Option<PathBuf> {
-    if let Some(dir) = std::env::var_os("PI_CODING_AGENT_DIR").filter(|dir| !dir.is_empty()) {
-        return Some(PathBuf::from(dir));
-    }
-    std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".pi").join("agent"))
+    pi_tool::path::agent_dir()
 }
 
 /// The user's settings file.

@@ -494,3 +494,39 @@ fn the_walking_tools_leave_out_what_a_rule_denies_reading() {
         assert!(text(index).contains("app.txt"), "{}", text(index));
     }
 }
+
+/// `PI_CODING_AGENT_DIR='~/pi'`: the sessions and the approval settings are both under
+/// `$HOME/pi` (the settings were once read from `./~/pi`, so a deny rule there did nothing).
+#[test]
+fn a_tilde_agent_dir_is_one_directory_for_sessions_and_settings() {
+    let home = Home::new();
+    let agent = home.root.path().join("pi");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::write(
+        agent.join("settings.json"),
+        r#"{"permissions": {"deny": ["bash(touch:*)"]}}"#,
+    )
+    .unwrap();
+    let script = home.script(json!([
+        {"content": [{"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "touch made.txt"}}]},
+        {"content": [{"type": "text", "text": "done"}]}
+    ]));
+    let output = home
+        .pi_tool()
+        .env("HOME", home.root.path())
+        .env("PI_CODING_AGENT_DIR", "~/pi")
+        .arg("--coding-tools")
+        .arg(home.work())
+        .args(["agent", "--approval", "full-auto", "--json", "--faux"])
+        .arg(&script)
+        .arg("go")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0), "{output:?}");
+    assert!(
+        !home.work().join("made.txt").exists(),
+        "the deny rule in ~/pi/settings.json holds"
+    );
+    assert!(agent.join("sessions").is_dir(), "the session is under ~/pi");
+    assert!(!home.work().join("~").exists());
+}

@@ -3,20 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-/// The environment variable that moves Pi's agent directory (default `~/.pi/agent`).
-pub const AGENT_DIR_ENV: &str = "PI_CODING_AGENT_DIR";
+use pi_tool::path::expand_tilde;
+pub use pi_tool::path::{AGENT_DIR_ENV, agent_dir};
 /// The environment variable that moves the session directory of every cwd (Pi 0.80).
 pub const SESSION_DIR_ENV: &str = "PI_CODING_AGENT_SESSION_DIR";
-
-/// Pi's agent directory: `PI_CODING_AGENT_DIR` (a leading `~` is the home directory) or
-/// `~/.pi/agent`. `None` when neither that variable nor a home directory is known.
-pub fn agent_dir() -> Option<PathBuf> {
-    let home = std::env::home_dir();
-    match std::env::var_os(AGENT_DIR_ENV).filter(|dir| !dir.is_empty()) {
-        Some(dir) => Some(expand_tilde(Path::new(&dir), home.as_deref())),
-        None => home.map(|home| home.join(".pi").join("agent")),
-    }
-}
 
 /// The directory holding every cwd's session directory: `<agent dir>/sessions`.
 pub fn sessions_root(agent_dir: &Path) -> PathBuf {
@@ -73,19 +63,6 @@ pub fn session_file_name(timestamp: &str, session_id: &str) -> String {
         .map(|c| if matches!(c, ':' | '.') { '-' } else { c })
         .collect();
     format!("{stamp}_{session_id}.jsonl")
-}
-
-fn expand_tilde(path: &Path, home: Option<&Path>) -> PathBuf {
-    let Some(home) = home else {
-        return path.to_path_buf();
-    };
-    if path == Path::new("~") {
-        return home.to_path_buf();
-    }
-    match path.strip_prefix("~") {
-        Ok(rest) => home.join(rest),
-        Err(_) => path.to_path_buf(),
-    }
 }
 
 #[cfg(test)]

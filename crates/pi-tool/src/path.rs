@@ -33,6 +33,43 @@ pub fn resolve_argument(cwd: &Path, home: Option<&Path>, path: &str) -> PathBuf 
     }
 }
 
+/// The environment variable that moves Pi's agent directory (default `~/.pi/agent`).
+pub const AGENT_DIR_ENV: &str = "PI_CODING_AGENT_DIR";
+
+/// Pi's agent directory, where its settings, sessions and keys live: `PI_CODING_AGENT_DIR`
+/// (a leading `~` is the home directory, as Pi reads it) or `~/.pi/agent`. `None` when neither
+/// that variable nor a home directory is known. The one definition every crate uses: the
+/// sessions and the approval settings once disagreed on `PI_CODING_AGENT_DIR='~/pi'`.
+pub fn agent_dir() -> Option<PathBuf> {
+    let home = std::env::home_dir();
+    match std::env::var_os(AGENT_DIR_ENV).filter(|dir| !dir.is_empty()) {
+        Some(dir) => Some(expand_tilde(Path::new(&dir), home.as_deref())),
+        None => home.map(|home| home.join(".pi").join("agent")),
+    }
+}
+
+/// `path` with a leading `~` (alone or as `~/...`) made the home directory; unchanged without
+/// a home directory or a leading `~`.
+///
+/// ```
+/// use pi_tool::path::expand_tilde;
+/// use std::path::Path;
+///
+/// let home = Some(Path::new("/home/u"));
+/// assert_eq!(expand_tilde(Path::new("~/pi"), home), Path::new("/home/u/pi"));
+/// assert_eq!(expand_tilde(Path::new("~"), home), Path::new("/home/u"));
+/// assert_eq!(expand_tilde(Path::new("/abs"), home), Path::new("/abs"));
+/// ```
+pub fn expand_tilde(path: &Path, home: Option<&Path>) -> PathBuf {
+    let Some(home) = home else {
+        return path.to_path_buf();
+    };
+    match path.strip_prefix("~") {
+        Ok(rest) => home.join(rest),
+        Err(_) => path.to_path_buf(),
+    }
+}
+
 /// Where `path` really leads: the canonical path when it exists; a symbolic link whose target
 /// does not exist yet leads where its target would be (a write through it creates that file);
 /// otherwise its longest existing ancestor, canonicalised, with the rest appended (`..` in the
