@@ -91,12 +91,7 @@ impl ApprovalSetup {
             );
         }
         let mut protected = Protected::new();
-        // Both spellings of the agent's directory (the settings' and the sessions') until
-        // there is one: with `~` in PI_CODING_AGENT_DIR they differ.
-        for dir in [settings::agent_dir(), pi_session::agent_dir()]
-            .into_iter()
-            .flatten()
-        {
+        if let Some(dir) = pi_tool::path::agent_dir() {
             protected.add(&dir);
         }
         if let Some(path) = &user_settings {
