@@ -27,9 +27,9 @@ fn prepare(arguments: &serde_json::Value) -> Option<serde_json::Value> {
 
 fn find(workspace: &Workspace, params: &FindParams, context: &ToolContext) -> Outcome {
     let root = workspace.confined_path(params.path.as_deref().unwrap_or("."))?;
-    if !root.is_dir() {
+    if !crate::path_errors::metadata(&root)?.is_dir() {
         return Err(ToolError::new(format!(
-            "Path not found: {}",
+            "Not a directory: {}",
             root.display()
         )));
     }

@@ -226,8 +226,10 @@ fn grep(workspace: &Workspace, params: &GrepParams, context: &ToolContext) -> Ou
                 search(entry.path(), &relative(&root, entry.path()), &mut found)
             })?;
     } else {
+        // There, but neither a file nor a directory (a FIFO, a device), or not there at all.
+        crate::path_errors::metadata(&root)?;
         return Err(ToolError::new(format!(
-            "Path not found: {}",
+            "Not a regular file or directory: {}",
             root.display()
         )));
     }

@@ -26,6 +26,7 @@ mod grep;
 mod image_file;
 mod ls;
 pub mod params;
+mod path_errors;
 mod read;
 mod report;
 mod sandbox;

@@ -18,8 +18,7 @@ pub fn ls_tool(workspace: &Workspace) -> RegisteredTool {
 fn ls(workspace: &Workspace, params: &LsParams, _context: &ToolContext) -> Outcome {
     let shown = params.path.as_deref().unwrap_or(".");
     let path = workspace.confined_path(shown)?;
-    let metadata = std::fs::metadata(&path)
-        .map_err(|_| ToolError::new(format!("Path not found: {}", path.display())))?;
+    let metadata = crate::path_errors::metadata(&path)?;
     if !metadata.is_dir() {
         return Err(ToolError::new(format!(
             "Not a directory: {}",
