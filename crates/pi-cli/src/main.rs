@@ -151,7 +151,7 @@ fn main() -> ExitCode {
     // A panicking tool is answered with an error result: report the panic in one line, without
     // a backtrace, and not without bound (a client may make tools panic at will).
     panic_log::install();
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(commands::spell_out_short_flags(std::env::args_os()));
     let protocol = cli.otlp_protocol.map(|protocol| match protocol {
         OtlpProtocol::HttpProtobuf => pi_telemetry::export::Protocol::HttpProtobuf,
         OtlpProtocol::Grpc => pi_telemetry::export::Protocol::Grpc,

@@ -314,7 +314,9 @@ fn agent_runs_the_offline_demo_end_to_end() {
         .lines()
         .map(|line| serde_json::from_str(line).unwrap())
         .collect();
-    assert_eq!(events.first().unwrap()["type"], "agent_start");
+    // With `--json`, the files that went into the system prompt come first, then the run.
+    assert_eq!(events[0]["type"], "system_prompt");
+    assert_eq!(events[1]["type"], "agent_start");
     assert_eq!(events.last().unwrap()["type"], "agent_end");
     assert_eq!(events.last().unwrap()["reason"], "completed");
     let ends = events

@@ -156,6 +156,14 @@ fn request_texts(request: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The conversation `request` carries: its messages after the agent's system prompt, which
+/// leads every request of a run (tests/system_prompt.rs checks what it says).
+fn conversation_texts(request: &Value) -> Vec<(String, String)> {
+    let mut texts = request_texts(request);
+    assert_eq!(texts.remove(0).0, "system", "{texts:?}");
+    texts
+}
+
 fn long_prompt(tag: &str) -> String {
     format!("{tag} {}", "word ".repeat(800))
 }
@@ -175,7 +183,7 @@ fn two_turns_a_summary_and_an_answer() -> Vec<Reply> {
 
 /// Checks that `request` carries the wrapped summary, the kept second turn, then `prompt`.
 fn continues_from_the_summary(request: &Value, prompt: &str) {
-    let texts = request_texts(request);
+    let texts = conversation_texts(request);
     let roles: Vec<&str> = texts.iter().map(|(role, _)| role.as_str()).collect();
     assert_eq!(roles, ["user", "user", "assistant", "user"], "{texts:?}");
     assert!(texts[0].1.starts_with(WRAPPED) && texts[0].1.ends_with("</summary>"));
@@ -315,7 +323,7 @@ fn an_overflow_error_compacts_and_retries_once() {
     let requests = support::bodies(&seen);
     assert_eq!(requests.len(), 4);
     // The retry: the summary, the prompt that overflowed, and no failed response.
-    let retry = request_texts(&requests[3]);
+    let retry = conversation_texts(&requests[3]);
     let roles: Vec<&str> = retry.iter().map(|(role, _)| role.as_str()).collect();
     assert_eq!(roles, ["user", "user"], "{retry:?}");
     assert!(retry[0].1.starts_with(WRAPPED));

@@ -136,6 +136,14 @@ fn request_texts(request: &Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The conversation `request` carries: its messages after the agent's system prompt, which
+/// leads every request of a run (tests/system_prompt.rs checks what it says).
+fn conversation_texts(request: &Value) -> Vec<(String, String)> {
+    let mut texts = request_texts(request);
+    assert_eq!(texts.remove(0).0, "system", "{texts:?}");
+    texts
+}
+
 #[test]
 fn a_run_is_recorded_and_dash_c_sends_it_with_the_next_request() {
     let home = Home::new();
@@ -189,7 +197,7 @@ fn a_run_is_recorded_and_dash_c_sends_it_with_the_next_request() {
     let requests = support::bodies(&seen);
     assert_eq!(requests.len(), 2);
     assert_eq!(
-        request_texts(&requests[1]),
+        conversation_texts(&requests[1]),
         [
             ("user".to_owned(), "first question".to_owned()),
             ("assistant".to_owned(), "first answer".to_owned()),

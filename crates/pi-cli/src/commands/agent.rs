@@ -68,9 +68,8 @@ pub(crate) struct AgentArgs {
     /// `auto`, `none`, `required`, or a tool's name.
     #[arg(long, default_value = "auto")]
     tool_choice: String,
-    /// The system prompt.
-    #[arg(long)]
-    system: Option<String>,
+    #[command(flatten)]
+    system: super::agent_prompt::SystemPromptArgs,
     /// The output token limit per response.
     #[arg(long)]
     max_tokens: Option<u64>,
@@ -191,12 +190,18 @@ pub(crate) async fn run(
     let (recorder, history) = Recorder::start(session, &provider.model(), signal.clone(), seal)?;
     // Traces name the session as the conversation (`gen_ai.conversation.id`).
     let conversation = recorder.with_session(|session| session.id().to_owned());
+    // Built here, once for the whole run: the agent sends this same text with every turn.
+    let system_prompt = super::agent_prompt::build(
+        &args.system,
+        &tools,
+        cwd,
+        approvals.project_trusted,
+        args.json,
+    );
     let mut config = AgentConfig::new(provider, Arc::new(tools))
         .with_before_request(recorder.before_request())
-        .with_conversation_id(conversation);
-    if let Some(system) = &args.system {
-        config = config.with_system_prompt(system.clone());
-    }
+        .with_conversation_id(conversation)
+        .with_system_prompt(system_prompt);
     if args.sequential {
         config = config.with_execution(ExecutionMode::Sequential);
     }

@@ -52,6 +52,8 @@ pub(crate) struct ApprovalSetup {
     pub(crate) user_settings: Option<PathBuf>,
     /// The workspace paths resolve against.
     pub(crate) cwd: PathBuf,
+    /// Whether the user's settings trust the workspace (`permissions.trustedProjects`).
+    pub(crate) project_trusted: bool,
     /// The coding tools without sandbox or confinement, in modes that ask to run a call the
     /// sandbox refused outside it (`full-auto`); `None` otherwise.
     pub(crate) outside_tools: Option<pi_tool::ToolRegistry>,
@@ -102,6 +104,7 @@ impl ApprovalSetup {
             rules,
             user_settings,
             cwd: cwd.to_path_buf(),
+            project_trusted: trust == ProjectTrust::Trusted,
             outside_tools: None,
             protected,
         })

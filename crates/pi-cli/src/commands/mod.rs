@@ -2,6 +2,7 @@
 
 pub(crate) mod agent;
 mod agent_compaction;
+mod agent_prompt;
 mod agent_session;
 mod agent_view;
 pub(crate) mod approval;
@@ -15,6 +16,8 @@ pub(crate) mod run;
 pub(crate) mod serve;
 pub(crate) mod session;
 pub(crate) mod tools;
+
+pub(crate) use agent_prompt::spell_out_short_flags;
 
 /// Exit code for a result with `isError: true`.
 pub(crate) const EXIT_TOOL_ERROR: u8 = 1;

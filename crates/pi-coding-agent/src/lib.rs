@@ -1,0 +1,45 @@
+//! The coding agent's session runtime: what every front end (the print and JSON modes of
+//! `pi-tool agent` today; interactive, RPC and ACP later) shares about a run, so that none of
+//! it lives in the command-line crate.
+//!
+//! It exists because a coding agent is more than the loop in `pi-agent`: before the first
+//! request the model must be told who it is, which tools it has and when to use them, what the
+//! project asks of it (`AGENTS.md`, `CLAUDE.md`), the date and the working directory, as Pi's
+//! `AgentSession` does for each of its modes. This first slice holds that system prompt; the
+//! settings, the session recorder, compaction and the rest of the runtime move here next.
+//!
+//! The prompt is built **once per run**, by [`RunPrompt::build`], before the agent starts: the
+//! agent keeps the text and sends the same one with every turn (Pi rebuilds it only when the
+//! tool set changes, which a `pi-tool` run never does).
+//!
+//! ```
+//! use pi_coding_agent::{OfferedTool, PromptOptions, RunPrompt};
+//!
+//! let dir = tempfile::tempdir().unwrap();
+//! std::fs::write(dir.path().join("AGENTS.md"), "Answer in French.").unwrap();
+//! let mut options = PromptOptions::new(dir.path());
+//! options.agent_dir = None;
+//! options.today = "2026-12-07".to_owned();
+//! options.tools = vec![OfferedTool::new("read", "Read the contents of a file. Output is cut.")];
+//! let prompt = RunPrompt::build(&options);
+//! assert!(prompt.text.contains("- read: Read the contents of a file\n"));
+//! assert!(prompt.text.contains("Answer in French."));
+//! assert!(prompt.text.ends_with(&format!("Working directory: {}", dir.path().display())));
+//! ```
+
+mod context_files;
+mod guidelines;
+mod prompt_files;
+mod prompt_text;
+mod run_prompt;
+mod system_prompt;
+mod tools;
+mod warning;
+
+pub use context_files::{CONTEXT_FILE_NAMES, ContextFile, MAX_CONTEXT_FILE_BYTES, discover};
+pub use prompt_files::{APPEND_SYSTEM_FILE, PROJECT_DIR, SYSTEM_FILE};
+pub use prompt_text::{PromptText, resolve_text};
+pub use run_prompt::{PromptOptions, PromptSource, RunPrompt, today};
+pub use system_prompt::{PromptParts, build_system_prompt};
+pub use tools::OfferedTool;
+pub use warning::PromptWarning;
