@@ -261,3 +261,31 @@ async fn a_relative_workspace_is_where_the_shell_runs() {
         assert_eq!(text.trim_end(), expected.to_str().unwrap(), "{enforced}");
     }
 }
+
+/// As root under bubblewrap, the shell wrote the host's sysctls (`kernel.domainname`,
+/// `kernel.hostname`, and `kernel.core_pattern`: a crash would then run a program of the
+/// workspace as root outside the sandbox). `/proc/sys` and the rest of `/proc` that writes the
+/// host are read-only now. Each write puts back the value already there, so a failure of this
+/// test changes nothing on the host.
+#[tokio::test]
+#[ignore = "needs bubblewrap and root: run by scripts/test.sh"]
+async fn as_root_under_bubblewrap_the_host_sysctls_stay_read_only() {
+    assert!(as_root(), "run this as root: that is where it matters");
+    let (_dir, root, _outside) = layout();
+    let workspace = Workspace::new(&root);
+    let (text, enforced) = shell(
+        &workspace,
+        "for f in kernel/domainname kernel/hostname kernel/core_pattern vm/drop_caches; do \
+         v=$(cat /proc/sys/$f); if printf '%s\\n' \"$v\" > /proc/sys/$f; then echo WROTE $f; fi; done; \
+         [ -w /proc/mtrr ] && echo WRITABLE mtrr; \
+         grep -c ' /proc/sys ro,' /proc/self/mountinfo",
+    )
+    .await;
+    assert!(
+        enforced.starts_with("bubblewrap"),
+        "bubblewrap is not working here ({enforced}): scripts/test.sh installs it"
+    );
+    assert!(!text.contains("WROTE"), "{text}");
+    assert!(!text.contains("WRITABLE"), "{text}");
+    assert!(text.contains("Read-only file system"), "{text}");
+}

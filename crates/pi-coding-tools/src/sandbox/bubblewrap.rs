@@ -35,9 +35,16 @@ pub(crate) fn available() -> Option<&'static Path> {
         .as_deref()
 }
 
-/// What every sandboxed shell gets: the root read-only, a fresh `/dev` and `/proc`, its own
-/// process and IPC namespaces, killed with its parent, in a session of its own (no
-/// `TIOCSTI` into the user's terminal), no capabilities even as root.
+/// What every sandboxed shell gets: the root read-only, a fresh `/dev` and `/proc`, the parts
+/// of `/proc` that write the host read-only, its own process, IPC and host-name namespaces,
+/// killed with its parent, in a session of its own (no `TIOCSTI` into the user's terminal), no
+/// capabilities even as root.
+///
+/// Root needs no capability to write a sysctl (`/proc/sys/kernel/core_pattern` is mode 0644,
+/// owned by root): only a read-only mount stops it. Bubblewrap 0.8 covers `sysrq-trigger`,
+/// `irq` and `bus` itself but skips `sys`, whose `access(W_OK)` fails for root, so each is
+/// bound here, after `--proc` (bwrap applies its arguments in order). The sources are the
+/// host's entries: the global sysctls read the same, only per-namespace ones show the host's.
 const BASE_ARGUMENTS: &[&str] = &[
     "--ro-bind",
     "/",
@@ -46,6 +53,46 @@ const BASE_ARGUMENTS: &[&str] = &[
     "/dev",
     "--proc",
     "/proc",
+    "--ro-bind-try",
+    "/proc/sys",
+    "/proc/sys",
+    "--ro-bind-try",
+    "/proc/sysrq-trigger",
+    "/proc/sysrq-trigger",
+    "--ro-bind-try",
+    "/proc/irq",
+    "/proc/irq",
+    "--ro-bind-try",
+    "/proc/bus",
+    "/proc/bus",
+    "--ro-bind-try",
+    "/proc/fs",
+    "/proc/fs",
+    "--ro-bind-try",
+    "/proc/mtrr",
+    "/proc/mtrr",
+    "--ro-bind-try",
+    "/proc/pressure",
+    "/proc/pressure",
+    "--ro-bind-try",
+    "/proc/acpi",
+    "/proc/acpi",
+    "--ro-bind-try",
+    "/proc/scsi",
+    "/proc/scsi",
+    "--ro-bind-try",
+    "/proc/driver",
+    "/proc/driver",
+    "--ro-bind-try",
+    "/proc/tty",
+    "/proc/tty",
+    "--ro-bind-try",
+    "/proc/latency_stats",
+    "/proc/latency_stats",
+    "--ro-bind-try",
+    "/proc/timer_stats",
+    "/proc/timer_stats",
+    "--unshare-uts",
     "--unshare-pid",
     "--unshare-ipc",
     "--die-with-parent",
@@ -94,7 +141,7 @@ pub(crate) fn enforcement(confinement: &Confinement) -> Enforcement {
         ", no network"
     };
     format!(
-        "bubblewrap (read-only outside the workspace, own process namespace, no capabilities{network})"
+        "bubblewrap (read-only outside the workspace and in /proc/sys, own process namespace, no capabilities{network})"
     )
 }
 
