@@ -343,7 +343,7 @@ impl Output {
         let (mut file, path) = tempfile::Builder::new()
             .prefix("pi-bash-")
             .suffix(".log")
-            .tempfile()
+            .tempfile_in(self.workspace.output_directory())
             .and_then(|file| file.keep().map_err(|error| error.error))
             .map_err(keep_failed)?;
         self.workspace.remember_output_file(&path);

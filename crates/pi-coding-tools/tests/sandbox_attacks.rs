@@ -289,3 +289,99 @@ async fn as_root_under_bubblewrap_the_host_sysctls_stay_read_only() {
     assert!(!text.contains("WRITABLE"), "{text}");
     assert!(text.contains("Read-only file system"), "{text}");
 }
+
+/// With `TMPDIR` unset, both sandboxes let the shell write anywhere in the system's temporary
+/// directory: another program's files there, a binary kept there. The shell has a private
+/// temporary directory of its own now (its `TMPDIR`), and the system's is not writable.
+#[tokio::test]
+async fn the_shell_writes_its_own_temporary_directory_and_not_the_systems() {
+    let other = tempfile::Builder::new()
+        .prefix("other-program-")
+        .tempdir()
+        .unwrap();
+    let victim = other.path().join("probe.txt");
+    fs::write(&victim, "theirs\n").unwrap();
+    for sandbox in SANDBOXES {
+        let (_dir, root, _outside) = layout();
+        let workspace = Workspace::new(&root).with_shell_sandbox(sandbox);
+        let (text, enforced) = shell(
+            &workspace,
+            &format!(
+                "echo probe > {0}; touch {1}/new.txt; echo mine > \"$TMPDIR/mine.txt\" && cat \"$TMPDIR/mine.txt\"; \
+                 case \"$TMPDIR\" in {1}*|'') echo SHARED;; esac",
+                victim.display(),
+                other.path().display()
+            ),
+        )
+        .await;
+        assert_eq!(
+            fs::read_to_string(&victim).unwrap(),
+            "theirs\n",
+            "{enforced}: {text}"
+        );
+        assert!(!other.path().join("new.txt").exists(), "{enforced}: {text}");
+        assert!(text.contains("mine"), "{enforced}: {text}");
+        assert!(!text.contains("SHARED"), "{enforced}: {text}");
+    }
+}
+
+/// A daemon's path-based Unix socket outside the workspace (a Docker socket, a session bus)
+/// was reachable from both sandboxes with `--no-network`: a read-only mount does not stop
+/// `connect()`. Under bubblewrap the runtime directories are fresh and every other listening
+/// socket is covered now; Landlock alone cannot refuse them, and says so.
+#[tokio::test]
+async fn without_network_no_unix_socket_outside_the_workspace_is_reachable_under_bubblewrap() {
+    assert!(
+        support::program_exists("python3"),
+        "python3 is needed to connect to a Unix socket"
+    );
+    let (_dir, root, outside) = layout();
+    let in_temporary = tempfile::tempdir().unwrap();
+    let sockets = [
+        outside.join("daemon.sock"),
+        in_temporary.path().join("daemon.sock"),
+        root.join("own.sock"),
+    ];
+    let listeners: Vec<_> = sockets
+        .iter()
+        .map(|path| {
+            let listener = std::os::unix::net::UnixListener::bind(path).unwrap();
+            std::thread::spawn(move || {
+                for stream in listener.incoming().flatten() {
+                    let mut stream = stream;
+                    let _ = std::io::Write::write_all(&mut stream, b"daemon-reply");
+                }
+            })
+        })
+        .collect();
+    drop(listeners);
+    let connect = |path: &std::path::Path| {
+        format!(
+            "python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"{}\"); print(\"REACHED\", s.recv(64))' 2>&1 | tail -1",
+            path.display()
+        )
+    };
+    let open = Workspace::new(&root);
+    for path in &sockets {
+        let (text, enforced) = shell(&open, &connect(path)).await;
+        assert!(
+            text.contains("REACHED"),
+            "{enforced}: the probe fails: {text}"
+        );
+    }
+    let closed = Workspace::new(&root).without_network();
+    for (index, path) in sockets.iter().enumerate() {
+        let (text, enforced) = shell(&closed, &connect(path)).await;
+        assert!(
+            enforced.starts_with("bubblewrap"),
+            "bubblewrap is not working here ({enforced}): scripts/test.sh installs it"
+        );
+        let own = index == 2;
+        assert_eq!(text.contains("REACHED"), own, "{}: {text}", path.display());
+    }
+    let landlock = Workspace::new(&root)
+        .without_network()
+        .with_shell_sandbox(ShellSandbox::Landlock);
+    let (_, enforced) = shell(&landlock, "true").await;
+    assert!(enforced.contains("Unix sockets"), "{enforced}");
+}

@@ -111,6 +111,11 @@ pub(crate) fn command(
 ) -> Command {
     let mut process = Command::new(bwrap);
     process.args(BASE_ARGUMENTS);
+    if !confinement.network {
+        hide_unix_sockets(&mut process, confinement);
+    }
+    // After the fresh file systems above: a writable directory inside one of them is bound
+    // onto it.
     for directory in &confinement.writable {
         // A root that does not exist cannot be bound (bwrap would refuse to start).
         if directory.is_dir() {
@@ -133,12 +138,27 @@ pub(crate) fn command(
     process
 }
 
+/// Keeps the shell from every path-based Unix socket outside its writable directories: fresh
+/// empty file systems on the runtime directories, and each other listening socket covered by
+/// `/dev/null` (connecting to it is then refused).
+fn hide_unix_sockets(process: &mut Command, confinement: &Confinement) {
+    let runtime = super::sockets::runtime_directories();
+    for directory in &runtime {
+        process.arg("--tmpfs").arg(directory);
+    }
+    let mut reachable = runtime;
+    reachable.extend(confinement.writable.iter().cloned());
+    for socket in super::sockets::listening_outside(&reachable) {
+        process.arg("--ro-bind").arg("/dev/null").arg(socket);
+    }
+}
+
 /// What a result's `details.sandbox` says of a bubblewrap sandbox.
 pub(crate) fn enforcement(confinement: &Confinement) -> Enforcement {
     let network = if confinement.network {
         ""
     } else {
-        ", no network"
+        ", no network, no Unix socket outside the workspace"
     };
     format!(
         "bubblewrap (read-only outside the workspace and in /proc/sys, own process namespace, no capabilities{network})"

@@ -27,6 +27,7 @@ pub(crate) mod denial;
 pub(crate) mod files;
 #[cfg(target_os = "linux")]
 mod rules;
+mod sockets;
 
 use std::path::{Path, PathBuf};
 
@@ -37,6 +38,8 @@ use tokio::process::{Child, Command};
 pub(crate) struct Confinement {
     /// Directories the shell may write in.
     pub(crate) writable: Vec<PathBuf>,
+    /// The shell's private temporary directory (also in `writable`), or why there is none.
+    pub(crate) temporary: Result<PathBuf, String>,
     /// Whether the network may be used.
     pub(crate) network: bool,
     /// Whether bubblewrap may be used where it works (otherwise Landlock alone).
@@ -69,12 +72,15 @@ pub(crate) fn spawn_shell(
     if let Some(bwrap) = bubblewrap::available().filter(|_| confinement.bubblewrap) {
         let mut process = bubblewrap::command(bwrap, confinement, shell, command, cwd);
         configure(&mut process);
-        return (process.spawn(), bubblewrap::enforcement(confinement));
+        set_temporary(&mut process, confinement);
+        let enforcement = bubblewrap::enforcement(confinement) + &temporary_problem(confinement);
+        return (process.spawn(), enforcement);
     }
     let build = || {
         let mut process = Command::new(shell);
         process.arg("-c").arg(command).current_dir(cwd);
         configure(&mut process);
+        set_temporary(&mut process, confinement);
         process.spawn()
     };
     let handle = tokio::runtime::Handle::current();
@@ -84,7 +90,7 @@ pub(crate) fn spawn_shell(
     std::thread::scope(|scope| {
         let started = scope.spawn(|| {
             let _runtime = handle.enter();
-            let enforcement = restrict_shell(confinement);
+            let enforcement = restrict_shell(confinement) + &temporary_problem(confinement);
             (build(), enforcement)
         });
         started.join().unwrap_or_else(|_| {
@@ -96,14 +102,31 @@ pub(crate) fn spawn_shell(
     })
 }
 
+/// Points the shell's `TMPDIR` at its private temporary directory; without one, at nothing
+/// (the system's is not writable in the sandbox).
+fn set_temporary(process: &mut Command, confinement: &Confinement) {
+    match &confinement.temporary {
+        Ok(directory) => process.env("TMPDIR", directory),
+        Err(_) => process.env_remove("TMPDIR"),
+    };
+}
+
+/// What the enforcement adds when the shell has no temporary directory.
+fn temporary_problem(confinement: &Confinement) -> String {
+    match &confinement.temporary {
+        Ok(_) => String::new(),
+        Err(error) => format!("; no temporary directory ({error})"),
+    }
+}
+
 /// How far this machine would enforce `confinement`, found without running a command.
 pub(crate) fn probe(confinement: &Confinement) -> Enforcement {
     if confinement.bubblewrap && bubblewrap::available().is_some() {
-        return bubblewrap::enforcement(confinement);
+        return bubblewrap::enforcement(confinement) + &temporary_problem(confinement);
     }
     std::thread::scope(|scope| {
         scope
-            .spawn(|| restrict_shell(confinement))
+            .spawn(|| restrict_shell(confinement) + &temporary_problem(confinement))
             .join()
             .unwrap_or_else(|_| "none: the sandbox thread failed".to_owned())
     })

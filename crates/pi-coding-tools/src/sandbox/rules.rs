@@ -44,7 +44,7 @@ pub(super) fn restrict_shell(confinement: &Confinement) -> Enforcement {
     let mut enforcement = landlock;
     if !enforcement.starts_with("none") {
         enforcement.push_str(
-            "; not covered: metadata (chmod, chown, times) of files outside that this user owns, UDP",
+            "; not covered: metadata (chmod, chown, times) of files outside that this user owns, UDP, path-based Unix sockets",
         );
     }
     if let Some(problem) = capabilities {
