@@ -209,6 +209,7 @@ fn spawn(
     output: &std::io::PipeWriter,
 ) -> (Result<Child, ToolError>, Option<String>) {
     let shell = shell();
+    let withheld = workspace.environment().withheld();
     let configure = |process: &mut Command| {
         let (stdout, stderr) = match (output.try_clone(), output.try_clone()) {
             (Ok(stdout), Ok(stderr)) => (Stdio::from(stdout), Stdio::from(stderr)),
@@ -221,6 +222,10 @@ fn spawn(
             .stderr(stderr)
             .kill_on_drop(true)
             .process_group(0);
+        // No API key, token or password of ours reaches the command, sandboxed or not.
+        for name in &withheld {
+            process.env_remove(name);
+        }
     };
     let failed = |error: std::io::Error| {
         ToolError::with_source(format!("Could not start the shell: {error}"), error)

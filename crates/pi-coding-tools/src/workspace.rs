@@ -47,6 +47,8 @@ struct Inner {
     shell_sandbox: crate::ShellSandbox,
     /// Whether `bash`'s full-output files outlive the workspace.
     keep_output_files: bool,
+    /// Which variables `bash` does not get (the secrets, but those passed on purpose).
+    environment: pi_tool::environment::ToolEnvironment,
     /// One lock per file being written: parallel edits of one file run one after another
     /// (upstream lost edits to this race, earendil-works/pi#2327).
     writers: Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>,
@@ -65,6 +67,7 @@ impl Inner {
             network: true,
             shell_sandbox: crate::ShellSandbox::Strongest,
             keep_output_files: false,
+            environment: pi_tool::environment::ToolEnvironment::new(),
             writers: Mutex::new(HashMap::new()),
             output_files: Mutex::new(Vec::new()),
             shell_temporary: OnceLock::new(),
@@ -77,6 +80,7 @@ impl Inner {
         settings.network = self.network;
         settings.shell_sandbox = self.shell_sandbox;
         settings.keep_output_files = self.keep_output_files;
+        settings.environment = self.environment.clone();
         settings
     }
 }
@@ -214,6 +218,22 @@ impl Workspace {
         Self {
             inner: Arc::new(inner),
         }
+    }
+
+    /// The same workspace with `bash` started in `environment`: by default every secret of
+    /// this process withheld (see [`pi_tool::environment`]), sandboxed or not.
+    #[must_use]
+    pub fn with_environment(self, environment: pi_tool::environment::ToolEnvironment) -> Self {
+        let mut inner = self.inner.settings();
+        inner.environment = environment;
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Which variables `bash` does not get.
+    pub(crate) fn environment(&self) -> &pi_tool::environment::ToolEnvironment {
+        &self.inner.environment
     }
 
     /// How far the kernel holds the file tools inside the roots: `Some("landlock")` where each
