@@ -192,9 +192,9 @@ async fn metadata_outside_stays_as_it_was_under_bubblewrap_and_landlock_says_it_
 }
 
 /// `--no-network` blocked TCP only: a UDP datagram still left. Under bubblewrap the shell has
-/// no network at all; Landlock alone cannot stop UDP, and says so.
+/// no network at all; under Landlock alone a seccomp filter refuses every socket but Unix ones.
 #[tokio::test]
-async fn no_network_means_no_udp_either_under_bubblewrap() {
+async fn no_network_means_no_udp_either() {
     let (_dir, root, _outside) = layout();
     let receiver = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     receiver
@@ -219,8 +219,22 @@ async fn no_network_means_no_udp_either_under_bubblewrap() {
     let landlock = Workspace::new(&root)
         .without_network()
         .with_shell_sandbox(ShellSandbox::Landlock);
-    let (_, enforced) = shell(&landlock, "true").await;
-    assert!(enforced.contains("UDP"), "{enforced}");
+    let (text, enforced) = shell(&landlock, &send).await;
+    assert!(enforced.contains("no socket but Unix ones"), "{enforced}");
+    assert!(
+        receiver.recv(&mut buffer).is_err(),
+        "a datagram left Landlock without network: {text}"
+    );
+    // Nor any other family: netlink (what `ip` speaks), IPv6.
+    let (text, _) = shell(
+        &landlock,
+        "python3 -c 'import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW)' 2>&1 | tail -1; \
+         python3 -c 'import socket; socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)' 2>&1 | tail -1; \
+         python3 -c 'import socket; socket.socketpair(); print(\"UNIX-OK\")'",
+    )
+    .await;
+    assert_eq!(text.matches("Operation not permitted").count(), 2, "{text}");
+    assert!(text.contains("UNIX-OK"), "{text}");
 }
 
 /// The shell could kill any process of the same user. It can signal only its own now.

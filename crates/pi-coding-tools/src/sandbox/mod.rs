@@ -27,6 +27,8 @@ pub(crate) mod denial;
 pub(crate) mod files;
 #[cfg(target_os = "linux")]
 mod rules;
+#[cfg(target_os = "linux")]
+mod seccomp;
 mod sockets;
 
 use std::path::{Path, PathBuf};

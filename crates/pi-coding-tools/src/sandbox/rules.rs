@@ -22,7 +22,8 @@ fn writing_rights() -> BitFlags<AccessFs> {
 
 /// Restricts this thread as the shell's sandbox: read everywhere, write only in the writable
 /// directories and `/dev/null`, no device nodes, signals and abstract sockets only within the
-/// sandbox, TCP only when the network is allowed; then drops every capability.
+/// sandbox; when the network is not allowed, no TCP (Landlock) and no socket but Unix ones
+/// (seccomp); then drops every capability.
 pub(super) fn restrict_shell(confinement: &Confinement) -> Enforcement {
     let attempt = || -> Result<RulesetStatus, landlock::RulesetError> {
         let mut ruleset = Ruleset::default()
@@ -40,11 +41,19 @@ pub(super) fn restrict_shell(confinement: &Confinement) -> Enforcement {
         Ok(status.ruleset)
     };
     let landlock = describe(attempt());
-    let capabilities = drop_capabilities();
     let mut enforcement = landlock;
+    if !confinement.network {
+        match super::seccomp::refuse_network_sockets() {
+            Ok(()) => enforcement.push_str(", no network (no socket but Unix ones)"),
+            Err(error) => enforcement.push_str(&format!(
+                "; not covered: UDP and other sockets than TCP ({error})"
+            )),
+        }
+    }
+    let capabilities = drop_capabilities();
     if !enforcement.starts_with("none") {
         enforcement.push_str(
-            "; not covered: metadata (chmod, chown, times) of files outside that this user owns, UDP, path-based Unix sockets",
+            "; not covered: metadata (chmod, chown, times) of files outside that this user owns, path-based Unix sockets",
         );
     }
     if let Some(problem) = capabilities {
