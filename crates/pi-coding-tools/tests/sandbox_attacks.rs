@@ -399,3 +399,48 @@ async fn without_network_no_unix_socket_outside_the_workspace_is_reachable_under
     let (_, enforced) = shell(&landlock, "true").await;
     assert!(enforced.contains("Unix sockets"), "{enforced}");
 }
+
+/// Processes whose command line holds `marker`.
+fn processes_with(marker: &str) -> Vec<String> {
+    fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| fs::read(entry.path().join("cmdline")).ok())
+        .map(|line| String::from_utf8_lossy(&line).replace('\0', " "))
+        .filter(|line| line.contains(marker))
+        .collect()
+}
+
+/// Under Landlock a job that called `setsid` (a session and group of its own) survived a
+/// stop, which signalled the shell's group only. Every process the command started ends now,
+/// in both sandboxes, whether the call timed out or was dropped.
+#[tokio::test]
+async fn a_setsid_job_does_not_survive_a_stop() {
+    for sandbox in SANDBOXES {
+        for dropped in [false, true] {
+            let (_dir, root, _outside) = layout();
+            let workspace = Workspace::new(&root).with_shell_sandbox(sandbox);
+            // A number of its own, so that no other process matches.
+            let marker = format!("{}.{}{}", 4747, std::process::id(), u8::from(dropped));
+            let command = format!(
+                "setsid sleep {marker} & setsid sh -c 'trap \"\" TERM; sleep {marker}' & sleep 30"
+            );
+            let arguments = json!({"command": command, "timeout": 1});
+            if dropped {
+                let tools = pi_coding_tools::all_tools(&workspace);
+                let call = pi_tool::ToolCall::new("c", "bash", arguments);
+                let running = pi_tool::execute_tool_call(&call, &tools, Default::default());
+                let _ = tokio::time::timeout(Duration::from_millis(500), running).await;
+            } else {
+                let result = call(&workspace, "bash", arguments).await;
+                assert!(result.text().contains("timed out"), "{}", result.text());
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let left = processes_with(&marker);
+            assert!(
+                left.is_empty(),
+                "{sandbox:?} (dropped: {dropped}): left running: {left:?}"
+            );
+        }
+    }
+}

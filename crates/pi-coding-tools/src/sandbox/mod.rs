@@ -30,6 +30,7 @@ mod rules;
 #[cfg(target_os = "linux")]
 mod seccomp;
 mod sockets;
+pub(crate) mod warden;
 
 use std::path::{Path, PathBuf};
 
@@ -62,46 +63,45 @@ pub enum ShellSandbox {
 /// How far the kernel enforced the confinement, as the result's details say it.
 pub(crate) type Enforcement = String;
 
+/// A confined shell, started.
+pub(crate) struct Started {
+    /// The shell (or the `bwrap` process that runs it).
+    pub(crate) child: std::io::Result<Child>,
+    /// How far the sandbox holds, as the result's details say it.
+    pub(crate) enforcement: Enforcement,
+    /// Under Landlock, what can end every process the command started; `None` under
+    /// bubblewrap (its process namespace does) or where the kernel cannot scope signals.
+    pub(crate) warden: Option<warden::Warden>,
+}
+
 /// Starts `shell -c command` in `cwd`, confined; says how well. `configure` sets what every
-/// shell gets (pipes, process group); the sandbox adds its own wrapping.
+/// shell gets (pipes, process group, environment); the sandbox adds its own wrapping.
 pub(crate) fn spawn_shell(
     shell: &Path,
     command: &str,
     cwd: &Path,
     confinement: &Confinement,
-    configure: impl Fn(&mut Command) + Sync,
-) -> (std::io::Result<Child>, Enforcement) {
+    configure: impl Fn(&mut Command),
+) -> Started {
     if let Some(bwrap) = bubblewrap::available().filter(|_| confinement.bubblewrap) {
         let mut process = bubblewrap::command(bwrap, confinement, shell, command, cwd);
         configure(&mut process);
         set_temporary(&mut process, confinement);
-        let enforcement = bubblewrap::enforcement(confinement) + &temporary_problem(confinement);
-        return (process.spawn(), enforcement);
+        return Started {
+            child: process.spawn(),
+            enforcement: bubblewrap::enforcement(confinement) + &temporary_problem(confinement),
+            warden: None,
+        };
     }
-    let build = || {
-        let mut process = Command::new(shell);
-        process.arg("-c").arg(command).current_dir(cwd);
-        configure(&mut process);
-        set_temporary(&mut process, confinement);
-        process.spawn()
-    };
-    let handle = tokio::runtime::Handle::current();
-    // Landlock and capabilities belong to a thread and the processes it starts: the shell is
-    // started from a fresh thread that restricts itself first and ends right after (never a
-    // thread of tokio's pools, which would stay restricted), so no `unsafe` `pre_exec` is needed.
-    std::thread::scope(|scope| {
-        let started = scope.spawn(|| {
-            let _runtime = handle.enter();
-            let enforcement = restrict_shell(confinement) + &temporary_problem(confinement);
-            (build(), enforcement)
-        });
-        started.join().unwrap_or_else(|_| {
-            (
-                Err(std::io::Error::other("the shell could not be started")),
-                "none: the sandbox thread failed".to_owned(),
-            )
-        })
-    })
+    let mut process = Command::new(shell);
+    process.arg("-c").arg(command).current_dir(cwd);
+    configure(&mut process);
+    set_temporary(&mut process, confinement);
+    let mut started = warden::start(process, confinement.clone());
+    started
+        .enforcement
+        .push_str(&temporary_problem(confinement));
+    started
 }
 
 /// Points the shell's `TMPDIR` at its private temporary directory; without one, at nothing
@@ -128,18 +128,31 @@ pub(crate) fn probe(confinement: &Confinement) -> Enforcement {
     }
     std::thread::scope(|scope| {
         scope
-            .spawn(|| restrict_shell(confinement) + &temporary_problem(confinement))
+            .spawn(|| restrict_shell(confinement).enforcement + &temporary_problem(confinement))
             .join()
             .unwrap_or_else(|_| "none: the sandbox thread failed".to_owned())
     })
 }
 
+/// What restricting a thread for the shell achieved.
+pub(crate) struct Restricted {
+    /// How far the sandbox holds.
+    pub(crate) enforcement: Enforcement,
+    /// Whether the kernel confines this thread's signals, and those of whatever it starts, to
+    /// their own Landlock domain: then a signal to every process this thread may reach is a
+    /// signal to every process the shell started, and to no other.
+    pub(crate) signals_scoped: bool,
+}
+
 #[cfg(target_os = "linux")]
-fn restrict_shell(confinement: &Confinement) -> Enforcement {
+fn restrict_shell(confinement: &Confinement) -> Restricted {
     rules::restrict_shell(confinement)
 }
 
 #[cfg(not(target_os = "linux"))]
-fn restrict_shell(_confinement: &Confinement) -> Enforcement {
-    "none: the sandbox is Linux only".to_owned()
+fn restrict_shell(_confinement: &Confinement) -> Restricted {
+    Restricted {
+        enforcement: "none: the sandbox is Linux only".to_owned(),
+        signals_scoped: false,
+    }
 }

@@ -8,7 +8,7 @@ use landlock::{
     RulesetStatus, Scope, path_beneath_rules,
 };
 
-use super::{Confinement, Enforcement};
+use super::{Confinement, Enforcement, Restricted};
 
 /// The newest rules this code asks for; older kernels enforce what they know (best effort) and
 /// the enforcement says "partly".
@@ -24,7 +24,7 @@ fn writing_rights() -> BitFlags<AccessFs> {
 /// directories and `/dev/null`, no device nodes, signals and abstract sockets only within the
 /// sandbox; when the network is not allowed, no TCP (Landlock) and no socket but Unix ones
 /// (seccomp); then drops every capability.
-pub(super) fn restrict_shell(confinement: &Confinement) -> Enforcement {
+pub(super) fn restrict_shell(confinement: &Confinement) -> Restricted {
     let attempt = || -> Result<RulesetStatus, landlock::RulesetError> {
         let mut ruleset = Ruleset::default()
             .handle_access(AccessFs::from_all(ABI_WANTED))?
@@ -40,8 +40,11 @@ pub(super) fn restrict_shell(confinement: &Confinement) -> Enforcement {
             .restrict_self()?;
         Ok(status.ruleset)
     };
-    let landlock = describe(attempt());
-    let mut enforcement = landlock;
+    let outcome = attempt();
+    // Every rule this code asks for, the signal scope among them, holds only when the kernel
+    // enforced the whole ruleset.
+    let signals_scoped = matches!(outcome, Ok(RulesetStatus::FullyEnforced));
+    let mut enforcement = describe(outcome);
     if !confinement.network {
         match super::seccomp::refuse_network_sockets() {
             Ok(()) => enforcement.push_str(", no network (no socket but Unix ones)"),
@@ -59,7 +62,10 @@ pub(super) fn restrict_shell(confinement: &Confinement) -> Enforcement {
     if let Some(problem) = capabilities {
         enforcement.push_str(&format!("; {problem}"));
     }
-    enforcement
+    Restricted {
+        enforcement,
+        signals_scoped,
+    }
 }
 
 /// Restricts this thread to `roots`: reading inside them (and the ignore files a walk reads
