@@ -92,13 +92,14 @@ async fn bash(
     let (reader, writer) = std::io::pipe().map_err(|error| {
         ToolError::with_source(format!("Could not make the output pipe: {error}"), error)
     })?;
-    let (child, enforcement, warden) = spawn(&params.command, cwd, workspace, &writer);
+    let (child, enforcement, (warden, limit)) = spawn(&params.command, cwd, workspace, &writer);
     // Our copy of the write end must go, or the pipe would never report its end.
     drop(writer);
     let mut child = child?;
     let mut group = GroupKiller {
         group: child.id(),
         warden,
+        _limit: limit,
     };
     let mut pipe =
         tokio::net::unix::pipe::Receiver::from_owned_fd(reader.into()).map_err(|error| {
@@ -190,6 +191,8 @@ async fn bash(
 struct GroupKiller {
     group: Option<u32>,
     warden: Option<crate::sandbox::warden::Warden>,
+    /// Kept for the call; dropped after the kill, when its cgroup may be removed.
+    _limit: Option<crate::sandbox::limits::ProcessLimit>,
 }
 
 impl Drop for GroupKiller {
@@ -211,19 +214,22 @@ fn signal_group(id: u32, signal: nix::sys::signal::Signal) {
     }
 }
 
+/// What the sandbox keeps for a call: the warden that can end every process the command
+/// starts, and the process limit.
+type Kept = (
+    Option<crate::sandbox::warden::Warden>,
+    Option<crate::sandbox::limits::ProcessLimit>,
+);
+
 /// Starts the shell, confined when the workspace is, with `output` as its stdout and stderr;
-/// says how far the sandbox was enforced, and gives the warden that can end every process the
-/// command starts, when there is one.
+/// says how far the sandbox was enforced, and gives what the sandbox keeps for the call: the
+/// warden that can end every process the command starts, and the process limit.
 fn spawn(
     command: &str,
     cwd: &std::path::Path,
     workspace: &Workspace,
     output: &std::io::PipeWriter,
-) -> (
-    Result<Child, ToolError>,
-    Option<String>,
-    Option<crate::sandbox::warden::Warden>,
-) {
+) -> (Result<Child, ToolError>, Option<String>, Kept) {
     let shell = shell();
     let withheld = workspace.environment().withheld();
     let configure = |process: &mut Command| {
@@ -253,14 +259,14 @@ fn spawn(
             (
                 started.child.map_err(failed),
                 Some(started.enforcement),
-                started.warden,
+                (started.warden, started.limit),
             )
         }
         None => {
             let mut process = Command::new(&shell);
             process.arg("-c").arg(command).current_dir(cwd);
             configure(&mut process);
-            (process.spawn().map_err(failed), None, None)
+            (process.spawn().map_err(failed), None, (None, None))
         }
     }
 }

@@ -444,3 +444,37 @@ async fn a_setsid_job_does_not_survive_a_stop() {
         }
     }
 }
+
+/// A fork bomb was held only by the cgroup the attacker ran pi-tool in: pi-tool set no process
+/// limit (and root is exempt from `RLIMIT_NPROC`). Each command may run at most 1,024
+/// processes now: a `pids` cgroup of its own where one can be made (as root), `RLIMIT_NPROC`
+/// otherwise. Bounded here at 1,100 sleeping processes rather than a real bomb.
+#[tokio::test]
+#[ignore = "starts 1,100 processes, and as root needs a writable pids cgroup: run by scripts/test.sh"]
+async fn a_command_runs_at_most_1024_processes() {
+    for sandbox in SANDBOXES {
+        let (_dir, root, _outside) = layout();
+        let workspace = Workspace::new(&root).with_shell_sandbox(sandbox);
+        let result = call(
+            &workspace,
+            "bash",
+            json!({
+                "command": "for i in $(seq 1 1100); do sleep 20 & done 2>&1 | grep -m1 -o 'Resource temporarily unavailable'; sleep 10",
+                "timeout": 4
+            }),
+        )
+        .await;
+        let details = result.details.clone().unwrap_or_default();
+        let enforced = details["sandbox"].as_str().unwrap_or_default().to_owned();
+        assert!(
+            !enforced.contains("no process limit"),
+            "no limit can be set here: {enforced}"
+        );
+        assert!(enforced.contains("at most"), "{enforced}");
+        assert!(
+            result.text().contains("Resource temporarily unavailable"),
+            "{enforced}: {}",
+            result.text()
+        );
+    }
+}

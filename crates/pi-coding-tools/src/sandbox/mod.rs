@@ -25,6 +25,7 @@
 pub(crate) mod bubblewrap;
 pub(crate) mod denial;
 pub(crate) mod files;
+pub(crate) mod limits;
 #[cfg(target_os = "linux")]
 mod rules;
 #[cfg(target_os = "linux")]
@@ -69,9 +70,12 @@ pub(crate) struct Started {
     pub(crate) child: std::io::Result<Child>,
     /// How far the sandbox holds, as the result's details say it.
     pub(crate) enforcement: Enforcement,
-    /// Under Landlock, what can end every process the command started; `None` under
-    /// bubblewrap (its process namespace does) or where the kernel cannot scope signals.
+    /// The thread that started it, kept for the call: under Landlock, where the kernel scopes
+    /// signals, what can end every process the command started (under bubblewrap its process
+    /// namespace does).
     pub(crate) warden: Option<warden::Warden>,
+    /// The command's process limit, kept for the call.
+    pub(crate) limit: Option<limits::ProcessLimit>,
 }
 
 /// Starts `shell -c command` in `cwd`, confined; says how well. `configure` sets what every
@@ -87,17 +91,23 @@ pub(crate) fn spawn_shell(
         let mut process = bubblewrap::command(bwrap, confinement, shell, command, cwd);
         configure(&mut process);
         set_temporary(&mut process, confinement);
-        return Started {
-            child: process.spawn(),
-            enforcement: bubblewrap::enforcement(confinement) + &temporary_problem(confinement),
-            warden: None,
-        };
+        let mut started = warden::start(process, warden::Bubblewrap);
+        started.enforcement = bubblewrap::enforcement(confinement);
+        if let Some(limit) = &started.limit {
+            started
+                .enforcement
+                .push_str(&format!(", {}", limit.description));
+        }
+        started
+            .enforcement
+            .push_str(&temporary_problem(confinement));
+        return started;
     }
     let mut process = Command::new(shell);
     process.arg("-c").arg(command).current_dir(cwd);
     configure(&mut process);
     set_temporary(&mut process, confinement);
-    let mut started = warden::start(process, confinement.clone());
+    let mut started = warden::start(process, warden::Landlock(confinement.clone()));
     started
         .enforcement
         .push_str(&temporary_problem(confinement));

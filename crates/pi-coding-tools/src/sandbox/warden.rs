@@ -18,6 +18,8 @@ use tokio::process::{Child, Command};
 
 use super::{Confinement, Started, restrict_shell};
 
+pub(crate) use Sandbox::{Bubblewrap, Landlock};
+
 /// How long a stop waits for the warden to have signalled.
 const ORDER_LIMIT: Duration = Duration::from_secs(1);
 
@@ -30,7 +32,19 @@ struct Order {
 /// The running warden of one shell; it ends when this is dropped.
 #[derive(Debug)]
 pub(crate) struct Warden {
-    orders: mpsc::Sender<Order>,
+    orders: Option<mpsc::Sender<Order>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Warden {
+    /// Waits for the thread to end (at once: it only waits for orders), so that the call's
+    /// cgroup, which it is in, can be removed right after.
+    fn drop(&mut self) {
+        drop(self.orders.take());
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
 }
 
 impl Warden {
@@ -38,17 +52,31 @@ impl Warden {
     /// in; returns once it is sent (or after a second, if the warden is gone).
     pub(crate) fn signal_all(&self, signal: Signal) {
         let (done, sent) = mpsc::channel();
-        if self.orders.send(Order { signal, done }).is_ok() {
+        let sent_order = self
+            .orders
+            .as_ref()
+            .is_some_and(|orders| orders.send(Order { signal, done }).is_ok());
+        if sent_order {
             let _ = sent.recv_timeout(ORDER_LIMIT);
         }
     }
 }
 
-/// Starts `process` (the shell, with everything but its sandbox set) from a fresh thread that
-/// restricts itself first (never a thread of tokio's pools, which would stay restricted; and
-/// no `unsafe` `pre_exec`), and keeps that thread as the shell's warden when signals are
-/// scoped.
-pub(crate) fn start(process: Command, confinement: Confinement) -> Started {
+/// How the warden's thread confines the shell before starting it.
+pub(crate) enum Sandbox {
+    /// Landlock (and seccomp, and no capabilities) on the thread itself.
+    Landlock(Confinement),
+    /// Nothing on the thread: `bwrap` does it all. The thread is still kept for the call:
+    /// bubblewrap's `--die-with-parent` ends the sandbox when the *thread* that started it
+    /// ends, as `PR_SET_PDEATHSIG` does.
+    Bubblewrap,
+}
+
+/// Starts `process` (the shell, or `bwrap`, with everything but its sandbox set) from a fresh
+/// thread (never a thread of tokio's pools, which would stay restricted and in the call's
+/// cgroup; and no `unsafe` `pre_exec`) that joins the call's process limit, restricts itself
+/// as `sandbox` says, starts it, and is kept for the call as its warden.
+pub(crate) fn start(process: Command, sandbox: Sandbox) -> Started {
     let handle = tokio::runtime::Handle::current();
     let (started_sender, started) = mpsc::channel();
     let (orders, received) = mpsc::channel::<Order>();
@@ -56,24 +84,34 @@ pub(crate) fn start(process: Command, confinement: Confinement) -> Started {
         .name("pi-bash-warden".to_owned())
         .spawn(move || {
             let mut process = process;
-            let restricted = restrict_shell(&confinement);
+            // Before Landlock, which would refuse writing the cgroup's files.
+            let mut limit = super::limits::enter();
+            let restricted = match &sandbox {
+                Sandbox::Landlock(confinement) => Some(restrict_shell(confinement)),
+                Sandbox::Bubblewrap => None,
+            };
             let child: std::io::Result<Child> = {
                 let _runtime = handle.enter();
                 process.spawn()
             };
+            // It holds the parent's copies of the output pipe, which must close for the call
+            // to see the output end.
+            drop(process);
+            if let Some(pid) = child.as_ref().ok().and_then(Child::id) {
+                limit.apply_to(pid);
+            }
             // Belt and braces before anything may signal "every process": the kernel must
             // refuse this thread a signal to a process outside its domain that it could
             // signal before (pi-tool's parent, as a rule of the same user).
-            let scoped = restricted.signals_scoped && !reaches_parent();
-            let restricted = super::Restricted {
-                signals_scoped: scoped,
+            let restricted = restricted.map(|restricted| super::Restricted {
+                signals_scoped: restricted.signals_scoped && !reaches_parent(),
                 ..restricted
-            };
-            let keep = child.is_ok() && scoped;
-            let _ = started_sender.send((child, restricted));
-            if keep {
-                serve(&received);
-            }
+            });
+            let scoped = restricted
+                .as_ref()
+                .is_some_and(|restricted| restricted.signals_scoped);
+            let _ = started_sender.send((child, restricted, limit));
+            serve(&received, scoped);
         });
     let failed = |why: &str| Started {
         child: Err(std::io::Error::other(format!(
@@ -81,27 +119,34 @@ pub(crate) fn start(process: Command, confinement: Confinement) -> Started {
         ))),
         enforcement: "none: the sandbox thread failed".to_owned(),
         warden: None,
+        limit: None,
     };
-    if let Err(error) = thread {
-        return failed(&error.to_string());
-    }
-    let Ok((child, restricted)) = started.recv() else {
+    let thread = match thread {
+        Ok(thread) => thread,
+        Err(error) => return failed(&error.to_string()),
+    };
+    let Ok((child, restricted, limit)) = started.recv() else {
         return failed("its thread ended");
     };
-    let mut enforcement = restricted.enforcement;
-    let warden = if restricted.signals_scoped {
-        Some(Warden { orders })
-    } else {
+    let mut enforcement = String::new();
+    if let Some(restricted) = restricted {
+        enforcement = restricted.enforcement;
         if !enforcement.starts_with("none") {
-            enforcement
-                .push_str("; not covered: a job that leaves the process group outlives a stop");
+            enforcement.push_str(&format!("; {}", limit.description));
+            if !restricted.signals_scoped {
+                enforcement
+                    .push_str("; not covered: a job that leaves the process group outlives a stop");
+            }
         }
-        None
-    };
+    }
     Started {
         child,
         enforcement,
-        warden,
+        warden: Some(Warden {
+            orders: Some(orders),
+            thread: Some(thread),
+        }),
+        limit: Some(limit),
     }
 }
 
@@ -110,11 +155,15 @@ fn reaches_parent() -> bool {
     nix::sys::signal::kill(nix::unistd::getppid(), None).is_ok()
 }
 
-/// Carries out the orders until the warden is dropped.
-fn serve(orders: &mpsc::Receiver<Order>) {
+/// Carries out the orders until the warden is dropped: signals them only when this thread's
+/// signals are `scoped` to the command's processes (otherwise "every process" could be the
+/// whole machine's), and says each is done.
+fn serve(orders: &mpsc::Receiver<Order>, scoped: bool) {
     while let Ok(order) = orders.recv() {
-        // Some may be gone already, and none may be left: nothing to do then.
-        let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(-1), order.signal);
+        if scoped {
+            // Some may be gone already, and none may be left: nothing to do then.
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(-1), order.signal);
+        }
         let _ = order.done.send(());
     }
 }
