@@ -63,8 +63,10 @@ struct Cli {
     /// headers.
     #[arg(long, global = true, value_name = "NAME")]
     pass_env: Vec<String>,
-    /// Which sandbox `bash` runs in: `strongest` (bubblewrap where it works, else Landlock) or
-    /// `landlock` (Landlock alone, where bubblewrap misbehaves).
+    /// Which sandbox `bash` runs in: `strongest` (bubblewrap where it works, else Landlock, with
+    /// one warning at start saying what that leaves open), `bubblewrap` (bubblewrap or
+    /// nothing: `bash` refuses to run without it) or `landlock` (Landlock alone, where
+    /// bubblewrap misbehaves).
     #[arg(long, global = true, value_enum, default_value_t = SandboxChoice::Strongest)]
     sandbox: SandboxChoice,
     /// Keep `bash`'s full-output files (`pi-bash-*.log`) after the program ends. `call` and
@@ -107,6 +109,8 @@ enum SandboxChoice {
     Strongest,
     /// Landlock alone.
     Landlock,
+    /// Bubblewrap only: `bash` refuses to run where it is missing.
+    Bubblewrap,
 }
 
 /// `--wording`: the words of failures the model reads.
@@ -270,8 +274,14 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         if cli.no_network {
             workspace = workspace.without_network();
         }
-        if cli.sandbox == SandboxChoice::Landlock {
-            workspace = workspace.with_shell_sandbox(pi_coding_tools::ShellSandbox::Landlock);
+        let sandbox = match cli.sandbox {
+            SandboxChoice::Strongest => pi_coding_tools::ShellSandbox::Strongest,
+            SandboxChoice::Landlock => pi_coding_tools::ShellSandbox::Landlock,
+            SandboxChoice::Bubblewrap => pi_coding_tools::ShellSandbox::Bubblewrap,
+        };
+        workspace = workspace.with_shell_sandbox(sandbox);
+        if let Some(notice) = workspace.shell_sandbox_notice() {
+            report!("pi-tool: {notice}");
         }
         let one_shot = matches!(cli.command, Command::Call(_) | Command::Run(_));
         if cli.keep_output_files || one_shot {

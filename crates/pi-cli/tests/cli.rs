@@ -769,3 +769,59 @@ fn an_mcp_server_we_start_gets_no_secret() {
         );
     }
 }
+
+/// Where bubblewrap is missing, one warning at start says what Landlock alone leaves open and
+/// how to get the stronger sandbox; `--sandbox bubblewrap` refuses to run `bash` at all, and
+/// `--sandbox landlock` (chosen knowingly) warns of nothing.
+#[test]
+fn without_bubblewrap_one_warning_and_sandbox_bubblewrap_refuses() {
+    // A PATH with a shell and no `bwrap`.
+    let bin = tempfile::tempdir().unwrap();
+    for program in ["bash", "sh"] {
+        let found = ["/usr/bin", "/bin"]
+            .iter()
+            .map(|directory| std::path::Path::new(directory).join(program))
+            .find(|path| path.exists())
+            .unwrap();
+        std::os::unix::fs::symlink(found, bin.path().join(program)).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = |sandbox: &str| {
+        let output = pi_tool()
+            .env("PATH", bin.path())
+            .args(["--coding-tools"])
+            .arg(dir.path())
+            .args([
+                "--sandbox",
+                sandbox,
+                "call",
+                "bash",
+                r#"{"command":"echo ran"}"#,
+            ])
+            .output()
+            .unwrap();
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (stdout, stderr) = run("strongest");
+    assert!(stdout.contains("ran"), "{stdout}");
+    assert_eq!(
+        stderr.matches("bubblewrap is not installed").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains("Landlock alone"), "{stderr}");
+    assert!(stderr.contains("Unix sockets"), "{stderr}");
+    assert!(stderr.contains("install bubblewrap"), "{stderr}");
+
+    let (stdout, stderr) = run("bubblewrap");
+    assert!(!stdout.contains("ran\\n"), "{stdout}");
+    assert!(stdout.contains("bash refused"), "{stdout}");
+    assert!(stderr.contains("bash will refuse to run"), "{stderr}");
+
+    let (stdout, stderr) = run("landlock");
+    assert!(stdout.contains("ran"), "{stdout}");
+    assert!(!stderr.contains("bubblewrap"), "{stderr}");
+}

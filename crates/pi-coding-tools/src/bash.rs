@@ -52,6 +52,10 @@ pub fn bash_tool(workspace: &Workspace) -> RegisteredTool {
                 "\n\nNot sandboxed on this machine ({reason}): the command can write \
                  anywhere this user can."
             ));
+        } else if let Some(reason) = enforcement.strip_prefix("refused: ") {
+            description.push_str(&format!(
+                "\n\nRefused on this machine ({reason}): no command runs."
+            ));
         }
     }
     RegisteredTool::new(

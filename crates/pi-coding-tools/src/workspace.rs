@@ -152,7 +152,7 @@ impl Workspace {
             writable,
             temporary,
             network: self.inner.network,
-            bubblewrap: self.inner.shell_sandbox == crate::ShellSandbox::Strongest,
+            sandbox: self.inner.shell_sandbox,
         })
     }
 
@@ -234,6 +234,14 @@ impl Workspace {
     /// Which variables `bash` does not get.
     pub(crate) fn environment(&self) -> &pi_tool::environment::ToolEnvironment {
         &self.inner.environment
+    }
+
+    /// What a person should be told once at start about `bash`'s sandbox here: bubblewrap
+    /// wanted but missing (what Landlock alone leaves open, how to get the stronger sandbox,
+    /// or, with [`crate::ShellSandbox::Bubblewrap`], that `bash` will refuse to run); `None`
+    /// when nothing is missing, Landlock alone was chosen, or the workspace is unconfined.
+    pub fn shell_sandbox_notice(&self) -> Option<String> {
+        crate::sandbox::notice(&self.shell_confinement()?)
     }
 
     /// How far the kernel holds the file tools inside the roots: `Some("landlock")` where each

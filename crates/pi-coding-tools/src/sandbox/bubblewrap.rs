@@ -35,6 +35,19 @@ pub(crate) fn available() -> Option<&'static Path> {
         .as_deref()
 }
 
+/// Why bubblewrap cannot be used here (`not installed`, or installed but unable to make its
+/// namespaces); `None` when it works.
+pub(crate) fn missing() -> Option<&'static str> {
+    if available().is_some() {
+        return None;
+    }
+    Some(if find_program("bwrap").is_some() {
+        "installed but cannot make its namespaces here"
+    } else {
+        "not installed"
+    })
+}
+
 /// What every sandboxed shell gets: the root read-only, a fresh `/dev` and `/proc`, the parts
 /// of `/proc` that write the host read-only, its own process, IPC and host-name namespaces,
 /// killed with its parent, in a session of its own (no `TIOCSTI` into the user's terminal), no

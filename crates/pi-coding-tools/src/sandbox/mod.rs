@@ -46,8 +46,8 @@ pub(crate) struct Confinement {
     pub(crate) temporary: Result<PathBuf, String>,
     /// Whether the network may be used.
     pub(crate) network: bool,
-    /// Whether bubblewrap may be used where it works (otherwise Landlock alone).
-    pub(crate) bubblewrap: bool,
+    /// Which sandbox the shell runs in.
+    pub(crate) sandbox: ShellSandbox,
 }
 
 /// Which sandbox a confined `bash` runs in.
@@ -59,6 +59,41 @@ pub enum ShellSandbox {
     /// Landlock alone, for machines where bubblewrap misbehaves (it then also leaves the
     /// shell's background jobs running after it exits, as an unsandboxed shell does).
     Landlock,
+    /// Bubblewrap only: where it is missing or does not work, `bash` refuses to run rather than
+    /// fall back to the weaker Landlock.
+    Bubblewrap,
+}
+
+/// What a person should know at start about `bash`'s sandbox on this machine, once: where
+/// bubblewrap is wanted but missing, what Landlock alone leaves open and how to get the
+/// stronger sandbox, or that `bash` will refuse to run; `None` when nothing is missing (or
+/// Landlock alone was chosen).
+pub(crate) fn notice(confinement: &Confinement) -> Option<String> {
+    if confinement.sandbox == ShellSandbox::Landlock {
+        return None;
+    }
+    let missing = bubblewrap::missing()?;
+    let install = "install bubblewrap (`apt-get install bubblewrap`, `dnf install bubblewrap`) \
+                   for the stronger sandbox";
+    if confinement.sandbox == ShellSandbox::Bubblewrap {
+        return Some(format!(
+            "bubblewrap is {missing}: with --sandbox bubblewrap, bash will refuse to run; {install}"
+        ));
+    }
+    let landlock = probe(confinement);
+    if let Some(reason) = landlock.strip_prefix("none: ") {
+        return Some(format!(
+            "bubblewrap is {missing} and Landlock does not hold ({reason}): bash runs \
+             unsandboxed and can write anywhere this user can; {install}"
+        ));
+    }
+    Some(format!(
+        "bubblewrap is {missing}: bash runs under Landlock alone, which leaves open the \
+         metadata (mode, owner, times) of files outside the workspace that this user owns (as \
+         root: every file), path-based Unix sockets outside the workspace (a Docker socket, a \
+         session bus) even with --no-network, and jobs that leave the process group where \
+         the kernel is older than 6.12; {install}, or pass --sandbox landlock to accept this"
+    ))
 }
 
 /// How far the kernel enforced the confinement, as the result's details say it.
@@ -87,7 +122,21 @@ pub(crate) fn spawn_shell(
     confinement: &Confinement,
     configure: impl Fn(&mut Command),
 ) -> Started {
-    if let Some(bwrap) = bubblewrap::available().filter(|_| confinement.bubblewrap) {
+    if confinement.sandbox == ShellSandbox::Bubblewrap
+        && let Some(missing) = bubblewrap::missing()
+    {
+        return Started {
+            child: Err(std::io::Error::other(format!(
+                "bash refused: the sandbox must be bubblewrap (--sandbox bubblewrap), and \
+                 bubblewrap is {missing}; install it, or choose --sandbox strongest"
+            ))),
+            enforcement: format!("none: bubblewrap is {missing}"),
+            warden: None,
+            limit: None,
+        };
+    }
+    let use_bubblewrap = confinement.sandbox != ShellSandbox::Landlock;
+    if let Some(bwrap) = bubblewrap::available().filter(|_| use_bubblewrap) {
         let mut process = bubblewrap::command(bwrap, confinement, shell, command, cwd);
         configure(&mut process);
         set_temporary(&mut process, confinement);
@@ -131,9 +180,15 @@ fn temporary_problem(confinement: &Confinement) -> String {
     }
 }
 
-/// How far this machine would enforce `confinement`, found without running a command.
+/// How far this machine would enforce `confinement`, found without running a command
+/// (`refused: why` when the shell will not run at all).
 pub(crate) fn probe(confinement: &Confinement) -> Enforcement {
-    if confinement.bubblewrap && bubblewrap::available().is_some() {
+    if confinement.sandbox == ShellSandbox::Bubblewrap
+        && let Some(missing) = bubblewrap::missing()
+    {
+        return format!("refused: bubblewrap is {missing} (--sandbox bubblewrap)");
+    }
+    if confinement.sandbox != ShellSandbox::Landlock && bubblewrap::available().is_some() {
         return bubblewrap::enforcement(confinement) + &temporary_problem(confinement);
     }
     std::thread::scope(|scope| {
