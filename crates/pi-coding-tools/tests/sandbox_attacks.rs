@@ -283,7 +283,7 @@ async fn a_relative_workspace_is_where_the_shell_runs() {
 /// test changes nothing on the host.
 #[tokio::test]
 #[ignore = "needs bubblewrap and root: run by scripts/test.sh"]
-async fn as_root_under_bubblewrap_the_host_sysctls_stay_read_only() {
+async fn as_root_the_host_sysctls_stay_read_only_in_both_sandboxes() {
     assert!(as_root(), "run this as root: that is where it matters");
     let (_dir, root, _outside) = layout();
     let workspace = Workspace::new(&root);
@@ -302,6 +302,14 @@ async fn as_root_under_bubblewrap_the_host_sysctls_stay_read_only() {
     assert!(!text.contains("WROTE"), "{text}");
     assert!(!text.contains("WRITABLE"), "{text}");
     assert!(text.contains("Read-only file system"), "{text}");
+    // Landlock never granted a write there.
+    let landlock = Workspace::new(&root).with_shell_sandbox(ShellSandbox::Landlock);
+    let (text, enforced) = shell(
+        &landlock,
+        "v=$(cat /proc/sys/kernel/domainname); printf '%s\\n' \"$v\" > /proc/sys/kernel/domainname && echo WROTE",
+    )
+    .await;
+    assert!(!text.contains("WROTE"), "{enforced}: {text}");
 }
 
 /// With `TMPDIR` unset, both sandboxes let the shell write anywhere in the system's temporary
