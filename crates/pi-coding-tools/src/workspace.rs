@@ -17,8 +17,9 @@ use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 /// [`Workspace::unconfined`] opts out. `bash` is confined by a Landlock ruleset instead (Linux):
 /// it may write only inside the same roots and a private temporary directory of its own (its
 /// `TMPDIR`, never the system's `/tmp`), and with
-/// [`Workspace::without_network`] may not open TCP connections; each result's details say how
-/// far the kernel enforced that.
+/// [`Workspace::without_network`] may open no socket but a Unix one; each result's details say
+/// how far the kernel enforced that. `bash` never gets this process's secrets (see
+/// [`Workspace::with_environment`]).
 ///
 /// ```
 /// use pi_coding_tools::Workspace;
@@ -185,8 +186,9 @@ impl Workspace {
         std::env::temp_dir()
     }
 
-    /// The same workspace with `bash` kept off the network (when confined): no TCP
-    /// connections under Landlock, no network at all under bubblewrap.
+    /// The same workspace with `bash` kept off the network (when confined): no socket but Unix
+    /// ones under Landlock; under bubblewrap no network at all, nor any path-based Unix socket
+    /// outside the workspace.
     #[must_use]
     pub fn without_network(self) -> Self {
         let mut inner = self.inner.settings();

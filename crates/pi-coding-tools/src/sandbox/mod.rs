@@ -3,20 +3,26 @@
 //! `bash` runs in one of two sandboxes, the strongest this machine allows:
 //! - **bubblewrap** (when `bwrap` is installed and user or mount namespaces work): the whole
 //!   file system is mounted read-only for the shell and everything it starts, except the
-//!   workspace's roots and the temporary directory, which are bound writable. Nothing outside
-//!   can be written, created, renamed, `chmod`ed, `chown`ed, touched or given attributes, by
-//!   root too. `/dev` is a fresh minimal one, the shell has its own process and IPC namespaces
-//!   (it can signal only its own processes; they all end when the shell does), no capabilities
-//!   at all, and with no network its own empty network namespace (TCP and UDP both gone).
+//!   workspace's roots and the shell's private temporary directory, which are bound writable.
+//!   Nothing outside can be written, created, renamed, `chmod`ed, `chown`ed, touched or given
+//!   attributes, by root too; `/proc/sys` and the rest of `/proc` that writes the host are
+//!   read-only. `/dev` is a fresh minimal one, the shell has its own process, IPC and host-name
+//!   namespaces (it can signal only its own processes; they all end when the shell does), no
+//!   capabilities at all, and with no network its own empty network namespace (TCP and UDP
+//!   both gone) and no path-based Unix socket outside the workspace ([`sockets`]).
 //! - **Landlock** otherwise (Linux 5.13+): the shell may read anything but write only inside
 //!   the same directories (device nodes never), may not signal processes or reach abstract
 //!   sockets outside its own sandbox (Linux 6.12+), runs with no capabilities (as root:
 //!   `CAP_MKNOD`, `CAP_SYS_ADMIN`, ... gone from every set) and `no_new_privs`, and with no
-//!   network may not open TCP connections. Landlock does not cover metadata (`chmod`, `chown`,
-//!   `utimensat`, extended attributes, inode flags) nor UDP: a file outside that this user owns
-//!   can still have its mode or times changed. Each result's `details.sandbox` says so.
+//!   network may open no socket but Unix ones (TCP by Landlock, the rest by [`seccomp`]). Landlock
+//!   does not cover metadata (`chmod`, `chown`, `utimensat`, extended attributes, inode flags)
+//!   nor path-based Unix sockets: a file outside that this user owns can still have its mode or
+//!   times changed. Each result's `details.sandbox` says so.
 //!
-//! [`ShellSandbox::Landlock`] chooses the second where bubblewrap misbehaves.
+//! In both, the shell's `TMPDIR` is a private directory, a command runs at most
+//! [`limits::MAX_PROCESSES`] processes ([`limits`]), and a stop ends every process it started
+//! ([`warden`]). [`ShellSandbox::Landlock`] chooses the second where bubblewrap misbehaves;
+//! [`ShellSandbox::Bubblewrap`] refuses to run the shell without the first.
 //!
 //! The file tools run every call on a fresh thread restricted by Landlock to the roots (see
 //! [`files`]): a path checked and then swapped for a symbolic link to the outside is refused
