@@ -97,12 +97,7 @@ fn join_new_cgroup() -> Result<PathBuf, String> {
     let cgroup = parent.join(format!("pi-bash-{}-{call}", std::process::id()));
     let made = std::fs::create_dir(&cgroup)
         .and_then(|()| std::fs::write(cgroup.join("pids.max"), MAX_PROCESSES.to_string()))
-        .and_then(|()| {
-            std::fs::write(
-                cgroup.join("tasks"),
-                nix::unistd::gettid().as_raw().to_string(),
-            )
-        });
+        .and_then(|()| std::fs::write(cgroup.join("tasks"), this_thread()?.as_encoded_bytes()));
     match made {
         Ok(()) => Ok(cgroup),
         Err(error) => {
@@ -133,6 +128,14 @@ fn remove_abandoned(parent: &std::path::Path) {
             let _ = std::fs::remove_dir(entry.path());
         }
     }
+}
+
+/// This thread's id, as `/proc/thread-self` (`PID/task/TID`) names it.
+fn this_thread() -> std::io::Result<std::ffi::OsString> {
+    let link = std::fs::read_link("/proc/thread-self")?;
+    link.file_name()
+        .map(ToOwned::to_owned)
+        .ok_or_else(|| std::io::Error::other("/proc/thread-self names no thread"))
 }
 
 /// Where the `pids` controller's version 1 hierarchy is mounted.
