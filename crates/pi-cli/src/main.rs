@@ -11,6 +11,7 @@
 mod output;
 
 mod commands;
+mod hidden_arguments;
 mod panic_log;
 mod shutdown;
 mod telemetry;
@@ -57,8 +58,16 @@ struct Cli {
     /// under Landlock alone.
     #[arg(long, global = true)]
     no_network: bool,
-    /// Which sandbox `bash` runs in: `strongest` (bubblewrap where it works, else Landlock) or
-    /// `landlock` (Landlock alone, where bubblewrap misbehaves).
+    /// Give `bash` and the MCP servers started here this variable although it looks like a
+    /// secret (repeatable). By default they get none whose name holds KEY, SECRET, TOKEN,
+    /// PASSWORD, PASSWD, CREDENTIAL or an AUTH word (not AUTHOR), nor PI_TOOL_* or the OTLP
+    /// headers.
+    #[arg(long, global = true, value_name = "NAME")]
+    pass_env: Vec<String>,
+    /// Which sandbox `bash` runs in: `strongest` (bubblewrap where it works, else Landlock, with
+    /// one warning at start saying what that leaves open), `bubblewrap` (bubblewrap or
+    /// nothing: `bash` refuses to run without it) or `landlock` (Landlock alone, where
+    /// bubblewrap misbehaves).
     #[arg(long, global = true, value_enum, default_value_t = SandboxChoice::Strongest)]
     sandbox: SandboxChoice,
     /// Keep `bash`'s full-output files (`pi-bash-*.log`) after the program ends. `call` and
@@ -101,6 +110,8 @@ enum SandboxChoice {
     Strongest,
     /// Landlock alone.
     Landlock,
+    /// Bubblewrap only: `bash` refuses to run where it is missing.
+    Bubblewrap,
 }
 
 /// `--wording`: the words of failures the model reads.
@@ -152,6 +163,13 @@ fn main() -> ExitCode {
     // a backtrace, and not without bound (a client may make tools panic at will).
     panic_log::install();
     let cli = Cli::parse_from(commands::spell_out_short_flags(std::env::args_os()));
+    // Once the arguments are known good: the program starts again without its secrets on the
+    // command line, where a sandboxed command could read them.
+    if let Some(error) = hidden_arguments::hide() {
+        report!(
+            "pi-tool: could not move --api-key/--token off the command line ({error}); commands run here can read them"
+        );
+    }
     let protocol = cli.otlp_protocol.map(|protocol| match protocol {
         OtlpProtocol::HttpProtobuf => pi_telemetry::export::Protocol::HttpProtobuf,
         OtlpProtocol::Grpc => pi_telemetry::export::Protocol::Grpc,
@@ -236,6 +254,10 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
     let yolo = approvals
         .as_ref()
         .is_some_and(|setup| setup.mode == pi_approval::Mode::Yolo);
+    let environment = cli.pass_env.iter().fold(
+        pi_tool::environment::ToolEnvironment::new(),
+        |environment, name| environment.passing(name.clone()),
+    );
     let mut tools = pi_tool::builtin::registry();
     // The coding tools without sandbox or confinement, for modes that ask to run a refused
     // call outside the sandbox.
@@ -249,11 +271,18 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         for extra in &cli.allow_dir {
             workspace = workspace.with_root(extra);
         }
+        workspace = workspace.with_environment(environment.clone());
         if cli.no_network {
             workspace = workspace.without_network();
         }
-        if cli.sandbox == SandboxChoice::Landlock {
-            workspace = workspace.with_shell_sandbox(pi_coding_tools::ShellSandbox::Landlock);
+        let sandbox = match cli.sandbox {
+            SandboxChoice::Strongest => pi_coding_tools::ShellSandbox::Strongest,
+            SandboxChoice::Landlock => pi_coding_tools::ShellSandbox::Landlock,
+            SandboxChoice::Bubblewrap => pi_coding_tools::ShellSandbox::Bubblewrap,
+        };
+        workspace = workspace.with_shell_sandbox(sandbox);
+        if let Some(notice) = workspace.shell_sandbox_notice() {
+            report!("pi-tool: {notice}");
         }
         // `grep`, `find` and `ls` leave out what a rule denies reading, as `read` is refused it.
         if let Some(setup) = &approvals {
@@ -309,14 +338,14 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         Command::Check(args) => commands::check::run(args).await,
         Command::Agent(args) => match (work_dir(), approvals) {
             (Ok(cwd), Some(approvals)) => {
-                commands::agent::run(*args, tools, &cwd, approvals, shutdown).await
+                commands::agent::run(*args, tools, &cwd, approvals, &environment, shutdown).await
             }
             (Err(error), _) => Err(error),
             (Ok(_), None) => Err(anyhow::anyhow!("the approvals were not read")),
         },
         Command::Session(args) => work_dir().and_then(|cwd| commands::session::run(args, &cwd)),
         Command::Serve(args) => commands::serve::run(args, tools, shutdown).await,
-        Command::Mcp(args) => commands::mcp::run(args).await,
+        Command::Mcp(args) => commands::mcp::run(args, &environment).await,
         Command::Policy(args) => {
             work_dir().and_then(|cwd| commands::policy::run(args, &tools, &cwd))
         }

@@ -729,3 +729,137 @@ fn a_written_file_gets_the_callers_umask_confined_or_not() {
         }
     }
 }
+/// The model read `OPENAI_API_KEY`, `GITHUB_TOKEN` and `PI_TOOL_TOKEN` in `bash`'s environment
+/// and, under Landlock, the `--api-key` on pi-tool's own command line. `bash` gets no secret now
+/// (but one passed on purpose), and the key is off the command line; the environment it moved
+/// into cannot be read from the sandbox.
+#[test]
+fn bash_reads_no_secret_in_its_environment_or_our_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let command =
+        "env; echo; tr '\\0' ' ' < /proc/$PPID/cmdline; echo; tr '\\0' ' ' < /proc/$PPID/environ";
+    let script = json!([
+        {"content": [{"type": "toolCall", "id": "c", "name": "bash", "arguments": {"command": command}}]},
+        {"content": [{"type": "text", "text": "ok"}]}
+    ]);
+    std::fs::write(dir.path().join("s.json"), script.to_string()).unwrap();
+    for (sandbox, passed) in [
+        ("landlock", false),
+        ("strongest", false),
+        ("landlock", true),
+    ] {
+        let mut run = pi_tool();
+        run.current_dir(dir.path())
+            .env("OPENAI_API_KEY", "sk-ENV-SECRET")
+            .env("GITHUB_TOKEN", "ghp_ENV-SECRET")
+            .env("PI_TOOL_TOKEN", "pt-ENV-SECRET")
+            .env("GIT_AUTHOR_NAME", "kept-author")
+            .args(["--coding-tools", ".", "--sandbox", sandbox]);
+        if passed {
+            run.args(["--pass-env", "GITHUB_TOKEN"]);
+        }
+        let output = run
+            .args(["agent", "--approval", "full-auto", "--no-session", "--json"])
+            .args(["--faux", "s.json", "go", "--api-key", "sk-FLAG-SECRET"])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(
+            stdout.contains("kept-author"),
+            "{sandbox}: bash did not run: {stdout}"
+        );
+        for secret in ["sk-ENV-SECRET", "pt-ENV-SECRET", "sk-FLAG-SECRET"] {
+            assert!(
+                !stdout.contains(secret),
+                "{sandbox}: {secret} leaked: {stdout}"
+            );
+        }
+        assert_eq!(
+            stdout.contains("ghp_ENV-SECRET"),
+            passed,
+            "{sandbox}: {stdout}"
+        );
+    }
+}
+
+/// An MCP server we start gets our environment without its secrets, but one passed on purpose.
+#[test]
+fn an_mcp_server_we_start_gets_no_secret() {
+    let dir = tempfile::tempdir().unwrap();
+    let seen = dir.path().join("env.txt");
+    for passed in [false, true] {
+        let mut run = pi_tool();
+        run.env("OPENAI_API_KEY", "sk-ENV-SECRET");
+        if passed {
+            run.args(["--pass-env", "OPENAI_API_KEY"]);
+        }
+        // Not a real server: it writes what it got and ends, which fails the handshake.
+        run.args(["mcp", "tools", "--", "sh", "-c"])
+            .arg(format!("env > {}", seen.display()))
+            .output()
+            .unwrap();
+        let environment = std::fs::read_to_string(&seen).unwrap();
+        assert!(environment.contains("PATH="), "{environment}");
+        assert_eq!(
+            environment.contains("sk-ENV-SECRET"),
+            passed,
+            "{environment}"
+        );
+    }
+}
+
+/// Where bubblewrap is missing, one warning at start says what Landlock alone leaves open and
+/// how to get the stronger sandbox; `--sandbox bubblewrap` refuses to run `bash` at all, and
+/// `--sandbox landlock` (chosen knowingly) warns of nothing.
+#[test]
+fn without_bubblewrap_one_warning_and_sandbox_bubblewrap_refuses() {
+    // A PATH with a shell and no `bwrap`.
+    let bin = tempfile::tempdir().unwrap();
+    for program in ["bash", "sh"] {
+        let found = ["/usr/bin", "/bin"]
+            .iter()
+            .map(|directory| std::path::Path::new(directory).join(program))
+            .find(|path| path.exists())
+            .unwrap();
+        std::os::unix::fs::symlink(found, bin.path().join(program)).unwrap();
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = |sandbox: &str| {
+        let output = pi_tool()
+            .env("PATH", bin.path())
+            .args(["--coding-tools"])
+            .arg(dir.path())
+            .args([
+                "--sandbox",
+                sandbox,
+                "call",
+                "bash",
+                r#"{"command":"echo ran"}"#,
+            ])
+            .output()
+            .unwrap();
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (stdout, stderr) = run("strongest");
+    assert!(stdout.contains("ran"), "{stdout}");
+    assert_eq!(
+        stderr.matches("bubblewrap is not installed").count(),
+        1,
+        "{stderr}"
+    );
+    assert!(stderr.contains("Landlock alone"), "{stderr}");
+    assert!(stderr.contains("Unix sockets"), "{stderr}");
+    assert!(stderr.contains("install bubblewrap"), "{stderr}");
+
+    let (stdout, stderr) = run("bubblewrap");
+    assert!(!stdout.contains("ran\\n"), "{stdout}");
+    assert!(stdout.contains("bash refused"), "{stdout}");
+    assert!(stderr.contains("bash will refuse to run"), "{stderr}");
+
+    let (stdout, stderr) = run("landlock");
+    assert!(stdout.contains("ran"), "{stdout}");
+    assert!(!stderr.contains("bubblewrap"), "{stderr}");
+}

@@ -52,6 +52,10 @@ pub fn bash_tool(workspace: &Workspace) -> RegisteredTool {
                 "\n\nNot sandboxed on this machine ({reason}): the command can write \
                  anywhere this user can."
             ));
+        } else if let Some(reason) = enforcement.strip_prefix("refused: ") {
+            description.push_str(&format!(
+                "\n\nRefused on this machine ({reason}): no command runs."
+            ));
         }
     }
     RegisteredTool::new(
@@ -92,11 +96,15 @@ async fn bash(
     let (reader, writer) = std::io::pipe().map_err(|error| {
         ToolError::with_source(format!("Could not make the output pipe: {error}"), error)
     })?;
-    let (child, enforcement) = spawn(&params.command, cwd, workspace, &writer);
+    let (child, enforcement, (warden, limit)) = spawn(&params.command, cwd, workspace, &writer);
     // Our copy of the write end must go, or the pipe would never report its end.
     drop(writer);
     let mut child = child?;
-    let mut group = GroupKiller(child.id());
+    let mut group = GroupKiller {
+        group: child.id(),
+        warden,
+        _limit: limit,
+    };
     let mut pipe =
         tokio::net::unix::pipe::Receiver::from_owned_fd(reader.into()).map_err(|error| {
             ToolError::with_source(format!("Could not read the output pipe: {error}"), error)
@@ -124,14 +132,15 @@ async fn bash(
             status = child.wait() => {
                 break Ending::Exited(status.map_err(ToolError::from)?);
             }
-            () = &mut deadline => break stop(&mut child, Ending::TimedOut(params.timeout.unwrap_or_default())).await,
-            () = context.signal().cancelled() => break stop(&mut child, Ending::Aborted).await,
+            () = &mut deadline => break stop(&mut child, group.warden.as_ref(), Ending::TimedOut(params.timeout.unwrap_or_default())).await,
+            () = context.signal().cancelled() => break stop(&mut child, group.warden.as_ref(), Ending::Aborted).await,
         }
     };
     if matches!(ending, Ending::Exited(_)) {
         // The shell ended on its own: jobs it left in the background are the user's to keep
         // (under bubblewrap they end with the shell's namespace).
-        group.0 = None;
+        group.group = None;
+        group.warden = None;
     }
     // What the shell wrote before exiting is still in the pipe: all of it is read. Only a
     // background process holding the pipe open is cut short: once it has been quiet for the
@@ -179,15 +188,24 @@ async fn bash(
     Ok(result)
 }
 
-/// Kills the command's process group when the call ends without the shell having exited on
-/// its own (the call's future dropped mid-run, an error): `kill_on_drop` reaches only the shell,
-/// not the pipeline or the jobs it started. At once: a dropped call cannot wait for a grace.
-struct GroupKiller(Option<u32>);
+/// Kills the command's process group, and under Landlock every process it started, when the
+/// call ends without the shell having exited on its own (the call's future dropped mid-run, an
+/// error): `kill_on_drop` reaches only the shell, not the pipeline or the jobs it started. At
+/// once: a dropped call cannot wait for a grace.
+struct GroupKiller {
+    group: Option<u32>,
+    warden: Option<crate::sandbox::warden::Warden>,
+    /// Kept for the call; dropped after the kill, when its cgroup may be removed.
+    _limit: Option<crate::sandbox::limits::ProcessLimit>,
+}
 
 impl Drop for GroupKiller {
     fn drop(&mut self) {
-        if let Some(id) = self.0 {
+        if let Some(id) = self.group {
             signal_group(id, nix::sys::signal::Signal::SIGKILL);
+        }
+        if let Some(warden) = &self.warden {
+            warden.signal_all(nix::sys::signal::Signal::SIGKILL);
         }
     }
 }
@@ -200,15 +218,24 @@ fn signal_group(id: u32, signal: nix::sys::signal::Signal) {
     }
 }
 
+/// What the sandbox keeps for a call: the warden that can end every process the command
+/// starts, and the process limit.
+type Kept = (
+    Option<crate::sandbox::warden::Warden>,
+    Option<crate::sandbox::limits::ProcessLimit>,
+);
+
 /// Starts the shell, confined when the workspace is, with `output` as its stdout and stderr;
-/// says how far the sandbox was enforced.
+/// says how far the sandbox was enforced, and gives what the sandbox keeps for the call: the
+/// warden that can end every process the command starts, and the process limit.
 fn spawn(
     command: &str,
     cwd: &std::path::Path,
     workspace: &Workspace,
     output: &std::io::PipeWriter,
-) -> (Result<Child, ToolError>, Option<String>) {
+) -> (Result<Child, ToolError>, Option<String>, Kept) {
     let shell = shell();
+    let withheld = workspace.environment().withheld();
     let configure = |process: &mut Command| {
         let (stdout, stderr) = match (output.try_clone(), output.try_clone()) {
             (Ok(stdout), Ok(stderr)) => (Stdio::from(stdout), Stdio::from(stderr)),
@@ -221,21 +248,29 @@ fn spawn(
             .stderr(stderr)
             .kill_on_drop(true)
             .process_group(0);
+        // No API key, token or password of ours reaches the command, sandboxed or not.
+        for name in &withheld {
+            process.env_remove(name);
+        }
     };
     let failed = |error: std::io::Error| {
         ToolError::with_source(format!("Could not start the shell: {error}"), error)
     };
     match workspace.shell_confinement() {
         Some(confinement) => {
-            let (child, enforcement) =
+            let started =
                 crate::sandbox::spawn_shell(&shell, command, cwd, &confinement, configure);
-            (child.map_err(failed), Some(enforcement))
+            (
+                started.child.map_err(failed),
+                Some(started.enforcement),
+                (started.warden, started.limit),
+            )
         }
         None => {
             let mut process = Command::new(&shell);
             process.arg("-c").arg(command).current_dir(cwd);
             configure(&mut process);
-            (process.spawn().map_err(failed), None)
+            (process.spawn().map_err(failed), None, (None, None))
         }
     }
 }
@@ -247,9 +282,14 @@ fn shell() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("sh"))
 }
 
-/// Ends the command's whole process group: `SIGTERM` first, so it can clean up, then `SIGKILL`
+/// Ends the command's whole process group, and under Landlock (through its `warden`) every
+/// process it started, `setsid` jobs too: `SIGTERM` first, so it can clean up, then `SIGKILL`
 /// for whatever is left once the shell has exited or the grace has passed; reaps the shell.
-async fn stop(child: &mut Child, ending: Ending) -> Ending {
+async fn stop(
+    child: &mut Child,
+    warden: Option<&crate::sandbox::warden::Warden>,
+    ending: Ending,
+) -> Ending {
     // The shell leads its own group (`process_group(0)`), so its id is the group's.
     if let Some(id) = child.id() {
         // Under bubblewrap the command is not in the group, and bubblewrap itself would end
@@ -257,6 +297,9 @@ async fn stop(child: &mut Child, ending: Ending) -> Ending {
         let inside = crate::sandbox::bubblewrap::processes_inside(id);
         if inside.is_empty() {
             signal_group(id, nix::sys::signal::Signal::SIGTERM);
+        }
+        if let Some(warden) = warden {
+            warden.signal_all(nix::sys::signal::Signal::SIGTERM);
         }
         for process in inside {
             if let Ok(process) = i32::try_from(process) {
@@ -268,6 +311,9 @@ async fn stop(child: &mut Child, ending: Ending) -> Ending {
         }
         let _ = tokio::time::timeout(KILL_GRACE, child.wait()).await;
         signal_group(id, nix::sys::signal::Signal::SIGKILL);
+        if let Some(warden) = warden {
+            warden.signal_all(nix::sys::signal::Signal::SIGKILL);
+        }
     }
     let _ = child.kill().await;
     ending
@@ -343,7 +389,7 @@ impl Output {
         let (mut file, path) = tempfile::Builder::new()
             .prefix("pi-bash-")
             .suffix(".log")
-            .tempfile()
+            .tempfile_in(self.workspace.output_directory())
             .and_then(|file| file.keep().map_err(|error| error.error))
             .map_err(keep_failed)?;
         self.workspace.remember_output_file(&path);

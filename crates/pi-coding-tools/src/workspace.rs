@@ -2,7 +2,7 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 /// The working directory a set of tools was made for, shared by all of them.
 ///
@@ -15,9 +15,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 /// outside the working directory, or the extra roots granted with
 /// [`Workspace::with_root`], is refused with a clear error, never read or written.
 /// [`Workspace::unconfined`] opts out. `bash` is confined by a Landlock ruleset instead (Linux):
-/// it may write only inside the same roots and the temporary directory, and with
-/// [`Workspace::without_network`] may not open TCP connections; each result's details say how
-/// far the kernel enforced that.
+/// it may write only inside the same roots and a private temporary directory of its own (its
+/// `TMPDIR`, never the system's `/tmp`), and with
+/// [`Workspace::without_network`] may open no socket but a Unix one; each result's details say
+/// how far the kernel enforced that. `bash` never gets this process's secrets (see
+/// [`Workspace::with_environment`]).
 ///
 /// ```
 /// use pi_coding_tools::Workspace;
@@ -46,6 +48,8 @@ struct Inner {
     shell_sandbox: crate::ShellSandbox,
     /// Whether `bash`'s full-output files outlive the workspace.
     keep_output_files: bool,
+    /// Which variables `bash` does not get (the secrets, but those passed on purpose).
+    environment: pi_tool::environment::ToolEnvironment,
     /// One lock per file being written: parallel edits of one file run one after another
     /// (upstream lost edits to this race, earendil-works/pi#2327).
     writers: Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>,
@@ -53,6 +57,9 @@ struct Inner {
     output_files: Mutex<Vec<PathBuf>>,
     /// Files a rule denies reading: the walking tools leave them out.
     unreadable: Option<Unreadable>,
+    /// A confined `bash`'s private temporary directory (its `TMPDIR`), made at its first use;
+    /// why it could not be made otherwise.
+    shell_temporary: OnceLock<Result<tempfile::TempDir, String>>,
 }
 
 /// Says whether a rule denies reading a file (its canonical path): `grep`, `find` and `ls`
@@ -88,9 +95,11 @@ impl Inner {
             network: true,
             shell_sandbox: crate::ShellSandbox::Strongest,
             keep_output_files: false,
+            environment: pi_tool::environment::ToolEnvironment::new(),
             writers: Mutex::new(HashMap::new()),
             output_files: Mutex::new(Vec::new()),
             unreadable: None,
+            shell_temporary: OnceLock::new(),
         }
     }
 
@@ -101,19 +110,27 @@ impl Inner {
         settings.shell_sandbox = self.shell_sandbox;
         settings.keep_output_files = self.keep_output_files;
         settings.unreadable.clone_from(&self.unreadable);
+        settings.environment = self.environment.clone();
         settings
     }
 }
 
 impl Drop for Inner {
     fn drop(&mut self) {
-        if self.keep_output_files {
-            return;
-        }
         let files = self
             .output_files
             .get_mut()
             .unwrap_or_else(PoisonError::into_inner);
+        if self.keep_output_files {
+            // The full-output files live in the private temporary directory: it stays with
+            // them when there are any (a person will open them), and goes otherwise.
+            if !files.is_empty()
+                && let Some(Ok(directory)) = self.shell_temporary.take()
+            {
+                let _kept = directory.keep();
+            }
+            return;
+        }
         for file in files.drain(..) {
             // Already gone (the user removed it) is fine.
             let _ = std::fs::remove_file(file);
@@ -152,21 +169,55 @@ impl Workspace {
         }
     }
 
-    /// What `bash` may do: write inside the roots and the temporary directory (and nowhere
-    /// else); `None` when unconfined.
+    /// What `bash` may do: write inside the roots and its private temporary directory (and
+    /// nowhere else); `None` when unconfined.
     pub(crate) fn shell_confinement(&self) -> Option<crate::sandbox::Confinement> {
         let roots = self.inner.roots.as_ref()?;
         let mut writable = roots.clone();
-        writable.push(std::env::temp_dir());
+        let temporary = self.shell_temporary();
+        if let Ok(directory) = &temporary {
+            writable.push(directory.clone());
+        }
         Some(crate::sandbox::Confinement {
             writable,
+            temporary,
             network: self.inner.network,
-            bubblewrap: self.inner.shell_sandbox == crate::ShellSandbox::Strongest,
+            sandbox: self.inner.shell_sandbox,
         })
     }
 
-    /// The same workspace with `bash` kept off the network (when confined): no TCP
-    /// connections under Landlock, no network at all under bubblewrap.
+    /// The confined shell's private temporary directory (mode 0700, in the system's, removed
+    /// with the workspace), made at the first call; why it could not be made otherwise.
+    ///
+    /// A private one rather than the system's: the whole of `/tmp` writable let a command
+    /// rewrite other programs' files there (a build tree, a binary kept there).
+    fn shell_temporary(&self) -> Result<PathBuf, String> {
+        let made = self.inner.shell_temporary.get_or_init(|| {
+            tempfile::Builder::new()
+                .prefix("pi-bash-tmp-")
+                .tempdir()
+                .map_err(|error| error.to_string())
+        });
+        match made {
+            Ok(directory) => Ok(canonical_root(directory.path())),
+            Err(error) => Err(error.clone()),
+        }
+    }
+
+    /// Where `bash`'s full-output files go: the confined shell's private temporary directory
+    /// (so that the shell can read them under any sandbox), the system's otherwise.
+    pub(crate) fn output_directory(&self) -> PathBuf {
+        if self.inner.roots.is_some()
+            && let Ok(directory) = self.shell_temporary()
+        {
+            return directory;
+        }
+        std::env::temp_dir()
+    }
+
+    /// The same workspace with `bash` kept off the network (when confined): no socket but Unix
+    /// ones under Landlock; under bubblewrap no network at all, nor any path-based Unix socket
+    /// outside the workspace.
     #[must_use]
     pub fn without_network(self) -> Self {
         let mut inner = self.inner.settings();
@@ -187,8 +238,8 @@ impl Workspace {
         }
     }
 
-    /// The same workspace with `bash`'s full-output files (`pi-bash-*.log` in the temporary
-    /// directory) kept after it is gone. By default they are removed when the last clone of
+    /// The same workspace with `bash`'s full-output files (`pi-bash-*.log` in the shell's
+    /// private temporary directory, which then stays too) kept after it is gone. By default they are removed when the last clone of
     /// the workspace (the last tool made from it) is dropped, so finished runs leave nothing
     /// behind; a one-shot command that shows their path to a person keeps them.
     #[must_use]
@@ -198,6 +249,30 @@ impl Workspace {
         Self {
             inner: Arc::new(inner),
         }
+    }
+
+    /// The same workspace with `bash` started in `environment`: by default every secret of
+    /// this process withheld (see [`pi_tool::environment`]), sandboxed or not.
+    #[must_use]
+    pub fn with_environment(self, environment: pi_tool::environment::ToolEnvironment) -> Self {
+        let mut inner = self.inner.settings();
+        inner.environment = environment;
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Which variables `bash` does not get.
+    pub(crate) fn environment(&self) -> &pi_tool::environment::ToolEnvironment {
+        &self.inner.environment
+    }
+
+    /// What a person should be told once at start about `bash`'s sandbox here: bubblewrap
+    /// wanted but missing (what Landlock alone leaves open, how to get the stronger sandbox,
+    /// or, with [`crate::ShellSandbox::Bubblewrap`], that `bash` will refuse to run); `None`
+    /// when nothing is missing, Landlock alone was chosen, or the workspace is unconfined.
+    pub fn shell_sandbox_notice(&self) -> Option<String> {
+        crate::sandbox::notice(&self.shell_confinement()?)
     }
 
     /// How far the kernel holds the file tools inside the roots: `Some("landlock")` where each
@@ -259,7 +334,7 @@ impl Workspace {
     }
 
     /// Whether `path` (absolute, or relative to the working directory) is somewhere a
-    /// confined `bash` may write: inside the roots or the temporary directory. Always true
+    /// confined `bash` may write: inside the roots or its private temporary directory. Always true
     /// when unconfined.
     pub(crate) fn shell_may_write(&self, path: &Path) -> bool {
         let Some(confinement) = self.shell_confinement() else {

@@ -192,9 +192,9 @@ async fn metadata_outside_stays_as_it_was_under_bubblewrap_and_landlock_says_it_
 }
 
 /// `--no-network` blocked TCP only: a UDP datagram still left. Under bubblewrap the shell has
-/// no network at all; Landlock alone cannot stop UDP, and says so.
+/// no network at all; under Landlock alone a seccomp filter refuses every socket but Unix ones.
 #[tokio::test]
-async fn no_network_means_no_udp_either_under_bubblewrap() {
+async fn no_network_means_no_udp_either() {
     let (_dir, root, _outside) = layout();
     let receiver = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
     receiver
@@ -219,8 +219,22 @@ async fn no_network_means_no_udp_either_under_bubblewrap() {
     let landlock = Workspace::new(&root)
         .without_network()
         .with_shell_sandbox(ShellSandbox::Landlock);
-    let (_, enforced) = shell(&landlock, "true").await;
-    assert!(enforced.contains("UDP"), "{enforced}");
+    let (text, enforced) = shell(&landlock, &send).await;
+    assert!(enforced.contains("no socket but Unix ones"), "{enforced}");
+    assert!(
+        receiver.recv(&mut buffer).is_err(),
+        "a datagram left Landlock without network: {text}"
+    );
+    // Nor any other family: netlink (what `ip` speaks), IPv6.
+    let (text, _) = shell(
+        &landlock,
+        "python3 -c 'import socket; socket.socket(socket.AF_NETLINK, socket.SOCK_RAW)' 2>&1 | tail -1; \
+         python3 -c 'import socket; socket.socket(socket.AF_INET6, socket.SOCK_DGRAM)' 2>&1 | tail -1; \
+         python3 -c 'import socket; socket.socketpair(); print(\"UNIX-OK\")'",
+    )
+    .await;
+    assert_eq!(text.matches("Operation not permitted").count(), 2, "{text}");
+    assert!(text.contains("UNIX-OK"), "{text}");
 }
 
 /// The shell could kill any process of the same user. It can signal only its own now.
@@ -259,5 +273,216 @@ async fn a_relative_workspace_is_where_the_shell_runs() {
         let workspace = Workspace::new("src").with_shell_sandbox(sandbox);
         let (text, enforced) = shell(&workspace, "pwd -P").await;
         assert_eq!(text.trim_end(), expected.to_str().unwrap(), "{enforced}");
+    }
+}
+
+/// As root under bubblewrap, the shell wrote the host's sysctls (`kernel.domainname`,
+/// `kernel.hostname`, and `kernel.core_pattern`: a crash would then run a program of the
+/// workspace as root outside the sandbox). `/proc/sys` and the rest of `/proc` that writes the
+/// host are read-only now. Each write puts back the value already there, so a failure of this
+/// test changes nothing on the host.
+#[tokio::test]
+#[ignore = "needs bubblewrap and root: run by scripts/test.sh"]
+async fn as_root_the_host_sysctls_stay_read_only_in_both_sandboxes() {
+    assert!(as_root(), "run this as root: that is where it matters");
+    let (_dir, root, _outside) = layout();
+    let workspace = Workspace::new(&root);
+    let (text, enforced) = shell(
+        &workspace,
+        "for f in kernel/domainname kernel/hostname kernel/core_pattern vm/drop_caches; do \
+         v=$(cat /proc/sys/$f); if printf '%s\\n' \"$v\" > /proc/sys/$f; then echo WROTE $f; fi; done; \
+         [ -w /proc/mtrr ] && echo WRITABLE mtrr; \
+         grep -c ' /proc/sys ro,' /proc/self/mountinfo",
+    )
+    .await;
+    assert!(
+        enforced.starts_with("bubblewrap"),
+        "bubblewrap is not working here ({enforced}): scripts/test.sh installs it"
+    );
+    assert!(!text.contains("WROTE"), "{text}");
+    assert!(!text.contains("WRITABLE"), "{text}");
+    assert!(text.contains("Read-only file system"), "{text}");
+    // Landlock never granted a write there.
+    let landlock = Workspace::new(&root).with_shell_sandbox(ShellSandbox::Landlock);
+    let (text, enforced) = shell(
+        &landlock,
+        "v=$(cat /proc/sys/kernel/domainname); printf '%s\\n' \"$v\" > /proc/sys/kernel/domainname && echo WROTE",
+    )
+    .await;
+    assert!(!text.contains("WROTE"), "{enforced}: {text}");
+}
+
+/// With `TMPDIR` unset, both sandboxes let the shell write anywhere in the system's temporary
+/// directory: another program's files there, a binary kept there. The shell has a private
+/// temporary directory of its own now (its `TMPDIR`), and the system's is not writable.
+#[tokio::test]
+async fn the_shell_writes_its_own_temporary_directory_and_not_the_systems() {
+    let other = tempfile::Builder::new()
+        .prefix("other-program-")
+        .tempdir()
+        .unwrap();
+    let victim = other.path().join("probe.txt");
+    fs::write(&victim, "theirs\n").unwrap();
+    for sandbox in SANDBOXES {
+        let (_dir, root, _outside) = layout();
+        let workspace = Workspace::new(&root).with_shell_sandbox(sandbox);
+        let (text, enforced) = shell(
+            &workspace,
+            &format!(
+                "echo probe > {0}; touch {1}/new.txt; echo mine > \"$TMPDIR/mine.txt\" && cat \"$TMPDIR/mine.txt\"; \
+                 case \"$TMPDIR\" in {1}*|'') echo SHARED;; esac",
+                victim.display(),
+                other.path().display()
+            ),
+        )
+        .await;
+        assert_eq!(
+            fs::read_to_string(&victim).unwrap(),
+            "theirs\n",
+            "{enforced}: {text}"
+        );
+        assert!(!other.path().join("new.txt").exists(), "{enforced}: {text}");
+        assert!(text.contains("mine"), "{enforced}: {text}");
+        assert!(!text.contains("SHARED"), "{enforced}: {text}");
+    }
+}
+
+/// A daemon's path-based Unix socket outside the workspace (a Docker socket, a session bus)
+/// was reachable from both sandboxes with `--no-network`: a read-only mount does not stop
+/// `connect()`. Under bubblewrap the runtime directories are fresh and every other listening
+/// socket is covered now; Landlock alone cannot refuse them, and says so.
+#[tokio::test]
+async fn without_network_no_unix_socket_outside_the_workspace_is_reachable_under_bubblewrap() {
+    assert!(
+        support::program_exists("python3"),
+        "python3 is needed to connect to a Unix socket"
+    );
+    let (_dir, root, outside) = layout();
+    let in_temporary = tempfile::tempdir().unwrap();
+    let sockets = [
+        outside.join("daemon.sock"),
+        in_temporary.path().join("daemon.sock"),
+        root.join("own.sock"),
+    ];
+    let listeners: Vec<_> = sockets
+        .iter()
+        .map(|path| {
+            let listener = std::os::unix::net::UnixListener::bind(path).unwrap();
+            std::thread::spawn(move || {
+                for stream in listener.incoming().flatten() {
+                    let mut stream = stream;
+                    let _ = std::io::Write::write_all(&mut stream, b"daemon-reply");
+                }
+            })
+        })
+        .collect();
+    drop(listeners);
+    let connect = |path: &std::path::Path| {
+        format!(
+            "python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect(\"{}\"); print(\"REACHED\", s.recv(64))' 2>&1 | tail -1",
+            path.display()
+        )
+    };
+    let open = Workspace::new(&root);
+    for path in &sockets {
+        let (text, enforced) = shell(&open, &connect(path)).await;
+        assert!(
+            text.contains("REACHED"),
+            "{enforced}: the probe fails: {text}"
+        );
+    }
+    let closed = Workspace::new(&root).without_network();
+    for (index, path) in sockets.iter().enumerate() {
+        let (text, enforced) = shell(&closed, &connect(path)).await;
+        assert!(
+            enforced.starts_with("bubblewrap"),
+            "bubblewrap is not working here ({enforced}): scripts/test.sh installs it"
+        );
+        let own = index == 2;
+        assert_eq!(text.contains("REACHED"), own, "{}: {text}", path.display());
+    }
+    let landlock = Workspace::new(&root)
+        .without_network()
+        .with_shell_sandbox(ShellSandbox::Landlock);
+    let (_, enforced) = shell(&landlock, "true").await;
+    assert!(enforced.contains("Unix sockets"), "{enforced}");
+}
+
+/// Processes whose command line holds `marker`.
+fn processes_with(marker: &str) -> Vec<String> {
+    fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|entry| fs::read(entry.path().join("cmdline")).ok())
+        .map(|line| String::from_utf8_lossy(&line).replace('\0', " "))
+        .filter(|line| line.contains(marker))
+        .collect()
+}
+
+/// Under Landlock a job that called `setsid` (a session and group of its own) survived a
+/// stop, which signalled the shell's group only. Every process the command started ends now,
+/// in both sandboxes, whether the call timed out or was dropped.
+#[tokio::test]
+async fn a_setsid_job_does_not_survive_a_stop() {
+    for sandbox in SANDBOXES {
+        for dropped in [false, true] {
+            let (_dir, root, _outside) = layout();
+            let workspace = Workspace::new(&root).with_shell_sandbox(sandbox);
+            // A number of its own, so that no other process matches.
+            let marker = format!("{}.{}{}", 4747, std::process::id(), u8::from(dropped));
+            let command = format!(
+                "setsid sleep {marker} & setsid sh -c 'trap \"\" TERM; sleep {marker}' & sleep 30"
+            );
+            let arguments = json!({"command": command, "timeout": 1});
+            if dropped {
+                let tools = pi_coding_tools::all_tools(&workspace);
+                let call = pi_tool::ToolCall::new("c", "bash", arguments);
+                let running = pi_tool::execute_tool_call(&call, &tools, Default::default());
+                let _ = tokio::time::timeout(Duration::from_millis(500), running).await;
+            } else {
+                let result = call(&workspace, "bash", arguments).await;
+                assert!(result.text().contains("timed out"), "{}", result.text());
+            }
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let left = processes_with(&marker);
+            assert!(
+                left.is_empty(),
+                "{sandbox:?} (dropped: {dropped}): left running: {left:?}"
+            );
+        }
+    }
+}
+
+/// A fork bomb was held only by the cgroup the attacker ran pi-tool in: pi-tool set no process
+/// limit (and root is exempt from `RLIMIT_NPROC`). Each command may run at most 1,024
+/// processes now: a `pids` cgroup of its own where one can be made (as root), `RLIMIT_NPROC`
+/// otherwise. Bounded here at 1,100 sleeping processes rather than a real bomb.
+#[tokio::test]
+#[ignore = "starts 1,100 processes, and as root needs a writable pids cgroup: run by scripts/test.sh"]
+async fn a_command_runs_at_most_1024_processes() {
+    for sandbox in SANDBOXES {
+        let (_dir, root, _outside) = layout();
+        let workspace = Workspace::new(&root).with_shell_sandbox(sandbox);
+        let result = call(
+            &workspace,
+            "bash",
+            json!({
+                "command": "for i in $(seq 1 1100); do sleep 20 & done 2>&1 | grep -m1 -o 'Resource temporarily unavailable'; sleep 10",
+                "timeout": 4
+            }),
+        )
+        .await;
+        let details = result.details.clone().unwrap_or_default();
+        let enforced = details["sandbox"].as_str().unwrap_or_default().to_owned();
+        assert!(
+            !enforced.contains("no process limit"),
+            "no limit can be set here: {enforced}"
+        );
+        assert!(enforced.contains("at most"), "{enforced}");
+        assert!(
+            result.text().contains("Resource temporarily unavailable"),
+            "{enforced}: {}",
+            result.text()
+        );
     }
 }

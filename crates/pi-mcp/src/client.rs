@@ -8,6 +8,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use pi_tool::environment::ToolEnvironment;
 use pi_tool::schema::DynamicSchema;
 use pi_tool::{
     Content, FnTool, RegisteredTool, ToolContext, ToolError, ToolOutput, ToolRegistry, ToolUpdate,
@@ -92,10 +93,25 @@ impl std::fmt::Debug for McpClient {
 }
 
 impl McpClient {
-    /// Starts `command` with `args` and speaks MCP over its stdin and stdout.
+    /// Starts `command` with `args` and speaks MCP over its stdin and stdout. The server gets
+    /// this process's environment without its secrets (see [`pi_tool::environment`]).
     pub async fn connect_stdio(command: &str, args: &[String]) -> Result<Self, ClientError> {
+        Self::connect_stdio_in(command, args, &ToolEnvironment::new()).await
+    }
+
+    /// As [`McpClient::connect_stdio`], the server started in `environment` (the secrets it
+    /// needs passed on purpose).
+    pub async fn connect_stdio_in(
+        command: &str,
+        args: &[String],
+        environment: &ToolEnvironment,
+    ) -> Result<Self, ClientError> {
         let mut child = tokio::process::Command::new(command);
         child.args(args);
+        // A server we cannot vet gets no API key or token of ours unless passed on purpose.
+        for name in environment.withheld() {
+            child.env_remove(name);
+        }
         let transport = TokioChildProcess::new(child).map_err(|error| ClientError::Connect {
             target: command.to_owned(),
             source: Box::new(error),

@@ -44,6 +44,7 @@ pub mod builtin;
 mod call;
 mod call_context;
 mod content;
+pub mod environment;
 mod error_text;
 mod failure;
 mod fn_tool;

@@ -62,8 +62,14 @@ pub(crate) struct AgentArgs {
     #[arg(long, value_name = "URL")]
     base_url: Option<String>,
     /// The API key (default: `OPENAI_API_KEY`, `ANTHROPIC_API_KEY` or `GEMINI_API_KEY`; none
-    /// needed for a local server).
-    #[arg(long, value_name = "KEY")]
+    /// needed for a local server). Moved off the command line at start (into
+    /// `PI_TOOL_API_KEY`, which sets it too), where commands run here could read it.
+    #[arg(
+        long,
+        value_name = "KEY",
+        env = "PI_TOOL_API_KEY",
+        hide_env_values = true
+    )]
     api_key: Option<String>,
     /// `auto`, `none`, `required`, or a tool's name.
     #[arg(long, default_value = "auto")]
@@ -131,6 +137,7 @@ pub(crate) async fn run(
     mut tools: ToolRegistry,
     cwd: &Path,
     approvals: ApprovalSetup,
+    environment: &pi_tool::environment::ToolEnvironment,
     shutdown: &Shutdown,
 ) -> anyhow::Result<ExitCode> {
     // The session first: `-r --json` only lists, and a session that cannot be opened ends the
@@ -149,7 +156,7 @@ pub(crate) async fn run(
         let Some((program, rest)) = words.split_first() else {
             anyhow::bail!("--mcp needs a command");
         };
-        let client = pi_mcp::McpClient::connect_stdio(program, rest)
+        let client = pi_mcp::McpClient::connect_stdio_in(program, rest, environment)
             .await
             .with_context(|| format!("starting MCP server {command:?}"))?;
         let imported = client.import_into(&mut tools, &args.mcp_prefix).await?;

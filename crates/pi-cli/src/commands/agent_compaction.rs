@@ -243,8 +243,13 @@ pub(crate) struct ModelArgs {
     /// Where the API is (as for `agent`).
     #[arg(long, value_name = "URL")]
     base_url: Option<String>,
-    /// The API key (default: the wire's environment variable).
-    #[arg(long, value_name = "KEY")]
+    /// The API key (default: the wire's environment variable; `PI_TOOL_API_KEY` sets it too).
+    #[arg(
+        long,
+        value_name = "KEY",
+        env = "PI_TOOL_API_KEY",
+        hide_env_values = true
+    )]
     api_key: Option<String>,
 }
 

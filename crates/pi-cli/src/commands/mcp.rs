@@ -6,6 +6,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use pi_mcp::McpClient;
+use pi_tool::environment::ToolEnvironment;
 use pi_tool::{CallContext, ToolCall, ToolRegistry, execute_tool_call};
 use serde_json::Value;
 
@@ -53,13 +54,16 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    pub(crate) async fn connect(&self) -> anyhow::Result<McpClient> {
+    /// Connects; a server started here gets `environment`.
+    pub(crate) async fn connect(&self, environment: &ToolEnvironment) -> anyhow::Result<McpClient> {
         let client = match (&self.url, self.command.split_first()) {
             (Some(url), None) => match &self.token {
                 Some(token) => McpClient::connect_http_with_token(url, token).await?,
                 None => McpClient::connect_http(url).await?,
             },
-            (None, Some((program, args))) => McpClient::connect_stdio(program, args).await?,
+            (None, Some((program, args))) => {
+                McpClient::connect_stdio_in(program, args, environment).await?
+            }
             _ => anyhow::bail!("give the server as --url URL or as a command after --"),
         };
         let limit = std::time::Duration::try_from_secs_f64(self.timeout)
@@ -68,10 +72,10 @@ impl Server {
     }
 }
 
-pub(crate) async fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
+pub(crate) async fn run(args: McpArgs, environment: &ToolEnvironment) -> anyhow::Result<ExitCode> {
     match args.command {
         McpCommand::Tools(server) => {
-            let client = server.connect().await?;
+            let client = server.connect(environment).await?;
             let mut tools = ToolRegistry::default();
             client.register_into(&mut tools).await?;
             crate::output::print_line(&serde_json::to_string_pretty(&tools.definitions())?)?;
@@ -85,7 +89,7 @@ pub(crate) async fn run(args: McpArgs) -> anyhow::Result<ExitCode> {
         } => {
             let arguments: Value = serde_json::from_str(&arguments)
                 .with_context(|| format!("the arguments are not valid JSON: {arguments}"))?;
-            let client = server.connect().await?;
+            let client = server.connect(environment).await?;
             let mut tools = ToolRegistry::default();
             let imported = client.import_into(&mut tools, "").await?;
             // The person names the server's tool; one renamed on import (`bash`) is found too.

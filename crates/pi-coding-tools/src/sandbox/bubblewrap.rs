@@ -35,9 +35,29 @@ pub(crate) fn available() -> Option<&'static Path> {
         .as_deref()
 }
 
-/// What every sandboxed shell gets: the root read-only, a fresh `/dev` and `/proc`, its own
-/// process and IPC namespaces, killed with its parent, in a session of its own (no
-/// `TIOCSTI` into the user's terminal), no capabilities even as root.
+/// Why bubblewrap cannot be used here (`not installed`, or installed but unable to make its
+/// namespaces); `None` when it works.
+pub(crate) fn missing() -> Option<&'static str> {
+    if available().is_some() {
+        return None;
+    }
+    Some(if find_program("bwrap").is_some() {
+        "installed but cannot make its namespaces here"
+    } else {
+        "not installed"
+    })
+}
+
+/// What every sandboxed shell gets: the root read-only, a fresh `/dev` and `/proc`, the parts
+/// of `/proc` that write the host read-only, its own process, IPC and host-name namespaces,
+/// killed with its parent, in a session of its own (no `TIOCSTI` into the user's terminal), no
+/// capabilities even as root.
+///
+/// Root needs no capability to write a sysctl (`/proc/sys/kernel/core_pattern` is mode 0644,
+/// owned by root): only a read-only mount stops it. Bubblewrap 0.8 covers `sysrq-trigger`,
+/// `irq` and `bus` itself but skips `sys`, whose `access(W_OK)` fails for root, so each is
+/// bound here, after `--proc` (bwrap applies its arguments in order). The sources are the
+/// host's entries: the global sysctls read the same, only per-namespace ones show the host's.
 const BASE_ARGUMENTS: &[&str] = &[
     "--ro-bind",
     "/",
@@ -46,6 +66,46 @@ const BASE_ARGUMENTS: &[&str] = &[
     "/dev",
     "--proc",
     "/proc",
+    "--ro-bind-try",
+    "/proc/sys",
+    "/proc/sys",
+    "--ro-bind-try",
+    "/proc/sysrq-trigger",
+    "/proc/sysrq-trigger",
+    "--ro-bind-try",
+    "/proc/irq",
+    "/proc/irq",
+    "--ro-bind-try",
+    "/proc/bus",
+    "/proc/bus",
+    "--ro-bind-try",
+    "/proc/fs",
+    "/proc/fs",
+    "--ro-bind-try",
+    "/proc/mtrr",
+    "/proc/mtrr",
+    "--ro-bind-try",
+    "/proc/pressure",
+    "/proc/pressure",
+    "--ro-bind-try",
+    "/proc/acpi",
+    "/proc/acpi",
+    "--ro-bind-try",
+    "/proc/scsi",
+    "/proc/scsi",
+    "--ro-bind-try",
+    "/proc/driver",
+    "/proc/driver",
+    "--ro-bind-try",
+    "/proc/tty",
+    "/proc/tty",
+    "--ro-bind-try",
+    "/proc/latency_stats",
+    "/proc/latency_stats",
+    "--ro-bind-try",
+    "/proc/timer_stats",
+    "/proc/timer_stats",
+    "--unshare-uts",
     "--unshare-pid",
     "--unshare-ipc",
     "--die-with-parent",
@@ -64,6 +124,11 @@ pub(crate) fn command(
 ) -> Command {
     let mut process = Command::new(bwrap);
     process.args(BASE_ARGUMENTS);
+    if !confinement.network {
+        hide_unix_sockets(&mut process, confinement);
+    }
+    // After the fresh file systems above: a writable directory inside one of them is bound
+    // onto it.
     for directory in &confinement.writable {
         // A root that does not exist cannot be bound (bwrap would refuse to start).
         if directory.is_dir() {
@@ -86,15 +151,30 @@ pub(crate) fn command(
     process
 }
 
+/// Keeps the shell from every path-based Unix socket outside its writable directories: fresh
+/// empty file systems on the runtime directories, and each other listening socket covered by
+/// `/dev/null` (connecting to it is then refused).
+fn hide_unix_sockets(process: &mut Command, confinement: &Confinement) {
+    let runtime = super::sockets::runtime_directories();
+    for directory in &runtime {
+        process.arg("--tmpfs").arg(directory);
+    }
+    let mut reachable = runtime;
+    reachable.extend(confinement.writable.iter().cloned());
+    for socket in super::sockets::listening_outside(&reachable) {
+        process.arg("--ro-bind").arg("/dev/null").arg(socket);
+    }
+}
+
 /// What a result's `details.sandbox` says of a bubblewrap sandbox.
 pub(crate) fn enforcement(confinement: &Confinement) -> Enforcement {
     let network = if confinement.network {
         ""
     } else {
-        ", no network"
+        ", no network, no Unix socket outside the workspace"
     };
     format!(
-        "bubblewrap (read-only outside the workspace, own process namespace, no capabilities{network})"
+        "bubblewrap (read-only outside the workspace and in /proc/sys, own process namespace, no capabilities{network})"
     )
 }
 

@@ -8,7 +8,7 @@ use landlock::{
     RulesetStatus, Scope, path_beneath_rules,
 };
 
-use super::{Confinement, Enforcement};
+use super::{Confinement, Enforcement, Restricted};
 
 /// The newest rules this code asks for; older kernels enforce what they know (best effort) and
 /// the enforcement says "partly".
@@ -22,8 +22,9 @@ fn writing_rights() -> BitFlags<AccessFs> {
 
 /// Restricts this thread as the shell's sandbox: read everywhere, write only in the writable
 /// directories and `/dev/null`, no device nodes, signals and abstract sockets only within the
-/// sandbox, TCP only when the network is allowed; then drops every capability.
-pub(super) fn restrict_shell(confinement: &Confinement) -> Enforcement {
+/// sandbox; when the network is not allowed, no TCP (Landlock) and no socket but Unix ones
+/// (seccomp); then drops every capability.
+pub(super) fn restrict_shell(confinement: &Confinement) -> Restricted {
     let attempt = || -> Result<RulesetStatus, landlock::RulesetError> {
         let mut ruleset = Ruleset::default()
             .handle_access(AccessFs::from_all(ABI_WANTED))?
@@ -39,18 +40,32 @@ pub(super) fn restrict_shell(confinement: &Confinement) -> Enforcement {
             .restrict_self()?;
         Ok(status.ruleset)
     };
-    let landlock = describe(attempt());
+    let outcome = attempt();
+    // Every rule this code asks for, the signal scope among them, holds only when the kernel
+    // enforced the whole ruleset.
+    let signals_scoped = matches!(outcome, Ok(RulesetStatus::FullyEnforced));
+    let mut enforcement = describe(outcome);
+    if !confinement.network {
+        match super::seccomp::refuse_network_sockets() {
+            Ok(()) => enforcement.push_str(", no network (no socket but Unix ones)"),
+            Err(error) => enforcement.push_str(&format!(
+                "; not covered: UDP and other sockets than TCP ({error})"
+            )),
+        }
+    }
     let capabilities = drop_capabilities();
-    let mut enforcement = landlock;
     if !enforcement.starts_with("none") {
         enforcement.push_str(
-            "; not covered: metadata (chmod, chown, times) of files outside that this user owns, UDP",
+            "; not covered: metadata (chmod, chown, times) of files outside that this user owns, path-based Unix sockets",
         );
     }
     if let Some(problem) = capabilities {
         enforcement.push_str(&format!("; {problem}"));
     }
-    enforcement
+    Restricted {
+        enforcement,
+        signals_scoped,
+    }
 }
 
 /// Restricts this thread to `roots`: reading inside them (and the ignore files a walk reads

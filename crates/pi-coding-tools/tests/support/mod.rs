@@ -57,3 +57,10 @@ pub(crate) fn layout() -> (
     }
     ((work, away), root, outside)
 }
+
+/// Whether `name` is a program on `PATH`.
+pub(crate) fn program_exists(name: &str) -> bool {
+    std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|directory| directory.join(name).is_file())
+    })
+}
