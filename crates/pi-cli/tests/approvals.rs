@@ -41,6 +41,32 @@ impl Home {
         command
     }
 
+    /// `agent --json --session FILE` on a model that runs two `bash` commands, then answers.
+    fn resume_with_two_commands(
+        &self,
+        file: &std::path::Path,
+        commands: [&str; 2],
+        prompt: &str,
+    ) -> std::process::Output {
+        let script = self.script(json!([
+            {"content": [
+                {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": commands[0]}},
+                {"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": commands[1]}}
+            ]},
+            {"content": [{"type": "text", "text": "done"}]}
+        ]));
+        self.pi_tool()
+            .arg("--coding-tools")
+            .arg(self.work())
+            .args(["agent", "--json", "--session"])
+            .arg(file)
+            .arg("--faux")
+            .arg(&script)
+            .arg(prompt)
+            .output()
+            .unwrap()
+    }
+
     fn policy_check(&self, flags: &[&str], tool: &str, arguments: Value) -> Value {
         let output = self
             .pi_tool()
@@ -313,24 +339,7 @@ fn a_resumed_session_restores_the_rules_of_its_own_branch_only() {
     session.sync().unwrap();
     drop(session);
 
-    let script = home.script(json!([
-        {"content": [
-            {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "touch a.txt"}},
-            {"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": "touch b.txt"}}
-        ]},
-        {"content": [{"type": "text", "text": "done"}]}
-    ]));
-    let output = home
-        .pi_tool()
-        .arg("--coding-tools")
-        .arg(home.work())
-        .args(["agent", "--json", "--session"])
-        .arg(&file)
-        .arg("--faux")
-        .arg(&script)
-        .arg("touch both")
-        .output()
-        .unwrap();
+    let output = home.resume_with_two_commands(&file, ["touch a.txt", "touch b.txt"], "touch both");
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(
         home.work().join("b.txt").exists(),
@@ -399,24 +408,7 @@ fn forged_or_foreign_approval_records_restore_nothing() {
     drop(session);
     std::fs::write(home.work().join("victim.txt"), "keep").unwrap();
 
-    let script = home.script(json!([
-        {"content": [
-            {"type": "toolCall", "id": "c1", "name": "bash", "arguments": {"command": "rm victim.txt"}},
-            {"type": "toolCall", "id": "c2", "name": "bash", "arguments": {"command": "touch foreign.txt"}}
-        ]},
-        {"content": [{"type": "text", "text": "done"}]}
-    ]));
-    let output = home
-        .pi_tool()
-        .arg("--coding-tools")
-        .arg(home.work())
-        .args(["agent", "--json", "--session"])
-        .arg(&file)
-        .arg("--faux")
-        .arg(&script)
-        .arg("go")
-        .output()
-        .unwrap();
+    let output = home.resume_with_two_commands(&file, ["rm victim.txt", "touch foreign.txt"], "go");
     assert_eq!(output.status.code(), Some(0), "{output:?}");
     assert!(home.work().join("victim.txt").exists(), "{output:?}");
     assert!(!home.work().join("foreign.txt").exists(), "{output:?}");
