@@ -118,9 +118,17 @@ fn a_real_local_model_drives_the_loop_over_the_openai_wire() {
     // A structured tool call: with the ChatML tool template, a prompt that shows the call and
     // `tool_choice: required`, this model emits `echo` as a real `tool_calls` delta (one or
     // more times), the loop executes it and the model reads the result.
+    // A 360M-parameter model follows the call shown only under a plain system prompt and a
+    // last line asking for it: under the coding agent's default prompt (tools, guidelines), or
+    // without "Repeat it now.", it recites the template's tool preamble or answers in prose
+    // (tried against the server directly). This step checks the wire with a real model, so it
+    // states its own prompt.
     let with_tool = agent(
         &url,
         &[
+            "--system-prompt",
+            "You are a helpful assistant.",
+            "--no-context-files",
             "--tool-choice",
             "required",
             "--max-tokens",
@@ -128,7 +136,7 @@ fn a_real_local_model_drives_the_loop_over_the_openai_wire() {
             "--max-turns",
             "2",
         ],
-        "Repeat exactly this block and nothing else:\n<tool_call>\n{\"name\": \"echo\", \"arguments\": {\"value\": \"Pi\"}}\n</tool_call>",
+        "Repeat exactly this block and nothing else:\n<tool_call>\n{\"name\": \"echo\", \"arguments\": {\"value\": \"Pi\"}}\n</tool_call>\nRepeat it now.",
     );
     let calls = &with_tool[1];
     assert_eq!(calls["stopReason"], "toolUse", "{calls}");
