@@ -75,9 +75,11 @@ fn python_sdk_client_over_streamable_http() {
         .unwrap();
     let mut server = KillOnDrop(server);
     let mut lines = BufReader::new(server.0.stderr.take().unwrap()).lines();
+    // The address line, past any warning printed before it (a short token on loopback).
     let url = lines
-        .next()
-        .unwrap()
+        .by_ref()
+        .map(Result::unwrap)
+        .find(|line| line.contains("http://"))
         .unwrap()
         .rsplit(' ')
         .next()
