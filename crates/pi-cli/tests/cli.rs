@@ -863,3 +863,55 @@ fn without_bubblewrap_one_warning_and_sandbox_bubblewrap_refuses() {
     assert!(stdout.contains("ran"), "{stdout}");
     assert!(!stderr.contains("bubblewrap"), "{stderr}");
 }
+
+/// X10: with the temporary directory full, a command that ran still shows the tail of its
+/// output, and says the whole could not be kept (it answered "Could not keep the output" and
+/// lost all of it). Needs root to mount a small tmpfs as that directory.
+#[test]
+#[ignore = "needs root to mount a full tmpfs: run by scripts/test.sh"]
+fn a_full_temporary_directory_loses_no_output() {
+    let root = tempfile::tempdir().unwrap();
+    let work = root.path().join("work");
+    let tmp = root.path().join("tmp");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mounted = std::process::Command::new("mount")
+        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
+        .arg(&tmp)
+        .status()
+        .unwrap();
+    assert!(
+        mounted.success(),
+        "mounting a tmpfs needs root (scripts/test.sh runs as root in CI)"
+    );
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new("umount").arg(&self.0).status();
+        }
+    }
+    let _unmount = Unmount(tmp.clone());
+    // Fill it.
+    let _ = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(format!(
+            "head -c 1048576 /dev/zero > {}/fill",
+            tmp.display()
+        ))
+        .status();
+    let output = pi_tool()
+        .env("TMPDIR", &tmp)
+        .arg("--coding-tools")
+        .arg(&work)
+        .args([
+            "call",
+            "bash",
+            r#"{"command":"touch ran.txt; seq 1 100000; echo THE-LAST-LINE"}"#,
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(work.join("ran.txt").exists());
+    assert!(stdout.contains("THE-LAST-LINE"), "{stdout}");
+    assert!(stdout.contains("could not be kept"), "{stdout}");
+}

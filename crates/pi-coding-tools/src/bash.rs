@@ -358,7 +358,9 @@ impl Output {
                 }
             }
             Some(_) => {}
-            None if self.total_bytes > DEFAULT_MAX_BYTES => self.spill_tail()?,
+            None if self.total_bytes > DEFAULT_MAX_BYTES && self.spill_failed.is_none() => {
+                self.try_spill();
+            }
             None => {}
         }
         // Compacted only once twice the window has piled up, so a fast command does not pay
@@ -384,16 +386,25 @@ impl Output {
     }
 
     /// Starts the full-output file with the tail, which until the first spill holds
-    /// everything written (the tail only rolls past 100 KB, the spill starts at 50 KB).
-    fn spill_tail(&mut self) -> Result<(), ToolError> {
+    /// everything written (the tail only rolls past 100 KB, the spill starts at 50 KB). When
+    /// it cannot be made (the temporary directory full), the output is not lost: the tail in
+    /// memory is still shown, and the result says the whole could not be kept.
+    fn try_spill(&mut self) {
+        if let Err(error) = self.spill_tail() {
+            self.spill = None;
+            self.spill_failed = Some(format!("the full output could not be kept: {error}"));
+        }
+    }
+
+    fn spill_tail(&mut self) -> std::io::Result<()> {
         let (mut file, path) = tempfile::Builder::new()
             .prefix("pi-bash-")
             .suffix(".log")
             .tempfile_in(self.workspace.output_directory())
-            .and_then(|file| file.keep().map_err(|error| error.error))
-            .map_err(keep_failed)?;
+            .and_then(|file| file.keep().map_err(|error| error.error))?;
+        // Removed with the workspace's other output files, even when the write below fails.
         self.workspace.remember_output_file(&path);
-        file.write_all(&self.tail).map_err(keep_failed)?;
+        file.write_all(&self.tail)?;
         self.spill = Some((path, file));
         Ok(())
     }
@@ -411,8 +422,8 @@ impl Output {
             DEFAULT_MAX_BYTES,
         );
         // A cut output always leaves the whole somewhere the model can read it.
-        if cut.truncated && self.spill.is_none() {
-            self.spill_tail()?;
+        if cut.truncated && self.spill.is_none() && self.spill_failed.is_none() {
+            self.try_spill();
         }
         let whole = String::from_utf8_lossy(&self.tail);
         let mut details = Map::new();
@@ -460,6 +471,8 @@ impl Output {
             details.insert("truncation".into(), json!(cut));
         }
         if let Some(problem) = &self.spill_failed {
+            // Said where the model reads it, not only in the details.
+            shown.push_str(&format!("\n\n[Note: {problem}.]"));
             details.insert("fullOutputIncomplete".into(), json!(problem));
         }
         if still_open {
@@ -496,10 +509,6 @@ impl Output {
         }
         Ok(result)
     }
-}
-
-fn keep_failed(error: std::io::Error) -> ToolError {
-    ToolError::with_source(format!("Could not keep the output: {error}"), error)
 }
 
 #[cfg(test)]
