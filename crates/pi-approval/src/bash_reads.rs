@@ -21,10 +21,11 @@ pub(crate) struct LineWalk<'p> {
 }
 
 impl<'p> LineWalk<'p> {
-    /// A walk starting where `bash` starts: the workspace's working directory.
+    /// A walk starting where `bash` starts: the workspace's root (already canonical: no
+    /// `realpath` per decision).
     pub(crate) fn new(paths: &'p dyn PathResolver, protected: &'p Protected) -> Self {
         Self {
-            cwd: Some(paths.resolve(".")),
+            cwd: Some(paths.root().to_path_buf()),
             paths,
             protected,
         }

@@ -44,6 +44,17 @@ impl Outcome {
         }
     }
 
+    fn into_decision(self, commands: Vec<String>, fingerprint: Fingerprint) -> Decision {
+        Decision {
+            decision: self.verdict,
+            rule: self.rule,
+            source: self.source,
+            commands,
+            reason: self.reason,
+            fingerprint,
+        }
+    }
+
     fn plain(verdict: Verdict, source: Source, reason: String) -> Self {
         Self {
             verdict,
@@ -80,14 +91,7 @@ impl Policy {
             }
             ToolKind::Other => self.decide_other(tool, annotations),
         };
-        Decision {
-            decision: outcome.verdict,
-            rule: outcome.rule,
-            source: outcome.source,
-            commands,
-            reason: outcome.reason,
-            fingerprint,
-        }
+        outcome.into_decision(commands, fingerprint)
     }
 
     /// Decides a call of a tool imported from another program (an MCP server): its name and
@@ -95,16 +99,8 @@ impl Policy {
     /// or is called (`ls`, `bash`, `readOnlyHint`): a rule naming it, else the mode's verdict
     /// for other tools (`ask` in the default mode).
     pub fn decide_imported(&self, tool: &str, arguments: &Value) -> Decision {
-        let fingerprint = Fingerprint::of(tool, arguments);
         let outcome = self.decide_other(tool, ToolAnnotations::default());
-        Decision {
-            decision: outcome.verdict,
-            rule: outcome.rule,
-            source: outcome.source,
-            commands: Vec::new(),
-            reason: outcome.reason,
-            fingerprint,
-        }
+        outcome.into_decision(Vec::new(), Fingerprint::of(tool, arguments))
     }
 
     fn decide_shell(&self, tool: &str, arguments: &Value, shown: &mut Vec<String>) -> Outcome {
@@ -225,9 +221,7 @@ impl Policy {
         let mut allowed_by: Option<&Compiled> = None;
         let mut worst: Option<Outcome> = None;
         let allow_candidates = self.candidates(RuleKind::Allow, tool, Target::Command(""));
-        for ((command, text), (read_only, outside)) in split.commands.iter().zip(texts).zip(judged)
-        {
-            let _ = command;
+        for (text, (read_only, outside)) in texts.iter().zip(judged) {
             if let Some(compiled) = self.first_of(
                 RuleKind::Allow,
                 &allow_candidates,

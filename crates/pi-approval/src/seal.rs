@@ -115,57 +115,55 @@ impl SealKey {
         let malformed = || SealKeyError::Malformed {
             path: path.to_owned(),
         };
-        let text = text.trim();
-        if text.len() != KEY_BYTES * 2 {
-            return Err(malformed());
-        }
-        let mut key = [0u8; KEY_BYTES];
-        for (slot, pair) in key.iter_mut().zip(text.as_bytes().chunks(2)) {
-            let pair = std::str::from_utf8(pair).map_err(|_| malformed())?;
-            *slot = u8::from_str_radix(pair, 16).map_err(|_| malformed())?;
-        }
+        let key = unhex(text.trim())
+            .and_then(|bytes| <[u8; KEY_BYTES]>::try_from(bytes).ok())
+            .ok_or_else(malformed)?;
         Ok(Self { key })
     }
 
     /// Seals `record` for the session `session_id`: sets its `seal`.
     pub fn seal(&self, record: &mut ApprovalRecord, session_id: &str) {
         record.seal = None;
-        record.seal = Some(hex(&self.mac(record, session_id)));
+        record.seal = self
+            .mac(record, session_id)
+            .map(|mac| hex(&mac.finalize().into_bytes()));
     }
 
     /// Whether `record` carries a seal this key made for `session_id`.
     pub fn verify(&self, record: &ApprovalRecord, session_id: &str) -> bool {
-        let Some(seal) = record.seal.as_deref() else {
+        let Some(seal) = record.seal.as_deref().and_then(unhex) else {
             return false;
         };
         let mut unsealed = record.clone();
         unsealed.seal = None;
-        let expected = hex(&self.mac(&unsealed, session_id));
-        // Compared in constant time: the answer must not tell how much of a guess was right.
-        let (expected, seal) = (expected.as_bytes(), seal.as_bytes());
-        !expected.is_empty()
-            && expected.len() == seal.len()
-            && expected
-                .iter()
-                .zip(seal)
-                .fold(0u8, |difference, (a, b)| difference | (a ^ b))
-                == 0
+        // `verify_slice` compares in constant time: the answer must not tell how much of a
+        // guess was right.
+        self.mac(&unsealed, session_id)
+            .is_some_and(|mac| mac.verify_slice(&seal).is_ok())
     }
 
     /// HMAC-SHA256 over the session id (length first, so no two pairs run together) and the
     /// record's JSON without its seal (serde writes the fields in declaration order, so the
-    /// same record always gives the same bytes).
-    fn mac(&self, record: &ApprovalRecord, session_id: &str) -> Vec<u8> {
-        let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(&self.key) else {
-            // HMAC takes a key of any length: this cannot happen; an empty MAC never checks.
-            return Vec::new();
-        };
+    /// same record always gives the same bytes), ready to finalize or verify.
+    fn mac(&self, record: &ApprovalRecord, session_id: &str) -> Option<Hmac<Sha256>> {
+        // HMAC takes a key of any length: this cannot fail.
+        let mut mac = Hmac::<Sha256>::new_from_slice(&self.key).ok()?;
         mac.update(&(session_id.len() as u64).to_le_bytes());
         mac.update(session_id.as_bytes());
-        let body = serde_json::to_vec(record).unwrap_or_default();
-        mac.update(&body);
-        mac.finalize().into_bytes().to_vec()
+        mac.update(&serde_json::to_vec(record).ok()?);
+        Some(mac)
     }
+}
+
+/// Bytes from lowercase or uppercase hex; `None` for anything else.
+fn unhex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    text.as_bytes()
+        .chunks(2)
+        .map(|pair| u8::from_str_radix(std::str::from_utf8(pair).ok()?, 16).ok())
+        .collect()
 }
 
 fn hex(bytes: &[u8]) -> String {
