@@ -1,15 +1,20 @@
-//! A conversation kept in a session file and continued later: create a session, append a run's
-//! messages, reopen the file, rebuild the context and carry on from it. The file is Pi's own
-//! JSONL format, so upstream Pi can open it too. The model here is scripted (no key needed).
+//! A conversation kept in a session file and continued later, through the coding agent's
+//! session runtime (`pi_coding_agent::CodingSession`, what `pi-tool agent` itself runs on):
+//! the first run writes each message as it ends (a crash loses at most the one in flight),
+//! then the file is reopened, as `pi-tool agent -c` does, and the conversation goes on. The file
+//! is Pi's own JSONL format, so upstream Pi can open it too. The model here is scripted (no key
+//! needed).
 //!
 //! Run: `cargo run --example session_resume [DIR]`   (DIR defaults to a folder in the temp dir)
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use pi_agent::{Agent, AgentConfig, AgentRun};
-use pi_ai::{FauxProvider, UserMessage};
-use pi_session::Session;
+use pi_ai::{FauxProvider, Message, UserMessage};
+use pi_coding_agent::{
+    ApprovalFlags, ApprovalSetup, CodingSession, CodingSessionOptions, McpServers, NobodyToAsk,
+    PromptOptions, SessionTarget, open_session,
+};
 use pi_tool::builtin;
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
@@ -33,66 +38,84 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         ]))?
         .recording_requests(),
     );
-    let agent = Agent::new(AgentConfig::new(
-        model.clone(),
-        Arc::new(builtin::registry()),
-    ));
 
-    // 1. A new session and a first run. The file appears with the first append.
-    let mut session = Session::create(&dir, &cwd);
-    let first = agent.prompt("Echo Pi").await;
-    save(&mut session, &first)?;
-    let path = session
-        .file_path()
-        .ok_or("the session has no file")?
-        .to_path_buf();
+    // 1. A new session file in DIR and a first prompt.
+    let first = start(&model, SessionTarget::New, &dir, &cwd)?;
+    let outcome = first
+        .prompt(vec![UserMessage::text("Echo Pi").into()])
+        .await;
+    let path = first.session_file().ok_or("the session has no file")?;
     println!(
         "run 1 wrote {} messages to {}",
-        first.messages.len(),
+        outcome.run.messages.len(),
         path.display()
     );
-    // One writer at a time: the file is locked while a `Session` has it open.
-    drop(session);
+    // One writer at a time: the file is locked while a session has it open.
+    if let Some(failure) = first.close().await {
+        return Err(failure.into());
+    }
 
-    // 2. Later, perhaps in another process: reopen the file and rebuild the conversation.
-    let mut session = Session::open(&path)?;
-    let history = session.context()?.messages;
-    let prompt = UserMessage::text("What did echo say?").into();
-    let second = agent
-        .run(history, vec![prompt], CancellationToken::new())
+    // 2. Later, perhaps in another process: reopen the file and go on.
+    let second = start(
+        &model,
+        SessionTarget::Named(path.display().to_string()),
+        &dir,
+        &cwd,
+    )?;
+    let outcome = second
+        .prompt(vec![UserMessage::text("What did echo say?").into()])
         .await;
-    save(&mut session, &second)?;
+    second.close().await;
 
     // The resumed request carried the whole first run, then the new prompt.
     let sent = model
         .requests()
         .last()
         .map_or(0, |request| request.messages.len());
-    println!(
-        "run 2 sent the model {sent} messages; it answered: {}",
-        last_text(&second)
-    );
+    let answer = match outcome.run.messages.last() {
+        Some(Message::Assistant(answer)) => answer.text(),
+        _ => String::new(),
+    };
+    println!("run 2 sent the model {sent} messages; it answered: {answer}");
+    let saved = pi_session::Session::load(&path)?;
     println!(
         "the session now holds {} messages",
-        session.context()?.messages.len()
+        saved.context()?.messages.len()
     );
     Ok(())
 }
 
-/// Appends what a run added, then flushes it to the disk. (`pi-tool agent` appends each
-/// message as it ends, from the run's events, so that a crash loses nothing; this waits for
-/// the end of the run to stay short.)
-fn save(session: &mut Session, run: &AgentRun) -> Result<(), pi_session::SessionError> {
-    for message in &run.messages {
-        session.append_message(message)?;
+/// A coding session over the built-in tools, recorded in the session `target` names.
+fn start(
+    model: &Arc<FauxProvider>,
+    target: SessionTarget,
+    dir: &Path,
+    cwd: &Path,
+) -> Result<CodingSession, Box<dyn std::error::Error>> {
+    let opened = open_session(&target, || Ok(dir.to_path_buf()), cwd)?;
+    let (approvals, _ignored) = ApprovalSetup::load(&ApprovalFlags::default(), cwd)?;
+    let started = CodingSession::start(CodingSessionOptions {
+        cwd: cwd.to_path_buf(),
+        agent_dir: pi_tool::path::agent_dir(),
+        provider: model.clone(),
+        tools: builtin::registry(),
+        mcp_servers: McpServers::default(),
+        session: opened.session,
+        approver: Arc::new(NobodyToAsk {
+            cwd: cwd.to_path_buf(),
+            why: "this example has nobody to ask",
+        }),
+        approvals,
+        prompt: PromptOptions::new(cwd),
+        context_window: None,
+        thinking_level: None,
+        execution: Default::default(),
+        max_turns: None,
+        tool_timeout: None,
+        stop: CancellationToken::new(),
+    })?;
+    for warning in &started.warnings {
+        eprintln!("warning: {warning}");
     }
-    session.sync()
-}
-
-/// The text of the run's last message (the model's final answer).
-fn last_text(run: &AgentRun) -> String {
-    match run.messages.last() {
-        Some(pi_ai::Message::Assistant(answer)) => answer.text(),
-        _ => String::new(),
-    }
+    Ok(started.session)
 }

@@ -240,9 +240,7 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
     // The agent's approvals are read first: a malformed rule stops the run before anything
     // starts, and `yolo` runs the tools unconfined.
     let approvals = match &cli.command {
-        Command::Agent(args) => match work_dir()
-            .and_then(|cwd| commands::approval::ApprovalSetup::load(&args.approval, &cwd))
-        {
+        Command::Agent(args) => match work_dir().and_then(|cwd| args.approval.load(&cwd)) {
             Ok(setup) => Some(setup),
             Err(error) => {
                 report!("pi-tool: {}", pi_tool::error_text(error.as_ref()));

@@ -5,8 +5,11 @@
 //! It exists because a coding agent is more than the loop in `pi-agent`: before the first
 //! request the model must be told who it is, which tools it has and when to use them, what the
 //! project asks of it (`AGENTS.md`, `CLAUDE.md`), the date and the working directory, as Pi's
-//! `AgentSession` does for each of its modes. This first slice holds that system prompt; the
-//! settings, the session recorder, compaction and the rest of the runtime move here next.
+//! `AgentSession` does for each of its modes. [`CodingSession`] is that runtime: the agent
+//! with its prompt, tools and approval gate, the session it is recorded in ([`Recorder`],
+//! crash-safe), compaction with the overflow retry ([`run_compacted`]), MCP servers, abort,
+//! steering and follow-ups. A front end parses its flags into [`CodingSessionOptions`] and
+//! renders the events; it holds no logic another front end would need.
 //!
 //! The prompt is built **once per run**, by [`RunPrompt::build`], before the agent starts: the
 //! agent keeps the text and sends the same one with every turn (Pi rebuilds it only when the
@@ -27,14 +30,33 @@
 //! assert!(prompt.text.ends_with(&format!("Working directory: {}", dir.path().display())));
 //! ```
 
+mod approvals;
+mod coding_session;
+mod compaction;
 mod context_files;
 mod guidelines;
+mod mcp_servers;
 mod prompt_files;
 mod prompt_text;
+mod recorder;
 mod run_prompt;
+mod runtime_error;
+mod session_open;
 mod system_prompt;
 mod tools;
 mod warning;
+
+pub use approvals::{
+    ApprovalFlags, ApprovalSetup, NobodyToAsk, suggested_rules, unanswered_reason, what_would_allow,
+};
+pub use coding_session::{CodingSession, CodingSessionOptions, PromptOutcome, Started};
+pub use compaction::{CompactedRun, Compactor, run_compacted};
+pub use mcp_servers::McpServers;
+pub use recorder::{DEFAULT_THINKING_LEVEL, History, Recorder, approval_records};
+pub use runtime_error::RuntimeError;
+pub use session_open::{
+    FoundSession, OpenedSession, SessionTarget, find_session, open_session, session_dir,
+};
 
 pub use context_files::{CONTEXT_FILE_NAMES, ContextFile, MAX_CONTEXT_FILE_BYTES, discover};
 pub use prompt_files::{APPEND_SYSTEM_FILE, PROJECT_DIR, SYSTEM_FILE};

@@ -15,16 +15,19 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::Args;
-use pi_agent::{Agent, AgentConfig, EndReason, ExecutionMode};
+use pi_agent::{AgentEvent, EndReason, ExecutionMode};
 use pi_ai::{FauxProvider, Provider, UserMessage, write_transcript};
+use pi_coding_agent::{
+    ApprovalSetup, CodingSession, CodingSessionOptions, McpServers, PromptOutcome, Started,
+};
 use pi_providers::{Anthropic, Gemini, OpenAiChat, OpenAiResponses, ProviderConfig};
 use pi_tool::ToolRegistry;
 use serde_json::Value;
 use tokio::io::AsyncWriteExt;
 
 use super::EXIT_TOOL_ERROR;
-use super::agent_session::{self, Chosen, Recorder, SessionArgs};
-use super::approval::{ApprovalArgs, ApprovalSetup};
+use super::agent_session::{self, Chosen, SessionArgs};
+use super::approval::ApprovalArgs;
 use crate::shutdown::Shutdown;
 
 /// The wires `--provider` names.
@@ -149,116 +152,62 @@ pub(crate) async fn run(
     let Some(prompt) = args.prompt.clone() else {
         anyhow::bail!("give the prompt: what the user says");
     };
-    // Kept alive for the whole run: the imported tools talk through these connections.
-    let mut servers = Vec::new();
-    for command in &args.mcp {
-        let words: Vec<String> = command.split_whitespace().map(str::to_owned).collect();
-        let Some((program, rest)) = words.split_first() else {
-            anyhow::bail!("--mcp needs a command");
-        };
-        let client = pi_mcp::McpClient::connect_stdio_in(program, rest, environment)
-            .await
-            .with_context(|| format!("starting MCP server {command:?}"))?;
-        let imported = client.import_into(&mut tools, &args.mcp_prefix).await?;
-        for tool in imported.iter().filter(|tool| tool.renamed) {
-            report!(
-                "pi-tool: warning: MCP server {command:?}: its tool {:?} is imported as {:?}, \
-                 so as not to take the name of a tool of ours",
-                tool.remote_name,
-                tool.name
-            );
-        }
-        servers.push(client);
+    let (mcp_servers, renamed) =
+        McpServers::connect(&args.mcp, &args.mcp_prefix, environment, &mut tools).await?;
+    for line in renamed {
+        report!("pi-tool: warning: {line}");
     }
-    let provider = provider(&args)?;
-    let compactor = super::agent_compaction::Compactor::load(
-        args.compaction.context_window,
-        cwd,
-        &provider.model(),
-    )?;
-    // The run stops when asked to, or when its session can no longer be written.
-    let signal = shutdown.token().child_token();
-    // Only a session kept in a file holds records to seal (`--no-session` makes no directory).
-    let key = session
-        .file_path()
-        .and_then(|_| pi_session::agent_dir())
-        .map(|dir| pi_approval::SealKey::load_or_create(&dir));
-    let seal = match key {
-        Some(Ok(key)) => Some(Arc::new(key)),
-        Some(Err(error)) => {
-            report!(
-                "pi-tool: approval records are not sealed, so a resumed session asks again: {}",
-                pi_tool::error_text(&error)
-            );
-            None
-        }
-        None => None,
+    let approver = super::approval::approver(&approvals, args.json);
+    let options = CodingSessionOptions {
+        cwd: cwd.to_path_buf(),
+        agent_dir: pi_tool::path::agent_dir(),
+        provider: provider(&args)?,
+        tools,
+        mcp_servers,
+        session,
+        approvals,
+        approver,
+        prompt: args.system.prompt_options(cwd),
+        context_window: args.compaction.context_window,
+        thinking_level: None,
+        execution: if args.sequential {
+            ExecutionMode::Sequential
+        } else {
+            ExecutionMode::default()
+        },
+        max_turns: args.max_turns,
+        tool_timeout: args
+            .tool_timeout
+            .map(|limit| seconds("tool-timeout", limit))
+            .transpose()?,
+        // The run stops when asked to, or when its session can no longer be written.
+        stop: shutdown.token().child_token(),
     };
-    let (recorder, history) = Recorder::start(session, &provider.model(), signal.clone(), seal)?;
-    // Traces name the session as the conversation (`gen_ai.conversation.id`).
-    let conversation = recorder.with_session(|session| session.id().to_owned());
-    // Built here, once for the whole run: the agent sends this same text with every turn.
-    let system_prompt = super::agent_prompt::build(
-        &args.system,
-        &tools,
-        cwd,
-        approvals.project_trusted,
-        args.json,
-    );
-    let mut config = AgentConfig::new(provider, Arc::new(tools))
-        .with_before_request(recorder.before_request())
-        .with_conversation_id(conversation)
-        .with_system_prompt(system_prompt);
-    if args.sequential {
-        config = config.with_execution(ExecutionMode::Sequential);
+    let Started {
+        session,
+        warnings,
+        prompt_sources,
+    } = CodingSession::start(options)?;
+    for warning in &warnings {
+        report!("pi-tool: warning: {warning}");
     }
-    if let Some(turns) = args.max_turns {
-        config = config.with_max_turns(turns);
+    if args.json {
+        let line = serde_json::json!({"type": "system_prompt", "sources": prompt_sources});
+        report!("{line}");
     }
-    if let Some(limit) = args.tool_timeout {
-        config = config.with_tool_timeout(seconds("tool-timeout", limit)?);
-    }
-    let mut approvals = approvals;
-    // The session file holds the approval records a resume reads back: writing it asks.
-    if let Some(path) = recorder.with_session(|session| session.file_path().map(Path::to_path_buf))
-    {
-        approvals.protected.add(&path);
-    }
-    let gate = super::approval::gate(&approvals, args.json);
-    // A continued session allows again what its person allowed for the session, when this
-    // program wrote the record: a record a model forged in the session file restores nothing.
-    let (remembered, unsealed) = recorder.session_rules();
-    for rule in &unsealed {
-        report!(
-            "pi-tool: the remembered approval {rule} is not restored: its record is not sealed \
-             by this user's key for this session (written by another program?); it asks again"
-        );
-    }
-    for rule in remembered {
-        if let Err(error) = gate.remember_for_session(&rule) {
-            report!(
-                "pi-tool: a remembered approval rule is not restored: {}",
-                pi_tool::error_text(&error)
-            );
-        }
-    }
-    config = config.with_approval_gate(gate);
-    let agent = Agent::new(config);
     // Each subscriber asks only for what it reads: events carry whole messages, and every one
     // sent to a subscriber beyond the last is a copy.
-    let follower = recorder.follow(agent.subscribe_to(|event| {
-        matches!(
-            event,
-            pi_agent::AgentEvent::MessageEnd { .. } | pi_agent::AgentEvent::ApprovalDecision(_)
-        )
-    }));
+    let notices =
+        tokio::spawn(show_compactions(session.subscribe_to(|event| {
+            matches!(event, AgentEvent::CompactionEnd { .. })
+        })));
     let watcher = (!args.json).then(|| {
         tokio::spawn(super::agent_view::show(
-            agent.subscribe_to(super::agent_view::shows),
+            session.subscribe_to(super::agent_view::shows),
         ))
     });
     let printer = args.events.then(|| {
-        let mut events = agent.subscribe();
+        let mut events = session.subscribe();
         tokio::spawn(async move {
             let mut stderr = tokio::io::stderr();
             while let Some(event) = events.recv().await {
@@ -273,28 +222,19 @@ pub(crate) async fn run(
         })
     });
 
-    // Compacted before and after when the context is near the window, and on an overflow
-    // error (then sent again, once).
-    let super::agent_compaction::CompactedRun { run, last_run } = super::agent_compaction::run(
-        &agent,
-        &recorder,
-        &compactor,
-        history,
-        vec![UserMessage::text(prompt).into()],
-        &signal,
-    )
-    .await;
-    drop(agent); // closes the event channel, so the printer finishes
-    drop(servers);
+    let PromptOutcome {
+        run,
+        recording_failure,
+    } = session.prompt(vec![UserMessage::text(prompt).into()]).await;
+    // Closing ends the event streams, so the printers finish.
+    let closing_failure = session.close().await;
     if let Some(printer) = printer {
         printer.await.context("printing events")?;
     }
     if let Some(watcher) = watcher {
         watcher.await.context("showing the run")?;
     }
-    follower.await.context("recording the session")?;
-    let last = run.messages.len().saturating_sub(last_run);
-    let recorded = recorder.finish(run.messages.get(last..).unwrap_or_default());
+    notices.await.context("showing compactions")?;
     // A reader that went away (`| head`) changes nothing about how the run ended.
     if args.json
         && let Err(error) = crate::output::print(&write_transcript(&run.messages))
@@ -303,7 +243,7 @@ pub(crate) async fn run(
         report!("pi-tool: writing the transcript: {error}");
     }
     let _ = std::io::Write::flush(&mut std::io::stdout());
-    if let Err(failure) = recorded {
+    if let Some(failure) = recording_failure.or(closing_failure) {
         report!("pi-tool: {failure}");
         return Ok(ExitCode::from(EXIT_TOOL_ERROR));
     }
@@ -317,6 +257,24 @@ pub(crate) async fn run(
                     .unwrap_or_default()
             );
             Ok(ExitCode::from(EXIT_TOOL_ERROR))
+        }
+    }
+}
+
+/// Says on stderr how each compaction went, as it ends.
+async fn show_compactions(mut events: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>) {
+    while let Some(event) = events.recv().await {
+        if let AgentEvent::CompactionEnd {
+            reason,
+            result,
+            error,
+            ..
+        } = event
+        {
+            report!(
+                "{}",
+                super::agent_compaction::compaction_line(reason, result.as_ref(), error.as_deref())
+            );
         }
     }
 }

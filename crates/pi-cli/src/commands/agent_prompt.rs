@@ -1,13 +1,12 @@
 //! `agent`'s system prompt flags (`--system-prompt`, `--append-system-prompt`,
 //! `--no-context-files`/`-nc`), handed to `pi-coding-agent`, which builds the prompt; this file
-//! only reads the flags and shows what the build reports.
+//! only reads the flags.
 
 use std::ffi::OsString;
 use std::path::Path;
 
 use clap::Args;
-use pi_coding_agent::{OfferedTool, PromptOptions, RunPrompt};
-use pi_tool::ToolRegistry;
+use pi_coding_agent::PromptOptions;
 
 /// What the model is told besides the default prompt.
 #[derive(Debug, Clone, Default, Args)]
@@ -30,31 +29,16 @@ pub(crate) struct SystemPromptArgs {
     no_context_files: bool,
 }
 
-/// The run's system prompt, built once before the agent starts (every turn sends this same
-/// text). Warnings (a context file cut or unreadable, an untrusted `.pi/SYSTEM.md`) go to
-/// stderr; with `--json`, one JSON line on stderr lists the files that went into the prompt.
-pub(crate) fn build(
-    args: &SystemPromptArgs,
-    tools: &ToolRegistry,
-    cwd: &Path,
-    project_trusted: bool,
-    json: bool,
-) -> String {
-    let mut options = PromptOptions::new(cwd);
-    options.project_trusted = project_trusted;
-    options.system_prompt = args.system_prompt.clone();
-    options.append_system_prompt = args.append_system_prompt.clone();
-    options.context_files = !args.no_context_files;
-    options.tools = OfferedTool::all(tools);
-    let prompt = RunPrompt::build(&options);
-    for warning in &prompt.warnings {
-        report!("pi-tool: warning: {}", pi_tool::error_text(warning));
+impl SystemPromptArgs {
+    /// What the runtime builds the system prompt from, for a run in `cwd` (its tools and the
+    /// project's trust are the runtime's to fill in).
+    pub(crate) fn prompt_options(&self, cwd: &Path) -> PromptOptions {
+        let mut options = PromptOptions::new(cwd);
+        options.system_prompt = self.system_prompt.clone();
+        options.append_system_prompt = self.append_system_prompt.clone();
+        options.context_files = !self.no_context_files;
+        options
     }
-    if json {
-        let line = serde_json::json!({"type": "system_prompt", "sources": prompt.sources});
-        report!("{line}");
-    }
-    prompt.text
 }
 
 /// The command line with Pi's two-letter short flag `-nc` spelled `--no-context-files`, which

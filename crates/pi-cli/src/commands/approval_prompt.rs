@@ -12,7 +12,7 @@ use futures::FutureExt;
 use pi_approval::{Answer, AnswerFuture, ApprovalRequest, Approver, Rule, RuleKind, settings};
 use serde_json::Value;
 
-use super::approval::suggested_rules;
+use pi_coding_agent::suggested_rules;
 
 /// The most lines of a diff or a new file shown at a prompt.
 const SHOWN_LINES: usize = 80;
@@ -41,7 +41,7 @@ impl Approver for TerminalPrompt {
     }
 
     fn what_would_allow(&self, request: &ApprovalRequest) -> Option<String> {
-        Some(super::approval::what_would_allow(request, &self.cwd))
+        Some(pi_coding_agent::what_would_allow(request, &self.cwd))
     }
 }
 

@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 use pi_tool::{ToolAnnotations, ToolRegistry};
 use serde_json::{Value, json};
 
-use super::approval::{ApprovalArgs, ApprovalSetup};
+use super::approval::ApprovalArgs;
 
 /// `pi-tool policy ...`.
 #[derive(Debug, Args)]
@@ -40,7 +40,7 @@ pub(crate) fn run(args: PolicyArgs, tools: &ToolRegistry, cwd: &Path) -> anyhow:
     let PolicyCommand::Check(check) = args.command;
     let arguments: Value = serde_json::from_str(&check.arguments)
         .with_context(|| format!("the arguments are not valid JSON: {}", check.arguments))?;
-    let setup = ApprovalSetup::load(&check.approval, cwd)?;
+    let setup = check.approval.load(cwd)?;
     // A registered tool's own hints; an unknown one is judged by its name alone; an imported
     // one (an MCP server's) by neither, as the agent judges it.
     let policy = setup.policy();

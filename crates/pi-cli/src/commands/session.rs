@@ -13,7 +13,7 @@ use pi_session::{EntryKind, LoadReport, Session, SessionSummary};
 use pi_tool::Content;
 use serde_json::{Value, json};
 
-use super::agent_session::Found;
+use pi_coding_agent::{FoundSession, find_session, session_dir};
 
 #[derive(Debug, Args)]
 pub(crate) struct SessionArgs {
@@ -119,15 +119,15 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
         }
         SessionCommand::Compact { file, focus, model } => {
             let path = match find_session(&file, &dir()?)? {
-                Found::Existing(path) => path,
-                Found::NewFile(path) => anyhow::bail!("{}: no such file", path.display()),
+                FoundSession::Existing(path) => path,
+                FoundSession::NewFile(path) => anyhow::bail!("{}: no such file", path.display()),
             };
             super::agent_compaction::compact_file(&path, cwd, &model, focus.as_deref())?;
         }
         SessionCommand::Approvals { file, json } => {
             let session = load(&file, &dir()?)?;
             let mut out = String::new();
-            for record in super::agent_session::approval_records(&session) {
+            for record in pi_coding_agent::approval_records(&session) {
                 if json {
                     out.push_str(&serde_json::to_string(&record)?);
                 } else {
@@ -155,79 +155,11 @@ pub(crate) fn work_dir(coding_tools: Option<&Path>) -> anyhow::Result<PathBuf> {
         .with_context(|| format!("resolving {}", dir.display()))
 }
 
-/// The session directory of `cwd`: `--session-dir`, else Pi's default.
-pub(crate) fn session_dir(explicit: Option<&Path>, cwd: &Path) -> anyhow::Result<PathBuf> {
-    match explicit {
-        Some(dir) => {
-            Ok(std::path::absolute(dir).with_context(|| format!("resolving {}", dir.display()))?)
-        }
-        None => pi_session::default_session_dir(cwd).context(
-            "no home directory for ~/.pi/agent: set PI_CODING_AGENT_DIR or pass --session-dir",
-        ),
-    }
-}
-
-/// Finds the session `target` names, as Pi's `--session` does: a path when it has a `/` or
-/// `\` or ends in `.jsonl` (which may not exist yet), else the prefix of a session id, looked up
-/// among `dir`'s sessions first, then every directory's. A prefix that two sessions share is
-/// refused, naming both.
-pub(crate) fn find_session(target: &str, dir: &Path) -> anyhow::Result<Found> {
-    if target.contains(['/', '\\']) || target.ends_with(".jsonl") {
-        let path = PathBuf::from(target);
-        return match std::fs::metadata(&path) {
-            Ok(_) => Ok(Found::Existing(path)),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Found::NewFile(path)),
-            Err(error) => Err(error).with_context(|| format!("reading {target}")),
-        };
-    }
-    if target.is_empty() {
-        anyhow::bail!("an empty session id names no session");
-    }
-    let local = pi_session::list_sessions(dir)?;
-    if let Some(path) = unique_match(target, &local.sessions)? {
-        return Ok(Found::Existing(path));
-    }
-    let root = pi_session::agent_dir().map(|agent| pi_session::sessions_root(&agent));
-    if let Some(root) = &root {
-        let all = pi_session::list_all_sessions(root)?;
-        if let Some(path) = unique_match(target, &all.sessions)? {
-            return Ok(Found::Existing(path));
-        }
-    }
-    anyhow::bail!(
-        "no session id starts with {target:?} (looked in {}{})",
-        dir.display(),
-        root.map(|root| format!(" and under {}", root.display()))
-            .unwrap_or_default()
-    )
-}
-
-fn unique_match(prefix: &str, sessions: &[SessionSummary]) -> anyhow::Result<Option<PathBuf>> {
-    let mut matches = sessions
-        .iter()
-        .filter(|summary| summary.header.id().starts_with(prefix));
-    let Some(first) = matches.next() else {
-        return Ok(None);
-    };
-    let others: Vec<String> = matches
-        .filter(|summary| summary.path != first.path)
-        .map(|summary| summary.path.display().to_string())
-        .collect();
-    if !others.is_empty() {
-        anyhow::bail!(
-            "the id prefix {prefix:?} names more than one session: {}, {}; give more of the id",
-            first.path.display(),
-            others.join(", ")
-        );
-    }
-    Ok(Some(first.path.clone()))
-}
-
 /// Loads a session for reading (path or id prefix); what loading noticed goes to stderr.
 fn load(target: &str, dir: &Path) -> anyhow::Result<Session> {
     let path = match find_session(target, dir)? {
-        Found::Existing(path) => path,
-        Found::NewFile(path) => anyhow::bail!("{}: no such file", path.display()),
+        FoundSession::Existing(path) => path,
+        FoundSession::NewFile(path) => anyhow::bail!("{}: no such file", path.display()),
     };
     let session = Session::load(&path).with_context(|| format!("reading {}", path.display()))?;
     print_report(&path, session.report());

@@ -1,0 +1,349 @@
+//! [`CodingSession`]: one conversation with a coding agent, as every front end drives it. It
+//! owns the agent (the model, the tools, the system prompt, the approval gate), the session it
+//! is recorded in, and compaction, so the print and JSON modes, and the interactive, RPC and
+//! editor front ends after them, differ only in how they show events and ask a person.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use pi_agent::{Agent, AgentConfig, AgentEvent, AgentRun, ExecutionMode, MessageQueue};
+use pi_ai::{Message, Provider};
+use pi_approval::{Approver, SealKey};
+use pi_session::Session;
+use pi_tool::ToolRegistry;
+use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::approvals::ApprovalSetup;
+use crate::compaction::{CompactedRun, Compactor, run_compacted};
+use crate::mcp_servers::McpServers;
+use crate::recorder::{History, Recorder};
+use crate::run_prompt::{PromptOptions, PromptSource, RunPrompt};
+use crate::runtime_error::RuntimeError;
+use crate::tools::OfferedTool;
+
+/// What a coding session is made of. The front end reads its flags into these; the session
+/// does the rest.
+pub struct CodingSessionOptions {
+    /// The directory the agent works in.
+    pub cwd: PathBuf,
+    /// The agent directory (settings, the approval seal key, `models.json`); `None`: none (a
+    /// home-less run). [`pi_tool::path::agent_dir`] gives Pi's.
+    pub agent_dir: Option<PathBuf>,
+    /// The model.
+    pub provider: Arc<dyn Provider>,
+    /// The tools offered to the model.
+    pub tools: ToolRegistry,
+    /// MCP servers whose tools are among `tools`: kept connected while the session lasts.
+    pub mcp_servers: McpServers,
+    /// Where the conversation is recorded (see [`crate::open_session`]).
+    pub session: Session,
+    /// The approval mode, rules and protected paths.
+    pub approvals: ApprovalSetup,
+    /// Whom the gate asks when the policy says `ask`.
+    pub approver: Arc<dyn Approver>,
+    /// What the system prompt is built from; its `tools`, `agent_dir` and `project_trusted`
+    /// are filled in from this session's.
+    pub prompt: PromptOptions,
+    /// The model's context window, when known from a flag or the model registry (else Pi's
+    /// `models.json` or the built-in table).
+    pub context_window: Option<u64>,
+    /// The thinking level chosen for the run (`None`: none chosen; a new session records
+    /// `off`).
+    pub thinking_level: Option<String>,
+    /// Whether a batch's calls run one after another.
+    pub execution: ExecutionMode,
+    /// The most model responses per prompt.
+    pub max_turns: Option<usize>,
+    /// The time limit of one tool call.
+    pub tool_timeout: Option<Duration>,
+    /// Stops the session: its runs end, every call answered.
+    pub stop: CancellationToken,
+}
+
+/// A session that started, with what it noticed on the way (for the front end to show).
+pub struct Started {
+    /// The session.
+    pub session: CodingSession,
+    /// Things a person should know but that did not stop the start, in words: a context file
+    /// cut, an allow rule of an untrusted project ignored, an approval not restored.
+    pub warnings: Vec<String>,
+    /// The files that went into the system prompt.
+    pub prompt_sources: Vec<PromptSource>,
+}
+
+/// One conversation with the coding agent.
+pub struct CodingSession {
+    agent: Agent,
+    recorder: Recorder,
+    compactor: Compactor,
+    /// The conversation the first prompt continues from (later prompts read the session).
+    history: Mutex<Option<History>>,
+    /// Stops the whole session (a stop signal, or the session file failing).
+    stop: CancellationToken,
+    /// The token of the prompt running now, which [`CodingSession::abort`] cancels.
+    current: Mutex<Option<CancellationToken>>,
+    /// Writes each message into the session as it ends.
+    follower: JoinHandle<()>,
+    _mcp_servers: McpServers,
+}
+
+/// How a prompt went.
+#[derive(Debug)]
+pub struct PromptOutcome {
+    /// Every message the prompt added (a run retried after an overflow included), and how
+    /// it ended.
+    pub run: AgentRun,
+    /// Why the session stopped taking entries, if it did: the run was stopped for it.
+    pub recording_failure: Option<String>,
+}
+
+impl CodingSession {
+    /// Starts a session: the system prompt built, the session prepared (a new one records the
+    /// model and thinking level), the approval gate set up with the rules the person allowed
+    /// for this session in its earlier runs (when sealed by this user's key).
+    pub fn start(options: CodingSessionOptions) -> Result<Started, RuntimeError> {
+        let CodingSessionOptions {
+            cwd,
+            agent_dir,
+            provider,
+            tools,
+            mcp_servers,
+            session,
+            mut approvals,
+            approver,
+            mut prompt,
+            context_window,
+            thinking_level,
+            execution,
+            max_turns,
+            tool_timeout,
+            stop,
+        } = options;
+        let mut warnings = Vec::new();
+        let model = provider.model();
+        let compactor = Compactor::load(context_window, agent_dir.as_deref(), &cwd, &model)?;
+        let seal = seal_key(&session, agent_dir.as_deref(), &mut warnings);
+        let (recorder, history) = Recorder::start(
+            session,
+            &model,
+            thinking_level.as_deref(),
+            stop.clone(),
+            seal,
+        )?;
+        // Traces name the session as the conversation (`gen_ai.conversation.id`).
+        let conversation = recorder.with_session(|session| session.id().to_owned());
+        // Built once: the agent sends this same text with every turn.
+        prompt.tools = OfferedTool::all(&tools);
+        prompt.agent_dir = agent_dir;
+        prompt.project_trusted = approvals.project_trusted;
+        let built = RunPrompt::build(&prompt);
+        warnings.extend(
+            built
+                .warnings
+                .iter()
+                .map(|warning| pi_tool::error_text(warning)),
+        );
+        let mut config = AgentConfig::new(provider, Arc::new(tools))
+            .with_before_request(recorder.before_request())
+            .with_conversation_id(conversation)
+            .with_system_prompt(built.text)
+            .with_execution(execution);
+        if let Some(turns) = max_turns {
+            config = config.with_max_turns(turns);
+        }
+        if let Some(limit) = tool_timeout {
+            config = config.with_tool_timeout(limit);
+        }
+        // The session file holds the approval records a resume reads back: writing it asks.
+        if let Some(path) =
+            recorder.with_session(|session| session.file_path().map(Path::to_path_buf))
+        {
+            approvals.protected.add(&path);
+        }
+        let gate = approvals.gate(approver);
+        // A continued session allows again what its person allowed for the session, when this
+        // program wrote the record: a record a model forged in the session file restores nothing.
+        let (remembered, unsealed) = recorder.session_rules();
+        warnings.extend(unsealed.iter().map(|rule| {
+            format!(
+                "the remembered approval {rule} is not restored: its record is not sealed by this \
+                 user's key for this session (written by another program?); it asks again"
+            )
+        }));
+        for rule in remembered {
+            if let Err(error) = gate.remember_for_session(&rule) {
+                warnings.push(format!(
+                    "a remembered approval rule is not restored: {}",
+                    pi_tool::error_text(&error)
+                ));
+            }
+        }
+        let agent = Agent::new(config.with_approval_gate(gate));
+        // The recorder reads only these: every event sent to a subscriber is a copy.
+        let follower = recorder.follow(agent.subscribe_to(|event| {
+            matches!(
+                event,
+                AgentEvent::MessageEnd { .. } | AgentEvent::ApprovalDecision(_)
+            )
+        }));
+        Ok(Started {
+            session: Self {
+                agent,
+                recorder,
+                compactor,
+                history: Mutex::new(Some(history)),
+                stop,
+                current: Mutex::new(None),
+                follower,
+                _mcp_servers: mcp_servers,
+            },
+            warnings,
+            prompt_sources: built.sources,
+        })
+    }
+
+    /// Every event of the session's runs, from now on.
+    pub fn subscribe(&self) -> UnboundedReceiver<AgentEvent> {
+        self.agent.subscribe()
+    }
+
+    /// The events `wanted` accepts, from now on (each event sent is a copy: ask only for what
+    /// is read).
+    pub fn subscribe_to(&self, wanted: fn(&AgentEvent) -> bool) -> UnboundedReceiver<AgentEvent> {
+        self.agent.subscribe_to(wanted)
+    }
+
+    /// Messages that steer the running prompt: delivered after the current tool calls.
+    pub fn steering(&self) -> MessageQueue {
+        self.agent.steering()
+    }
+
+    /// Messages that run after the prompt would have ended.
+    pub fn follow_ups(&self) -> MessageQueue {
+        self.agent.follow_ups()
+    }
+
+    /// The session file, when the session is kept in one.
+    pub fn session_file(&self) -> Option<PathBuf> {
+        self.recorder
+            .with_session(|session| session.file_path().map(Path::to_path_buf))
+    }
+
+    /// The session's id.
+    pub fn session_id(&self) -> String {
+        self.recorder
+            .with_session(|session| session.id().to_owned())
+    }
+
+    /// Sends `prompts` and runs until the model is done, compacting before, after and on a
+    /// context overflow (then retrying once). Every message is in the session when this
+    /// returns.
+    pub async fn prompt(&self, prompts: Vec<Message>) -> PromptOutcome {
+        // The messages of this prompt are counted from here (the recorder's earlier ones are in).
+        self.recorder.next_run();
+        let history = match self.take_history() {
+            Ok(history) => history,
+            Err(error) => {
+                return PromptOutcome {
+                    run: AgentRun {
+                        messages: Vec::new(),
+                        end: pi_agent::EndReason::Error,
+                        error: Some(error),
+                    },
+                    recording_failure: None,
+                };
+            }
+        };
+        let signal = self.stop.child_token();
+        *lock(&self.current) = Some(signal.clone());
+        let CompactedRun { run, last_run } = run_compacted(
+            &self.agent,
+            &self.recorder,
+            &self.compactor,
+            history,
+            prompts,
+            &signal,
+        )
+        .await;
+        *lock(&self.current) = None;
+        let last = run.messages.len().saturating_sub(last_run);
+        let recording_failure = self
+            .recorder
+            .finish(run.messages.get(last..).unwrap_or_default())
+            .err();
+        PromptOutcome {
+            run,
+            recording_failure,
+        }
+    }
+
+    /// Stops the prompt running now (its tools see their signal cancelled, every call is
+    /// answered); the session goes on.
+    pub fn abort(&self) {
+        if let Some(current) = lock(&self.current).as_ref() {
+            current.cancel();
+        }
+    }
+
+    /// Ends the session: the event streams close once the last event is delivered, and every
+    /// message is written. The failure that stopped the session file, if any.
+    pub async fn close(self) -> Option<String> {
+        let Self {
+            agent,
+            recorder,
+            follower,
+            ..
+        } = self;
+        drop(agent); // closes the event channels
+        // A follower that panicked wrote what it could; `finish` below catches up the rest.
+        let _ = follower.await;
+        recorder.finish(&[]).err()
+    }
+
+    /// The conversation the next prompt continues from: the session's at its leaf (the first
+    /// prompt's was read, and measured, when the session started).
+    fn take_history(&self) -> Result<History, String> {
+        if let Some(history) = lock(&self.history).take() {
+            return Ok(history);
+        }
+        let context = self.recorder.with_session(|session| {
+            session.context().map_err(|error| {
+                format!(
+                    "the conversation could not be read back from the session: {}",
+                    pi_tool::error_text(&error)
+                )
+            })
+        })?;
+        Ok(History {
+            messages: context.messages,
+            tokens: None,
+        })
+    }
+}
+
+/// The key approval records are sealed with: only a session kept in a file holds records.
+fn seal_key(
+    session: &Session,
+    agent_dir: Option<&Path>,
+    warnings: &mut Vec<String>,
+) -> Option<Arc<SealKey>> {
+    session.file_path()?;
+    match SealKey::load_or_create(agent_dir?) {
+        Ok(key) => Some(Arc::new(key)),
+        Err(error) => {
+            warnings.push(format!(
+                "approval records are not sealed, so a resumed session asks again: {}",
+                pi_tool::error_text(&error)
+            ));
+            None
+        }
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    // Only plain values are held under these locks: a panic leaves them usable.
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
