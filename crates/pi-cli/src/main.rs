@@ -36,10 +36,21 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// thread cannot be interrupted, and is abandoned after it rather than waited for.
 const EXIT_WAIT: Duration = Duration::from_millis(500);
 
-/// Run Pi-style tool calls over the built-in tools: lookup → parse → execute → paired result.
+/// A coding agent with Pi's command line (`pi-tool -p "task"`), and Pi-style tool calls over the
+/// built-in tools: lookup → parse → execute → paired result.
 #[derive(Debug, Parser)]
-#[command(name = "pi-tool", version, about)]
+#[command(
+    name = "pi-tool",
+    version,
+    about,
+    override_usage = "pi-tool [OPTIONS] [@files...] [messages...]\n       pi-tool [OPTIONS] <COMMAND>",
+    subcommand_negates_reqs = true,
+    disable_version_flag = true
+)]
 struct Cli {
+    /// Print the version (`-v`, as Pi spells it).
+    #[arg(short = 'v', long, action = clap::ArgAction::Version)]
+    version: (),
     /// Add Pi's seven coding tools (read, write, edit, bash, grep, find, ls), working in DIR
     /// (the current directory when DIR is left out). The file tools may only reach paths inside
     /// DIR (symbolic links and `..` followed; on Linux the kernel holds it too, through
@@ -89,8 +100,10 @@ struct Cli {
     /// exports to the protocol's default endpoint on localhost (4318 or 4317).
     #[arg(long, global = true, value_enum, value_name = "PROTOCOL")]
     otlp_protocol: Option<OtlpProtocol>,
+    #[command(flatten)]
+    pi: commands::pi_mode::PiArgs,
     #[command(subcommand)]
-    command: Command,
+    command: Option<Command>,
 }
 
 /// `--otlp-protocol`: how the OTLP export travels.
@@ -211,7 +224,7 @@ async fn run(cli: Cli) -> ExitCode {
     };
     let answers = matches!(
         cli.command,
-        Command::Call(_) | Command::Run(_) | Command::Agent(_) | Command::Serve(_)
+        None | Some(Command::Call(_) | Command::Run(_) | Command::Agent(_) | Command::Serve(_))
     );
     let given_up = async {
         shutdown.token().cancelled().await;
@@ -234,20 +247,31 @@ async fn run(cli: Cli) -> ExitCode {
 }
 
 /// Builds the tools and runs the command.
-async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
+async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
+    // Pi's command line (no subcommand) works on the current directory with the coding tools.
+    let pi_mode = cli.command.is_none();
+    if pi_mode && cli.coding_tools.is_none() {
+        cli.coding_tools = Some(std::path::PathBuf::from("."));
+    }
     // Sessions belong to the directory the run works in, as Pi's belong to its cwd.
     let work_dir = || commands::session::work_dir(cli.coding_tools.as_deref());
     // The agent's approvals are read first: a malformed rule stops the run before anything
     // starts, and `yolo` runs the tools unconfined.
-    let approvals = match &cli.command {
-        Command::Agent(args) => match work_dir().and_then(|cwd| args.approval.load(&cwd)) {
-            Ok(setup) => Some(setup),
-            Err(error) => {
-                report!("pi-tool: {}", pi_tool::error_text(error.as_ref()));
-                return ExitCode::from(commands::EXIT_USAGE);
-            }
-        },
+    let loaded = match &cli.command {
+        Some(Command::Agent(args)) => Some(work_dir().and_then(|cwd| args.approval.load(&cwd))),
+        None => Some(work_dir().and_then(|cwd| {
+            cli.pi
+                .approval()
+                .load_trusting(&cwd, cli.pi.project_trust())
+        })),
         _ => None,
+    };
+    let approvals = match loaded.transpose() {
+        Ok(setup) => setup,
+        Err(error) => {
+            report!("pi-tool: {}", pi_tool::error_text(error.as_ref()));
+            return ExitCode::from(commands::EXIT_USAGE);
+        }
     };
     let yolo = approvals
         .as_ref()
@@ -256,7 +280,13 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         pi_tool::environment::ToolEnvironment::new(),
         |environment, name| environment.passing(name.clone()),
     );
-    let mut tools = pi_tool::builtin::registry();
+    // Pi's command line offers the coding tools only; the subcommands keep the course's two
+    // demonstration tools (`echo`, `uppercase`) beside them.
+    let mut tools = if pi_mode {
+        pi_tool::ToolRegistry::default()
+    } else {
+        pi_tool::builtin::registry()
+    };
     // The coding tools without sandbox or confinement, for modes that ask to run a refused
     // call outside the sandbox.
     let mut outside_tools = None;
@@ -289,7 +319,7 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
                 policy.denies_reading(path).is_some()
             }));
         }
-        let one_shot = matches!(cli.command, Command::Call(_) | Command::Run(_));
+        let one_shot = matches!(cli.command, Some(Command::Call(_) | Command::Run(_)));
         if cli.keep_output_files || one_shot {
             workspace = workspace.keeping_output_files();
         }
@@ -321,7 +351,13 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         Some(WordingChoice::Course) => Wording::Course,
         // Models prompted in English read Pi's words; the one-shot commands keep the course's,
         // which the course's examples pin.
-        None if matches!(cli.command, Command::Agent(_) | Command::Serve(_)) => Wording::Pi,
+        None if matches!(
+            cli.command,
+            None | Some(Command::Agent(_) | Command::Serve(_))
+        ) =>
+        {
+            Wording::Pi
+        }
         None => Wording::Course,
     };
     let tools = tools.with_wording(wording);
@@ -330,21 +366,30 @@ async fn execute(cli: Cli, shutdown: &Shutdown) -> ExitCode {
         setup
     });
     let outcome = match cli.command {
-        Command::Tools(args) => commands::tools::run(&args, &tools),
-        Command::Call(args) => commands::call::run(args, &tools, shutdown).await,
-        Command::Run(args) => commands::run::run(args, tools, shutdown).await,
-        Command::Check(args) => commands::check::run(args).await,
-        Command::Agent(args) => match (work_dir(), approvals) {
+        None => match (work_dir(), approvals) {
+            (Ok(cwd), Some(approvals)) => {
+                commands::pi_mode::run(cli.pi, tools, &cwd, approvals, &environment, shutdown).await
+            }
+            (Err(error), _) => Err(error),
+            (Ok(_), None) => Err(anyhow::anyhow!("the approvals were not read")),
+        },
+        Some(Command::Tools(args)) => commands::tools::run(&args, &tools),
+        Some(Command::Call(args)) => commands::call::run(args, &tools, shutdown).await,
+        Some(Command::Run(args)) => commands::run::run(args, tools, shutdown).await,
+        Some(Command::Check(args)) => commands::check::run(args).await,
+        Some(Command::Agent(args)) => match (work_dir(), approvals) {
             (Ok(cwd), Some(approvals)) => {
                 commands::agent::run(*args, tools, &cwd, approvals, &environment, shutdown).await
             }
             (Err(error), _) => Err(error),
             (Ok(_), None) => Err(anyhow::anyhow!("the approvals were not read")),
         },
-        Command::Session(args) => work_dir().and_then(|cwd| commands::session::run(args, &cwd)),
-        Command::Serve(args) => commands::serve::run(args, tools, shutdown).await,
-        Command::Mcp(args) => commands::mcp::run(args, &environment).await,
-        Command::Policy(args) => {
+        Some(Command::Session(args)) => {
+            work_dir().and_then(|cwd| commands::session::run(args, &cwd))
+        }
+        Some(Command::Serve(args)) => commands::serve::run(args, tools, shutdown).await,
+        Some(Command::Mcp(args)) => commands::mcp::run(args, &environment).await,
+        Some(Command::Policy(args)) => {
             work_dir().and_then(|cwd| commands::policy::run(args, &tools, &cwd))
         }
     };

@@ -27,6 +27,9 @@ pub struct ApprovalFlags {
     pub ask: Vec<String>,
     /// Rules refusing matching calls.
     pub deny: Vec<String>,
+    /// This run's answer on trusting the project's own files (Pi's `-a` / `-na`); `None`: the
+    /// user's settings decide (`permissions.trustedProjects`).
+    pub project_trust: Option<bool>,
 }
 
 /// The rules and mode of a run, from the flags and the settings files.
@@ -74,6 +77,11 @@ impl ApprovalSetup {
         let (user, trust) = match &user_settings {
             Some(path) => (settings::load(path)?, trust(path, cwd)?),
             None => (None, ProjectTrust::Untrusted),
+        };
+        let trust = match args.project_trust {
+            Some(true) => ProjectTrust::Trusted,
+            Some(false) => ProjectTrust::Untrusted,
+            None => trust,
         };
         let project = settings::load(&settings::project_settings_path(cwd))?;
         let rules = RuleSet::from_sources(&cli, project.as_ref(), user.as_ref(), trust);

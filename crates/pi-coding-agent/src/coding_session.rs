@@ -232,10 +232,21 @@ impl CodingSession {
             .with_session(|session| session.file_path().map(Path::to_path_buf))
     }
 
-    /// The session's id.
-    pub fn session_id(&self) -> String {
+    /// The session's header, as its file's first line holds it (Pi's `--mode json` prints it
+    /// first).
+    pub fn header(&self) -> serde_json::Map<String, serde_json::Value> {
         self.recorder
-            .with_session(|session| session.id().to_owned())
+            .with_session(|session| session.header().as_map().clone())
+    }
+
+    /// Names the session (Pi's `--name`): a `session_info` entry, shown by session lists.
+    pub fn set_name(&self, name: &str) -> Result<(), RuntimeError> {
+        self.recorder
+            .with_session(|session| session.set_name(name).map(|_| ()))
+            .map_err(|source| RuntimeError::Session {
+                what: "naming the session".to_owned(),
+                source,
+            })
     }
 
     /// Sends `prompts` and runs until the model is done, compacting before, after and on a

@@ -50,6 +50,11 @@ pub enum RuntimeError {
     /// An empty id names no session.
     #[error("an empty session id names no session")]
     EmptySessionId,
+    /// A `--session-id` that cannot be a session id.
+    #[error(
+        "the session id {0:?} must be letters, digits, '.', '_' and '-', starting and ending with a letter or digit"
+    )]
+    InvalidSessionId(String),
     /// `--fork` named a file that does not exist.
     #[error("--fork {0}: no such session file")]
     NoFileToFork(String),

@@ -22,6 +22,9 @@ pub enum SessionTarget {
     /// A new session holding every entry of this one (a file or an id prefix); its header
     /// names the original as `parentSession`.
     Fork(String),
+    /// The session of the session directory whose id is exactly this (Pi's `--session-id`),
+    /// created with that id when there is none.
+    Id(String),
     /// A session kept in memory only: the run is forgotten when it ends.
     InMemory,
 }
@@ -34,6 +37,9 @@ pub struct OpenedSession {
     /// The file read and its load report (skipped lines, a torn tail...), when one was read
     /// and loading noticed anything.
     pub report: Option<(PathBuf, LoadReport)>,
+    /// What a person should know about the choice (e.g. a `--session-id` that named no
+    /// session, so a new one was made with it).
+    pub notice: Option<String>,
 }
 
 /// A session named on the command line.
@@ -85,6 +91,30 @@ pub fn open_session(
             FoundSession::Existing(path) => open_existing(&path),
             FoundSession::NewFile(path) => Ok(fresh(Session::create_at(&path, cwd))),
         },
+        SessionTarget::Id(id) => {
+            if !valid_session_id(id) {
+                return Err(RuntimeError::InvalidSessionId(id.clone()));
+            }
+            let listing =
+                pi_session::list_sessions(&dir).map_err(|source| RuntimeError::Session {
+                    what: format!("listing the sessions in {}", dir.display()),
+                    source,
+                })?;
+            match listing
+                .sessions
+                .iter()
+                .find(|summary| summary.header.id() == id)
+            {
+                Some(summary) => open_existing(&summary.path),
+                None => Ok(OpenedSession {
+                    session: Session::create_with_id(&dir, cwd, id),
+                    report: None,
+                    notice: Some(format!(
+                        "no session of this project has the id {id:?}; a new one is created with it"
+                    )),
+                }),
+            }
+        }
         SessionTarget::Fork(source) => {
             let FoundSession::Existing(path) = find_session(source, &dir)? else {
                 return Err(RuntimeError::NoFileToFork(source.clone()));
@@ -98,6 +128,7 @@ pub fn open_session(
             Ok(OpenedSession {
                 session: fork,
                 report,
+                notice: None,
             })
         }
     }
@@ -190,14 +221,30 @@ fn open_existing(path: &Path) -> Result<OpenedSession, RuntimeError> {
         source,
     })?;
     let report = noticed(path, session.report());
-    Ok(OpenedSession { session, report })
+    Ok(OpenedSession {
+        session,
+        report,
+        notice: None,
+    })
 }
 
 fn fresh(session: Session) -> OpenedSession {
     OpenedSession {
         session,
         report: None,
+        notice: None,
     }
+}
+
+/// Pi's rule for a session id given by a person: letters, digits, `.`, `_` and `-`, starting
+/// and ending with a letter or digit (it becomes part of a file name).
+fn valid_session_id(id: &str) -> bool {
+    let edge = |c: Option<char>| c.is_some_and(|c| c.is_ascii_alphanumeric());
+    edge(id.chars().next())
+        && edge(id.chars().last())
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
 }
 
 /// The load report of `path`, when loading noticed anything.
@@ -220,6 +267,29 @@ mod tests {
             find_session("", dir.path()),
             Err(RuntimeError::EmptySessionId)
         ));
+    }
+
+    #[test]
+    fn a_session_id_is_created_then_found_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let target = SessionTarget::Id("release-audit.1".to_owned());
+        let sessions = || Ok(dir.path().join("sessions"));
+        let mut opened = open_session(&target, sessions, dir.path()).unwrap();
+        assert!(opened.notice.is_some());
+        assert_eq!(opened.session.id(), "release-audit.1");
+        opened.session.append_model_change("faux", "m").unwrap();
+        opened.session.sync().unwrap();
+        let path = opened.session.file_path().unwrap().to_path_buf();
+        drop(opened);
+        let again = open_session(&target, sessions, dir.path()).unwrap();
+        assert_eq!(again.session.file_path(), Some(path.as_path()));
+        assert!(again.notice.is_none());
+        for bad in ["", "-x", "x-", "a/b", "a b"] {
+            assert!(matches!(
+                open_session(&SessionTarget::Id(bad.to_owned()), sessions, dir.path()),
+                Err(RuntimeError::InvalidSessionId(_))
+            ));
+        }
     }
 
     #[test]

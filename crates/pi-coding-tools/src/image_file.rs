@@ -87,6 +87,14 @@ fn sendable(format: ImageFormat) -> bool {
     )
 }
 
+/// An image file's bytes as the model is sent them, with `read`'s recognition, limits and
+/// resizing: a note and the image, or a note saying why there is none. `None` when the bytes
+/// are not an image this program recognises. Used for files attached to a user's message
+/// (`@photo.png`), so they reach the model as `read` would hand them over.
+pub fn image_attachment(bytes: &[u8]) -> Option<ToolOutput> {
+    sniff(bytes).map(|format| read_image(bytes, format))
+}
+
 /// `read`'s answer for an image file: a note and the image, or a note saying why there is none.
 pub(crate) fn read_image(bytes: &[u8], format: ImageFormat) -> ToolOutput {
     let original = mime(format);

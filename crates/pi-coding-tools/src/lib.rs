@@ -42,6 +42,7 @@ pub use bash::bash_tool;
 pub use edit::edit_tool;
 pub use find::find_tool;
 pub use grep::grep_tool;
+pub use image_file::image_attachment;
 pub use ls::ls_tool;
 pub use read::read_tool;
 pub use sandbox::ShellSandbox;

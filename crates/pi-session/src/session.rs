@@ -64,6 +64,16 @@ impl Session {
         session
     }
 
+    /// A new session in `dir` like [`Session::create`], whose id is `id` (Pi's `--session-id`);
+    /// the caller checks that no session of `dir` has it yet.
+    pub fn create_with_id(dir: &Path, cwd: &Path, id: &str) -> Self {
+        let mut session = Self::create(dir, cwd);
+        let timestamp = session.header.timestamp().unwrap_or_default().to_owned();
+        session.header = SessionHeader::new(id, &timestamp, session.header.cwd(), None);
+        session.storage = Storage::Pending(dir.join(session_file_name(&timestamp, id)));
+        session
+    }
+
     /// A new session that will be stored at `path` (Pi's `--session` with a path that does
     /// not exist yet). Fails later, on the first append, if the file exists by then.
     pub fn create_at(path: &Path, cwd: &Path) -> Self {

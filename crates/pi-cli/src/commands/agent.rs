@@ -262,7 +262,7 @@ pub(crate) async fn run(
 }
 
 /// Says on stderr how each compaction went, as it ends.
-async fn show_compactions(mut events: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>) {
+pub(crate) async fn show_compactions(mut events: tokio::sync::mpsc::UnboundedReceiver<AgentEvent>) {
     while let Some(event) = events.recv().await {
         if let AgentEvent::CompactionEnd {
             reason,
@@ -346,7 +346,7 @@ pub(crate) fn wire_provider(
 }
 
 /// A time limit given in seconds: a positive, finite number.
-fn seconds(flag: &str, value: f64) -> anyhow::Result<Duration> {
+pub(crate) fn seconds(flag: &str, value: f64) -> anyhow::Result<Duration> {
     match Duration::try_from_secs_f64(value) {
         Ok(limit) if !limit.is_zero() => Ok(limit),
         _ => anyhow::bail!("--{flag} takes a positive number of seconds, not {value}"),

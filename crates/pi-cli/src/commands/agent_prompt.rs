@@ -41,9 +41,22 @@ impl SystemPromptArgs {
     }
 }
 
-/// The command line with Pi's two-letter short flag `-nc` spelled `--no-context-files`, which
-/// clap can parse (its short flags are one letter). Only before a `--`: after it every word is
-/// an operand. `-nc` was refused before, so no working command line changes meaning.
+/// Pi's short flags of two or three letters, and the long flags clap reads them as (its short
+/// flags are one letter).
+const MULTI_LETTER_SHORT_FLAGS: [(&str, &str); 8] = [
+    ("-nc", "--no-context-files"),
+    ("-nt", "--no-tools"),
+    ("-nbt", "--no-builtin-tools"),
+    ("-xt", "--exclude-tools"),
+    ("-na", "--no-approve"),
+    ("-ne", "--no-extensions"),
+    ("-ns", "--no-skills"),
+    ("-np", "--no-prompt-templates"),
+];
+
+/// The command line with Pi's multi-letter short flags (`-nc`, `-nt`, `-xt`...) spelled out,
+/// which clap can parse. Only before a `--`: after it every word is an operand. These were
+/// refused before, so no working command line changes meaning.
 pub(crate) fn spell_out_short_flags(
     args: impl IntoIterator<Item = OsString>,
 ) -> impl Iterator<Item = OsString> {
@@ -52,11 +65,11 @@ pub(crate) fn spell_out_short_flags(
         if arg == "--" {
             operands = true;
         }
-        if !operands && arg == "-nc" {
-            OsString::from("--no-context-files")
-        } else {
-            arg
-        }
+        let long = MULTI_LETTER_SHORT_FLAGS
+            .iter()
+            .find(|(short, _)| !operands && arg == *short)
+            .map(|(_, long)| OsString::from(long));
+        long.unwrap_or(arg)
     })
 }
 
@@ -66,11 +79,20 @@ mod tests {
 
     #[test]
     fn dash_nc_is_spelled_out_before_operands_only() {
-        let args = ["pi-tool", "agent", "-nc", "hi", "--", "-nc"].map(OsString::from);
+        let args = ["pi-tool", "-nc", "-xt", "bash", "hi", "--", "-nc"].map(OsString::from);
         let spelled: Vec<OsString> = spell_out_short_flags(args).collect();
         assert_eq!(
             spelled,
-            ["pi-tool", "agent", "--no-context-files", "hi", "--", "-nc"].map(OsString::from)
+            [
+                "pi-tool",
+                "--no-context-files",
+                "--exclude-tools",
+                "bash",
+                "hi",
+                "--",
+                "-nc"
+            ]
+            .map(OsString::from)
         );
     }
 }

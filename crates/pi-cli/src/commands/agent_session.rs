@@ -51,8 +51,20 @@ pub(crate) enum Chosen {
 /// Opens (or creates, or forks) the run's session for the directory `cwd`. Prints the load
 /// report of an existing file on stderr.
 pub(crate) fn choose(args: &SessionArgs, json: bool, cwd: &Path) -> anyhow::Result<Chosen> {
+    choose_with_id(args, None, json, cwd)
+}
+
+/// As [`choose`], with Pi's `--session-id`: the project session with exactly that id.
+pub(crate) fn choose_with_id(
+    args: &SessionArgs,
+    session_id: Option<&str>,
+    json: bool,
+    cwd: &Path,
+) -> anyhow::Result<Chosen> {
     let dir = || session_dir(args.session_dir.as_deref(), cwd);
-    let target = if args.no_session {
+    let target = if let Some(id) = session_id {
+        SessionTarget::Id(id.to_owned())
+    } else if args.no_session {
         SessionTarget::InMemory
     } else if args.continue_session {
         SessionTarget::ContinueRecent
@@ -78,6 +90,9 @@ pub(crate) fn choose(args: &SessionArgs, json: bool, cwd: &Path) -> anyhow::Resu
     let opened = open_session(&target, dir, cwd)?;
     if let Some((path, report)) = &opened.report {
         print_report(path, report);
+    }
+    if let Some(notice) = &opened.notice {
+        report!("pi-tool: warning: {notice}");
     }
     Ok(Chosen::Run(Box::new(opened.session)))
 }

@@ -40,11 +40,21 @@ impl ApprovalArgs {
     /// Reads the flags and the settings into the run's approvals; a malformed rule or file
     /// ends the command. Allow rules an untrusted project's settings ignore are said on stderr.
     pub(crate) fn load(&self, cwd: &Path) -> anyhow::Result<ApprovalSetup> {
+        self.load_trusting(cwd, None)
+    }
+
+    /// As [`ApprovalArgs::load`], with this run's answer on trusting the project (`-a`/`-na`).
+    pub(crate) fn load_trusting(
+        &self,
+        cwd: &Path,
+        project_trust: Option<bool>,
+    ) -> anyhow::Result<ApprovalSetup> {
         let flags = ApprovalFlags {
             mode: self.approval,
             allow: self.allow.clone(),
             ask: self.ask.clone(),
             deny: self.deny.clone(),
+            project_trust,
         };
         let (setup, ignored) = ApprovalSetup::load(&flags, cwd)?;
         for line in ignored {

@@ -11,6 +11,7 @@ pub(crate) mod call;
 pub(crate) mod check;
 mod lines;
 pub(crate) mod mcp;
+pub(crate) mod pi_mode;
 pub(crate) mod policy;
 pub(crate) mod run;
 pub(crate) mod serve;

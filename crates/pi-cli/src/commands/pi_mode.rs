@@ -1,0 +1,471 @@
+//! `pi-tool [options] [@files...] [messages...]`: Pi's own command line. With `-p` (or when
+//! stdin or stdout is not a terminal) it is Pi's print mode: the messages are sent one prompt
+//! after another and the last answer's text is printed; `--mode json` prints the session header
+//! and then every event as a JSON line instead. The run itself is the session runtime's
+//! ([`pi_coding_agent::CodingSession`]); this file reads Pi's flags and renders.
+//!
+//! Options Pi has and this program does not (extensions, skills, prompt templates, themes,
+//! `--export`, the RPC and interactive modes) are refused with a one-line reason, not an
+//! unknown-argument error.
+
+use std::io::{IsTerminal, Read};
+use std::path::Path;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use clap::Args;
+use pi_agent::{AgentEvent, EndReason, ExecutionMode};
+use pi_ai::{Message, Provider, StopReason};
+use pi_coding_agent::{
+    ApprovalSetup, CodingSession, CodingSessionOptions, FileArguments, McpServers, Started,
+    ToolSelection, command_line_prompts, name_list, split_file_arguments,
+};
+use pi_tool::ToolRegistry;
+
+use super::EXIT_TOOL_ERROR;
+use super::agent_session::{self, Chosen, SessionArgs};
+use super::approval::ApprovalArgs;
+
+/// `--mode`: how the print mode writes its output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum OutputMode {
+    /// The last answer's text.
+    Text,
+    /// The session header, then every event, as JSON lines.
+    Json,
+    /// Pi's RPC mode (not built yet: refused).
+    Rpc,
+}
+
+/// Pi's options, as `pi --help` 0.80.6 lists them, and this program's own run options.
+#[derive(Debug, Args)]
+pub(crate) struct PiArgs {
+    /// Process the messages and exit (Pi's print mode).
+    #[arg(short = 'p', long)]
+    print: bool,
+    /// `text` (the default), `json` (every event as a JSON line) or `rpc`.
+    #[arg(long, value_enum)]
+    mode: Option<OutputMode>,
+    /// The provider: `openai`, `openai-responses`, `anthropic`, `google` (or `gemini`).
+    #[arg(long, value_name = "NAME")]
+    provider: Option<String>,
+    /// The model id, or `provider/id`.
+    #[arg(long, value_name = "PATTERN")]
+    model: Option<String>,
+    /// The API key (default: the provider's environment variable). Moved off the command line
+    /// at start (into `PI_TOOL_API_KEY`, which sets it too), where commands run here could read it.
+    #[arg(
+        long,
+        value_name = "KEY",
+        env = "PI_TOOL_API_KEY",
+        hide_env_values = true
+    )]
+    api_key: Option<String>,
+    /// Where the API is (a local server: `http://HOST:PORT/v1` for OpenAI's wires).
+    #[arg(long, value_name = "URL")]
+    base_url: Option<String>,
+    #[command(flatten)]
+    system: super::agent_prompt::SystemPromptArgs,
+    #[command(flatten)]
+    session: SessionArgs,
+    /// Use the project session with exactly this id, creating it when missing.
+    #[arg(long, value_name = "ID", conflicts_with_all = ["continue_session", "resume", "session", "fork", "no_session"])]
+    session_id: Option<String>,
+    /// Name the session (shown by session lists).
+    #[arg(short = 'n', long, value_name = "NAME")]
+    name: Option<String>,
+    /// Offer only these tools (comma-separated: built-in and MCP servers' tools).
+    #[arg(short = 't', long, value_name = "TOOLS")]
+    tools: Option<String>,
+    /// Never offer these tools (comma-separated).
+    #[arg(long, value_name = "TOOLS")]
+    exclude_tools: Option<String>,
+    /// Offer no tools (`-nt`), unless `--tools` names some.
+    #[arg(long)]
+    no_tools: bool,
+    /// Offer none of the built-in tools (`-nbt`): only the MCP servers'.
+    #[arg(long)]
+    no_builtin_tools: bool,
+    /// Trust the project's own files (`.pi/settings.json` allow rules, `.pi/SYSTEM.md`) for
+    /// this run (`-a`).
+    #[arg(short = 'a', long, conflicts_with = "no_approve")]
+    approve: bool,
+    /// Ignore the project's own files for this run (`-na`).
+    #[arg(long)]
+    no_approve: bool,
+    /// Make no network request at start (this program makes none anyway).
+    #[arg(long)]
+    offline: bool,
+    /// Say on stderr which model, session and tools the run uses.
+    #[arg(long)]
+    verbose: bool,
+    /// Not built: model cycling belongs to the interactive mode.
+    #[arg(long, value_name = "PATTERNS", hide = true)]
+    models: Option<String>,
+    /// Not built: thinking levels.
+    #[arg(long, value_name = "LEVEL", hide = true)]
+    thinking: Option<String>,
+    /// Not built: the model list.
+    #[arg(long, value_name = "SEARCH", num_args = 0..=1, default_missing_value = "", hide = true)]
+    list_models: Option<String>,
+    /// Not supported: extensions run TypeScript.
+    #[arg(short = 'e', long, value_name = "PATH", hide = true)]
+    extension: Vec<String>,
+    /// Accepted: there are no extensions to discover (`-ne`).
+    #[arg(long, hide = true)]
+    no_extensions: bool,
+    /// Not built: skills.
+    #[arg(long, value_name = "PATH", hide = true)]
+    skill: Vec<String>,
+    /// Accepted: no skills are loaded (`-ns`).
+    #[arg(long, hide = true)]
+    no_skills: bool,
+    /// Not built: prompt templates.
+    #[arg(long, value_name = "PATH", hide = true)]
+    prompt_template: Vec<String>,
+    /// Accepted: no prompt templates are loaded (`-np`).
+    #[arg(long, hide = true)]
+    no_prompt_templates: bool,
+    /// Not supported: themes belong to Pi's interactive mode.
+    #[arg(long, value_name = "PATH", hide = true)]
+    theme: Vec<String>,
+    /// Accepted: there are no themes.
+    #[arg(long, hide = true)]
+    no_themes: bool,
+    /// Not built: the HTML export.
+    #[arg(long, value_name = "FILE", num_args = 1..=2, hide = true)]
+    export: Vec<String>,
+    #[command(flatten)]
+    approval: ApprovalArgs,
+    /// Add an MCP server's tools: a command line, split on whitespace (repeatable).
+    #[arg(long, value_name = "CMD ARGS")]
+    mcp: Vec<String>,
+    /// Prefix the names of the MCP servers' tools.
+    #[arg(long, default_value = "")]
+    mcp_prefix: String,
+    /// Stop after this many model responses per prompt.
+    #[arg(long)]
+    max_turns: Option<usize>,
+    /// End a tool call that runs longer than this many seconds.
+    #[arg(long, value_name = "SECS")]
+    tool_timeout: Option<f64>,
+    #[command(flatten)]
+    compaction: super::agent_compaction::CompactionArgs,
+    /// `@file` arguments (their contents join the first message) and the messages, each
+    /// sent as one prompt.
+    #[arg(value_name = "[@files...] [messages...]")]
+    messages: Vec<String>,
+}
+
+impl PiArgs {
+    /// The approval flags, for the setup `main` reads before the tools are built.
+    pub(crate) fn approval(&self) -> &ApprovalArgs {
+        &self.approval
+    }
+
+    /// `-a`/`-na`: this run's answer on trusting the project's own files, if given.
+    pub(crate) fn project_trust(&self) -> Option<bool> {
+        if self.approve {
+            Some(true)
+        } else if self.no_approve {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
+    /// Why this command line cannot run here, for an option Pi has and this program does not.
+    fn refused(&self) -> Option<&'static str> {
+        let refusals = [
+            (
+                self.mode == Some(OutputMode::Rpc),
+                "--mode rpc: Pi's RPC mode is not built yet",
+            ),
+            (
+                !self.extension.is_empty(),
+                "--extension: Pi's extensions are TypeScript modules, which this program cannot load",
+            ),
+            (!self.skill.is_empty(), "--skill: skills are not built yet"),
+            (
+                !self.prompt_template.is_empty(),
+                "--prompt-template: prompt templates are not built yet",
+            ),
+            (
+                !self.theme.is_empty(),
+                "--theme: themes belong to the interactive mode, which is not built yet",
+            ),
+            (
+                !self.export.is_empty(),
+                "--export: the HTML export is not built yet",
+            ),
+            (
+                self.models.is_some(),
+                "--models: model cycling belongs to the interactive mode, which is not built yet",
+            ),
+            (
+                self.thinking.is_some(),
+                "--thinking: thinking levels are not built yet",
+            ),
+            (
+                self.list_models.is_some(),
+                "--list-models: the model registry is not built yet",
+            ),
+        ];
+        refusals
+            .into_iter()
+            .find_map(|(given, reason)| given.then_some(reason))
+    }
+}
+
+/// Runs Pi's print or JSON mode. `tools` holds every tool that could be offered (the coding
+/// tools of `cwd`); the flags choose among them.
+pub(crate) async fn run(
+    args: PiArgs,
+    mut tools: ToolRegistry,
+    cwd: &Path,
+    approvals: ApprovalSetup,
+    environment: &pi_tool::environment::ToolEnvironment,
+    shutdown: &crate::shutdown::Shutdown,
+) -> anyhow::Result<ExitCode> {
+    if let Some(reason) = args.refused() {
+        anyhow::bail!("{reason}");
+    }
+    let json = args.mode == Some(OutputMode::Json);
+    let interactive =
+        !args.print && !json && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    if interactive {
+        anyhow::bail!(
+            "the interactive mode is not built yet: give -p (print the answer) or --mode json"
+        );
+    }
+    let session = match agent_session::choose_with_id(
+        &args.session,
+        args.session_id.as_deref(),
+        json,
+        cwd,
+    )? {
+        Chosen::Listed => return Ok(ExitCode::SUCCESS),
+        Chosen::Run(session) => *session,
+    };
+    let (files, messages) = split_file_arguments(&args.messages);
+    let files = FileArguments::read(&files, cwd)?;
+    let piped = read_piped_stdin()?;
+    let prompts = command_line_prompts(piped, files, &messages);
+    let (mcp_servers, renamed) =
+        McpServers::connect(&args.mcp, &args.mcp_prefix, environment, &mut tools).await?;
+    for line in renamed {
+        report!("pi-tool: warning: {line}");
+    }
+    let selection = ToolSelection {
+        only: args.tools.as_deref().map(name_list),
+        exclude: args
+            .exclude_tools
+            .as_deref()
+            .map(name_list)
+            .unwrap_or_default(),
+        no_tools: args.no_tools,
+        no_builtin_tools: args.no_builtin_tools,
+    };
+    let selected = selection.select(&tools)?;
+    for name in &selected.unknown {
+        report!("pi-tool: warning: no tool is called {name:?}");
+    }
+    let provider = model(&args)?;
+    if args.verbose {
+        let info = provider.model();
+        let names: Vec<&str> = selected.tools.list().map(|tool| tool.name()).collect();
+        report!(
+            "pi-tool: model {}/{}; session {}; tools {}",
+            info.provider,
+            info.model,
+            session
+                .file_path()
+                .map_or_else(|| "in memory".to_owned(), |path| path.display().to_string()),
+            names.join(", ")
+        );
+    }
+    let approver = super::approval::approver(&approvals, json);
+    let Started {
+        session,
+        warnings,
+        prompt_sources: _,
+    } = CodingSession::start(CodingSessionOptions {
+        cwd: cwd.to_path_buf(),
+        agent_dir: pi_tool::path::agent_dir(),
+        provider,
+        tools: selected.tools,
+        mcp_servers,
+        session,
+        approvals,
+        approver,
+        prompt: args.system.prompt_options(cwd),
+        context_window: args.compaction.context_window,
+        thinking_level: None,
+        execution: ExecutionMode::default(),
+        max_turns: args.max_turns,
+        tool_timeout: args
+            .tool_timeout
+            .map(|limit| super::agent::seconds("tool-timeout", limit))
+            .transpose()?,
+        stop: shutdown.token().child_token(),
+    })?;
+    for warning in &warnings {
+        report!("pi-tool: warning: {warning}");
+    }
+    if let Some(name) = &args.name {
+        session.set_name(name)?;
+    }
+    let printer = json.then(|| {
+        // Pi's JSON mode: the session header first, then every event.
+        let header = serde_json::Value::Object(session.header());
+        let mut events = session.subscribe();
+        tokio::spawn(async move {
+            if !json_line(&header) {
+                return;
+            }
+            while let Some(event) = events.recv().await {
+                if !json_line(&event) {
+                    break;
+                }
+            }
+        })
+    });
+    let notices = tokio::spawn(super::agent::show_compactions(
+        session.subscribe_to(|event| matches!(event, AgentEvent::CompactionEnd { .. })),
+    ));
+    let mut last = None;
+    let mut failure = None;
+    for prompt in prompts {
+        let outcome = session.prompt(vec![prompt.into()]).await;
+        failure = outcome.recording_failure;
+        let stopped = !matches!(
+            outcome.run.end,
+            EndReason::Completed | EndReason::Terminated
+        );
+        last = Some(outcome.run);
+        if stopped || failure.is_some() {
+            break;
+        }
+    }
+    let closing_failure = session.close().await;
+    if let Some(printer) = printer {
+        printer.await.context("printing events")?;
+    }
+    notices.await.context("showing compactions")?;
+    if let Some(failure) = failure.or(closing_failure) {
+        report!("pi-tool: {failure}");
+        return Ok(ExitCode::from(EXIT_TOOL_ERROR));
+    }
+    let Some(run) = last else {
+        // Nothing to send: Pi's print mode ends without a request too.
+        return Ok(ExitCode::SUCCESS);
+    };
+    if json {
+        return Ok(exit_code(&run.end));
+    }
+    print_answer(&run.messages, &run.end, run.error.as_deref())
+}
+
+/// Pi's print mode's output: the last answer's text blocks, each on its own line; an answer
+/// that failed or was stopped says why on stderr and exits 1.
+fn print_answer(
+    messages: &[Message],
+    end: &EndReason,
+    error: Option<&str>,
+) -> anyhow::Result<ExitCode> {
+    let Some(Message::Assistant(answer)) = messages.last() else {
+        if let Some(error) = error {
+            report!("pi-tool: {error}");
+        }
+        return Ok(exit_code(end));
+    };
+    if matches!(answer.stop_reason, StopReason::Error | StopReason::Aborted) {
+        let why = answer
+            .error_message
+            .clone()
+            .unwrap_or_else(|| format!("Request {:?}", answer.stop_reason).to_lowercase());
+        report!("{why}");
+        return Ok(ExitCode::from(EXIT_TOOL_ERROR));
+    }
+    let mut text = String::new();
+    for block in &answer.content {
+        if let pi_ai::AssistantContent::Text { text: part, .. } = block {
+            text.push_str(part);
+            text.push('\n');
+        }
+    }
+    // The answer is the model's text, for a terminal or a pipe: shown, never obeyed.
+    let shown = if std::io::stdout().is_terminal() {
+        crate::terminal_text::visible(&text).into_owned()
+    } else {
+        text
+    };
+    crate::output::print(&shown)?;
+    Ok(exit_code(end))
+}
+
+/// Writes `value` as one JSON line on stdout; `false` once stdout is gone (`| head`).
+fn json_line(value: &impl serde::Serialize) -> bool {
+    let Ok(mut line) = serde_json::to_vec(value) else {
+        return true;
+    };
+    line.push(b'\n');
+    let mut stdout = std::io::stdout().lock();
+    std::io::Write::write_all(&mut stdout, &line)
+        .and_then(|()| std::io::Write::flush(&mut stdout))
+        .is_ok()
+}
+
+fn exit_code(end: &EndReason) -> ExitCode {
+    match end {
+        EndReason::Completed | EndReason::Terminated => ExitCode::SUCCESS,
+        _ => ExitCode::from(EXIT_TOOL_ERROR),
+    }
+}
+
+/// Piped input, as Pi reads it: all of stdin when it is not a terminal, trimmed; `None` when it
+/// is a terminal or holds only whitespace.
+fn read_piped_stdin() -> anyhow::Result<Option<String>> {
+    let mut stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Ok(None);
+    }
+    let mut text = String::new();
+    stdin
+        .read_to_string(&mut text)
+        .context("reading the piped input")?;
+    let trimmed = text.trim();
+    Ok((!trimmed.is_empty()).then(|| trimmed.to_owned()))
+}
+
+/// The model of the run, from `--provider`, `--model` (`provider/id` too) and `--base-url`.
+fn model(args: &PiArgs) -> anyhow::Result<Arc<dyn Provider>> {
+    let (provider, model) = match (&args.provider, &args.model) {
+        (Some(provider), Some(model)) => (provider.clone(), model.clone()),
+        (None, Some(model)) => match model.split_once('/') {
+            Some((provider, id)) => (provider.to_owned(), id.to_owned()),
+            None => anyhow::bail!(
+                "--model {model}: name the provider too (--provider NAME, or --model PROVIDER/{model})"
+            ),
+        },
+        _ => anyhow::bail!(
+            "no model: give --provider NAME --model ID (or --model PROVIDER/ID), e.g. \
+             --provider anthropic --model claude-sonnet-4-5 with ANTHROPIC_API_KEY set"
+        ),
+    };
+    let wire = match provider.as_str() {
+        "openai" => super::agent::Wire::Openai,
+        "openai-responses" => super::agent::Wire::OpenaiResponses,
+        "anthropic" => super::agent::Wire::Anthropic,
+        "google" | "gemini" => super::agent::Wire::Gemini,
+        other => anyhow::bail!(
+            "--provider {other}: this program speaks to openai, openai-responses, anthropic and \
+             google (or a server compatible with one of them, with --base-url)"
+        ),
+    };
+    let mut config = pi_providers::ProviderConfig::new(model);
+    config.base_url = args.base_url.clone();
+    config.api_key = super::agent::api_key(wire, args.api_key.as_ref(), args.base_url.as_ref())?;
+    super::agent::wire_provider(wire, config)
+}

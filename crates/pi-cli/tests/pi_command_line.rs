@@ -1,0 +1,252 @@
+//! Pi's own command line (`pi-tool [options] [@files...] [messages...]`) as a Pi user types it,
+//! against a local fake of the OpenAI Chat wire: print mode (`-p`) with piped input, `@file`
+//! and several messages; `--mode json`; Pi's tool flags; `--name` and `--session-id`; the
+//! options this program does not have refused with a reason.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+mod support;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn answer(text: &str) -> support::Reply {
+    let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]});
+    support::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+}
+
+/// `pi-tool` in `work` with its own agent directory, talking to `url`.
+fn pi_tool(dirs: &tempfile::TempDir, url: &str) -> Command {
+    let work = dirs.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    let mut command = Command::cargo_bin("pi-tool").unwrap();
+    command
+        .current_dir(&work)
+        .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("PI_TOOL_API_KEY")
+        .args([
+            "--provider",
+            "openai",
+            "--model",
+            "local-model",
+            "--base-url",
+            &format!("{url}/v1"),
+        ]);
+    command
+}
+
+fn tool_names(body: &Value) -> Vec<String> {
+    body["tools"]
+        .as_array()
+        .map(|tools| {
+            tools
+                .iter()
+                .map(|tool| tool["function"]["name"].as_str().unwrap().to_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn user_texts(body: &Value) -> Vec<String> {
+    body["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|message| message["role"] == "user")
+        .map(|message| match &message["content"] {
+            Value::String(text) => text.clone(),
+            blocks => blocks[0]["text"].as_str().unwrap_or_default().to_owned(),
+        })
+        .collect()
+}
+
+fn session_files(dirs: &tempfile::TempDir) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    let root = dirs.path().join("agent/sessions");
+    for dir in std::fs::read_dir(&root).into_iter().flatten().flatten() {
+        for file in std::fs::read_dir(dir.path()).unwrap().flatten() {
+            files.push(file.path());
+        }
+    }
+    files
+}
+
+#[test]
+fn print_mode_sends_piped_input_files_and_each_message_then_prints_the_last_answer() {
+    let dirs = tempfile::tempdir().unwrap();
+    let (url, seen) = support::serve(vec![answer("first answer"), answer("second answer")]);
+    let notes = dirs.path().join("work/notes.md");
+    std::fs::create_dir_all(notes.parent().unwrap()).unwrap();
+    std::fs::write(&notes, "remember the milk").unwrap();
+    let output = pi_tool(&dirs, &url)
+        .args(["-p", "@notes.md", "summarise", "now translate"])
+        .write_stdin("piped text\n")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout), "second answer\n");
+    let bodies = support::bodies(&seen);
+    assert_eq!(bodies.len(), 2, "one request per message");
+    let first = user_texts(&bodies[0]);
+    let notes = std::fs::canonicalize(&notes).unwrap();
+    assert_eq!(
+        first,
+        [format!(
+            "piped text<file name=\"{}\">\nremember the milk\n</file>\nsummarise",
+            notes.display()
+        )]
+    );
+    // The second prompt continues the conversation.
+    assert_eq!(user_texts(&bodies[1]).len(), 2);
+    assert_eq!(user_texts(&bodies[1])[1], "now translate");
+    // Pi's default tools, and no demonstration tool.
+    let mut names = tool_names(&bodies[0]);
+    names.sort();
+    assert_eq!(names, ["bash", "edit", "read", "write"]);
+    // A system prompt that names the working directory.
+    let system = &bodies[0]["messages"][0];
+    assert_eq!(system["role"], "system");
+    assert!(system["content"].as_str().unwrap().contains("work"));
+    // Recorded in this directory's session.
+    assert_eq!(session_files(&dirs).len(), 1);
+}
+
+#[test]
+fn json_mode_prints_the_session_header_then_every_event() {
+    let dirs = tempfile::tempdir().unwrap();
+    let (url, _seen) = support::serve(vec![answer("hello")]);
+    let output = pi_tool(&dirs, &url)
+        .args(["--mode", "json", "hi"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    assert_eq!(lines[0]["type"], "session");
+    assert_eq!(lines[0]["version"], 3);
+    let types: Vec<&str> = lines[1..]
+        .iter()
+        .map(|line| line["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types.first(), Some(&"agent_start"));
+    assert_eq!(types.last(), Some(&"agent_end"));
+    assert!(types.contains(&"message_end"));
+    assert!(types.contains(&"turn_end"));
+}
+
+#[test]
+fn tool_flags_choose_what_is_offered() {
+    for (flags, expected) in [
+        (
+            &["--tools", "read,ls,grep"][..],
+            &["grep", "ls", "read"][..],
+        ),
+        (&["-t", "read", "-xt", "read"][..], &[][..]),
+        (&["-xt", "bash,write"][..], &["edit", "read"][..]),
+        (&["-nt"][..], &[][..]),
+        (&["-nbt"][..], &[][..]),
+    ] {
+        let dirs = tempfile::tempdir().unwrap();
+        let (url, seen) = support::serve(vec![answer("ok")]);
+        let output = pi_tool(&dirs, &url)
+            .args(flags)
+            .args(["-p", "hi"])
+            .write_stdin("")
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{flags:?}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let mut names = tool_names(&support::bodies(&seen)[0]);
+        names.sort();
+        assert_eq!(names, expected, "{flags:?}");
+    }
+}
+
+#[test]
+fn a_named_session_and_a_session_id() {
+    let dirs = tempfile::tempdir().unwrap();
+    let (url, _seen) = support::serve(vec![answer("one"), answer("two")]);
+    let output = pi_tool(&dirs, &url)
+        .args(["-n", "release audit", "--session-id", "audit-1", "-p", "hi"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let files = session_files(&dirs);
+    assert_eq!(files.len(), 1);
+    assert!(files[0].to_string_lossy().ends_with("_audit-1.jsonl"));
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(text.contains(r#""type":"session_info""#) && text.contains("release audit"));
+    // The same id again continues that session.
+    let output = pi_tool(&dirs, &url)
+        .args(["--session-id", "audit-1", "-p", "again"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(session_files(&dirs).len(), 1);
+    assert!(
+        std::fs::read_to_string(&files[0])
+            .unwrap()
+            .contains("again")
+    );
+}
+
+#[test]
+fn options_pi_has_and_this_program_does_not_are_refused_with_a_reason() {
+    let dirs = tempfile::tempdir().unwrap();
+    for (flags, reason) in [
+        (&["--mode", "rpc"][..], "RPC mode is not built yet"),
+        (&["-e", "ext.ts"][..], "extensions are TypeScript"),
+        (&["--skill", "s"][..], "skills are not built yet"),
+        (&["--export", "s.jsonl"][..], "HTML export is not built yet"),
+    ] {
+        let output = pi_tool(&dirs, "http://127.0.0.1:9")
+            .args(flags)
+            .args(["-p", "hi"])
+            .write_stdin("")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{flags:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(reason), "{flags:?}: {stderr}");
+    }
+}
+
+#[test]
+fn no_model_says_what_to_give() {
+    let dirs = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dirs.path().join("work")).unwrap();
+    let output = Command::cargo_bin("pi-tool")
+        .unwrap()
+        .current_dir(dirs.path().join("work"))
+        .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
+        .args(["-p", "hi"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("no model"), "{stderr}");
+    assert!(!stderr.contains("--faux"), "{stderr}");
+}
