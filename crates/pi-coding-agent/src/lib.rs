@@ -27,7 +27,20 @@
 //! assert!(prompt.text.ends_with(&format!("Working directory: {}", dir.path().display())));
 //! ```
 
+mod auth_file;
+mod catalog;
+mod collation;
+pub mod config_value;
 mod context_files;
+mod fuzzy;
+mod json_comments;
+mod model;
+mod model_api;
+mod models_file;
+mod secret;
+mod settings;
+mod thinking_level;
+mod variables;
 mod guidelines;
 mod prompt_files;
 mod prompt_text;
@@ -36,10 +49,25 @@ mod system_prompt;
 mod tools;
 mod warning;
 
+pub use auth_file::{AUTH_FILE, AuthEntry, AuthFile, AuthFileError};
+pub use catalog::{Catalog, CatalogError, CatalogProvider};
 pub use context_files::{CONTEXT_FILE_NAMES, ContextFile, MAX_CONTEXT_FILE_BYTES, discover};
+pub use model::{CostRates, CostTier, InputKind, Model, ModelCost, ThinkingLevelMap};
+pub use model_api::ModelApi;
+pub use models_file::{
+    Compat, CostOverride, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, MODELS_FILE, ModelDefinition,
+    ModelOverride, ModelsConfig, ModelsFile, ModelsFileError, ProviderConfig,
+};
 pub use prompt_files::{APPEND_SYSTEM_FILE, PROJECT_DIR, SYSTEM_FILE};
 pub use prompt_text::{PromptText, resolve_text};
 pub use run_prompt::{PromptOptions, PromptSource, RunPrompt, today};
 pub use system_prompt::{PromptParts, build_system_prompt};
+pub use secret::Secret;
+pub use settings::{
+    DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_RETRIES, PROJECT_SETTINGS_DIR, ProviderRetrySettings,
+    RetrySettings, SETTINGS_FILE, Settings, SettingsError, SettingsFiles,
+};
+pub use thinking_level::{ThinkingLevel, UnknownThinkingLevel};
 pub use tools::OfferedTool;
+pub use variables::Variables;
 pub use warning::PromptWarning;
