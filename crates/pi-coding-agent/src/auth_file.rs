@@ -132,7 +132,10 @@ impl AuthFile {
             })?
         };
         let Value::Object(providers) = value else {
-            return Err(entry_error("(top level)".to_owned(), "must be an object of providers"));
+            return Err(entry_error(
+                "(top level)".to_owned(),
+                "must be an object of providers",
+            ));
         };
         let mut entries = BTreeMap::new();
         for (provider, entry) in providers {
@@ -160,7 +163,10 @@ impl AuthFile {
                             vars
                         }
                         Some(_) => {
-                            return Err(entry_error(format!("{provider}.env"), "must be an object"));
+                            return Err(entry_error(
+                                format!("{provider}.env"),
+                                "must be an object",
+                            ));
                         }
                     };
                     AuthEntry::ApiKey {
@@ -241,20 +247,33 @@ mod tests {
         assert_eq!(key.expose(), "sk-1");
         assert_eq!(env.get("X").map(Secret::expose), Some("y"));
         assert_eq!(file.entry("anthropic"), Some(&AuthEntry::OAuth));
-        assert_eq!(file.providers().collect::<Vec<_>>(), ["anthropic", "openai"]);
+        assert_eq!(
+            file.providers().collect::<Vec<_>>(),
+            ["anthropic", "openai"]
+        );
     }
 
     #[test]
     fn a_bad_entry_names_the_field_and_never_the_key() {
-        let error = AuthFile::parse(Path::new("/a/auth.json"), r#"{"openai": "sk-secret"}"#).unwrap_err();
-        assert_eq!(error.to_string(), "/a/auth.json: openai: must be an object");
         let error =
-            AuthFile::parse(Path::new("/a/auth.json"), r#"{"openai": {"type": "api_key", "key": 5}}"#)
-                .unwrap_err();
-        assert_eq!(error.to_string(), "/a/auth.json: openai.key: must be a string");
-        let error = AuthFile::parse(Path::new("/a/auth.json"), "{\"openai\": sk-secret}").unwrap_err();
+            AuthFile::parse(Path::new("/a/auth.json"), r#"{"openai": "sk-secret"}"#).unwrap_err();
+        assert_eq!(error.to_string(), "/a/auth.json: openai: must be an object");
+        let error = AuthFile::parse(
+            Path::new("/a/auth.json"),
+            r#"{"openai": {"type": "api_key", "key": 5}}"#,
+        )
+        .unwrap_err();
+        assert_eq!(
+            error.to_string(),
+            "/a/auth.json: openai.key: must be a string"
+        );
+        let error =
+            AuthFile::parse(Path::new("/a/auth.json"), "{\"openai\": sk-secret}").unwrap_err();
         let text = error.to_string();
-        assert!(text.starts_with("/a/auth.json is not valid JSON (line 1"), "{text}");
+        assert!(
+            text.starts_with("/a/auth.json is not valid JSON (line 1"),
+            "{text}"
+        );
         assert!(!text.contains("sk-secret"));
     }
 }

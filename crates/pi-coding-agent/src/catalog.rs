@@ -165,17 +165,43 @@ mod tests {
         ] {
             let found = catalog.provider(provider).unwrap();
             assert!(!found.models.is_empty(), "{provider}");
-            assert!(found.models.iter().all(|model| model.api == api), "{provider}");
-            assert!(found.models.iter().any(|model| model.cost.rates.input > 0.0), "{provider}");
+            assert!(
+                found.models.iter().all(|model| model.api == api),
+                "{provider}"
+            );
+            assert!(
+                found
+                    .models
+                    .iter()
+                    .any(|model| model.cost.rates.input > 0.0),
+                "{provider}"
+            );
         }
-        for provider in ["mistral", "groq", "cerebras", "xai", "openrouter", "deepseek", "together"] {
+        for provider in [
+            "mistral",
+            "groq",
+            "cerebras",
+            "xai",
+            "openrouter",
+            "deepseek",
+            "together",
+        ] {
             assert!(catalog.provider(provider).is_some(), "{provider}");
         }
         let anthropic = catalog.provider("anthropic").unwrap();
-        assert_eq!(anthropic.env_keys, ["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]);
-        assert_eq!(catalog.provider("google").unwrap().env_keys, ["GEMINI_API_KEY"]);
+        assert_eq!(
+            anthropic.env_keys,
+            ["ANTHROPIC_OAUTH_TOKEN", "ANTHROPIC_API_KEY"]
+        );
+        assert_eq!(
+            catalog.provider("google").unwrap().env_keys,
+            ["GEMINI_API_KEY"]
+        );
         assert_eq!(anthropic.default_model.as_deref(), Some("claude-opus-4-8"));
-        assert_eq!(catalog.default_order.first().map(String::as_str), Some("amazon-bedrock"));
+        assert_eq!(
+            catalog.default_order.first().map(String::as_str),
+            Some("amazon-bedrock")
+        );
     }
 
     #[test]
@@ -196,9 +222,15 @@ mod tests {
             .models()
             .find(|model| model.provider == "anthropic" && model.id == "claude-fable-5")
             .unwrap();
-        assert_eq!(fable.thinking_level_map.get(&ThinkingLevel::Off), Some(&None));
+        assert_eq!(
+            fable.thinking_level_map.get(&ThinkingLevel::Off),
+            Some(&None)
+        );
         let compat = fable.compat.as_ref().unwrap();
-        assert_eq!(compat.get("forceAdaptiveThinking"), Some(&serde_json::Value::Bool(true)));
+        assert_eq!(
+            compat.get("forceAdaptiveThinking"),
+            Some(&serde_json::Value::Bool(true))
+        );
     }
 
     #[test]

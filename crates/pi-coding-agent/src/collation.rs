@@ -10,7 +10,10 @@ const PUNCTUATION_ORDER: &str = "_-,;:!?.'\"()[]{}@*/\\&#%`^+<=>|~$";
 
 /// Compares two names as Pi's `localeCompare` does.
 pub(crate) fn compare(a: &str, b: &str) -> Ordering {
-    let primary = a.chars().map(primary_weight).cmp(b.chars().map(primary_weight));
+    let primary = a
+        .chars()
+        .map(primary_weight)
+        .cmp(b.chars().map(primary_weight));
     primary.then_with(|| a.chars().map(case_weight).cmp(b.chars().map(case_weight)))
 }
 
@@ -46,8 +49,12 @@ mod tests {
     fn names_sort_as_node_sorts_them() {
         // Each expectation is what Node 22's localeCompare gives.
         assert_eq!(
-            sorted(&["a-b", "a_b", "a.b", "a/b", "aB", "ab", "Ab", "a1", "a:b", "a b"]),
-            ["a b", "a_b", "a-b", "a:b", "a.b", "a/b", "a1", "ab", "aB", "Ab"]
+            sorted(&[
+                "a-b", "a_b", "a.b", "a/b", "aB", "ab", "Ab", "a1", "a:b", "a b"
+            ]),
+            [
+                "a b", "a_b", "a-b", "a:b", "a.b", "a/b", "a1", "ab", "aB", "Ab"
+            ]
         );
         assert_eq!(
             sorted(&["gpt-4o", "gpt-4.1", "GPT-4", "gpt-4", "gpt-4-turbo"]),

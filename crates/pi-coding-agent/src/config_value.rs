@@ -176,7 +176,9 @@ fn parse_template(value: &str) -> Vec<Part> {
                 }
             }
         } else {
-            let end = after.find(|c: char| !is_name_char(c)).unwrap_or(after.len());
+            let end = after
+                .find(|c: char| !is_name_char(c))
+                .unwrap_or(after.len());
             let (name, tail) = after.split_at(end);
             if is_name(name) {
                 parts.push(Part::Variable(name.to_owned()));
@@ -246,7 +248,12 @@ mod tests {
     use super::*;
 
     fn vars() -> Variables {
-        Variables::fixed([("KEY", "sk-env"), ("PREFIX", "a"), ("SUFFIX", "b"), ("FOO", "foo")])
+        Variables::fixed([
+            ("KEY", "sk-env"),
+            ("PREFIX", "a"),
+            ("SUFFIX", "b"),
+            ("FOO", "foo"),
+        ])
     }
 
     fn value(text: &str) -> Result<String, ValueError> {
@@ -264,7 +271,10 @@ mod tests {
         assert_eq!(value("Bearer $KEY!").unwrap(), "Bearer sk-env!");
         assert_eq!(value("$$literal").unwrap(), "$literal");
         assert_eq!(value("$!literal").unwrap(), "!literal");
-        assert_eq!(value("cost $5 ${not valid} ${open").unwrap(), "cost $5 ${not valid} ${open");
+        assert_eq!(
+            value("cost $5 ${not valid} ${open").unwrap(),
+            "cost $5 ${not valid} ${open"
+        );
         assert_eq!(value("end$").unwrap(), "end$");
     }
 
@@ -274,7 +284,10 @@ mod tests {
         let text = error.to_string();
         assert_eq!(text, "environment variables FOO_BAR, NOPE are not set");
         assert!(!text.contains("sk-env"));
-        assert_eq!(variable_names("$FOO_BAR-${NOPE}-$FOO_BAR"), ["FOO_BAR", "NOPE"]);
+        assert_eq!(
+            variable_names("$FOO_BAR-${NOPE}-$FOO_BAR"),
+            ["FOO_BAR", "NOPE"]
+        );
         assert!(!is_configured("$FOO_BAR", &vars(), &BTreeMap::new()));
         assert!(is_configured("!anything", &vars(), &BTreeMap::new()));
     }
@@ -290,7 +303,13 @@ mod tests {
     fn a_command_prints_the_value_and_its_failures_are_typed() {
         assert_eq!(value("!printf '  sk-cmd\\n'").unwrap(), "sk-cmd");
         assert_eq!(value("!echo $KEY").unwrap(), "sk-env");
-        assert!(matches!(value("!exit 3"), Err(ValueError::CommandFailed(Some(3)))));
-        assert!(matches!(value("!true"), Err(ValueError::CommandPrintedNothing)));
+        assert!(matches!(
+            value("!exit 3"),
+            Err(ValueError::CommandFailed(Some(3)))
+        ));
+        assert!(matches!(
+            value("!true"),
+            Err(ValueError::CommandPrintedNothing)
+        ));
     }
 }

@@ -13,7 +13,8 @@ pub(crate) fn matches(query: &str, text: &str) -> bool {
 }
 
 fn token_matches(token: &str, text: &str) -> bool {
-    is_subsequence(token, text) || swapped(token).is_some_and(|swapped| is_subsequence(&swapped, text))
+    is_subsequence(token, text)
+        || swapped(token).is_some_and(|swapped| is_subsequence(&swapped, text))
 }
 
 fn is_subsequence(needle: &str, haystack: &str) -> bool {
@@ -23,10 +24,13 @@ fn is_subsequence(needle: &str, haystack: &str) -> bool {
 
 /// `abc123` as `123abc` and back; `None` for other tokens.
 fn swapped(token: &str) -> Option<String> {
-    let split = token.find(|c: char| c.is_ascii_digit() != token.starts_with(|d: char| d.is_ascii_digit()))?;
+    let split = token
+        .find(|c: char| c.is_ascii_digit() != token.starts_with(|d: char| d.is_ascii_digit()))?;
     let (head, tail) = token.split_at(split);
-    let letters_then_digits = head.chars().all(|c| c.is_ascii_lowercase()) && tail.chars().all(|c| c.is_ascii_digit());
-    let digits_then_letters = head.chars().all(|c| c.is_ascii_digit()) && tail.chars().all(|c| c.is_ascii_lowercase());
+    let letters_then_digits =
+        head.chars().all(|c| c.is_ascii_lowercase()) && tail.chars().all(|c| c.is_ascii_digit());
+    let digits_then_letters =
+        head.chars().all(|c| c.is_ascii_digit()) && tail.chars().all(|c| c.is_ascii_lowercase());
     (letters_then_digits || digits_then_letters).then(|| format!("{tail}{head}"))
 }
 

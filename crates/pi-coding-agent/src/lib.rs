@@ -27,33 +27,53 @@
 //! assert!(prompt.text.ends_with(&format!("Working directory: {}", dir.path().display())));
 //! ```
 
+mod ambient_credentials;
 mod auth_file;
 mod catalog;
+mod cli_model;
 mod collation;
 pub mod config_value;
 mod context_files;
+mod cost;
 mod fuzzy;
+mod guidelines;
 mod json_comments;
+mod list_models;
+mod local_url;
 mod model;
 mod model_api;
+mod model_merge;
+mod model_pattern;
+mod model_registry;
+mod model_selection;
 mod models_file;
-mod secret;
-mod settings;
-mod thinking_level;
-mod variables;
-mod guidelines;
 mod prompt_files;
 mod prompt_text;
 mod run_prompt;
+mod secret;
+mod settings;
 mod system_prompt;
+mod thinking_level;
 mod tools;
+mod variables;
 mod warning;
 
 pub use auth_file::{AUTH_FILE, AuthEntry, AuthFile, AuthFileError};
 pub use catalog::{Catalog, CatalogError, CatalogProvider};
+pub use cli_model::{CliModel, CliModelError, resolve_cli_model};
 pub use context_files::{CONTEXT_FILE_NAMES, ContextFile, MAX_CONTEXT_FILE_BYTES, discover};
+pub use cost::calculate_cost;
+pub use list_models::{ModelList, ModelRow, list_models, token_count};
 pub use model::{CostRates, CostTier, InputKind, Model, ModelCost, ThinkingLevelMap};
 pub use model_api::ModelApi;
+pub use model_pattern::{
+    PatternMatch, ScopedModel, find_exact_reference, parse_model_pattern, resolve_scope,
+    split_patterns,
+};
+pub use model_registry::{Credentials, KeyError, KeySource, ModelRegistry, RegistryError};
+pub use model_selection::{
+    ModelRequest, ResolvedModel, SelectionError, SessionModel, resolve_model,
+};
 pub use models_file::{
     Compat, CostOverride, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, MODELS_FILE, ModelDefinition,
     ModelOverride, ModelsConfig, ModelsFile, ModelsFileError, ProviderConfig,
@@ -61,12 +81,12 @@ pub use models_file::{
 pub use prompt_files::{APPEND_SYSTEM_FILE, PROJECT_DIR, SYSTEM_FILE};
 pub use prompt_text::{PromptText, resolve_text};
 pub use run_prompt::{PromptOptions, PromptSource, RunPrompt, today};
-pub use system_prompt::{PromptParts, build_system_prompt};
 pub use secret::Secret;
 pub use settings::{
     DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_RETRIES, PROJECT_SETTINGS_DIR, ProviderRetrySettings,
-    RetrySettings, SETTINGS_FILE, Settings, SettingsError, SettingsFiles,
+    RetrySettings, SETTINGS_FILE, Settings, SettingsError, SettingsFile, SettingsFiles,
 };
+pub use system_prompt::{PromptParts, build_system_prompt};
 pub use thinking_level::{ThinkingLevel, UnknownThinkingLevel};
 pub use tools::OfferedTool;
 pub use variables::Variables;

@@ -128,8 +128,14 @@ impl Model {
         if supported.contains(&level) {
             return level;
         }
-        let above = supported.iter().filter(|candidate| **candidate > level).min();
-        let below = supported.iter().filter(|candidate| **candidate < level).max();
+        let above = supported
+            .iter()
+            .filter(|candidate| **candidate > level)
+            .min();
+        let below = supported
+            .iter()
+            .filter(|candidate| **candidate < level)
+            .max();
         above
             .or(below)
             .or(supported.first())
@@ -167,14 +173,23 @@ mod tests {
     fn a_model_that_does_not_reason_is_clamped_to_off() {
         let plain = model(false, &[]);
         assert_eq!(plain.supported_thinking_levels(), [ThinkingLevel::Off]);
-        assert_eq!(plain.clamp_thinking_level(ThinkingLevel::High), ThinkingLevel::Off);
+        assert_eq!(
+            plain.clamp_thinking_level(ThinkingLevel::High),
+            ThinkingLevel::Off
+        );
     }
 
     #[test]
     fn xhigh_and_max_need_the_map_and_clamp_to_the_nearest_level() {
         let standard = model(true, &[]);
-        assert_eq!(standard.clamp_thinking_level(ThinkingLevel::Max), ThinkingLevel::High);
-        assert_eq!(standard.clamp_thinking_level(ThinkingLevel::Low), ThinkingLevel::Low);
+        assert_eq!(
+            standard.clamp_thinking_level(ThinkingLevel::Max),
+            ThinkingLevel::High
+        );
+        assert_eq!(
+            standard.clamp_thinking_level(ThinkingLevel::Low),
+            ThinkingLevel::Low
+        );
 
         // Claude Fable 5 in Pi's catalog: off unsupported, xhigh and max named.
         let always_thinking = model(
@@ -185,8 +200,14 @@ mod tests {
                 (ThinkingLevel::Max, Some("max")),
             ],
         );
-        assert_eq!(always_thinking.clamp_thinking_level(ThinkingLevel::Off), ThinkingLevel::Minimal);
-        assert_eq!(always_thinking.clamp_thinking_level(ThinkingLevel::Max), ThinkingLevel::Max);
+        assert_eq!(
+            always_thinking.clamp_thinking_level(ThinkingLevel::Off),
+            ThinkingLevel::Minimal
+        );
+        assert_eq!(
+            always_thinking.clamp_thinking_level(ThinkingLevel::Max),
+            ThinkingLevel::Max
+        );
 
         // Only high and max: medium goes up to high, xhigh up to max.
         let holes = model(
@@ -198,7 +219,13 @@ mod tests {
                 (ThinkingLevel::Max, Some("max")),
             ],
         );
-        assert_eq!(holes.clamp_thinking_level(ThinkingLevel::Medium), ThinkingLevel::High);
-        assert_eq!(holes.clamp_thinking_level(ThinkingLevel::Xhigh), ThinkingLevel::Max);
+        assert_eq!(
+            holes.clamp_thinking_level(ThinkingLevel::Medium),
+            ThinkingLevel::High
+        );
+        assert_eq!(
+            holes.clamp_thinking_level(ThinkingLevel::Xhigh),
+            ThinkingLevel::Max
+        );
     }
 }

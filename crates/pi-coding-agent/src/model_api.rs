@@ -106,7 +106,10 @@ mod tests {
             assert!(!matches!(api, ModelApi::Other(_)), "{name}");
             assert_eq!(api.to_string(), name);
         }
-        assert_eq!(ModelApi::from("my-wire"), ModelApi::Other("my-wire".to_owned()));
+        assert_eq!(
+            ModelApi::from("my-wire"),
+            ModelApi::Other("my-wire".to_owned())
+        );
         let json = serde_json::to_string(&ModelApi::AnthropicMessages).unwrap();
         assert_eq!(json, "\"anthropic-messages\"");
     }

@@ -185,7 +185,10 @@ pub struct ModelsFile {
 
 impl ModelsFile {
     /// `models.json` in `agent_dir`; empty when it does not exist.
-    pub fn load_from_agent_dir(agent_dir: &Path, catalog: &Catalog) -> Result<Self, ModelsFileError> {
+    pub fn load_from_agent_dir(
+        agent_dir: &Path,
+        catalog: &Catalog,
+    ) -> Result<Self, ModelsFileError> {
         Self::load(&agent_dir.join(MODELS_FILE), catalog)
     }
 
@@ -247,7 +250,10 @@ fn validate(config: &ModelsConfig, catalog: &Catalog) -> Result<(), (String, Str
         let at = format!("providers.{name}");
         let built_in = catalog.provider(name).is_some();
         let models = provider.models.as_deref().unwrap_or_default();
-        let has_overrides = provider.model_overrides.as_ref().is_some_and(|o| !o.is_empty());
+        let has_overrides = provider
+            .model_overrides
+            .as_ref()
+            .is_some_and(|o| !o.is_empty());
         if models.is_empty() {
             if provider.base_url.is_none()
                 && provider.headers.is_none()
@@ -256,11 +262,15 @@ fn validate(config: &ModelsConfig, catalog: &Catalog) -> Result<(), (String, Str
             {
                 return Err((
                     at,
-                    "set \"baseUrl\", \"headers\", \"compat\", \"modelOverrides\" or \"models\"".to_owned(),
+                    "set \"baseUrl\", \"headers\", \"compat\", \"modelOverrides\" or \"models\""
+                        .to_owned(),
                 ));
             }
         } else if !built_in && provider.base_url.as_deref().is_none_or(str::is_empty) {
-            return Err((format!("{at}.baseUrl"), "required for a provider's own models".to_owned()));
+            return Err((
+                format!("{at}.baseUrl"),
+                "required for a provider's own models".to_owned(),
+            ));
         }
         for (index, model) in models.iter().enumerate() {
             let at = format!("{at}.models[{index}]");
@@ -273,7 +283,10 @@ fn validate(config: &ModelsConfig, catalog: &Catalog) -> Result<(), (String, Str
                     "no \"api\": set it on the provider or the model".to_owned(),
                 ));
             }
-            for (field, value) in [("contextWindow", model.context_window), ("maxTokens", model.max_tokens)] {
+            for (field, value) in [
+                ("contextWindow", model.context_window),
+                ("maxTokens", model.max_tokens),
+            ] {
                 if value == Some(0) {
                     return Err((format!("{at}.{field}"), "must be above 0".to_owned()));
                 }
@@ -330,30 +343,59 @@ mod tests {
         let error = parse(r#"{"providers": {"x": {"baseUrl": "http://h", "api": "openai-completions", "models": [{"id": "m", "contextWindow": "big"}]}}}"#)
             .unwrap_err()
             .to_string();
-        assert!(error.starts_with("/agent/models.json: providers.x.models[0].contextWindow: invalid type"), "{error}");
+        assert!(
+            error.starts_with(
+                "/agent/models.json: providers.x.models[0].contextWindow: invalid type"
+            ),
+            "{error}"
+        );
         assert!(!error.contains("big"), "{error}");
 
-        let error = parse(r#"{"providers": {"x": {"api": "openai-completions", "models": [{"id": "m"}]}}}"#)
+        let error = parse(
+            r#"{"providers": {"x": {"api": "openai-completions", "models": [{"id": "m"}]}}}"#,
+        )
+        .unwrap_err()
+        .to_string();
+        assert_eq!(
+            error,
+            "/agent/models.json: providers.x.baseUrl: required for a provider's own models"
+        );
+
+        let error =
+            parse(r#"{"providers": {"x": {"baseUrl": "http://h", "models": [{"id": "m"}]}}}"#)
+                .unwrap_err()
+                .to_string();
+        assert_eq!(
+            error,
+            "/agent/models.json: providers.x.models[0].api: no \"api\": set it on the provider or the model"
+        );
+
+        let error = parse(r#"{"providers": {"anthropic": {}}}"#)
             .unwrap_err()
             .to_string();
-        assert_eq!(error, "/agent/models.json: providers.x.baseUrl: required for a provider's own models");
-
-        let error = parse(r#"{"providers": {"x": {"baseUrl": "http://h", "models": [{"id": "m"}]}}}"#)
-            .unwrap_err()
-            .to_string();
-        assert_eq!(error, "/agent/models.json: providers.x.models[0].api: no \"api\": set it on the provider or the model");
-
-        let error = parse(r#"{"providers": {"anthropic": {}}}"#).unwrap_err().to_string();
-        assert!(error.starts_with("/agent/models.json: providers.anthropic: set \"baseUrl\""), "{error}");
+        assert!(
+            error.starts_with("/agent/models.json: providers.anthropic: set \"baseUrl\""),
+            "{error}"
+        );
 
         let error = parse("{\"providers\": {").unwrap_err().to_string();
-        assert!(error.starts_with("/agent/models.json is not valid JSON (line 1"), "{error}");
+        assert!(
+            error.starts_with("/agent/models.json is not valid JSON (line 1"),
+            "{error}"
+        );
     }
 
     #[test]
     fn a_built_in_provider_needs_neither_base_url_nor_api() {
         let file = parse(r#"{"providers": {"openai": {"models": [{"id": "gpt-x"}]}}}"#).unwrap();
-        assert_eq!(file.config.providers["openai"].models.as_ref().unwrap().len(), 1);
+        assert_eq!(
+            file.config.providers["openai"]
+                .models
+                .as_ref()
+                .unwrap()
+                .len(),
+            1
+        );
     }
 
     #[test]

@@ -65,7 +65,10 @@ mod tests {
         let secret = Secret::new("sk-live-123");
         assert_eq!(format!("{secret:?}"), "Secret(***)");
         assert_eq!(format!("{secret}"), "***");
-        assert_eq!(format!("{:?}", Some(vec![secret.clone()])), "Some([Secret(***)])");
+        assert_eq!(
+            format!("{:?}", Some(vec![secret.clone()])),
+            "Some([Secret(***)])"
+        );
         assert_eq!(secret.expose(), "sk-live-123");
     }
 }

@@ -128,20 +128,32 @@ pub enum SettingsError {
     },
 }
 
+/// One settings file as read.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SettingsFile {
+    /// Where it is.
+    pub path: PathBuf,
+    /// What it holds.
+    pub values: Map<String, Value>,
+}
+
 /// The settings files of a run, each as read, and their merge.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct SettingsFiles {
-    /// The user's file and what it holds (`None` when absent or not looked for).
-    pub global: Option<(PathBuf, Map<String, Value>)>,
-    /// The project's file and what it holds.
-    pub project: Option<(PathBuf, Map<String, Value>)>,
+    /// The user's file (`None` when absent or not looked for).
+    pub global: Option<SettingsFile>,
+    /// The project's file.
+    pub project: Option<SettingsFile>,
 }
 
 impl SettingsFiles {
     /// Reads `<agent_dir>/settings.json` and, when `project_dir` is given (Pi leaves it out
     /// for a project it does not trust), `<project_dir>/.pi/settings.json`. Missing files are
     /// empty.
-    pub fn load(agent_dir: Option<&Path>, project_dir: Option<&Path>) -> Result<Self, SettingsError> {
+    pub fn load(
+        agent_dir: Option<&Path>,
+        project_dir: Option<&Path>,
+    ) -> Result<Self, SettingsError> {
         let global = agent_dir
             .map(|dir| read_object(&dir.join(SETTINGS_FILE)))
             .transpose()?
@@ -155,10 +167,20 @@ impl SettingsFiles {
 
     /// The two files merged by Pi's rule, as JSON.
     pub fn merged_json(&self) -> Map<String, Value> {
-        let mut merged = self.global.as_ref().map(|(_, map)| map.clone()).unwrap_or_default();
-        if let Some((_, project)) = &self.project {
+        let mut merged = self
+            .global
+            .as_ref()
+            .map(|file| file.values.clone())
+            .unwrap_or_default();
+        if let Some(SettingsFile {
+            values: project, ..
+        }) = &self.project
+        {
             // `defaultProjectTrust` is the user's alone.
-            for (key, value) in project.iter().filter(|(key, _)| *key != "defaultProjectTrust") {
+            for (key, value) in project
+                .iter()
+                .filter(|(key, _)| *key != "defaultProjectTrust")
+            {
                 match (merged.get_mut(key), value) {
                     (Some(Value::Object(base)), Value::Object(over)) => {
                         for (inner, inner_value) in over {
@@ -180,7 +202,11 @@ impl SettingsFiles {
         let merged = Value::Object(self.merged_json());
         serde_path_to_error::deserialize::<_, Settings>(merged).map_err(|error| {
             let field = error.path().to_string();
-            let top = field.split(['.', '[']).next().unwrap_or_default().to_owned();
+            let top = field
+                .split(['.', '['])
+                .next()
+                .unwrap_or_default()
+                .to_owned();
             SettingsError::Field {
                 path: self.file_setting(&top).unwrap_or_default(),
                 field,
@@ -194,12 +220,12 @@ impl SettingsFiles {
         [&self.project, &self.global]
             .into_iter()
             .flatten()
-            .find(|(_, map)| map.contains_key(key))
-            .map(|(path, _)| path.clone())
+            .find(|file| file.values.contains_key(key))
+            .map(|file| file.path.clone())
     }
 }
 
-fn read_object(path: &Path) -> Result<Option<(PathBuf, Map<String, Value>)>, SettingsError> {
+fn read_object(path: &Path) -> Result<Option<SettingsFile>, SettingsError> {
     let text = match std::fs::read_to_string(path) {
         Ok(text) => text,
         Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -212,10 +238,16 @@ fn read_object(path: &Path) -> Result<Option<(PathBuf, Map<String, Value>)>, Set
     };
     // Pi treats an empty file as no settings.
     if text.trim().is_empty() {
-        return Ok(Some((path.to_path_buf(), Map::new())));
+        return Ok(Some(SettingsFile {
+            path: path.to_path_buf(),
+            values: Map::new(),
+        }));
     }
     match serde_json::from_str::<Value>(&text) {
-        Ok(Value::Object(map)) => Ok(Some((path.to_path_buf(), map))),
+        Ok(Value::Object(values)) => Ok(Some(SettingsFile {
+            path: path.to_path_buf(),
+            values,
+        })),
         Ok(_) => Err(SettingsError::NotAnObject {
             path: path.to_path_buf(),
         }),
@@ -267,7 +299,10 @@ mod tests {
         assert_eq!(settings.retry.provider.timeout_ms, None);
         assert_eq!(settings.retry.provider.max_retries, Some(2));
         assert_eq!(settings.default_project_trust.as_deref(), Some("never"));
-        assert_eq!(settings.thinking_budgets.unwrap().get(&ThinkingLevel::Low), Some(&1000));
+        assert_eq!(
+            settings.thinking_budgets.unwrap().get(&ThinkingLevel::Low),
+            Some(&1000)
+        );
     }
 
     #[test]
@@ -276,7 +311,10 @@ mod tests {
         let settings = files.settings().unwrap();
         assert_eq!(settings, Settings::default());
         assert!(settings.retry.enabled());
-        assert_eq!((settings.retry.max_retries(), settings.retry.base_delay_ms()), (3, 2000));
+        assert_eq!(
+            (settings.retry.max_retries(), settings.retry.base_delay_ms()),
+            (3, 2000)
+        );
     }
 
     #[test]
@@ -284,16 +322,36 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("settings.json"), "{\"defaultModel\": ").unwrap();
         let error = SettingsFiles::load(Some(dir.path()), None).unwrap_err();
-        assert!(error.to_string().ends_with("settings.json is not valid JSON"), "{error}");
+        assert!(
+            error
+                .to_string()
+                .ends_with("settings.json is not valid JSON"),
+            "{error}"
+        );
 
-        let (dir, files) = load_pair(r#"{"retry": {"maxRetries": 1}}"#, r#"{"defaultThinkingLevel": "huge"}"#);
+        let (dir, files) = load_pair(
+            r#"{"retry": {"maxRetries": 1}}"#,
+            r#"{"defaultThinkingLevel": "huge"}"#,
+        );
         let error = files.settings().unwrap_err().to_string();
         let project = dir.path().join("project/.pi/settings.json");
-        assert!(error.starts_with(&format!("{}: defaultThinkingLevel: unknown variant", project.display())), "{error}");
+        assert!(
+            error.starts_with(&format!(
+                "{}: defaultThinkingLevel: unknown variant",
+                project.display()
+            )),
+            "{error}"
+        );
 
         let (dir, files) = load_pair(r#"{"retry": {"maxRetries": "many"}}"#, "{}");
         let error = files.settings().unwrap_err().to_string();
         let global = dir.path().join("agent/settings.json");
-        assert!(error.starts_with(&format!("{}: retry.maxRetries: invalid type", global.display())), "{error}");
+        assert!(
+            error.starts_with(&format!(
+                "{}: retry.maxRetries: invalid type",
+                global.display()
+            )),
+            "{error}"
+        );
     }
 }

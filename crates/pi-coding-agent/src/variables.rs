@@ -56,7 +56,10 @@ impl fmt::Debug for Variables {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.fixed {
             None => f.write_str("Variables(process)"),
-            Some(vars) => f.debug_tuple("Variables").field(&vars.keys().collect::<Vec<_>>()).finish(),
+            Some(vars) => f
+                .debug_tuple("Variables")
+                .field(&vars.keys().collect::<Vec<_>>())
+                .finish(),
         }
     }
 }

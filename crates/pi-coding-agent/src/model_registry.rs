@@ -1,0 +1,736 @@
+//! The models a run can choose from, built as Pi builds them: the built-in catalog, changed
+//! and extended by models.json; and for each model whether it has a key, and which.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use crate::auth_file::{AuthEntry, AuthFile, AuthFileError};
+use crate::catalog::{Catalog, CatalogError};
+use crate::config_value::{self, ValueError};
+use crate::local_url::is_local_base_url;
+use crate::model::{InputKind, Model};
+use crate::model_merge::{apply_override, merge_compat};
+use crate::models_file::{
+    DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, MODELS_FILE, ModelsFile, ModelsFileError,
+    ProviderConfig, merged_headers,
+};
+use crate::secret::Secret;
+use crate::variables::Variables;
+use crate::{AUTH_FILE, ambient_credentials::ambient_credentials};
+
+/// Facts about a provider the registry answers from.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct ProviderFacts {
+    env_keys: Vec<String>,
+    default_model: Option<String>,
+    display_name: Option<String>,
+}
+
+/// What models.json says about requests to a provider.
+#[derive(Debug, Clone, Default)]
+struct ProviderRequest {
+    api_key: Option<Secret>,
+    headers: BTreeMap<String, Secret>,
+    auth_header: bool,
+}
+
+/// Where a model's key came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySource {
+    /// `--api-key`.
+    CommandLine,
+    /// An `api_key` entry of auth.json.
+    AuthFile,
+    /// The provider's environment variable, named.
+    Environment(String),
+    /// The environment authenticates without a key (an AWS profile, Google's application
+    /// default credentials): the wire signs requests itself.
+    Ambient(String),
+    /// The provider's `apiKey` in models.json.
+    ModelsFile,
+    /// None needed: a models.json provider on this machine.
+    LocalServer,
+}
+
+/// A model's key and request headers, resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Credentials {
+    /// The key; `None` for ambient credentials and local servers.
+    pub key: Option<Secret>,
+    /// Where it came from.
+    pub source: KeySource,
+    /// Headers for every request (the catalog's, models.json's provider and model headers,
+    /// and `Authorization` when `authHeader` is set).
+    pub headers: BTreeMap<String, Secret>,
+}
+
+/// A model whose key or headers cannot be resolved. The texts never hold a key.
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    /// An auth.json `key` has no value.
+    #[error("{}: {provider}.key: {source}", path.display())]
+    AuthFileValue {
+        /// The file.
+        path: PathBuf,
+        /// The provider.
+        provider: String,
+        /// Why.
+        source: ValueError,
+    },
+    /// A models.json `apiKey` or header value has no value.
+    #[error("{}: {field}: {source}", path.display())]
+    ModelsFileValue {
+        /// The file.
+        path: PathBuf,
+        /// The field (`providers.ollama.apiKey`).
+        field: String,
+        /// Why.
+        source: ValueError,
+    },
+    /// Only an OAuth login is stored for the provider.
+    #[error(
+        "{} holds a subscription login (OAuth) for {provider}, which this program cannot use: {}",
+        path.display(),
+        what_to_set(provider, env_keys)
+    )]
+    OAuthOnly {
+        /// The file.
+        path: PathBuf,
+        /// The provider.
+        provider: String,
+        /// Its key variables.
+        env_keys: Vec<String>,
+    },
+    /// No key anywhere.
+    #[error("no API key for {provider}: {}", what_to_set(provider, env_keys))]
+    Missing {
+        /// The provider.
+        provider: String,
+        /// Its key variables.
+        env_keys: Vec<String>,
+    },
+    /// `authHeader` is set but there is no key to put in it.
+    #[error("no API key for {provider}, whose models.json entry sets \"authHeader\"")]
+    AuthHeaderWithoutKey {
+        /// The provider.
+        provider: String,
+    },
+}
+
+/// The advice of a missing key: the variable to set, `--api-key`, or an auth.json entry.
+pub(crate) fn what_to_set(provider: &str, env_keys: &[String]) -> String {
+    let entry = format!("an {{\"type\": \"api_key\"}} entry \"{provider}\" in auth.json");
+    match env_keys.last() {
+        // The last is the plain key variable (Anthropic's OAuth token variable comes first).
+        Some(variable) => format!("set {variable}, pass --api-key, or add {entry}"),
+        None => format!("pass --api-key, or add {entry} or an \"apiKey\" in models.json"),
+    }
+}
+
+/// The files of the agent directory that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    /// The built-in catalog.
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    /// models.json.
+    #[error(transparent)]
+    ModelsFile(#[from] ModelsFileError),
+    /// auth.json.
+    #[error(transparent)]
+    AuthFile(#[from] AuthFileError),
+}
+
+/// The models and their keys.
+#[derive(Debug, Clone)]
+pub struct ModelRegistry {
+    models: Vec<Model>,
+    facts: BTreeMap<String, ProviderFacts>,
+    default_order: Vec<String>,
+    requests: BTreeMap<String, ProviderRequest>,
+    model_headers: BTreeMap<(String, String), BTreeMap<String, Secret>>,
+    configured_providers: BTreeSet<String>,
+    auth: AuthFile,
+    vars: Variables,
+    runtime_keys: BTreeMap<String, Secret>,
+    models_path: PathBuf,
+}
+
+impl ModelRegistry {
+    /// The registry of `agent_dir`: the built-in catalog with its `models.json`, keys from its
+    /// `auth.json` and from `vars`.
+    pub fn load(agent_dir: &Path, vars: Variables) -> Result<Self, RegistryError> {
+        let catalog = Catalog::builtin().map_err(Clone::clone)?;
+        let models = ModelsFile::load_from_agent_dir(agent_dir, catalog)?;
+        let auth = AuthFile::load_from_agent_dir(agent_dir)?;
+        Ok(Self::new(catalog, &models, auth, vars))
+    }
+
+    /// The registry of `catalog` as changed by `models`, with keys from `auth` and `vars`.
+    pub fn new(catalog: &Catalog, models: &ModelsFile, auth: AuthFile, vars: Variables) -> Self {
+        let facts = catalog
+            .providers
+            .iter()
+            .map(|provider| {
+                let facts = ProviderFacts {
+                    env_keys: provider.env_keys.clone(),
+                    default_model: provider.default_model.clone(),
+                    display_name: Some(provider.display_name.clone()),
+                };
+                (provider.id.clone(), facts)
+            })
+            .collect();
+        let mut registry = Self {
+            models: Vec::new(),
+            facts,
+            default_order: catalog.default_order.clone(),
+            requests: BTreeMap::new(),
+            model_headers: BTreeMap::new(),
+            configured_providers: models.config.providers.keys().cloned().collect(),
+            auth,
+            vars,
+            runtime_keys: BTreeMap::new(),
+            models_path: models
+                .path
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(MODELS_FILE)),
+        };
+        registry.build(catalog, models);
+        registry
+    }
+
+    fn build(&mut self, catalog: &Catalog, file: &ModelsFile) {
+        let providers = &file.config.providers;
+        for (name, config) in providers {
+            if config.api_key.is_some() || config.headers.is_some() || config.auth_header.is_some()
+            {
+                let request = ProviderRequest {
+                    api_key: config.api_key.clone(),
+                    headers: merged_headers([config.headers.as_ref()]),
+                    auth_header: config.auth_header.unwrap_or(false),
+                };
+                self.requests.insert(name.clone(), request);
+            }
+            for (id, change) in config.model_overrides.iter().flatten() {
+                if let Some(headers) = &change.headers {
+                    let key = (name.clone(), id.clone());
+                    self.model_headers
+                        .insert(key, merged_headers([Some(headers)]));
+                }
+            }
+        }
+        let mut models: Vec<Model> = catalog.models().cloned().collect();
+        for model in &mut models {
+            let Some(config) = providers.get(&model.provider) else {
+                continue;
+            };
+            if config.base_url.is_some() || config.compat.is_some() {
+                if let Some(base_url) = &config.base_url {
+                    model.base_url.clone_from(base_url);
+                }
+                model.compat = merge_compat(model.compat.as_ref(), config.compat.as_ref());
+            }
+            if let Some(change) = config
+                .model_overrides
+                .as_ref()
+                .and_then(|o| o.get(&model.id))
+            {
+                apply_override(model, change);
+            }
+        }
+        for (name, config) in providers {
+            for custom in self.custom_models(catalog, name, config) {
+                match models
+                    .iter_mut()
+                    .find(|model| model.provider == custom.provider && model.id == custom.id)
+                {
+                    Some(existing) => *existing = custom,
+                    None => models.push(custom),
+                }
+            }
+        }
+        self.models = models;
+    }
+
+    /// The models a models.json provider defines, with Pi's defaults.
+    fn custom_models(
+        &mut self,
+        catalog: &Catalog,
+        name: &str,
+        config: &ProviderConfig,
+    ) -> Vec<Model> {
+        let built_in = catalog
+            .provider(name)
+            .and_then(|provider| provider.models.first());
+        let mut models = Vec::new();
+        for definition in config.models.iter().flatten() {
+            let api = definition
+                .api
+                .clone()
+                .or_else(|| config.api.clone())
+                .or_else(|| built_in.map(|model| model.api.clone()));
+            let base_url = definition
+                .base_url
+                .clone()
+                .or_else(|| config.base_url.clone())
+                .or_else(|| built_in.map(|model| model.base_url.clone()));
+            let (Some(api), Some(base_url)) = (api, base_url) else {
+                continue;
+            };
+            let key = (name.to_owned(), definition.id.clone());
+            match &definition.headers {
+                Some(headers) if !headers.is_empty() => {
+                    self.model_headers
+                        .insert(key, merged_headers([Some(headers)]));
+                }
+                _ => {
+                    self.model_headers.remove(&key);
+                }
+            }
+            models.push(Model {
+                provider: name.to_owned(),
+                id: definition.id.clone(),
+                name: definition
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| definition.id.clone()),
+                api,
+                base_url,
+                reasoning: definition.reasoning.unwrap_or(false),
+                thinking_level_map: definition.thinking_level_map.clone().unwrap_or_default(),
+                input: definition
+                    .input
+                    .clone()
+                    .unwrap_or_else(|| vec![InputKind::Text]),
+                cost: definition.cost.clone().unwrap_or_default(),
+                context_window: definition.context_window.unwrap_or(DEFAULT_CONTEXT_WINDOW),
+                max_tokens: definition.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+                headers: BTreeMap::new(),
+                compat: merge_compat(config.compat.as_ref(), definition.compat.as_ref()),
+            });
+        }
+        models
+    }
+
+    /// Every model, built-in first, in Pi's order.
+    pub fn all(&self) -> &[Model] {
+        &self.models
+    }
+
+    /// The models whose provider has a key (or needs none), in order.
+    pub fn available(&self) -> Vec<&Model> {
+        self.models
+            .iter()
+            .filter(|model| self.has_configured_auth(model))
+            .collect()
+    }
+
+    /// The model `id` of `provider`.
+    pub fn find(&self, provider: &str, id: &str) -> Option<&Model> {
+        self.models
+            .iter()
+            .find(|model| model.provider == provider && model.id == id)
+    }
+
+    /// The providers whose default model Pi tries first, in order.
+    pub fn default_order(&self) -> &[String] {
+        &self.default_order
+    }
+
+    /// The model Pi picks for `provider` when none is named.
+    pub fn default_model_of(&self, provider: &str) -> Option<&str> {
+        self.facts.get(provider)?.default_model.as_deref()
+    }
+
+    /// The environment variables that hold `provider`'s key, in Pi's order.
+    pub fn env_keys_of(&self, provider: &str) -> &[String] {
+        self.facts
+            .get(provider)
+            .map_or(&[], |facts| facts.env_keys.as_slice())
+    }
+
+    /// How Pi shows `provider` (`Google Gemini`); the name itself for others.
+    pub fn display_name_of<'a>(&'a self, provider: &'a str) -> &'a str {
+        self.facts
+            .get(provider)
+            .and_then(|facts| facts.display_name.as_deref())
+            .unwrap_or(provider)
+    }
+
+    /// The models.json this registry read (or its bare name).
+    pub fn models_path(&self) -> &Path {
+        &self.models_path
+    }
+
+    /// Uses `key` for `provider` before every other source (`--api-key`).
+    pub fn set_runtime_key(&mut self, provider: &str, key: Secret) {
+        self.runtime_keys.insert(provider.to_owned(), key);
+    }
+
+    /// Whether `model` can be used without asking for a key, by Pi's quick check (no command
+    /// is run): `--api-key`, an auth.json key, the key variable, ambient credentials, a
+    /// configured models.json `apiKey`, or a models.json provider on this machine.
+    pub fn has_configured_auth(&self, model: &Model) -> bool {
+        let provider = model.provider.as_str();
+        if self.runtime_keys.contains_key(provider) {
+            return true;
+        }
+        if let Some(AuthEntry::ApiKey { .. }) = self.auth.entry(provider) {
+            return true;
+        }
+        if self.env_key(provider).is_some() || ambient_credentials(provider, &self.vars).is_some() {
+            return true;
+        }
+        let overlay = self.provider_env(provider);
+        if let Some(api_key) = self
+            .requests
+            .get(provider)
+            .and_then(|request| request.api_key.as_ref())
+            && config_value::is_configured(api_key.expose(), &self.vars, &overlay)
+        {
+            return true;
+        }
+        self.is_keyless_local(model)
+    }
+
+    fn is_keyless_local(&self, model: &Model) -> bool {
+        self.configured_providers.contains(&model.provider) && is_local_base_url(&model.base_url)
+    }
+
+    /// The first of `provider`'s key variables that is set, and its value.
+    fn env_key(&self, provider: &str) -> Option<(String, String)> {
+        self.env_keys_of(provider)
+            .iter()
+            .find_map(|name| self.vars.get(name).map(|value| (name.clone(), value)))
+    }
+
+    /// The auth.json entry's own variables for `provider`.
+    fn provider_env(&self, provider: &str) -> BTreeMap<String, Secret> {
+        match self.auth.entry(provider) {
+            Some(AuthEntry::ApiKey { env, .. }) => env.clone(),
+            _ => BTreeMap::new(),
+        }
+    }
+
+    /// The key and headers of `model`, in Pi's order: `--api-key`, auth.json, the provider's
+    /// key variable, ambient credentials, models.json's `apiKey`; none for a models.json
+    /// provider on this machine. Commands in the values run here.
+    pub fn credentials(&self, model: &Model) -> Result<Credentials, KeyError> {
+        let provider = model.provider.as_str();
+        let overlay = self.provider_env(provider);
+        let (key, source) = self.key(model, &overlay)?;
+        let mut headers: BTreeMap<String, Secret> = model
+            .headers
+            .iter()
+            .map(|(name, value)| (name.clone(), Secret::new(value.as_str())))
+            .collect();
+        let request = self.requests.get(provider);
+        let provider_headers = request
+            .map(|request| &request.headers)
+            .into_iter()
+            .flatten();
+        for (name, value) in provider_headers {
+            let field = format!("providers.{provider}.headers.{name}");
+            headers.insert(
+                name.clone(),
+                self.resolve_models_value(value, field, &overlay)?,
+            );
+        }
+        let model_key = (model.provider.clone(), model.id.clone());
+        for (name, value) in self.model_headers.get(&model_key).into_iter().flatten() {
+            let field = format!("providers.{provider}.models[{}].headers.{name}", model.id);
+            headers.insert(
+                name.clone(),
+                self.resolve_models_value(value, field, &overlay)?,
+            );
+        }
+        if request.is_some_and(|request| request.auth_header) {
+            let Some(key) = &key else {
+                return Err(KeyError::AuthHeaderWithoutKey {
+                    provider: provider.to_owned(),
+                });
+            };
+            let bearer = Secret::new(format!("Bearer {}", key.expose()));
+            headers.insert("Authorization".to_owned(), bearer);
+        }
+        Ok(Credentials {
+            key,
+            source,
+            headers,
+        })
+    }
+
+    fn key(
+        &self,
+        model: &Model,
+        overlay: &BTreeMap<String, Secret>,
+    ) -> Result<(Option<Secret>, KeySource), KeyError> {
+        let provider = model.provider.as_str();
+        if let Some(key) = self.runtime_keys.get(provider) {
+            return Ok((Some(key.clone()), KeySource::CommandLine));
+        }
+        let auth_path = || {
+            self.auth
+                .path()
+                .map_or_else(|| PathBuf::from(AUTH_FILE), Path::to_path_buf)
+        };
+        let oauth_only = match self.auth.entry(provider) {
+            Some(AuthEntry::ApiKey { key, .. }) => {
+                let value =
+                    config_value::resolve(key.expose(), &self.vars, overlay).map_err(|source| {
+                        KeyError::AuthFileValue {
+                            path: auth_path(),
+                            provider: provider.to_owned(),
+                            source,
+                        }
+                    })?;
+                return Ok((Some(value), KeySource::AuthFile));
+            }
+            // Not usable here; a key from another source still is.
+            Some(AuthEntry::OAuth) => true,
+            None => false,
+        };
+        if let Some((name, value)) = self.env_key(provider) {
+            return Ok((Some(Secret::new(value)), KeySource::Environment(name)));
+        }
+        if let Some(description) = ambient_credentials(provider, &self.vars) {
+            return Ok((None, KeySource::Ambient(description)));
+        }
+        if let Some(api_key) = self
+            .requests
+            .get(provider)
+            .and_then(|request| request.api_key.as_ref())
+        {
+            let field = format!("providers.{provider}.apiKey");
+            let value = self.resolve_models_value(api_key, field, overlay)?;
+            return Ok((Some(value), KeySource::ModelsFile));
+        }
+        if self.is_keyless_local(model) {
+            return Ok((None, KeySource::LocalServer));
+        }
+        let env_keys = self.env_keys_of(provider).to_vec();
+        if oauth_only {
+            return Err(KeyError::OAuthOnly {
+                path: auth_path(),
+                provider: provider.to_owned(),
+                env_keys,
+            });
+        }
+        Err(KeyError::Missing {
+            provider: provider.to_owned(),
+            env_keys,
+        })
+    }
+
+    fn resolve_models_value(
+        &self,
+        value: &Secret,
+        field: String,
+        overlay: &BTreeMap<String, Secret>,
+    ) -> Result<Secret, KeyError> {
+        config_value::resolve(value.expose(), &self.vars, overlay).map_err(|source| {
+            KeyError::ModelsFileValue {
+                path: self.models_path.clone(),
+                field,
+                source,
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model_api::ModelApi;
+
+    fn registry(models_json: &str, auth: AuthFile, vars: Variables) -> ModelRegistry {
+        let catalog = Catalog::builtin().unwrap();
+        let file =
+            ModelsFile::parse(Path::new("/agent/models.json"), models_json, catalog).unwrap();
+        ModelRegistry::new(catalog, &file, auth, vars)
+    }
+
+    #[test]
+    fn without_keys_nothing_is_available() {
+        let registry = registry(
+            "{\"providers\": {}}",
+            AuthFile::empty(),
+            Variables::fixed::<&str, &str>([]),
+        );
+        assert!(registry.all().len() > 500);
+        assert!(registry.available().is_empty());
+    }
+
+    #[test]
+    fn a_key_variable_makes_its_provider_available() {
+        let registry = registry(
+            "{\"providers\": {}}",
+            AuthFile::empty(),
+            Variables::fixed([("GEMINI_API_KEY", "g-1")]),
+        );
+        let available = registry.available();
+        assert!(!available.is_empty());
+        assert!(available.iter().all(|model| model.provider == "google"));
+        let credentials = registry.credentials(available[0]).unwrap();
+        assert_eq!(credentials.key.unwrap().expose(), "g-1");
+        assert_eq!(
+            credentials.source,
+            KeySource::Environment("GEMINI_API_KEY".to_owned())
+        );
+    }
+
+    #[test]
+    fn models_json_adds_models_moves_providers_and_overrides_fields() {
+        let registry = registry(
+            r#"{"providers": {
+                "ollama": {"baseUrl": "http://localhost:11434/v1", "api": "openai-completions",
+                           "compat": {"supportsDeveloperRole": false},
+                           "models": [{"id": "qwen", "reasoning": true, "compat": {"thinkingFormat": "qwen"}}]},
+                "anthropic": {"baseUrl": "https://proxy.example.com",
+                              "modelOverrides": {"claude-haiku-4-5": {"name": "Haiku", "cost": {"input": 2}}},
+                              "models": [{"id": "claude-private"}]}}}"#,
+            AuthFile::empty(),
+            Variables::fixed::<&str, &str>([]),
+        );
+        let qwen = registry.find("ollama", "qwen").unwrap();
+        assert_eq!(qwen.api, ModelApi::OpenAiCompletions);
+        assert_eq!((qwen.context_window, qwen.max_tokens), (128_000, 16_384));
+        let compat = serde_json::Value::Object(qwen.compat.clone().unwrap());
+        assert_eq!(
+            compat,
+            serde_json::json!({"supportsDeveloperRole": false, "thinkingFormat": "qwen"})
+        );
+        let haiku = registry.find("anthropic", "claude-haiku-4-5").unwrap();
+        assert_eq!(haiku.base_url, "https://proxy.example.com");
+        assert_eq!(haiku.name, "Haiku");
+        assert_eq!(
+            (haiku.cost.rates.input, haiku.cost.rates.output),
+            (2.0, 5.0)
+        );
+        // A built-in provider's own model inherits its wire.
+        let private = registry.find("anthropic", "claude-private").unwrap();
+        assert_eq!(private.api, ModelApi::AnthropicMessages);
+        assert_eq!(private.base_url, "https://proxy.example.com");
+        // The local server needs no key; nothing else is available.
+        let available: Vec<_> = registry
+            .available()
+            .iter()
+            .map(|model| model.reference())
+            .collect();
+        assert_eq!(available, ["ollama/qwen"]);
+        let credentials = registry.credentials(qwen).unwrap();
+        assert_eq!(
+            (credentials.key, credentials.source),
+            (None, KeySource::LocalServer)
+        );
+    }
+
+    #[test]
+    fn keys_come_in_pi_order() {
+        let models_json =
+            r#"{"providers": {"openai": {"apiKey": "sk-models", "headers": {"x-team": "$TEAM"}}}}"#;
+        let vars = Variables::fixed([("OPENAI_API_KEY", "sk-env"), ("TEAM", "blue")]);
+        let auth = AuthFile::from_entries([(
+            "openai".to_owned(),
+            AuthEntry::ApiKey {
+                key: Secret::new("!printf sk-auth"),
+                env: BTreeMap::new(),
+            },
+        )]);
+        let mut full = registry(models_json, auth, vars.clone());
+        let gpt = full.find("openai", "gpt-5.5").unwrap().clone();
+        let key = |registry: &ModelRegistry| {
+            let credentials = registry.credentials(&gpt).unwrap();
+            (
+                credentials.key.unwrap().expose().to_owned(),
+                credentials.source,
+            )
+        };
+        assert_eq!(key(&full), ("sk-auth".to_owned(), KeySource::AuthFile));
+        full.set_runtime_key("openai", Secret::new("sk-flag"));
+        assert_eq!(key(&full), ("sk-flag".to_owned(), KeySource::CommandLine));
+        let no_auth = registry(models_json, AuthFile::empty(), vars);
+        assert_eq!(
+            key(&no_auth),
+            (
+                "sk-env".to_owned(),
+                KeySource::Environment("OPENAI_API_KEY".to_owned())
+            )
+        );
+        let only_models = registry(
+            models_json,
+            AuthFile::empty(),
+            Variables::fixed([("TEAM", "blue")]),
+        );
+        assert_eq!(
+            key(&only_models),
+            ("sk-models".to_owned(), KeySource::ModelsFile)
+        );
+        let headers = only_models.credentials(&gpt).unwrap().headers;
+        assert_eq!(headers.get("x-team").map(Secret::expose), Some("blue"));
+    }
+
+    #[test]
+    fn a_missing_key_says_what_to_set_and_an_oauth_login_is_named() {
+        let empty = registry(
+            "{\"providers\": {}}",
+            AuthFile::empty(),
+            Variables::fixed::<&str, &str>([]),
+        );
+        let opus = empty.find("anthropic", "claude-opus-4-8").unwrap();
+        let error = empty.credentials(opus).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "no API key for anthropic: set ANTHROPIC_API_KEY, pass --api-key, or add an {\"type\": \"api_key\"} entry \"anthropic\" in auth.json"
+        );
+        let oauth = AuthFile::from_entries([("anthropic".to_owned(), AuthEntry::OAuth)]);
+        let with_login = registry(
+            "{\"providers\": {}}",
+            oauth,
+            Variables::fixed::<&str, &str>([]),
+        );
+        assert!(!with_login.has_configured_auth(opus));
+        let error = with_login.credentials(opus).unwrap_err().to_string();
+        assert!(
+            error.starts_with("auth.json holds a subscription login (OAuth) for anthropic"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn an_unresolved_value_names_the_file_and_field_and_never_the_key() {
+        let registry = registry(
+            r#"{"providers": {"openai": {"baseUrl": "https://api.openai.com/v1", "apiKey": "$MISSING_KEY", "authHeader": true}}}"#,
+            AuthFile::empty(),
+            Variables::fixed::<&str, &str>([]),
+        );
+        let gpt = registry.find("openai", "gpt-5.5").unwrap();
+        assert!(!registry.has_configured_auth(gpt));
+        let error = registry.credentials(gpt).unwrap_err().to_string();
+        assert_eq!(
+            error,
+            "/agent/models.json: providers.openai.apiKey: environment variable MISSING_KEY is not set"
+        );
+    }
+
+    #[test]
+    fn auth_header_adds_a_bearer_header() {
+        let registry = registry(
+            r#"{"providers": {"proxy": {"baseUrl": "https://proxy.example.com/v1", "api": "openai-completions",
+                "apiKey": "sk-proxy", "authHeader": true, "models": [{"id": "m", "headers": {"x-m": "1"}}]}}}"#,
+            AuthFile::empty(),
+            Variables::fixed::<&str, &str>([]),
+        );
+        let model = registry.find("proxy", "m").unwrap();
+        let credentials = registry.credentials(model).unwrap();
+        assert_eq!(
+            credentials.headers.get("Authorization").map(Secret::expose),
+            Some("Bearer sk-proxy")
+        );
+        assert_eq!(
+            credentials.headers.get("x-m").map(Secret::expose),
+            Some("1")
+        );
+        assert_eq!(format!("{credentials:?}").matches("sk-proxy").count(), 0);
+    }
+}
