@@ -72,7 +72,8 @@ pub use model_pattern::{
 };
 pub use model_registry::{Credentials, KeyError, KeySource, ModelRegistry, RegistryError};
 pub use model_selection::{
-    ModelRequest, ResolvedModel, SelectionError, SessionModel, resolve_model,
+    ModelChoice, ModelRequest, ResolvedModel, SelectionError, SessionModel, resolve_model,
+    select_model,
 };
 pub use models_file::{
     Compat, CostOverride, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, MODELS_FILE, ModelDefinition,

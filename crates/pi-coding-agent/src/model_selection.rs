@@ -49,6 +49,18 @@ pub struct ModelRequest {
     pub session: Option<SessionModel>,
 }
 
+/// The model of a run and its thinking level, before its key is resolved.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelChoice {
+    /// The model: provider, id, wire, base URL, limits, input kinds, prices, compat flags.
+    pub model: Model,
+    /// The thinking level, clamped to the model.
+    pub thinking_level: ThinkingLevel,
+    /// Notes for the user (a pattern that matched nothing, a session model that could not be
+    /// restored, an id used as given).
+    pub warnings: Vec<String>,
+}
+
 /// The model of a run, with its key.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResolvedModel {
@@ -109,6 +121,24 @@ pub fn resolve_model(
     settings: &Settings,
     request: &ModelRequest,
 ) -> Result<ResolvedModel, SelectionError> {
+    let choice = select_model(registry, settings, request)?;
+    let credentials = registry.credentials(&choice.model)?;
+    Ok(ResolvedModel {
+        model: choice.model,
+        credentials,
+        thinking_level: choice.thinking_level,
+        warnings: choice.warnings,
+    })
+}
+
+/// Chooses the model of a run and its thinking level without resolving its key (no command
+/// of a configuration value runs); `--api-key` is set on `registry` for the chosen model's
+/// provider.
+pub fn select_model(
+    registry: &mut ModelRegistry,
+    settings: &Settings,
+    request: &ModelRequest,
+) -> Result<ModelChoice, SelectionError> {
     let mut warnings = Vec::new();
     let mut chosen: Option<Model> = None;
     let mut level: Option<ThinkingLevel> = None;
@@ -206,10 +236,8 @@ pub fn resolve_model(
             .or(settings.default_thinking_level);
     }
     let thinking_level = chosen.clamp_thinking_level(level.unwrap_or(ThinkingLevel::DEFAULT));
-    let credentials = registry.credentials(&chosen)?;
-    Ok(ResolvedModel {
+    Ok(ModelChoice {
         model: chosen,
-        credentials,
         thinking_level,
         warnings,
     })
