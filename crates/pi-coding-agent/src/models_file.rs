@@ -177,7 +177,7 @@ pub enum ModelsFileError {
 /// models.json, read.
 #[derive(Debug, Clone, Default)]
 pub struct ModelsFile {
-    /// The file read, if any.
+    /// The file read or looked for, if any.
     pub path: Option<PathBuf>,
     /// What it says.
     pub config: ModelsConfig,
@@ -193,11 +193,14 @@ impl ModelsFile {
     }
 
     /// The file at `path`, checked against the built-in providers of `catalog`; empty when it
-    /// does not exist.
+    /// does not exist (the path is kept: messages say where to create it).
     pub fn load(path: &Path, catalog: &Catalog) -> Result<Self, ModelsFileError> {
         match std::fs::read_to_string(path) {
             Ok(text) => Self::parse(path, &text, catalog),
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Self {
+                path: Some(path.to_path_buf()),
+                config: ModelsConfig::default(),
+            }),
             Err(source) => Err(ModelsFileError::Read {
                 path: path.to_path_buf(),
                 source,
@@ -402,6 +405,7 @@ mod tests {
     fn a_missing_file_is_no_configuration() {
         let dir = tempfile::tempdir().unwrap();
         let file = ModelsFile::load_from_agent_dir(dir.path(), catalog()).unwrap();
-        assert!(file.path.is_none() && file.config.providers.is_empty());
+        assert!(file.config.providers.is_empty());
+        assert_eq!(file.path, Some(dir.path().join("models.json")));
     }
 }

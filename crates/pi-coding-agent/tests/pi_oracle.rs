@@ -3,7 +3,12 @@
 //! environment: Pi's choice is read from its RPC mode's `get_state` (no request is sent), its
 //! table from `pi --list-models`. Ignored by a plain `cargo test` (they need Node and Pi);
 //! `scripts/test.sh` runs them with `--include-ignored`, and they fail loudly without Pi.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::indexing_slicing, missing_docs)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -33,7 +38,11 @@ impl Pi {
             cli: peer.join("node_modules/@earendil-works/pi-coding-agent/dist/cli.js"),
         };
         for path in [&pi.node, &pi.cli] {
-            assert!(path.exists(), "{} is missing: run scripts/setup-pi.sh", path.display());
+            assert!(
+                path.exists(),
+                "{} is missing: run scripts/setup-pi.sh",
+                path.display()
+            );
         }
         pi
     }
@@ -51,7 +60,10 @@ impl Scenario {
         for dir in ["agent", "project", "home"] {
             std::fs::create_dir_all(root.path().join(dir)).unwrap();
         }
-        let env = env.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+        let env = env
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+            .collect();
         Self { root, env }
     }
 
@@ -93,14 +105,21 @@ impl Scenario {
     /// Pi's choice: `(provider/id, thinking level)`, or `None` when it has no model.
     fn pi_choice(&self, pi: &Pi, args: &[&str]) -> Option<(String, String)> {
         let mut command = self.pi(pi, &[&["--no-session", "--mode", "rpc"], args].concat());
-        let mut child = command.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::null()).spawn().unwrap();
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
         let mut stdin = child.stdin.take().unwrap();
         writeln!(stdin, "{{\"type\":\"get_state\",\"id\":\"1\"}}").unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         let mut state = None;
         for line in stdout.lines() {
             let line = line.unwrap();
-            let Ok(value) = serde_json::from_str::<Value>(&line) else { continue };
+            let Ok(value) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
             if value["command"] == "get_state" {
                 state = Some(value);
                 break;
@@ -115,8 +134,15 @@ impl Scenario {
         if model.is_null() || model["provider"] == "unknown" {
             return None;
         }
-        let reference = format!("{}/{}", model["provider"].as_str().unwrap(), model["id"].as_str().unwrap());
-        Some((reference, state["data"]["thinkingLevel"].as_str().unwrap().to_owned()))
+        let reference = format!(
+            "{}/{}",
+            model["provider"].as_str().unwrap(),
+            model["id"].as_str().unwrap()
+        );
+        Some((
+            reference,
+            state["data"]["thinkingLevel"].as_str().unwrap().to_owned(),
+        ))
     }
 
     fn pi_list(&self, pi: &Pi, search: Option<&str>) -> String {
@@ -144,7 +170,10 @@ impl Scenario {
                 other => panic!("unexpected flag {other}"),
             }
         }
-        let settings = SettingsFiles::load(Some(&self.agent()), None).unwrap().settings().unwrap();
+        let settings = SettingsFiles::load(Some(&self.agent()), None)
+            .unwrap()
+            .settings()
+            .unwrap();
         let mut registry = self.registry();
         let choice = select_model(&mut registry, &settings, &request).ok()?;
         Some((choice.model.reference(), choice.thinking_level.to_string()))
@@ -162,7 +191,12 @@ impl Scenario {
 fn assert_same_choice(pi: &Pi, scenario: &Scenario, args: &[&str]) {
     let theirs = scenario.pi_choice(pi, args);
     let ours = scenario.our_choice(args);
-    assert_eq!(ours, theirs, "choice for {args:?} with {:?}", scenario.env.iter().map(|(k, _)| k).collect::<Vec<_>>());
+    assert_eq!(
+        ours,
+        theirs,
+        "choice for {args:?} with {:?}",
+        scenario.env.iter().map(|(k, _)| k).collect::<Vec<_>>()
+    );
 }
 
 #[test]
@@ -179,11 +213,15 @@ fn the_choice_without_flags_matches_pi() {
         r#"{"defaultProvider": "google", "defaultModel": "gemini-2.5-flash", "defaultThinkingLevel": "xhigh"}"#,
     );
     assert_same_choice(&pi, &saved, &[]);
-    let saved_without_key = Scenario::new(&[("GROQ_API_KEY", "g")])
-        .with_file("settings.json", r#"{"defaultProvider": "anthropic", "defaultModel": "claude-opus-4-8"}"#);
+    let saved_without_key = Scenario::new(&[("GROQ_API_KEY", "g")]).with_file(
+        "settings.json",
+        r#"{"defaultProvider": "anthropic", "defaultModel": "claude-opus-4-8"}"#,
+    );
     assert_same_choice(&pi, &saved_without_key, &[]);
-    let auth_only = Scenario::new(&[])
-        .with_file("auth.json", r#"{"mistral": {"type": "api_key", "key": "m"}}"#);
+    let auth_only = Scenario::new(&[]).with_file(
+        "auth.json",
+        r#"{"mistral": {"type": "api_key", "key": "m"}}"#,
+    );
     assert_same_choice(&pi, &auth_only, &[]);
     let nothing = Scenario::new(&[]);
     assert_same_choice(&pi, &nothing, &[]);
@@ -195,11 +233,22 @@ fn the_choice_without_flags_matches_pi() {
 #[ignore = "needs upstream Pi: scripts/setup-pi.sh"]
 fn model_patterns_match_pi() {
     let pi = Pi::installed();
-    let keys = Scenario::new(&[("ANTHROPIC_API_KEY", "a"), ("OPENAI_API_KEY", "o"), ("OPENROUTER_API_KEY", "r")]);
+    let keys = Scenario::new(&[
+        ("ANTHROPIC_API_KEY", "a"),
+        ("OPENAI_API_KEY", "o"),
+        ("OPENROUTER_API_KEY", "r"),
+    ]);
     for args in [
         &["--model", "sonnet:high"][..],
         &["--model", "openai/gpt-4o"],
-        &["--provider", "openai", "--model", "gpt-4o", "--thinking", "high"],
+        &[
+            "--provider",
+            "openai",
+            "--model",
+            "gpt-4o",
+            "--thinking",
+            "high",
+        ],
         &["--provider", "anthropic", "--model", "haiku"],
         &["--model", "anthropic/claude-opus-4-8:max"],
         &["--model", "gpt-5.5"],
@@ -258,6 +307,10 @@ fn the_model_table_matches_pi() {
         .with_file("models.json", r#"{"providers": {"openai": {"modelOverrides": {"gpt-4o": {"contextWindow": 1048576, "maxTokens": 131072}}}}}"#);
     assert_eq!(many.our_list(None), many.pi_list(&pi, None));
     for search in ["gpt 4o", "sonnet", "o4", "zzzz-nothing"] {
-        assert_eq!(many.our_list(Some(search)), many.pi_list(&pi, Some(search)), "search {search}");
+        assert_eq!(
+            many.our_list(Some(search)),
+            many.pi_list(&pi, Some(search)),
+            "search {search}"
+        );
     }
 }
