@@ -412,9 +412,11 @@ impl ModelRegistry {
         }
     }
 
-    /// The key and headers of `model`, in Pi's order: `--api-key`, auth.json, the provider's
-    /// key variable, ambient credentials, models.json's `apiKey`; none for a models.json
-    /// provider on this machine. Commands in the values run here.
+    /// The key and headers of `model`, in the order Pi 0.80.6 uses them: `--api-key`,
+    /// auth.json, models.json's `apiKey`, the provider's key variable, ambient credentials;
+    /// none for a models.json provider on this machine. (Pi's providers.md lists the variable
+    /// before models.json, but a running Pi sends the models.json key when both are set; the
+    /// oracle test `the_key_order_matches_pi` checks it.) Commands in the values run here.
     pub fn credentials(&self, model: &Model) -> Result<Credentials, KeyError> {
         let provider = model.provider.as_str();
         let overlay = self.provider_env(provider);
@@ -490,12 +492,6 @@ impl ModelRegistry {
             Some(AuthEntry::OAuth) => true,
             None => false,
         };
-        if let Some((name, value)) = self.env_key(provider) {
-            return Ok((Some(Secret::new(value)), KeySource::Environment(name)));
-        }
-        if let Some(description) = ambient_credentials(provider, &self.vars) {
-            return Ok((None, KeySource::Ambient(description)));
-        }
         if let Some(api_key) = self
             .requests
             .get(provider)
@@ -504,6 +500,12 @@ impl ModelRegistry {
             let field = format!("providers.{provider}.apiKey");
             let value = self.resolve_models_value(api_key, field, overlay)?;
             return Ok((Some(value), KeySource::ModelsFile));
+        }
+        if let Some((name, value)) = self.env_key(provider) {
+            return Ok((Some(Secret::new(value)), KeySource::Environment(name)));
+        }
+        if let Some(description) = ambient_credentials(provider, &self.vars) {
+            return Ok((None, KeySource::Ambient(description)));
         }
         if self.is_keyless_local(model) {
             return Ok((None, KeySource::LocalServer));
@@ -649,24 +651,21 @@ mod tests {
         assert_eq!(key(&full), ("sk-auth".to_owned(), KeySource::AuthFile));
         full.set_runtime_key("openai", Secret::new("sk-flag"));
         assert_eq!(key(&full), ("sk-flag".to_owned(), KeySource::CommandLine));
-        let no_auth = registry(models_json, AuthFile::empty(), vars);
+        let no_auth = registry(models_json, AuthFile::empty(), vars.clone());
         assert_eq!(
             key(&no_auth),
+            ("sk-models".to_owned(), KeySource::ModelsFile)
+        );
+        let headers_only = r#"{"providers": {"openai": {"headers": {"x-team": "$TEAM"}}}}"#;
+        let only_env = registry(headers_only, AuthFile::empty(), vars);
+        assert_eq!(
+            key(&only_env),
             (
                 "sk-env".to_owned(),
                 KeySource::Environment("OPENAI_API_KEY".to_owned())
             )
         );
-        let only_models = registry(
-            models_json,
-            AuthFile::empty(),
-            Variables::fixed([("TEAM", "blue")]),
-        );
-        assert_eq!(
-            key(&only_models),
-            ("sk-models".to_owned(), KeySource::ModelsFile)
-        );
-        let headers = only_models.credentials(&gpt).unwrap().headers;
+        let headers = no_auth.credentials(&gpt).unwrap().headers;
         assert_eq!(headers.get("x-team").map(Secret::expose), Some("blue"));
     }
 

@@ -142,11 +142,16 @@ fn keys_are_taken_in_pi_order_from_the_files() {
             credentials.source,
         )
     };
+    let env = [("OPENAI_API_KEY", "sk-from-env"), ("VAULT", "sk-from-auth")];
+    // models.json's key before the variable, as a running Pi 0.80.6 sends it.
     assert_eq!(
-        key(&mut dir.registry(&[]), &request),
+        key(&mut dir.registry(&env), &request),
         ("sk-from-models".to_owned(), KeySource::ModelsFile)
     );
-    let env = [("OPENAI_API_KEY", "sk-from-env"), ("VAULT", "sk-from-auth")];
+    dir.write(
+        "models.json",
+        r#"{"providers": {"openai": {"baseUrl": "https://api.openai.com/v1"}}}"#,
+    );
     assert_eq!(
         key(&mut dir.registry(&env), &request),
         (

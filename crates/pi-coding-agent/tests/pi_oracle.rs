@@ -314,3 +314,97 @@ fn the_model_table_matches_pi() {
         );
     }
 }
+
+/// The `Authorization` header of the one request Pi sends to a listener on this machine.
+fn pi_authorization(
+    pi: &Pi,
+    scenario: &Scenario,
+    listener: std::net::TcpListener,
+) -> Option<String> {
+    use std::io::Read;
+    let server = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().ok()?;
+        stream
+            .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+            .ok()?;
+        let mut request = Vec::new();
+        let mut buffer = [0u8; 4096];
+        while !request.windows(4).any(|window| window == b"\r\n\r\n") {
+            let read = stream.read(&mut buffer).ok()?;
+            if read == 0 {
+                break;
+            }
+            request.extend_from_slice(&buffer[..read]);
+        }
+        let body = "{\"error\":{\"message\":\"scripted refusal\"}}";
+        let response = format!(
+            "HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        stream.write_all(response.as_bytes()).ok()?;
+        String::from_utf8_lossy(&request).lines().find_map(|line| {
+            let (name, value) = line.split_once(':')?;
+            name.eq_ignore_ascii_case("authorization")
+                .then(|| value.trim().to_owned())
+        })
+    });
+    let status = scenario
+        .pi(
+            pi,
+            &["--no-session", "-p", "--model", "openai/gpt-4.1", "hi"],
+        )
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(
+        !status.success(),
+        "the scripted server refuses every request"
+    );
+    server.join().unwrap()
+}
+
+#[test]
+#[ignore = "needs upstream Pi: scripts/setup-pi.sh"]
+fn the_key_order_matches_pi() {
+    let pi = Pi::installed();
+    let cases = [
+        (true, false, "sk-models"), // models.json apiKey and the variable: models.json's
+        (true, true, "sk-auth"),    // auth.json before both
+        (false, false, "sk-env"),   // the variable alone
+    ];
+    for (models_key, auth, expected) in cases {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
+        let api_key = if models_key {
+            r#", "apiKey": "sk-models""#
+        } else {
+            ""
+        };
+        let mut scenario = Scenario::new(&[("OPENAI_API_KEY", "sk-env")])
+            .with_file("settings.json", r#"{"retry": {"enabled": false}}"#)
+            .with_file(
+                "models.json",
+                &format!(r#"{{"providers": {{"openai": {{"baseUrl": "{base_url}"{api_key}}}}}}}"#),
+            );
+        if auth {
+            scenario = scenario.with_file(
+                "auth.json",
+                r#"{"openai": {"type": "api_key", "key": "sk-auth"}}"#,
+            );
+        }
+        let theirs = pi_authorization(&pi, &scenario, listener);
+        let registry = scenario.registry();
+        let model = registry.find("openai", "gpt-4.1").unwrap();
+        let ours = registry
+            .credentials(model)
+            .unwrap()
+            .key
+            .map(|key| format!("Bearer {}", key.expose()));
+        assert_eq!(
+            ours, theirs,
+            "models.json key: {models_key}, auth.json: {auth}"
+        );
+        assert_eq!(ours.as_deref(), Some(format!("Bearer {expected}").as_str()));
+    }
+}
