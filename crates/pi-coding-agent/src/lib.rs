@@ -5,8 +5,35 @@
 //! It exists because a coding agent is more than the loop in `pi-agent`: before the first
 //! request the model must be told who it is, which tools it has and when to use them, what the
 //! project asks of it (`AGENTS.md`, `CLAUDE.md`), the date and the working directory, as Pi's
-//! `AgentSession` does for each of its modes. This first slice holds that system prompt; the
-//! settings, the session recorder, compaction and the rest of the runtime move here next.
+//! `AgentSession` does for each of its modes. It holds that system prompt and the choice of
+//! the model; the session recorder, compaction and the rest of the runtime move here next.
+//!
+//! **The model of a run** comes from Pi's sources, read as Pi reads them: the built-in
+//! catalog of Pi's providers and models ([`Catalog`], facts in `data/models.json`), the agent
+//! directory's `models.json` ([`ModelsFile`]) and `auth.json` ([`AuthFile`]), the settings
+//! ([`SettingsFiles`]) and the environment ([`Variables`]). [`ModelRegistry`] joins them;
+//! [`resolve_model`] chooses in Pi's order (the command line, the `--models` scope, the
+//! continued session, the settings, the first provider with a key) and resolves the key, held
+//! in a [`Secret`] that never prints. [`list_models`] is `--list-models`; [`calculate_cost`]
+//! fills a response's `usage.cost`.
+//!
+//! ```
+//! use pi_coding_agent::{KeySource, ModelRegistry, ModelRequest, Settings, Variables, resolve_model};
+//!
+//! let agent = tempfile::tempdir().unwrap();
+//! std::fs::write(
+//!     agent.path().join("models.json"),
+//!     r#"{"providers": {"ollama": {"baseUrl": "http://localhost:11434/v1",
+//!          "api": "openai-completions", "models": [{"id": "qwen2.5-coder:7b"}]}}}"#,
+//! )
+//! .unwrap();
+//! let mut registry = ModelRegistry::load(agent.path(), Variables::fixed([("A", "b")])).unwrap();
+//! let run = resolve_model(&mut registry, &Settings::default(), &ModelRequest::default()).unwrap();
+//! assert_eq!(run.model.reference(), "ollama/qwen2.5-coder:7b");
+//! assert_eq!(run.credentials.source, KeySource::LocalServer);
+//! ```
+//!
+//! The system prompt:
 //!
 //! The prompt is built **once per run**, by [`RunPrompt::build`], before the agent starts: the
 //! agent keeps the text and sends the same one with every turn (Pi rebuilds it only when the
