@@ -56,8 +56,8 @@ pub struct ModelChoice {
     pub model: Model,
     /// The thinking level, clamped to the model.
     pub thinking_level: ThinkingLevel,
-    /// Notes for the user (a pattern that matched nothing, a session model that could not be
-    /// restored, an id used as given).
+    /// Notes for the user, without a `Warning:` prefix (a pattern that matched nothing, a
+    /// session model that could not be restored, an id used as given).
     pub warnings: Vec<String>,
 }
 
@@ -167,11 +167,7 @@ pub fn select_model(
     {
         let available = registry.available();
         let (scoped, scope_warnings) = resolve_scope(patterns, &available);
-        warnings.extend(
-            scope_warnings
-                .into_iter()
-                .map(|warning| format!("Warning: {warning}")),
-        );
+        warnings.extend(scope_warnings);
         let saved = settings
             .default_provider
             .as_deref()
@@ -225,7 +221,9 @@ pub fn select_model(
 
     let chosen = match chosen {
         Some(model) => model,
-        None => initial_model(registry, settings).ok_or_else(|| no_model(registry))?,
+        None => {
+            initial_model(registry, settings).ok_or_else(|| SelectionError::no_model(registry))?
+        }
     };
 
     if !level_from_flags {
@@ -266,13 +264,17 @@ fn initial_model(registry: &ModelRegistry, settings: &Settings) -> Option<Model>
         .map(|model| (*model).clone())
 }
 
-fn no_model(registry: &ModelRegistry) -> SelectionError {
-    let env_keys = SUGGESTED_PROVIDERS
-        .iter()
-        .filter_map(|provider| registry.env_keys_of(provider).last().cloned())
-        .collect();
-    SelectionError::NoModel {
-        env_keys,
-        models_path: registry.models_path().to_path_buf(),
+impl SelectionError {
+    /// The error of a registry where no model has a key: its text says what to set (also the
+    /// message for an empty `--list-models`).
+    pub fn no_model(registry: &ModelRegistry) -> Self {
+        let env_keys = SUGGESTED_PROVIDERS
+            .iter()
+            .filter_map(|provider| registry.env_keys_of(provider).last().cloned())
+            .collect();
+        Self::NoModel {
+            env_keys,
+            models_path: registry.models_path().to_path_buf(),
+        }
     }
 }

@@ -457,3 +457,55 @@ fn no_key_is_ever_printed() {
         assert!(!printed.contains(key), "{key} printed");
     }
 }
+
+#[test]
+fn a_scope_chooses_its_first_model_or_the_saved_default_in_it() {
+    let dir = AgentDir::new();
+    let env = [("ANTHROPIC_API_KEY", "a"), ("OPENAI_API_KEY", "o")];
+    let request = ModelRequest {
+        models: Some(pi_coding_agent::split_patterns(
+            "nothing-here, anthropic/claude-haiku-4-5:low, gpt-4.1",
+        )),
+        ..ModelRequest::default()
+    };
+    let resolved = resolve_model(&mut dir.registry(&env), &Settings::default(), &request).unwrap();
+    assert_eq!(resolved.model.reference(), "anthropic/claude-haiku-4-5");
+    assert_eq!(resolved.thinking_level, ThinkingLevel::Low);
+    assert_eq!(
+        resolved.warnings,
+        ["No models match pattern \"nothing-here\""]
+    );
+
+    let saved = Settings {
+        default_provider: Some("openai".to_owned()),
+        default_model: Some("gpt-4.1".to_owned()),
+        ..Settings::default()
+    };
+    let resolved = resolve_model(&mut dir.registry(&env), &saved, &request).unwrap();
+    assert_eq!(resolved.model.reference(), "openai/gpt-4.1");
+    // A continued session ignores the scope and keeps its model.
+    let continuing = ModelRequest {
+        session: Some(SessionModel {
+            model: Some(("anthropic".to_owned(), "claude-opus-4-8".to_owned())),
+            thinking_level: None,
+        }),
+        ..request
+    };
+    let resolved = resolve_model(&mut dir.registry(&env), &saved, &continuing).unwrap();
+    assert_eq!(resolved.model.reference(), "anthropic/claude-opus-4-8");
+}
+
+#[test]
+fn an_empty_model_list_says_what_to_set() {
+    let dir = AgentDir::new();
+    let registry = dir.registry(&[]);
+    let message = SelectionError::no_model(&registry).to_string();
+    let text = list_models(&registry, None).render(&message);
+    assert!(
+        text.starts_with(
+            "No model available: no provider has an API key. Set one of ANTHROPIC_API_KEY"
+        ),
+        "{text}"
+    );
+    assert!(text.ends_with("\"models\")\n"), "{text}");
+}
