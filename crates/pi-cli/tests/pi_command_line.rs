@@ -19,24 +19,32 @@ fn answer(text: &str) -> support::Reply {
     support::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
 }
 
-/// `pi-tool` in `work` with its own agent directory, talking to `url`.
+/// `pi-tool` in `work` with its own agent directory, whose `models.json` names one local
+/// server at `url` (as a user configures Ollama or llama.cpp once): no model flag is needed.
 fn pi_tool(dirs: &tempfile::TempDir, url: &str) -> Command {
     let work = dirs.path().join("work");
     std::fs::create_dir_all(&work).unwrap();
+    let agent = dirs.path().join("agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    let models = serde_json::json!({"providers": {"local": {
+        "baseUrl": format!("{url}/v1"),
+        "api": "openai-completions",
+        "models": [{"id": "local-model", "contextWindow": 32768}]
+    }}});
+    // Written once: a test may give its own afterwards.
+    if !agent.join("models.json").exists() {
+        std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+    }
     let mut command = Command::cargo_bin("pi-tool").unwrap();
     command
         .current_dir(&work)
-        .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
-        .env_remove("OPENAI_API_KEY")
-        .env_remove("PI_TOOL_API_KEY")
-        .args([
-            "--provider",
-            "openai",
-            "--model",
-            "local-model",
-            "--base-url",
-            &format!("{url}/v1"),
-        ]);
+        .env("PI_CODING_AGENT_DIR", &agent);
+    // No key in the environment: the run must not depend on the machine's.
+    for (name, _) in std::env::vars() {
+        if name.ends_with("_API_KEY") || name.ends_with("_TOKEN") || name == "PI_TOOL_API_KEY" {
+            command.env_remove(name);
+        }
+    }
     command
 }
 
@@ -113,8 +121,13 @@ fn print_mode_sends_piped_input_files_and_each_message_then_prints_the_last_answ
     let system = &bodies[0]["messages"][0];
     assert_eq!(system["role"], "system");
     assert!(system["content"].as_str().unwrap().contains("work"));
-    // Recorded in this directory's session.
-    assert_eq!(session_files(&dirs).len(), 1);
+    // The model of models.json, by the id it gives.
+    assert_eq!(bodies[0]["model"], "local-model");
+    // Recorded in this directory's session, with the registry's provider name.
+    let files = session_files(&dirs);
+    assert_eq!(files.len(), 1);
+    let text = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(text.contains(r#""provider":"local""#), "{text}");
 }
 
 #[test]
@@ -234,19 +247,85 @@ fn options_pi_has_and_this_program_does_not_are_refused_with_a_reason() {
 }
 
 #[test]
-fn no_model_says_what_to_give() {
+fn no_model_says_what_to_set() {
     let dirs = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dirs.path().join("work")).unwrap();
-    let output = Command::cargo_bin("pi-tool")
-        .unwrap()
-        .current_dir(dirs.path().join("work"))
-        .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
-        .args(["-p", "hi"])
+    let mut command = pi_tool(&dirs, "http://127.0.0.1:9");
+    std::fs::remove_file(dirs.path().join("agent/models.json")).unwrap();
+    let output = command.args(["-p", "hi"]).write_stdin("").output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("No model available"), "{stderr}");
+    assert!(stderr.contains("ANTHROPIC_API_KEY"), "{stderr}");
+    assert!(stderr.contains("models.json"), "{stderr}");
+    assert!(!stderr.contains("--faux"), "{stderr}");
+}
+
+#[test]
+fn list_models_shows_the_models_json_provider_and_a_key_picks_a_catalog_model() {
+    let dirs = tempfile::tempdir().unwrap();
+    let output = pi_tool(&dirs, "http://127.0.0.1:9")
+        .arg("--list-models")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("local-model"), "{stdout}");
+    assert!(
+        !stdout.contains("claude"),
+        "no key, no Anthropic model: {stdout}"
+    );
+    let with_key = pi_tool(&dirs, "http://127.0.0.1:9")
+        .env("ANTHROPIC_API_KEY", "sk-ant-test-not-a-real-key")
+        .args(["--list-models", "sonnet"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&with_key.stdout);
+    assert!(stdout.contains("anthropic"), "{stdout}");
+    assert!(!stdout.contains("sk-ant-test"), "a key is never printed");
+}
+
+#[test]
+fn the_model_flag_takes_a_pattern_and_a_thinking_suffix_and_continue_restores_it() {
+    let dirs = tempfile::tempdir().unwrap();
+    let (url, seen) = support::serve(vec![answer("one"), answer("two"), answer("three")]);
+    let first = pi_tool(&dirs, &url);
+    // Two models: without a flag or a session, the first is chosen.
+    let models = serde_json::json!({"providers": {"local": {
+        "baseUrl": format!("{url}/v1"),
+        "api": "openai-completions",
+        "models": [{"id": "first-model"}, {"id": "local-model"}]
+    }}});
+    std::fs::write(dirs.path().join("agent/models.json"), models.to_string()).unwrap();
+    let output = { first }
+        .args(["--model", "local/local-model:high", "-p", "hi"])
         .write_stdin("")
         .output()
         .unwrap();
-    assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("no model"), "{stderr}");
-    assert!(!stderr.contains("--faux"), "{stderr}");
+    assert!(output.status.success(), "{stderr}");
+    let file = &session_files(&dirs)[0];
+    let text = std::fs::read_to_string(file).unwrap();
+    // A model models.json does not mark as reasoning thinks `off`, as Pi clamps it.
+    assert!(text.contains(r#""thinkingLevel":"off""#), "{text}");
+    // -c: the session's model comes back without a flag.
+    let output = pi_tool(&dirs, &url)
+        .args(["-c", "-p", "again"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(support::bodies(&seen)[1]["model"], "local-model");
+    assert_eq!(session_files(&dirs).len(), 1);
+    // A new session, no flag: the first model.
+    let output = pi_tool(&dirs, &url)
+        .args(["-p", "new"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert_eq!(support::bodies(&seen)[2]["model"], "first-model");
 }

@@ -77,12 +77,14 @@ mod model;
 mod model_api;
 mod model_merge;
 mod model_pattern;
+mod model_provider;
 mod model_registry;
 mod model_selection;
 mod models_file;
 mod prompt_files;
 mod prompt_text;
 mod recorder;
+mod run_model;
 mod run_prompt;
 mod runtime_error;
 mod secret;
@@ -114,6 +116,7 @@ pub use model_pattern::{
     PatternMatch, ScopedModel, find_exact_reference, parse_model_pattern, resolve_scope,
     split_patterns,
 };
+pub use model_provider::model_provider;
 pub use model_registry::{Credentials, KeyError, KeySource, ModelRegistry, RegistryError};
 pub use model_selection::{
     ModelChoice, ModelRequest, ResolvedModel, SelectionError, SessionModel, resolve_model,
@@ -126,6 +129,9 @@ pub use models_file::{
 pub use prompt_files::{APPEND_SYSTEM_FILE, PROJECT_DIR, SYSTEM_FILE};
 pub use prompt_text::{PromptText, resolve_text};
 pub use recorder::{DEFAULT_THINKING_LEVEL, History, Recorder, approval_records};
+pub use run_model::{
+    load_registry, load_settings, model_list_text, resolve_run_model, session_model,
+};
 pub use run_prompt::{PromptOptions, PromptSource, RunPrompt, today};
 pub use runtime_error::RuntimeError;
 pub use secret::Secret;

@@ -87,6 +87,35 @@ pub enum RuntimeError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// The chosen model speaks a wire this program does not have yet.
+    #[error("{model} speaks {api}, a wire this program does not have yet")]
+    UnbuiltWire {
+        /// `provider/id`.
+        model: String,
+        /// Pi's name of the wire.
+        api: String,
+    },
+    /// The model's provider could not be set up (a malformed base URL).
+    #[error("setting up {model}")]
+    Provider {
+        /// `provider/id`.
+        model: String,
+        /// Why.
+        #[source]
+        source: pi_providers::ProviderError,
+    },
+    /// The model registry could not be read (the catalog, `models.json`, `auth.json`).
+    #[error(transparent)]
+    Registry(#[from] crate::model_registry::RegistryError),
+    /// The built-in catalog does not parse (a build defect).
+    #[error(transparent)]
+    Catalog(#[from] crate::catalog::CatalogError),
+    /// A settings file cannot be used.
+    #[error(transparent)]
+    Settings(#[from] crate::settings::SettingsError),
+    /// No model can be used, or the one named has no key.
+    #[error(transparent)]
+    Model(#[from] crate::model_selection::SelectionError),
     /// `--mcp` was given an empty command.
     #[error("--mcp needs a command")]
     EmptyMcpCommand,

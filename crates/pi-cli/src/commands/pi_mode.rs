@@ -11,16 +11,18 @@
 use std::io::{IsTerminal, Read};
 use std::path::Path;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
 use pi_agent::{AgentEvent, EndReason, ExecutionMode};
-use pi_ai::{Message, Provider, StopReason};
+use pi_ai::{Message, StopReason};
 use pi_coding_agent::{
-    ApprovalSetup, CodingSession, CodingSessionOptions, FileArguments, McpServers, Started,
-    ToolSelection, command_line_prompts, name_list, split_file_arguments,
+    ApprovalSetup, CodingSession, CodingSessionOptions, FileArguments, McpServers, ModelRequest,
+    Secret, Started, ThinkingLevel, ToolSelection, command_line_prompts, load_registry,
+    load_settings, model_list_text, model_provider, name_list, resolve_run_model, session_model,
+    split_file_arguments,
 };
+use pi_providers::ProviderConfig;
 use pi_tool::ToolRegistry;
 
 use super::EXIT_TOOL_ERROR;
@@ -47,14 +49,17 @@ pub(crate) struct PiArgs {
     /// `text` (the default), `json` (every event as a JSON line) or `rpc`.
     #[arg(long, value_enum)]
     mode: Option<OutputMode>,
-    /// The provider: `openai`, `openai-responses`, `anthropic`, `google` (or `gemini`).
+    /// The provider (`anthropic`, `openai`, `google`, a `models.json` provider...). Default: the
+    /// continued session's, the settings' `defaultProvider`, or the first with a key.
     #[arg(long, value_name = "NAME")]
     provider: Option<String>,
-    /// The model id, or `provider/id`.
+    /// The model: an id, `provider/id`, a fuzzy or glob pattern, with an optional `:level`
+    /// thinking suffix (`sonnet:high`).
     #[arg(long, value_name = "PATTERN")]
     model: Option<String>,
-    /// The API key (default: the provider's environment variable). Moved off the command line
-    /// at start (into `PI_TOOL_API_KEY`, which sets it too), where commands run here could read it.
+    /// The API key for the chosen model's provider (default: `auth.json`, `models.json`, the
+    /// provider's environment variable). Moved off the command line at start (into
+    /// `PI_TOOL_API_KEY`, which sets it too), where commands run here could read it.
     #[arg(
         long,
         value_name = "KEY",
@@ -62,7 +67,8 @@ pub(crate) struct PiArgs {
         hide_env_values = true
     )]
     api_key: Option<String>,
-    /// Where the API is (a local server: `http://HOST:PORT/v1` for OpenAI's wires).
+    /// Send the requests here instead of the model's own base URL (better: a `models.json`
+    /// provider with its `baseUrl`).
     #[arg(long, value_name = "URL")]
     base_url: Option<String>,
     #[command(flatten)]
@@ -100,14 +106,16 @@ pub(crate) struct PiArgs {
     /// Say on stderr which model, session and tools the run uses.
     #[arg(long)]
     verbose: bool,
-    /// Not built: model cycling belongs to the interactive mode.
-    #[arg(long, value_name = "PATTERNS", hide = true)]
+    /// Limit the models to these comma-separated patterns (globs such as `anthropic/*`, fuzzy
+    /// names, `:level` suffixes); also the settings' `enabledModels`.
+    #[arg(long, value_name = "PATTERNS")]
     models: Option<String>,
-    /// Not built: thinking levels.
-    #[arg(long, value_name = "LEVEL", hide = true)]
-    thinking: Option<String>,
-    /// Not built: the model list.
-    #[arg(long, value_name = "SEARCH", num_args = 0..=1, default_missing_value = "", hide = true)]
+    /// The thinking level: off, minimal, low, medium, high, xhigh, max.
+    #[arg(long, value_name = "LEVEL")]
+    thinking: Option<ThinkingLevel>,
+    /// List the models that can be used (their provider has a key), optionally those matching
+    /// SEARCH, and exit.
+    #[arg(long, value_name = "SEARCH", num_args = 0..=1, default_missing_value = "")]
     list_models: Option<String>,
     /// Not supported: extensions run TypeScript.
     #[arg(short = 'e', long, value_name = "PATH", hide = true)]
@@ -199,18 +207,6 @@ impl PiArgs {
                 !self.export.is_empty(),
                 "--export: the HTML export is not built yet",
             ),
-            (
-                self.models.is_some(),
-                "--models: model cycling belongs to the interactive mode, which is not built yet",
-            ),
-            (
-                self.thinking.is_some(),
-                "--thinking: thinking levels are not built yet",
-            ),
-            (
-                self.list_models.is_some(),
-                "--list-models: the model registry is not built yet",
-            ),
         ];
         refusals
             .into_iter()
@@ -230,6 +226,12 @@ pub(crate) async fn run(
 ) -> anyhow::Result<ExitCode> {
     if let Some(reason) = args.refused() {
         anyhow::bail!("{reason}");
+    }
+    let agent_dir = pi_tool::path::agent_dir();
+    let mut registry = load_registry(agent_dir.as_deref())?;
+    if let Some(search) = &args.list_models {
+        crate::output::print(&model_list_text(&registry, Some(search)))?;
+        return Ok(ExitCode::SUCCESS);
     }
     let json = args.mode == Some(OutputMode::Json);
     let interactive =
@@ -271,14 +273,31 @@ pub(crate) async fn run(
     for name in &selected.unknown {
         report!("pi-tool: warning: no tool is called {name:?}");
     }
-    let provider = model(&args)?;
+    let settings = load_settings(agent_dir.as_deref(), cwd, approvals.project_trusted)?;
+    let request = ModelRequest {
+        provider: args.provider.clone(),
+        model: args.model.clone(),
+        api_key: args.api_key.clone().map(Secret::new),
+        models: args.models.as_deref().map(name_list),
+        thinking: args.thinking,
+        session: session_model(&session),
+    };
+    let resolved = resolve_run_model(&mut registry, &settings, &request)?;
+    for warning in &resolved.warnings {
+        report!("pi-tool: warning: {warning}");
+    }
+    let mut wire = ProviderConfig::new(resolved.model.id.clone());
+    wire.base_url = args.base_url.clone();
+    let provider = model_provider(&resolved, wire)?;
     if args.verbose {
         let info = provider.model();
         let names: Vec<&str> = selected.tools.list().map(|tool| tool.name()).collect();
         report!(
-            "pi-tool: model {}/{}; session {}; tools {}",
+            "pi-tool: model {}/{} (thinking {}, key from {:?}); session {}; tools {}",
             info.provider,
             info.model,
+            resolved.thinking_level,
+            resolved.credentials.source,
             session
                 .file_path()
                 .map_or_else(|| "in memory".to_owned(), |path| path.display().to_string()),
@@ -300,8 +319,11 @@ pub(crate) async fn run(
         approvals,
         approver,
         prompt: args.system.prompt_options(cwd),
-        context_window: args.compaction.context_window,
-        thinking_level: None,
+        context_window: args
+            .compaction
+            .context_window
+            .or(Some(resolved.model.context_window)),
+        thinking_level: Some(resolved.thinking_level.to_string()),
         execution: ExecutionMode::default(),
         max_turns: args.max_turns,
         tool_timeout: args
@@ -437,35 +459,4 @@ fn read_piped_stdin() -> anyhow::Result<Option<String>> {
         .context("reading the piped input")?;
     let trimmed = text.trim();
     Ok((!trimmed.is_empty()).then(|| trimmed.to_owned()))
-}
-
-/// The model of the run, from `--provider`, `--model` (`provider/id` too) and `--base-url`.
-fn model(args: &PiArgs) -> anyhow::Result<Arc<dyn Provider>> {
-    let (provider, model) = match (&args.provider, &args.model) {
-        (Some(provider), Some(model)) => (provider.clone(), model.clone()),
-        (None, Some(model)) => match model.split_once('/') {
-            Some((provider, id)) => (provider.to_owned(), id.to_owned()),
-            None => anyhow::bail!(
-                "--model {model}: name the provider too (--provider NAME, or --model PROVIDER/{model})"
-            ),
-        },
-        _ => anyhow::bail!(
-            "no model: give --provider NAME --model ID (or --model PROVIDER/ID), e.g. \
-             --provider anthropic --model claude-sonnet-4-5 with ANTHROPIC_API_KEY set"
-        ),
-    };
-    let wire = match provider.as_str() {
-        "openai" => super::agent::Wire::Openai,
-        "openai-responses" => super::agent::Wire::OpenaiResponses,
-        "anthropic" => super::agent::Wire::Anthropic,
-        "google" | "gemini" => super::agent::Wire::Gemini,
-        other => anyhow::bail!(
-            "--provider {other}: this program speaks to openai, openai-responses, anthropic and \
-             google (or a server compatible with one of them, with --base-url)"
-        ),
-    };
-    let mut config = pi_providers::ProviderConfig::new(model);
-    config.base_url = args.base_url.clone();
-    config.api_key = super::agent::api_key(wire, args.api_key.as_ref(), args.base_url.as_ref())?;
-    super::agent::wire_provider(wire, config)
 }

@@ -1,0 +1,138 @@
+//! The chosen model as something to talk to: its wire (`openai-completions`,
+//! `openai-responses`, `anthropic-messages`, `google-generative-ai`) with the registry's base
+//! URL and key, wrapped so that every answer is stamped with the registry's provider name and
+//! its cost computed from the catalog's prices (as Pi stores `usage.cost`).
+
+use std::sync::Arc;
+
+use futures::StreamExt;
+use pi_ai::{AssistantMessage, AssistantMessageEvent, EventStream, ModelInfo, Provider, Request};
+use pi_providers::{Anthropic, Gemini, OpenAiChat, OpenAiResponses, ProviderConfig};
+use tokio_util::sync::CancellationToken;
+
+use crate::cost::calculate_cost;
+use crate::model::{Model, ModelCost};
+use crate::model_api::ModelApi;
+use crate::model_selection::ResolvedModel;
+use crate::runtime_error::RuntimeError;
+
+/// Builds the provider for `resolved`. `config` holds the run's own limits (timeouts, response
+/// size, tool choice); its model, base URL (unless already set, e.g. by `--base-url`) and key
+/// are filled in from the registry.
+pub fn model_provider(
+    resolved: &ResolvedModel,
+    mut config: ProviderConfig,
+) -> Result<Arc<dyn Provider>, RuntimeError> {
+    let model = &resolved.model;
+    config.model.clone_from(&model.id);
+    if config.base_url.is_none() && !model.base_url.is_empty() {
+        config.base_url = Some(wire_base_url(&model.api, &model.base_url));
+    }
+    if config.api_key.is_none() {
+        config.api_key = resolved
+            .credentials
+            .key
+            .as_ref()
+            .map(|key| key.expose().to_owned());
+    }
+    let unbuilt = |api: &ModelApi| RuntimeError::UnbuiltWire {
+        model: model.reference(),
+        api: api.as_str().to_owned(),
+    };
+    let built = |error: pi_providers::ProviderError| RuntimeError::Provider {
+        model: model.reference(),
+        source: error,
+    };
+    let wire: Arc<dyn Provider> = match &model.api {
+        ModelApi::OpenAiCompletions => Arc::new(OpenAiChat::new(config).map_err(built)?),
+        ModelApi::OpenAiResponses => Arc::new(OpenAiResponses::new(config).map_err(built)?),
+        ModelApi::AnthropicMessages => Arc::new(Anthropic::new(config).map_err(built)?),
+        ModelApi::GoogleGenerativeAi => Arc::new(Gemini::new(config).map_err(built)?),
+        other => return Err(unbuilt(other)),
+    };
+    Ok(Arc::new(PricedProvider::new(wire, model)))
+}
+
+/// The base URL as our wire takes it: Pi's catalog gives Gemini's with its `/v1beta` version
+/// path, which our Gemini wire adds itself.
+fn wire_base_url(api: &ModelApi, base_url: &str) -> String {
+    let base = base_url.trim_end_matches('/');
+    match api {
+        ModelApi::GoogleGenerativeAi => base.strip_suffix("/v1beta").unwrap_or(base).to_owned(),
+        _ => base.to_owned(),
+    }
+}
+
+/// A wire whose answers carry the registry's provider name (`ollama`, `openrouter`: the wire
+/// alone would say `openai`) and their cost.
+struct PricedProvider {
+    wire: Arc<dyn Provider>,
+    info: ModelInfo,
+    prices: Arc<ModelCost>,
+}
+
+impl PricedProvider {
+    fn new(wire: Arc<dyn Provider>, model: &Model) -> Self {
+        let info = ModelInfo {
+            api: model.api.as_str().to_owned(),
+            provider: model.provider.clone(),
+            model: model.id.clone(),
+        };
+        Self {
+            wire,
+            info,
+            prices: Arc::new(model.cost.clone()),
+        }
+    }
+}
+
+impl Provider for PricedProvider {
+    fn model(&self) -> ModelInfo {
+        self.info.clone()
+    }
+
+    fn server(&self) -> Option<&pi_ai::ServerAddress> {
+        self.wire.server()
+    }
+
+    fn stream(&self, request: Request, signal: CancellationToken) -> EventStream {
+        let info = self.info.clone();
+        let prices = Arc::clone(&self.prices);
+        let stamp = move |message: &mut AssistantMessage| {
+            message.provider.clone_from(&info.provider);
+            message.api.clone_from(&info.api);
+            calculate_cost(&prices, &mut message.usage);
+        };
+        self.wire
+            .stream(request, signal)
+            .map(move |mut event| {
+                match &mut event {
+                    AssistantMessageEvent::Done { message, .. } => stamp(message),
+                    AssistantMessageEvent::Error { error, .. } => stamp(error),
+                    _ => {}
+                }
+                event
+            })
+            .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gemini_base_urls_lose_the_version_path_our_wire_adds() {
+        assert_eq!(
+            wire_base_url(
+                &ModelApi::GoogleGenerativeAi,
+                "https://generativelanguage.googleapis.com/v1beta"
+            ),
+            "https://generativelanguage.googleapis.com"
+        );
+        assert_eq!(
+            wire_base_url(&ModelApi::OpenAiCompletions, "http://localhost:11434/v1/"),
+            "http://localhost:11434/v1"
+        );
+    }
+}
