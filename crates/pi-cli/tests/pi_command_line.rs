@@ -329,3 +329,70 @@ fn the_model_flag_takes_a_pattern_and_a_thinking_suffix_and_continue_restores_it
     assert!(output.status.success());
     assert_eq!(support::bodies(&seen)[2]["model"], "first-model");
 }
+
+#[test]
+fn cost_from_the_prices_and_a_key_that_never_shows() {
+    let dirs = tempfile::tempdir().unwrap();
+    let usage = serde_json::json!({"choices": [{"index": 0, "delta": {"content": "priced"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100}});
+    let (url, seen) = support::serve(vec![support::Reply::sse(format!(
+        "data: {usage}\n\ndata: [DONE]\n\n"
+    ))]);
+    let command = pi_tool(&dirs, &url);
+    let models = serde_json::json!({"providers": {"local": {
+        "baseUrl": format!("{url}/v1"),
+        "api": "openai-completions",
+        "models": [{"id": "local-model", "cost": {"input": 3, "output": 15, "cacheRead": 0.3, "cacheWrite": 3.75}}]
+    }}});
+    std::fs::write(dirs.path().join("agent/models.json"), models.to_string()).unwrap();
+    let key = "sk-test-0123456789-never-shown";
+    let output = { command }
+        .args([
+            "--model",
+            "local-model",
+            "--api-key",
+            key,
+            "--verbose",
+            "--mode",
+            "json",
+            "hi",
+        ])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    // The key reached the server, and nothing else.
+    let requests = seen.lock().unwrap();
+    assert!(
+        requests[0]
+            .headers
+            .iter()
+            .any(|header| header.eq_ignore_ascii_case(&format!("authorization: Bearer {key}"))),
+        "{:?}",
+        requests[0].headers
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains(key) && !stderr.contains(key));
+    let file = &session_files(&dirs)[0];
+    assert!(!std::fs::read_to_string(file).unwrap().contains(key));
+    // 1000 in at $3/M and 100 out at $15/M.
+    let end: Value = stdout
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).unwrap())
+        .find(|event| event["type"] == "message_end" && event["message"]["role"] == "assistant")
+        .unwrap();
+    let cost = end["message"]["usage"]["cost"]["total"].as_f64().unwrap();
+    assert!((cost - 0.0045).abs() < 1e-12, "{cost}");
+    assert!(stderr.contains("cost $0.0045"), "{stderr}");
+    let stats = Command::cargo_bin("pi-tool")
+        .unwrap()
+        .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
+        .args(["session", "stats", "--json"])
+        .arg(file)
+        .output()
+        .unwrap();
+    let stats: Value = serde_json::from_slice(&stats.stdout).unwrap();
+    assert_eq!(stats["tokens"]["input"], 1000);
+    assert!((stats["cost"].as_f64().unwrap() - 0.0045).abs() < 1e-12);
+}

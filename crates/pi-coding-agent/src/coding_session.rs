@@ -239,6 +239,16 @@ impl CodingSession {
             .with_session(|session| session.header().as_map().clone())
     }
 
+    /// The session's counts, tokens and cost (Pi's `get_session_stats`).
+    pub fn stats(&self) -> Result<crate::session_stats::SessionStats, RuntimeError> {
+        self.recorder
+            .with_session(|session| crate::session_stats::SessionStats::of(session))
+            .map_err(|source| RuntimeError::Session {
+                what: "reading the session's statistics".to_owned(),
+                source,
+            })
+    }
+
     /// Names the session (Pi's `--name`): a `session_info` entry, shown by session lists.
     pub fn set_name(&self, name: &str) -> Result<(), RuntimeError> {
         self.recorder

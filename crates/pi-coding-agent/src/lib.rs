@@ -89,6 +89,7 @@ mod run_prompt;
 mod runtime_error;
 mod secret;
 mod session_open;
+mod session_stats;
 mod settings;
 mod system_prompt;
 mod thinking_level;
@@ -138,6 +139,7 @@ pub use secret::Secret;
 pub use session_open::{
     FoundSession, OpenedSession, SessionTarget, find_session, open_session, session_dir,
 };
+pub use session_stats::{SessionStats, TokenTotals};
 pub use settings::{
     DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_RETRIES, PROJECT_SETTINGS_DIR, ProviderRetrySettings,
     RetrySettings, SETTINGS_FILE, Settings, SettingsError, SettingsFile, SettingsFiles,

@@ -103,7 +103,8 @@ pub(crate) struct PiArgs {
     /// Make no network request at start (this program makes none anyway).
     #[arg(long)]
     offline: bool,
-    /// Say on stderr which model, session and tools the run uses.
+    /// Say on stderr which model, session and tools the run uses, and at the end the
+    /// session's tokens and cost.
     #[arg(long)]
     verbose: bool,
     /// Limit the models to these comma-separated patterns (globs such as `anthropic/*`, fuzzy
@@ -369,6 +370,11 @@ pub(crate) async fn run(
         if stopped || failure.is_some() {
             break;
         }
+    }
+    if args.verbose
+        && let Ok(stats) = session.stats()
+    {
+        report!("pi-tool: session: {}", stats.summary());
     }
     let closing_failure = session.close().await;
     if let Some(printer) = printer {

@@ -1,5 +1,5 @@
 //! `pi-tool session list [--all] [--json]`, `session context FILE [--leaf ID]`,
-//! `session tree FILE` and `session approvals FILE [--json]`: Pi's session files as a person (or a test comparing us with Pi) reads
+//! `session tree FILE`, `session stats FILE [--json]` and `session approvals FILE [--json]`: Pi's session files as a person (or a test comparing us with Pi) reads
 //! them. Nothing here writes to a session.
 
 use std::path::{Path, PathBuf};
@@ -61,6 +61,15 @@ enum SessionCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Tokens and cost: the messages by role, the tool calls, the answers' tokens and what
+    /// they cost (Pi's `get_session_stats`), as one line, or as JSON.
+    Stats {
+        /// A session file, or an id prefix.
+        file: String,
+        /// Pi's JSON object instead.
+        #[arg(long)]
+        json: bool,
+    },
     /// Compact the session now (Pi's `/compact`): the model given by the flags summarises
     /// the older conversation, the newest `compaction.keepRecentTokens` stay verbatim, and the
     /// new entry is printed as JSON. Nothing is written when the summary is refused.
@@ -112,6 +121,15 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
                 }
                 Ok(())
             })?;
+        }
+        SessionCommand::Stats { file, json } => {
+            let session = load(&file, &dir()?)?;
+            let stats = pi_coding_agent::SessionStats::of(&session)?;
+            if json {
+                crate::output::print_line(&serde_json::to_string(&stats)?)?;
+            } else {
+                crate::output::print_line(&stats.summary())?;
+            }
         }
         SessionCommand::Tree { file } => {
             let session = load(&file, &dir()?)?;

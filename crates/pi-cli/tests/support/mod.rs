@@ -14,6 +14,9 @@ use serde_json::Value;
 #[derive(Debug, Clone)]
 pub(crate) struct SeenRequest {
     pub(crate) path: String,
+    /// Each header line as sent, `Name: value`.
+    #[allow(dead_code)]
+    pub(crate) headers: Vec<String>,
     pub(crate) body: Value,
 }
 
@@ -54,11 +57,13 @@ pub(crate) fn read_request(stream: TcpStream) -> Option<(SeenRequest, TcpStream)
     let mut request_line = String::new();
     reader.read_line(&mut request_line).ok()?;
     let mut length = 0;
+    let mut headers = Vec::new();
     loop {
         let mut header = String::new();
         if reader.read_line(&mut header).ok()? == 0 || header.trim().is_empty() {
             break;
         }
+        headers.push(header.trim_end().to_owned());
         if let Some((name, value)) = header.split_once(':')
             && name.eq_ignore_ascii_case("content-length")
         {
@@ -73,7 +78,14 @@ pub(crate) fn read_request(stream: TcpStream) -> Option<(SeenRequest, TcpStream)
         .unwrap_or_default()
         .to_owned();
     let body = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    Some((SeenRequest { path, body }, reader.into_inner()))
+    Some((
+        SeenRequest {
+            path,
+            headers,
+            body,
+        },
+        reader.into_inner(),
+    ))
 }
 
 /// Writes `reply` on `stream` and closes the connection.
