@@ -101,7 +101,7 @@ pub(crate) fn body(
     request: &Request,
     tools: &Value,
 ) -> Value {
-    let prepared = transcript::prepare(&request.messages, &info);
+    let prepared = transcript::prepare(&request.messages, info);
     let mut input: Vec<Value> = Vec::new();
     for (index, message) in prepared.iter().map(|message| &**message).enumerate() {
         match message {
