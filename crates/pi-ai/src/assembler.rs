@@ -55,7 +55,22 @@ pub enum Fragment {
     Stop(StopReason),
     /// The provider's id of the response; the first one a response names is kept.
     ResponseId(String),
+    /// Opaque provider data that must go back with the thinking being written (Anthropic's
+    /// signature, OpenAI Responses' reasoning item, Gemini's `thoughtSignature`): it replaces
+    /// the signature of the open thinking block, or opens an empty one (reasoning that
+    /// arrives encrypted, with no text).
+    ThinkingSignature(String),
+    /// Opaque provider data for the text being written (OpenAI Responses' message item id,
+    /// Gemini's `thoughtSignature`): it replaces the signature of the open text block, if any.
+    TextSignature(String),
+    /// A thinking block the provider redacted, whole: its opaque payload.
+    RedactedThinking(String),
+    /// The wire closed its block: the next text or thinking starts a new one.
+    EndBlock,
 }
+
+/// What a redacted thinking block reads as.
+pub const REDACTED_THINKING: &str = "[Reasoning redacted]";
 
 /// Which kind of text block streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,6 +86,7 @@ enum Open {
         kind: Kind,
         index: usize,
         text: String,
+        signature: Option<String>,
     },
 }
 
@@ -207,7 +223,11 @@ impl StreamAssembler {
             return events;
         }
         let size = match &fragment {
-            Fragment::Text(text) | Fragment::Thinking(text) => text.len(),
+            Fragment::Text(text)
+            | Fragment::Thinking(text)
+            | Fragment::ThinkingSignature(text)
+            | Fragment::TextSignature(text)
+            | Fragment::RedactedThinking(text) => text.len(),
             Fragment::ToolStart { id, name, .. } => id.len().saturating_add(name.len()),
             Fragment::ToolArguments { fragment, .. } => fragment.len(),
             Fragment::ToolWhole {
@@ -221,7 +241,7 @@ impl StreamAssembler {
                 .saturating_add(json_len(arguments))
                 .saturating_add(signature.as_ref().map_or(0, String::len)),
             Fragment::ResponseId(id) => id.len(),
-            Fragment::Usage(_) | Fragment::Stop(_) => 0,
+            Fragment::Usage(_) | Fragment::Stop(_) | Fragment::EndBlock => 0,
         };
         if !self.take(size) {
             return events;
@@ -322,6 +342,45 @@ impl StreamAssembler {
             Fragment::ResponseId(id) => {
                 self.message.response_id.get_or_insert(id);
             }
+            Fragment::ThinkingSignature(signature) => {
+                if !matches!(
+                    &self.open,
+                    Open::Block {
+                        kind: Kind::Thinking,
+                        ..
+                    }
+                ) {
+                    self.close(&mut events);
+                    let content_index = self.reserve();
+                    events.push(AssistantMessageEvent::ThinkingStart { content_index });
+                    self.open = Open::Block {
+                        kind: Kind::Thinking,
+                        index: content_index,
+                        text: String::new(),
+                        signature: None,
+                    };
+                }
+                self.sign(Kind::Thinking, signature);
+            }
+            Fragment::TextSignature(signature) => self.sign(Kind::Text, signature),
+            Fragment::RedactedThinking(data) => {
+                self.close(&mut events);
+                let content_index = self.reserve();
+                events.push(AssistantMessageEvent::ThinkingStart { content_index });
+                self.put(
+                    content_index,
+                    AssistantContent::Thinking {
+                        thinking: REDACTED_THINKING.to_owned(),
+                        thinking_signature: Some(data),
+                        redacted: Some(true),
+                    },
+                );
+                events.push(AssistantMessageEvent::ThinkingEnd {
+                    content_index,
+                    content: REDACTED_THINKING.to_owned(),
+                });
+            }
+            Fragment::EndBlock => self.close(&mut events),
         }
         events
     }
@@ -385,6 +444,7 @@ impl StreamAssembler {
                 kind,
                 index: content_index,
                 text: String::new(),
+                signature: None,
             };
         }
         if let Open::Block { index, text, .. } = &mut self.open {
@@ -415,14 +475,38 @@ impl StreamAssembler {
         }
     }
 
+    /// Sets the signature of the open block when it is of `kind`.
+    fn sign(&mut self, kind: Kind, new: String) {
+        if let Open::Block {
+            kind: open,
+            signature,
+            ..
+        } = &mut self.open
+            && *open == kind
+        {
+            *signature = Some(new);
+        }
+    }
+
     fn close(&mut self, events: &mut Vec<AssistantMessageEvent>) {
-        let Open::Block { kind, index, text } = std::mem::replace(&mut self.open, Open::None)
+        let Open::Block {
+            kind,
+            index,
+            text,
+            signature,
+        } = std::mem::replace(&mut self.open, Open::None)
         else {
             return;
         };
         match kind {
             Kind::Text => {
-                self.put(index, AssistantContent::text(text.clone()));
+                self.put(
+                    index,
+                    AssistantContent::Text {
+                        text: text.clone(),
+                        text_signature: signature,
+                    },
+                );
                 events.push(AssistantMessageEvent::TextEnd {
                     content_index: index,
                     content: text,
@@ -433,7 +517,7 @@ impl StreamAssembler {
                     index,
                     AssistantContent::Thinking {
                         thinking: text.clone(),
-                        thinking_signature: None,
+                        thinking_signature: signature,
                         redacted: None,
                     },
                 );

@@ -14,11 +14,12 @@ mod json_size;
 mod message;
 mod provider;
 mod replay;
+mod thinking;
 
 pub use arguments::{ArgumentBuffer, parse_arguments};
 pub use assembler::{
     DEFAULT_MAX_RESPONSE_BYTES, Fragment, MAX_ARGUMENT_BYTES, MAX_TOOL_CALLS_PER_RESPONSE,
-    StreamAssembler,
+    REDACTED_THINKING, StreamAssembler,
 };
 pub use builder::AssistantMessageBuilder;
 pub use event::AssistantMessageEvent;
@@ -30,3 +31,6 @@ pub use message::{
 };
 pub use provider::{EventStream, ModelInfo, Provider, Request, ServerAddress};
 pub use replay::message_events;
+pub use thinking::{
+    LevelMapping, ThinkingBudgets, ThinkingLevel, ThinkingLevelMap, UnknownThinkingLevel,
+};

@@ -8,11 +8,14 @@ use serde_json::{Map, Value, json};
 use crate::driver::{Feed, Parser, Wire, event_json, render_each, wire_provider};
 use crate::http::Post;
 use crate::ids::wire_id;
+use crate::thinking::{self, INTERLEAVED_THINKING_BETA};
 use crate::turns::push_turn;
 use crate::{ProviderConfig, ToolChoice, transcript};
 
 /// Anthropic's id rule: `[A-Za-z0-9_-]`, and we keep them within 64.
 const MAX_ID: usize = 64;
+/// The longest thinking signature kept (real ones are a few KiB).
+const MAX_SIGNATURE: usize = 1 << 20;
 /// Anthropic requires an output limit.
 const DEFAULT_MAX_TOKENS: u64 = 4096;
 
@@ -43,6 +46,31 @@ fn blocks(content: &[Content]) -> Vec<Value> {
         .collect()
 }
 
+/// An earlier thinking block as Anthropic takes it back, as Pi sends it: redacted thinking as
+/// its opaque payload, signed thinking as it came, unsigned thinking (a cut-off stream) as
+/// plain text, or with an empty signature where the server accepts that (`allow_empty`).
+fn thinking_block(
+    thinking: &str,
+    signature: Option<&str>,
+    redacted: Option<bool>,
+    allow_empty: bool,
+) -> Option<Value> {
+    let signature = signature.filter(|signature| !signature.trim().is_empty());
+    if redacted == Some(true) {
+        return signature.map(|data| json!({"type": "redacted_thinking", "data": data}));
+    }
+    match signature {
+        Some(signature) => {
+            Some(json!({"type": "thinking", "thinking": thinking, "signature": signature}))
+        }
+        None if thinking.trim().is_empty() => None,
+        None if allow_empty => {
+            Some(json!({"type": "thinking", "thinking": thinking, "signature": ""}))
+        }
+        None => Some(json!({"type": "text", "text": thinking})),
+    }
+}
+
 impl Wire for MessagesWire {
     const API: &'static str = "anthropic-messages";
     const PROVIDER: &'static str = "anthropic";
@@ -64,7 +92,8 @@ impl Wire for MessagesWire {
 
     fn post(&self, request: &Request, tools: &Value) -> Result<Post, String> {
         let info = self.info();
-        let prepared = transcript::prepare(&request.messages, &info.api, &info.provider);
+        let prepared = transcript::prepare(&request.messages, &info);
+        let allow_empty = self.config.compat.allow_empty_signature == Some(true);
         let mut messages: Vec<Value> = Vec::new();
         // Consecutive results share one user message of `tool_result` blocks.
         let mut results: Vec<Value> = Vec::new();
@@ -94,11 +123,8 @@ impl Wire for MessagesWire {
                                 Some(json!({"type": "text", "text": text}))
                             }
                             AssistantContent::Text { .. } => None,
-                            AssistantContent::Thinking { thinking, thinking_signature, .. } => {
-                                // Without its signature the API refuses a thinking block.
-                                thinking_signature.as_ref().map(|signature| {
-                                    json!({"type": "thinking", "thinking": thinking, "signature": signature})
-                                })
+                            AssistantContent::Thinking { thinking, thinking_signature, redacted } => {
+                                thinking_block(thinking, thinking_signature.as_deref(), *redacted, allow_empty)
                             }
                             AssistantContent::ToolCall { id, name, arguments, .. } => Some(json!({
                                 "type": "tool_use", "id": wire_id(id, MAX_ID), "name": name,
@@ -124,12 +150,10 @@ impl Wire for MessagesWire {
         if !results.is_empty() {
             push_turn(&mut messages, "user", "content", Value::Array(results));
         }
+        let thinking = thinking::anthropic(&self.config, DEFAULT_MAX_TOKENS);
         let mut body = Map::new();
         body.insert("model".into(), json!(self.config.model));
-        body.insert(
-            "max_tokens".into(),
-            json!(self.config.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
-        );
+        body.insert("max_tokens".into(), json!(thinking.max_tokens));
         if let Some(system) = &request.system_prompt {
             body.insert("system".into(), json!(system));
         }
@@ -146,14 +170,23 @@ impl Wire for MessagesWire {
                 },
             );
         }
+        if let Some(config) = thinking.thinking {
+            body.insert("thinking".into(), config);
+        }
+        if let Some(output) = thinking.output_config {
+            body.insert("output_config".into(), output);
+        }
         body.insert("stream".into(), json!(true));
         let url = format!(
             "{}/v1/messages",
             self.config.base("https://api.anthropic.com")
         );
-        Post::new(url, Value::Object(body))?
-            .header("anthropic-version", "2023-06-01")?
-            .key_header("x-api-key", self.config.api_key.as_deref(), str::to_owned)
+        let mut post =
+            Post::new(url, Value::Object(body))?.header("anthropic-version", "2023-06-01")?;
+        if thinking.interleaved_beta {
+            post = post.header("anthropic-beta", INTERLEAVED_THINKING_BETA)?;
+        }
+        post.key_header("x-api-key", self.config.api_key.as_deref(), str::to_owned)
     }
 
     fn parser(&self) -> Box<dyn Parser> {
@@ -164,6 +197,8 @@ impl Wire for MessagesWire {
 #[derive(Default)]
 struct MessagesParser {
     usage: Usage,
+    /// The signature of the thinking block being streamed (it may come in pieces).
+    signature: String,
 }
 
 impl MessagesParser {
@@ -235,8 +270,23 @@ impl Parser for MessagesParser {
                             .unwrap_or_default();
                         feed.pieces.push(Fragment::Text(text.to_owned()));
                     }
+                    Some("redacted_thinking") => {
+                        let data = block
+                            .get("data")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        feed.pieces
+                            .push(Fragment::RedactedThinking(data.to_owned()));
+                    }
                     _ => {}
                 }
+            }
+            "content_block_stop" => {
+                if !self.signature.is_empty() {
+                    let signature = std::mem::take(&mut self.signature);
+                    feed.pieces.push(Fragment::ThinkingSignature(signature));
+                }
+                feed.pieces.push(Fragment::EndBlock);
             }
             "content_block_delta" => {
                 let delta = event.get("delta").unwrap_or(&Value::Null);
@@ -251,6 +301,16 @@ impl Parser for MessagesParser {
                     Some("text_delta") => feed.pieces.push(Fragment::Text(text("text"))),
                     Some("thinking_delta") => {
                         feed.pieces.push(Fragment::Thinking(text("thinking")))
+                    }
+                    Some("signature_delta") => {
+                        let piece = delta.get("signature").and_then(Value::as_str);
+                        self.signature.push_str(piece.unwrap_or_default());
+                        if self.signature.len() > MAX_SIGNATURE {
+                            return Err(format!(
+                                "the provider sent a thinking signature over {} KiB",
+                                MAX_SIGNATURE >> 10
+                            ));
+                        }
                     }
                     Some("input_json_delta") => feed.pieces.push(Fragment::ToolArguments {
                         key: index(),

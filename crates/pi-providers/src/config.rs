@@ -2,9 +2,9 @@
 
 use std::time::Duration;
 
-use pi_ai::DEFAULT_MAX_RESPONSE_BYTES;
+use pi_ai::{DEFAULT_MAX_RESPONSE_BYTES, ThinkingBudgets, ThinkingLevel, ThinkingLevelMap};
 
-use crate::RetryPolicy;
+use crate::{AzureSettings, ModelCompat, RetryPolicy};
 
 /// How long one response may take in all by default: 30 minutes (a long reasoning answer
 /// stays well inside it; a server that never stops does not).
@@ -79,6 +79,30 @@ pub struct ProviderConfig {
     /// with `strict: true`, so the model's arguments always match the rendered schema; the
     /// `null`s it then sends for optional properties are removed again before validation.
     pub strict_tools: bool,
+    /// The provider's name stamped on every message (`deepseek`, `groq`, ...); `None` for the
+    /// wire's own (`openai`, `anthropic`, `google`, `azure-openai-responses`). Pi's
+    /// compatibility detection reads it too.
+    pub provider: Option<String>,
+    /// How hard the model is asked to think (default `off`). Sent only when
+    /// [`Self::reasoning`] is set, and clamped to the levels [`Self::thinking_level_map`]
+    /// allows.
+    pub thinking: ThinkingLevel,
+    /// Token budgets per level for the wires that think by budget (Pi's `thinkingBudgets`).
+    pub thinking_budgets: ThinkingBudgets,
+    /// The model's `thinkingLevelMap`: the levels it has and the value each sends.
+    pub thinking_level_map: ThinkingLevelMap,
+    /// The model reasons (Pi's `reasoning` flag): thinking parameters are sent only then.
+    pub reasoning: bool,
+    /// The model's own output limit (Pi's `maxTokens` in the catalog): used when
+    /// [`Self::max_tokens`] is unset, and as the ceiling when a thinking budget is added.
+    pub model_max_tokens: Option<u64>,
+    /// Extra request headers (from `models.json`), sent after the wire's own and replacing
+    /// any of the same name. Their values never appear in a log or a `Debug` print.
+    pub headers: Vec<(String, String)>,
+    /// The model's `compat` options (see [`ModelCompat`]).
+    pub compat: ModelCompat,
+    /// Azure OpenAI's settings (only the Azure provider reads them).
+    pub azure: AzureSettings,
 }
 
 impl std::fmt::Debug for ProviderConfig {
@@ -95,6 +119,23 @@ impl std::fmt::Debug for ProviderConfig {
             .field("response_timeout", &self.response_timeout)
             .field("max_response_bytes", &self.max_response_bytes)
             .field("strict_tools", &self.strict_tools)
+            .field("provider", &self.provider)
+            .field("thinking", &self.thinking)
+            .field("thinking_budgets", &self.thinking_budgets)
+            .field("thinking_level_map", &self.thinking_level_map)
+            .field("reasoning", &self.reasoning)
+            .field("model_max_tokens", &self.model_max_tokens)
+            // Header values can be credentials: only the names are shown.
+            .field(
+                "headers",
+                &self
+                    .headers
+                    .iter()
+                    .map(|(name, _)| (name.as_str(), "<set>"))
+                    .collect::<Vec<_>>(),
+            )
+            .field("compat", &self.compat)
+            .field("azure", &self.azure)
             .finish()
     }
 }
@@ -113,7 +154,91 @@ impl ProviderConfig {
             response_timeout: DEFAULT_RESPONSE_TIMEOUT,
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             strict_tools: false,
+            provider: None,
+            thinking: ThinkingLevel::Off,
+            thinking_budgets: ThinkingBudgets::default(),
+            thinking_level_map: ThinkingLevelMap::default(),
+            reasoning: false,
+            model_max_tokens: None,
+            headers: Vec::new(),
+            compat: ModelCompat::default(),
+            azure: AzureSettings::default(),
         }
+    }
+
+    /// The provider's name on every message (see [`ProviderConfig::provider`]).
+    #[must_use]
+    pub fn with_provider(mut self, name: impl Into<String>) -> Self {
+        self.provider = Some(name.into());
+        self
+    }
+
+    /// The thinking level (see [`ProviderConfig::thinking`]).
+    #[must_use]
+    pub fn with_thinking(mut self, level: ThinkingLevel) -> Self {
+        self.thinking = level;
+        self
+    }
+
+    /// Token budgets per thinking level.
+    #[must_use]
+    pub fn with_thinking_budgets(mut self, budgets: ThinkingBudgets) -> Self {
+        self.thinking_budgets = budgets;
+        self
+    }
+
+    /// The model's thinking level map.
+    #[must_use]
+    pub fn with_thinking_level_map(mut self, map: ThinkingLevelMap) -> Self {
+        self.thinking_level_map = map;
+        self
+    }
+
+    /// Whether the model reasons (see [`ProviderConfig::reasoning`]).
+    #[must_use]
+    pub fn with_reasoning(mut self, reasoning: bool) -> Self {
+        self.reasoning = reasoning;
+        self
+    }
+
+    /// The output token limit asked for.
+    #[must_use]
+    pub fn with_max_tokens(mut self, max_tokens: u64) -> Self {
+        self.max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// The model's own output limit (see [`ProviderConfig::model_max_tokens`]).
+    #[must_use]
+    pub fn with_model_max_tokens(mut self, max_tokens: u64) -> Self {
+        self.model_max_tokens = Some(max_tokens);
+        self
+    }
+
+    /// One more request header (see [`ProviderConfig::headers`]).
+    #[must_use]
+    pub fn with_header(mut self, name: impl Into<String>, value: impl Into<String>) -> Self {
+        self.headers.push((name.into(), value.into()));
+        self
+    }
+
+    /// The model's `compat` options.
+    #[must_use]
+    pub fn with_compat(mut self, compat: ModelCompat) -> Self {
+        self.compat = compat;
+        self
+    }
+
+    /// Azure OpenAI's settings.
+    #[must_use]
+    pub fn with_azure(mut self, azure: AzureSettings) -> Self {
+        self.azure = azure;
+        self
+    }
+
+    /// The output limit to send: the one asked for, else the model's own.
+    pub(crate) fn output_limit(&self) -> Option<u64> {
+        self.max_tokens.or(self.model_max_tokens)
     }
 
     /// Another API location.
@@ -195,4 +320,19 @@ pub enum ProviderError {
     /// A setting this wire does not have.
     #[error("{0}")]
     Unsupported(String),
+    /// Azure OpenAI was given no endpoint.
+    #[error(
+        "Azure OpenAI needs an endpoint: set AZURE_OPENAI_BASE_URL or AZURE_OPENAI_RESOURCE_NAME, \
+         or give a base URL"
+    )]
+    AzureEndpointMissing,
+    /// A base URL that does not parse.
+    #[error("the base URL {url:?} is not a URL")]
+    InvalidUrl {
+        /// The URL as given.
+        url: String,
+        /// Why it does not parse.
+        #[source]
+        source: url::ParseError,
+    },
 }

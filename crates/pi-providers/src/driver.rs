@@ -65,7 +65,11 @@ pub(crate) trait Wire: Send + Sync + 'static {
     fn info(&self) -> ModelInfo {
         ModelInfo {
             api: Self::API.to_owned(),
-            provider: Self::PROVIDER.to_owned(),
+            provider: self
+                .config()
+                .provider
+                .clone()
+                .unwrap_or_else(|| Self::PROVIDER.to_owned()),
             model: self.config().model.clone(),
         }
     }
@@ -285,7 +289,8 @@ fn drive<W: Wire>(
         // The `Value` of the body is written out and dropped here: only its bytes stay.
         let post = rendered
             .get(wire.as_ref(), &request.tools)
-            .and_then(|tools| wire.post(&request, &tools));
+            .and_then(|tools| wire.post(&request, &tools))
+            .and_then(|post| post.extra_headers(&wire.config().headers));
         let post = match post {
             Ok(post) => post,
             Err(message) => {

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::driver::{Feed, Parser, Wire, event_json, render_each, wire_provider};
 use crate::http::Post;
 use crate::turns::push_turn;
-use crate::{ProviderConfig, ToolChoice, transcript};
+use crate::{ProviderConfig, ToolChoice, thinking, transcript};
 
 /// Ids we made for calls the model sent without one (Gemini 2.x): never sent back.
 const MADE_ID: &str = "pi-gemini-";
@@ -24,6 +24,23 @@ wire_provider! {
     /// assert_eq!(gemini.model().api, "google-generative-ai");
     /// ```
     Gemini over GeminiWire, default "https://generativelanguage.googleapis.com"
+}
+
+/// `part` with its `thoughtSignature`, when it has one that is base64 (Gemini refuses others).
+fn signed(mut part: Value, signature: Option<&str>) -> Value {
+    let valid = |signature: &&str| {
+        !signature.is_empty()
+            && signature.len().is_multiple_of(4)
+            && signature
+                .trim_end_matches('=')
+                .bytes()
+                .all(|byte| byte.is_ascii_alphanumeric() || byte == b'+' || byte == b'/')
+            && signature.len() - signature.trim_end_matches('=').len() <= 2
+    };
+    if let (Some(signature), Some(fields)) = (signature.filter(valid), part.as_object_mut()) {
+        fields.insert("thoughtSignature".into(), json!(signature));
+    }
+    part
 }
 
 fn inline(data: &str, mime_type: &str) -> Value {
@@ -57,7 +74,7 @@ impl Wire for GeminiWire {
 
     fn post(&self, request: &Request, tools: &Value) -> Result<Post, String> {
         let info = self.info();
-        let prepared = transcript::prepare(&request.messages, &info.api, &info.provider);
+        let prepared = transcript::prepare(&request.messages, &info);
         let mut contents: Vec<Value> = Vec::new();
         // Consecutive results share one user turn of `functionResponse` parts.
         let mut results: Vec<Value> = Vec::new();
@@ -89,9 +106,22 @@ impl Wire for GeminiWire {
                         .content
                         .iter()
                         .filter_map(|block| match block {
-                            AssistantContent::Text { text, .. } if !text.is_empty() => {
-                                Some(json!({"text": text}))
+                            AssistantContent::Text {
+                                text,
+                                text_signature,
+                            } if !text.trim().is_empty() => {
+                                Some(signed(json!({"text": text}), text_signature.as_deref()))
                             }
+                            // Thinking goes back only to the model that wrote it (`prepare`
+                            // made any other's plain text), with its signature, as Pi sends it.
+                            AssistantContent::Thinking {
+                                thinking,
+                                thinking_signature,
+                                ..
+                            } if !thinking.trim().is_empty() => Some(signed(
+                                json!({"thought": true, "text": thinking}),
+                                thinking_signature.as_deref(),
+                            )),
                             AssistantContent::Text { .. } | AssistantContent::Thinking { .. } => {
                                 None
                             }
@@ -169,8 +199,15 @@ impl Wire for GeminiWire {
                 json!({"functionCallingConfig": config}),
             );
         }
-        if let Some(max) = self.config.max_tokens {
-            body.insert("generationConfig".into(), json!({"maxOutputTokens": max}));
+        let mut generation = Map::new();
+        if let Some(max) = self.config.output_limit() {
+            generation.insert("maxOutputTokens".into(), json!(max));
+        }
+        if let Some(thinking) = thinking::gemini(&self.config) {
+            generation.insert("thinkingConfig".into(), thinking);
+        }
+        if !generation.is_empty() {
+            body.insert("generationConfig".into(), Value::Object(generation));
         }
         let url = format!(
             "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
@@ -240,10 +277,18 @@ impl Parser for GeminiParser {
                             .map(str::to_owned),
                     });
                 } else if let Some(text) = part.get("text").and_then(Value::as_str) {
+                    let signature = part
+                        .get("thoughtSignature")
+                        .and_then(Value::as_str)
+                        .filter(|signature| !signature.is_empty())
+                        .map(str::to_owned);
                     if part.get("thought").and_then(Value::as_bool) == Some(true) {
                         feed.pieces.push(Fragment::Thinking(text.to_owned()));
+                        feed.pieces
+                            .extend(signature.map(Fragment::ThinkingSignature));
                     } else {
                         feed.pieces.push(Fragment::Text(text.to_owned()));
+                        feed.pieces.extend(signature.map(Fragment::TextSignature));
                     }
                 }
             }

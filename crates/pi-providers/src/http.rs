@@ -72,6 +72,21 @@ impl Post {
         Ok(self)
     }
 
+    /// Adds the configured extra headers, each replacing one of the same name (a custom
+    /// `authorization` wins over the key's). A bad name or value is an error naming the
+    /// header, never repeating its value.
+    pub(crate) fn extra_headers(mut self, headers: &[(String, String)]) -> Result<Self, String> {
+        for (name, value) in headers {
+            let header = HeaderName::from_bytes(name.trim().as_bytes())
+                .map_err(|_| format!("the header name {name:?} is not valid"))?;
+            let mut value = HeaderValue::from_str(value)
+                .map_err(|_| format!("the value of the {name} header is not valid"))?;
+            value.set_sensitive(true);
+            self.headers.insert(header, value);
+        }
+        Ok(self)
+    }
+
     /// Adds the API key's header when there is a key (a local server needs none).
     pub(crate) fn key_header(
         self,

@@ -5,6 +5,12 @@
 //! - [`OpenAiResponses`]: OpenAI Responses.
 //! - [`Anthropic`]: Anthropic Messages.
 //! - [`Gemini`]: Google Gemini (`streamGenerateContent?alt=sse`).
+//! - [`AzureOpenAi`]: Azure OpenAI, on the Responses wire (its URL forms normalised, its
+//!   `api-key` header).
+//!
+//! Each wire asks for the configured thinking level ([`ProviderConfig::thinking`]) the way Pi
+//! asks for it there, sends the configured extra headers, and reads a `models.json` `compat`
+//! block ([`ModelCompat`]).
 //!
 //! Every wire streams server-sent events (read from reqwest's byte stream, each event bounded),
 //! maps text, thinking and tool-call fragments onto Pi's event protocol, renders the
@@ -25,6 +31,8 @@
 //! and the coding tools build without an HTTP or TLS stack.
 
 mod anthropic;
+mod azure;
+mod compat;
 mod config;
 mod driver;
 mod gemini;
@@ -34,12 +42,15 @@ mod ids;
 mod openai_chat;
 mod openai_responses;
 mod sse;
+mod thinking;
 mod transcript;
 mod turns;
 
 pub use anthropic::Anthropic;
+pub use azure::{AzureOpenAi, AzureSettings, azure_base_url, parse_deployment_map};
+pub use compat::{MaxTokensField, ModelCompat, ThinkingFormat};
 pub use config::{DEFAULT_RESPONSE_TIMEOUT, ProviderConfig, ProviderError, ToolChoice};
-pub use pi_ai::DEFAULT_MAX_RESPONSE_BYTES;
+pub use pi_ai::{DEFAULT_MAX_RESPONSE_BYTES, ThinkingBudgets, ThinkingLevel, ThinkingLevelMap};
 
 pub use gemini::Gemini;
 pub use http::RetryPolicy;

@@ -6,10 +6,11 @@ use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
 
+use crate::compat::{ChatCompat, MaxTokensField};
 use crate::driver::{Feed, Parser, Wire, event_json, render_each, wire_provider};
 use crate::http::Post;
 use crate::ids::wire_id;
-use crate::{ProviderConfig, ToolChoice, transcript};
+use crate::{ProviderConfig, ToolChoice, thinking, transcript};
 
 /// OpenAI's limit on a replayed tool-call id.
 const MAX_ID: usize = 40;
@@ -67,49 +68,44 @@ impl Wire for ChatWire {
 
     fn post(&self, request: &Request, tools: &Value) -> Result<Post, String> {
         let info = self.info();
+        let base = self.config.base("https://api.openai.com/v1");
+        let compat = ChatCompat::resolve(&info.provider, &base, &self.config.compat);
         let mut messages = Vec::new();
         if let Some(system) = &request.system_prompt {
-            messages.push(json!({"role": "system", "content": system}));
+            let role = if self.config.reasoning && compat.supports_developer_role {
+                "developer"
+            } else {
+                "system"
+            };
+            messages.push(json!({"role": role, "content": system}));
         }
-        let prepared = transcript::prepare(&request.messages, &info.api, &info.provider);
+        let prepared = transcript::prepare(&request.messages, &info);
         let mut pending_images: Vec<Value> = Vec::new();
+        // Whether the last message sent was a tool result (some servers want an assistant
+        // message between that and a user message).
+        let mut after_results = false;
         for message in prepared.iter().map(|message| &**message) {
             if !matches!(message, Message::ToolResult(_)) {
-                flush_images(&mut messages, &mut pending_images);
+                if !pending_images.is_empty() || matches!(message, Message::User(_)) {
+                    bridge(&mut messages, &mut after_results, &compat);
+                }
+                if !pending_images.is_empty() {
+                    flush_images(&mut messages, &mut pending_images);
+                    after_results = false;
+                }
             }
             match message {
                 Message::User(user) => {
-                    messages.push(json!({"role": "user", "content": user_content(&user.content)}))
+                    messages.push(json!({"role": "user", "content": user_content(&user.content)}));
+                    after_results = false;
                 }
                 Message::Assistant(assistant) => {
-                    let text: String = assistant.text();
-                    let calls: Vec<Value> = assistant
-                        .content
-                        .iter()
-                        .filter_map(|block| match block {
-                            AssistantContent::ToolCall { id, name, arguments, .. } => Some(json!({
-                                "id": wire_id(id, MAX_ID), "type": "function",
-                                "function": {"name": name, "arguments": arguments_text(arguments)}})),
-                            _ => None,
-                        })
-                        .collect();
-                    if text.is_empty() && calls.is_empty() {
-                        continue;
+                    if let Some(turn) =
+                        assistant_turn(&assistant.content, &compat, self.config.reasoning)
+                    {
+                        messages.push(turn);
+                        after_results = false;
                     }
-                    let mut turn = Map::new();
-                    turn.insert("role".into(), json!("assistant"));
-                    turn.insert(
-                        "content".into(),
-                        if text.is_empty() {
-                            Value::Null
-                        } else {
-                            json!(text)
-                        },
-                    );
-                    if !calls.is_empty() {
-                        turn.insert("tool_calls".into(), Value::Array(calls));
-                    }
-                    messages.push(Value::Object(turn));
                 }
                 Message::ToolResult(result) => {
                     let mut text = String::new();
@@ -131,16 +127,27 @@ impl Wire for ChatWire {
                             "(see attached image)"
                         });
                     }
-                    messages.push(json!({"role": "tool", "tool_call_id": wire_id(&result.tool_call_id, MAX_ID), "content": text}));
+                    let mut turn = json!({"role": "tool", "tool_call_id": wire_id(&result.tool_call_id, MAX_ID), "content": text});
+                    if let (true, Some(fields)) =
+                        (compat.requires_tool_result_name, turn.as_object_mut())
+                    {
+                        fields.insert("name".into(), json!(result.tool_name));
+                    }
+                    messages.push(turn);
+                    after_results = true;
                 }
             }
         }
-        flush_images(&mut messages, &mut pending_images);
+        if !pending_images.is_empty() {
+            bridge(&mut messages, &mut after_results, &compat);
+            flush_images(&mut messages, &mut pending_images);
+        }
 
         let mut body = Map::new();
         body.insert("model".into(), json!(self.config.model));
         body.insert("messages".into(), Value::Array(messages));
-        if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
+        let has_tools = tools.as_array().is_some_and(|tools| !tools.is_empty());
+        if has_tools {
             body.insert("tools".into(), tools.clone());
             body.insert(
                 "tool_choice".into(),
@@ -153,16 +160,32 @@ impl Wire for ChatWire {
                     }
                 },
             );
+            if compat.zai_tool_stream {
+                body.insert("tool_stream".into(), json!(true));
+            }
         }
-        if let Some(max) = self.config.max_tokens {
-            body.insert("max_tokens".into(), json!(max));
+        if let Some(max) = self.config.output_limit() {
+            let field = match compat.max_tokens_field {
+                MaxTokensField::MaxTokens => "max_tokens",
+                MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
+            };
+            body.insert(field.into(), json!(max));
+        }
+        if compat.supports_store {
+            body.insert("store".into(), json!(false));
+        }
+        thinking::chat(&self.config, &compat, &mut body);
+        if let Some(routing) = &self.config.compat.open_router_routing {
+            body.insert("provider".into(), routing.clone());
+        }
+        if let Some(gateway) = vercel_gateway(self.config.compat.vercel_gateway_routing.as_ref()) {
+            body.insert("providerOptions".into(), json!({"gateway": gateway}));
         }
         body.insert("stream".into(), json!(true));
-        body.insert("stream_options".into(), json!({"include_usage": true}));
-        let url = format!(
-            "{}/chat/completions",
-            self.config.base("https://api.openai.com/v1")
-        );
+        if compat.supports_usage_in_streaming {
+            body.insert("stream_options".into(), json!({"include_usage": true}));
+        }
+        let url = format!("{base}/chat/completions");
         Post::new(url, Value::Object(body))?.key_header(
             "authorization",
             self.config.api_key.as_deref(),
@@ -173,6 +196,121 @@ impl Wire for ChatWire {
     fn parser(&self) -> Box<dyn Parser> {
         Box::new(ChatParser::default())
     }
+}
+
+/// The fields a reasoning text may come in, as compatible servers name them.
+const REASONING_FIELDS: [&str; 3] = ["reasoning_content", "reasoning", "reasoning_text"];
+
+/// The assistant message some servers want between tool results and a user message.
+fn bridge(messages: &mut Vec<Value>, after_results: &mut bool, compat: &ChatCompat) {
+    if *after_results && compat.requires_assistant_after_tool_result {
+        messages
+            .push(json!({"role": "assistant", "content": "I have processed the tool results."}));
+    }
+    *after_results = false;
+}
+
+/// An earlier assistant message as this wire replays it, as Pi does: text as one string,
+/// thinking back in the field it came in (or as text where the server wants that), calls;
+/// `None` for a message with nothing to send.
+fn assistant_turn(
+    content: &[AssistantContent],
+    compat: &ChatCompat,
+    reasoning: bool,
+) -> Option<Value> {
+    let text: String = content
+        .iter()
+        .filter_map(|block| match block {
+            AssistantContent::Text { text, .. } if !text.trim().is_empty() => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let thinking: Vec<(&str, Option<&str>)> = content
+        .iter()
+        .filter_map(|block| match block {
+            AssistantContent::Thinking {
+                thinking,
+                thinking_signature,
+                ..
+            } if !thinking.trim().is_empty() => {
+                Some((thinking.as_str(), thinking_signature.as_deref()))
+            }
+            _ => None,
+        })
+        .collect();
+    let calls: Vec<Value> = content
+        .iter()
+        .filter_map(|block| match block {
+            AssistantContent::ToolCall {
+                id,
+                name,
+                arguments,
+                ..
+            } => Some(json!({
+                "id": wire_id(id, MAX_ID), "type": "function",
+                "function": {"name": name, "arguments": arguments_text(arguments)}})),
+            _ => None,
+        })
+        .collect();
+    let mut turn = Map::new();
+    turn.insert("role".into(), json!("assistant"));
+    let empty = if compat.requires_assistant_after_tool_result {
+        json!("")
+    } else {
+        Value::Null
+    };
+    let text_value = if text.is_empty() { empty } else { json!(text) };
+    if !thinking.is_empty() && compat.requires_thinking_as_text {
+        let joined: Vec<&str> = thinking.iter().map(|(text, _)| *text).collect();
+        let mut parts = vec![json!({"type": "text", "text": joined.join("\n\n")})];
+        if !text.is_empty() {
+            parts.push(json!({"type": "text", "text": text}));
+        }
+        turn.insert("content".into(), Value::Array(parts));
+    } else {
+        turn.insert("content".into(), text_value);
+        // The first block's signature names the field its server sent it in.
+        let field = thinking
+            .first()
+            .and_then(|(_, signature)| *signature)
+            .and_then(|signature| {
+                REASONING_FIELDS
+                    .into_iter()
+                    .find(|field| *field == signature)
+            });
+        if let Some(field) = field {
+            let joined: Vec<&str> = thinking.iter().map(|(text, _)| *text).collect();
+            turn.insert(field.into(), json!(joined.join("\n")));
+        }
+    }
+    let has_calls = !calls.is_empty();
+    if has_calls {
+        turn.insert("tool_calls".into(), Value::Array(calls));
+    }
+    if compat.requires_reasoning_content_on_assistant_messages
+        && reasoning
+        && !turn.contains_key("reasoning_content")
+    {
+        turn.insert("reasoning_content".into(), json!(""));
+    }
+    let has_content = match turn.get("content") {
+        Some(Value::String(text)) => !text.is_empty(),
+        Some(Value::Array(parts)) => !parts.is_empty(),
+        _ => false,
+    };
+    (has_content || has_calls).then_some(Value::Object(turn))
+}
+
+/// Vercel AI Gateway's `gateway` options: `only` and `order`, when either is set.
+fn vercel_gateway(routing: Option<&Value>) -> Option<Value> {
+    let routing = routing?;
+    let mut gateway = Map::new();
+    for key in ["only", "order"] {
+        if let Some(value) = routing.get(key).filter(|value| !value.is_null()) {
+            gateway.insert(key.into(), value.clone());
+        }
+    }
+    (!gateway.is_empty()).then_some(Value::Object(gateway))
 }
 
 /// Images of tool results go in one user message after the tool messages (the wire allows
@@ -219,6 +357,8 @@ struct ChatParser {
     started: Vec<u64>,
     /// The completion's `id` was passed on (every chunk repeats it).
     id_sent: bool,
+    /// A thinking block is being written (its field's name was passed on).
+    thinking: bool,
 }
 
 impl Parser for ChatParser {
@@ -244,13 +384,24 @@ impl Parser for ChatParser {
             .and_then(|c| c.first())
         {
             let delta = choice.get("delta").unwrap_or(&Value::Null);
-            for key in ["reasoning_content", "reasoning"] {
-                if let Some(thinking) = delta.get(key).and_then(Value::as_str) {
-                    pieces.push(Fragment::Thinking(thinking.to_owned()));
+            // The first field that has text: some servers send the same text in two.
+            let reasoning = REASONING_FIELDS.into_iter().find_map(|field| {
+                let text = delta.get(field).and_then(Value::as_str)?;
+                (!text.is_empty()).then_some((field, text))
+            });
+            if let Some((field, thinking)) = reasoning {
+                pieces.push(Fragment::Thinking(thinking.to_owned()));
+                if !self.thinking {
+                    // The field's name goes back with the thinking, as Pi replays it.
+                    pieces.push(Fragment::ThinkingSignature(field.to_owned()));
+                    self.thinking = true;
                 }
             }
-            if let Some(text) = delta.get("content").and_then(Value::as_str) {
+            if let Some(text) = delta.get("content").and_then(Value::as_str)
+                && !text.is_empty()
+            {
                 pieces.push(Fragment::Text(text.to_owned()));
+                self.thinking = false;
             }
             for call in delta
                 .get("tool_calls")
@@ -261,6 +412,7 @@ impl Parser for ChatParser {
                 let index = call.get("index").and_then(Value::as_u64).unwrap_or(0);
                 let key = index.to_string();
                 let function = call.get("function").unwrap_or(&Value::Null);
+                self.thinking = false;
                 if !self.started.contains(&index) {
                     self.started.push(index);
                     let id = call

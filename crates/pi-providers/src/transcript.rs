@@ -1,6 +1,6 @@
 //! A transcript made ready for the model it is sent to, whichever model wrote it.
 //!
-//! - Thinking another provider wrote becomes plain text (its signature means nothing here), and
+//! - Thinking another model wrote becomes plain text (its signature means nothing here), and
 //!   foreign signatures on text and tool calls are dropped.
 //! - A tool call without a result (a run cut short) gets an `isError` result saying so: every
 //!   wire refuses a call left unanswered.
@@ -10,18 +10,15 @@
 
 use std::borrow::Cow;
 
-use pi_ai::{AssistantContent, Message};
+use pi_ai::{AssistantContent, Message, ModelInfo};
 use pi_tool::{ArcStr, ToolResultMessage, text};
 
 /// What the model reads about a call that never got a result.
 pub(crate) const NO_RESULT: &str = "No result provided";
 
-/// `messages` ready for the model `api`/`provider`.
-pub(crate) fn prepare<'a>(
-    messages: &'a [Message],
-    api: &str,
-    provider: &str,
-) -> Vec<Cow<'a, Message>> {
+/// `messages` ready for `model` (its signatures are valid only for the same model of the same
+/// provider on the same wire, as Pi judges it).
+pub(crate) fn prepare<'a>(messages: &'a [Message], model: &ModelInfo) -> Vec<Cow<'a, Message>> {
     let mut out: Vec<Cow<'a, Message>> = Vec::with_capacity(messages.len());
     let mut waiting: Vec<(ArcStr, ArcStr)> = Vec::new();
     for message in messages {
@@ -38,7 +35,10 @@ pub(crate) fn prepare<'a>(
                         _ => None,
                     })
                     .collect();
-                if assistant.api == api && assistant.provider == provider {
+                if assistant.api == model.api
+                    && assistant.provider == model.provider
+                    && assistant.model == model.model
+                {
                     out.push(Cow::Borrowed(message));
                     continue;
                 }
@@ -120,7 +120,12 @@ mod tests {
             Message::Assistant(assistant),
             Message::User(UserMessage::text("again")),
         ];
-        let prepared = prepare(&messages, "openai-completions", "openai");
+        let model = ModelInfo {
+            api: "openai-completions".into(),
+            provider: "openai".into(),
+            model: "m".into(),
+        };
+        let prepared = prepare(&messages, &model);
         assert_eq!(prepared.len(), 4);
         let Message::Assistant(first) = &*prepared[1] else {
             panic!()

@@ -78,12 +78,15 @@ async fn a_tool_using_run_completes_over_the_responses_wire() {
     );
     assert_eq!(first["tools"][0]["strict"], false);
     assert_eq!(first["tools"][0]["name"], "get_weather");
-    // Calls replayed by call_id only; outputs paired on call_id.
+    // Calls replayed with their item ids (this model made them, as Pi sends them); outputs
+    // paired on call_id; nothing stored on the server.
+    assert_eq!(requests[1].body["store"], false);
     let second = &requests[1].body["input"];
     assert_eq!(
         second[1],
         json!({"type": "function_call", "call_id": "call_SB7pIL63nRHhVPr41Ve8o9Ez", "name": "get_weather",
-               "arguments": "{\"city\":\"Tokyo\",\"unit\":\"celsius\"}"})
+               "arguments": "{\"city\":\"Tokyo\",\"unit\":\"celsius\"}",
+               "id": "fc_cb107ef919596a96f6ad98019a2bab3210fb5cc64571c699e2"})
     );
     assert_eq!(
         second[4],

@@ -226,3 +226,106 @@ async fn gemini_traffic_passes_the_google_genai_sdk() {
     let provider = Arc::new(Gemini::new(config(&fake, "", "gemini-3-flash-preview")).unwrap());
     conforms("gemini", provider, &fake, &streams).await;
 }
+
+/// A reasoning model asked to think hard.
+fn thinking(config: ProviderConfig) -> ProviderConfig {
+    config
+        .with_reasoning(true)
+        .with_thinking(pi_providers::ThinkingLevel::High)
+}
+
+#[tokio::test]
+#[ignore = "needs the official Python SDKs in .venv: scripts/test.sh installs them and runs this"]
+async fn openai_chat_reasoning_effort_passes_the_openai_sdk() {
+    let streams = ["openai_two_calls.sse", "openai_final_text.sse"];
+    let fake = Fake::start(replies(&streams)).await;
+    let config = thinking(config(&fake, "/v1", "gpt-5.1")).with_max_tokens(2048);
+    let provider = Arc::new(OpenAiChat::new(config).unwrap());
+    conforms_as("openai", "openai-thinking", provider, &fake, &streams).await;
+}
+
+#[tokio::test]
+#[ignore = "needs the official Python SDKs in .venv: scripts/test.sh installs them and runs this"]
+async fn openai_responses_reasoning_passes_the_openai_sdk() {
+    let streams = [
+        "openai_responses_two_calls.sse",
+        "openai_responses_final_text.sse",
+    ];
+    let fake = Fake::start(replies(&streams)).await;
+    let provider =
+        Arc::new(OpenAiResponses::new(thinking(config(&fake, "/v1", "gpt-5.1"))).unwrap());
+    conforms_as(
+        "openai-responses",
+        "openai-responses-thinking",
+        provider,
+        &fake,
+        &streams,
+    )
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs the official Python SDKs in .venv: scripts/test.sh installs them and runs this"]
+async fn azure_openai_traffic_passes_the_openai_sdk() {
+    let streams = [
+        "openai_responses_two_calls.sse",
+        "openai_responses_final_text.sse",
+    ];
+    let fake = Fake::start(replies(&streams)).await;
+    let settings = pi_providers::AzureSettings {
+        base_url: Some(fake.url("/openai/v1")),
+        deployment: Some("my-deployment".into()),
+        ..pi_providers::AzureSettings::default()
+    };
+    let config = thinking(config(&fake, "", "gpt-5.1")).with_azure(settings);
+    let provider = Arc::new(pi_providers::AzureOpenAi::new(config).unwrap());
+    conforms_as(
+        "openai-responses",
+        "azure-openai-responses",
+        provider,
+        &fake,
+        &streams,
+    )
+    .await;
+}
+
+#[tokio::test]
+#[ignore = "needs the official Python SDKs in .venv: scripts/test.sh installs them and runs this"]
+async fn anthropic_thinking_passes_the_anthropic_sdk() {
+    let streams = [
+        "anthropic_text_and_two_calls.sse",
+        "anthropic_final_text.sse",
+    ];
+    let fake = Fake::start(replies(&streams)).await;
+    let config = thinking(config(&fake, "", "claude-sonnet-4-5")).with_model_max_tokens(64_000);
+    let provider = Arc::new(Anthropic::new(config).unwrap());
+    conforms_as("anthropic", "anthropic-thinking", provider, &fake, &streams).await;
+}
+
+#[tokio::test]
+#[ignore = "needs the official Python SDKs in .venv: scripts/test.sh installs them and runs this"]
+async fn anthropic_adaptive_thinking_passes_the_anthropic_sdk() {
+    let streams = [
+        "anthropic_text_and_two_calls.sse",
+        "anthropic_final_text.sse",
+    ];
+    let fake = Fake::start(replies(&streams)).await;
+    let config = thinking(config(&fake, "", "claude-opus-4-7"))
+        .with_model_max_tokens(128_000)
+        .with_compat(pi_providers::ModelCompat {
+            force_adaptive_thinking: Some(true),
+            ..pi_providers::ModelCompat::default()
+        });
+    let provider = Arc::new(Anthropic::new(config).unwrap());
+    conforms_as("anthropic", "anthropic-adaptive", provider, &fake, &streams).await;
+}
+
+#[tokio::test]
+#[ignore = "needs the official Python SDKs in .venv: scripts/test.sh installs them and runs this"]
+async fn gemini_thinking_config_passes_the_google_genai_sdk() {
+    let streams = ["gemini_two_calls.sse", "gemini_final_text.sse"];
+    let fake = Fake::start(replies(&streams)).await;
+    let config = thinking(config(&fake, "", "gemini-3-flash-preview"));
+    let provider = Arc::new(Gemini::new(config).unwrap());
+    conforms_as("gemini", "gemini-thinking", provider, &fake, &streams).await;
+}

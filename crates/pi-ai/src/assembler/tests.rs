@@ -217,3 +217,72 @@ fn a_response_holds_at_most_the_tool_call_limit() {
     };
     assert_eq!(error.tool_calls().len(), crate::MAX_TOOL_CALLS_PER_RESPONSE);
 }
+
+/// The final message of `fragments`.
+fn assembled(fragments: Vec<Fragment>) -> AssistantMessage {
+    let (mut assembler, _) = StreamAssembler::start("api", "p", "m");
+    for fragment in fragments {
+        assembler.apply(fragment);
+    }
+    let Some(AssistantMessageEvent::Done { message, .. }) = assembler.finish().pop() else {
+        panic!("no done")
+    };
+    message
+}
+
+#[test]
+fn signatures_land_on_their_blocks_and_an_end_splits_blocks() {
+    let message = assembled(vec![
+        Fragment::Thinking("first".into()),
+        Fragment::ThinkingSignature("sig-1".into()),
+        Fragment::EndBlock,
+        Fragment::Thinking("second".into()),
+        Fragment::EndBlock,
+        // Encrypted reasoning with no text still makes a block, to be sent back.
+        Fragment::ThinkingSignature("{\"type\":\"reasoning\"}".into()),
+        Fragment::EndBlock,
+        Fragment::Text("answer".into()),
+        Fragment::TextSignature("msg_1".into()),
+        Fragment::RedactedThinking("opaque".into()),
+        Fragment::Stop(StopReason::Stop),
+    ]);
+    let thinking = |text: &str, signature: Option<&str>| AssistantContent::Thinking {
+        thinking: text.into(),
+        thinking_signature: signature.map(str::to_owned),
+        redacted: None,
+    };
+    assert_eq!(
+        message.content,
+        [
+            thinking("first", Some("sig-1")),
+            thinking("second", None),
+            thinking("", Some("{\"type\":\"reasoning\"}")),
+            AssistantContent::Text {
+                text: "answer".into(),
+                text_signature: Some("msg_1".into())
+            },
+            AssistantContent::Thinking {
+                thinking: crate::REDACTED_THINKING.into(),
+                thinking_signature: Some("opaque".into()),
+                redacted: Some(true),
+            },
+        ]
+    );
+}
+
+#[test]
+fn a_text_signature_with_no_text_open_is_dropped() {
+    let message = assembled(vec![
+        Fragment::Thinking("hmm".into()),
+        Fragment::TextSignature("stray".into()),
+        Fragment::Stop(StopReason::Stop),
+    ]);
+    assert_eq!(
+        message.content,
+        [AssistantContent::Thinking {
+            thinking: "hmm".into(),
+            thinking_signature: None,
+            redacted: None,
+        }]
+    );
+}
