@@ -84,12 +84,11 @@ pub struct UnknownThinkingLevel(pub String);
 impl FromStr for ThinkingLevel {
     type Err = UnknownThinkingLevel;
 
-    /// A level by its name, in any case.
+    /// Exactly Pi's lowercase names: Pi refuses `High` too.
     fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let wanted = text.trim().to_ascii_lowercase();
         Self::ALL
             .into_iter()
-            .find(|level| level.as_str() == wanted)
+            .find(|level| level.as_str() == text)
             .ok_or_else(|| UnknownThinkingLevel(text.to_owned()))
     }
 }
@@ -247,7 +246,10 @@ mod tests {
                 Some(format!("\"{level}\""))
             );
         }
-        assert_eq!("HIGH".parse::<ThinkingLevel>(), Ok(ThinkingLevel::High));
+        assert!(
+            "HIGH".parse::<ThinkingLevel>().is_err(),
+            "Pi refuses it too"
+        );
         assert!("extreme".parse::<ThinkingLevel>().is_err());
         assert_eq!(ThinkingLevel::default(), ThinkingLevel::Off);
     }

@@ -396,3 +396,39 @@ fn cost_from_the_prices_and_a_key_that_never_shows() {
     assert_eq!(stats["tokens"]["input"], 1000);
     assert!((stats["cost"].as_f64().unwrap() - 0.0045).abs() < 1e-12);
 }
+
+#[test]
+fn thinking_reaches_the_wire_for_a_reasoning_model_and_is_recorded() {
+    let dirs = tempfile::tempdir().unwrap();
+    let (url, seen) = support::serve(vec![answer("thought"), answer("plain")]);
+    let command = pi_tool(&dirs, &url);
+    let models = serde_json::json!({"providers": {"local": {
+        "baseUrl": format!("{url}/v1"),
+        "api": "openai-completions",
+        "models": [{"id": "thinker", "reasoning": true}, {"id": "plain"}]
+    }}});
+    std::fs::write(dirs.path().join("agent/models.json"), models.to_string()).unwrap();
+    let output = { command }
+        .args(["--model", "thinker", "--thinking", "high", "-p", "hi"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let bodies = support::bodies(&seen);
+    assert_eq!(bodies[0]["reasoning_effort"], "high", "{}", bodies[0]);
+    let file = &session_files(&dirs)[0];
+    let text = std::fs::read_to_string(file).unwrap();
+    assert!(text.contains(r#""thinkingLevel":"high""#), "{text}");
+    // A model that does not reason is sent no thinking, whatever the flag.
+    let output = pi_tool(&dirs, &url)
+        .args(["--no-session", "--model", "plain", "--thinking", "high", "-p", "hi"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    assert!(support::bodies(&seen)[1].get("reasoning_effort").is_none());
+}

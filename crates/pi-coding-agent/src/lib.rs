@@ -132,6 +132,7 @@ pub use prompt_text::{PromptText, resolve_text};
 pub use recorder::{DEFAULT_THINKING_LEVEL, History, Recorder, approval_records};
 pub use run_model::{
     load_registry, load_settings, model_list_text, resolve_run_model, session_model,
+    thinking_budgets,
 };
 pub use run_prompt::{PromptOptions, PromptSource, RunPrompt, today};
 pub use runtime_error::RuntimeError;
@@ -145,7 +146,7 @@ pub use settings::{
     RetrySettings, SETTINGS_FILE, Settings, SettingsError, SettingsFile, SettingsFiles,
 };
 pub use system_prompt::{PromptParts, build_system_prompt};
-pub use thinking_level::{ThinkingLevel, UnknownThinkingLevel};
+pub use thinking_level::{DEFAULT_THINKING, ThinkingLevel, UnknownThinkingLevel};
 pub use tool_selection::{DEFAULT_TOOLS, SelectedTools, ToolSelection, name_list};
 pub use tools::OfferedTool;
 pub use variables::Variables;

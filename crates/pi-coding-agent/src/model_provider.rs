@@ -7,7 +7,10 @@ use std::sync::Arc;
 
 use futures::StreamExt;
 use pi_ai::{AssistantMessage, AssistantMessageEvent, EventStream, ModelInfo, Provider, Request};
-use pi_providers::{Anthropic, Gemini, OpenAiChat, OpenAiResponses, ProviderConfig};
+use pi_providers::{
+    Anthropic, AzureOpenAi, AzureSettings, Gemini, OpenAiChat, OpenAiResponses, ProviderConfig,
+    ThinkingBudgets,
+};
 use tokio_util::sync::CancellationToken;
 
 use crate::cost::calculate_cost;
@@ -17,14 +20,37 @@ use crate::model_selection::ResolvedModel;
 use crate::runtime_error::RuntimeError;
 
 /// Builds the provider for `resolved`. `config` holds the run's own limits (timeouts, response
-/// size, tool choice); its model, base URL (unless already set, e.g. by `--base-url`) and key
-/// are filled in from the registry.
+/// size, tool choice); its model, base URL (unless already set, e.g. by `--base-url`), key,
+/// headers, compat flags and thinking (the level, the model's level map, `budgets`) are
+/// filled in from the registry.
 pub fn model_provider(
     resolved: &ResolvedModel,
+    budgets: ThinkingBudgets,
     mut config: ProviderConfig,
 ) -> Result<Arc<dyn Provider>, RuntimeError> {
     let model = &resolved.model;
     config.model.clone_from(&model.id);
+    config.provider = Some(model.provider.clone());
+    config.thinking = resolved.thinking_level;
+    config.thinking_budgets = budgets;
+    config.thinking_level_map = pi_ai::ThinkingLevelMap(model.thinking_level_map.clone());
+    config.reasoning = model.reasoning;
+    config.model_max_tokens = Some(model.max_tokens);
+    config.headers = resolved
+        .credentials
+        .headers
+        .iter()
+        .map(|(name, value)| (name.clone(), value.expose().to_owned()))
+        .collect();
+    if let Some(compat) = &model.compat {
+        // Unknown keys are ignored; a known key of the wrong shape names the model.
+        config.compat = serde_json::from_value(serde_json::Value::Object(compat.clone())).map_err(
+            |source| RuntimeError::Compat {
+                model: model.reference(),
+                source,
+            },
+        )?;
+    }
     if config.base_url.is_none() && !model.base_url.is_empty() {
         config.base_url = Some(wire_base_url(&model.api, &model.base_url));
     }
@@ -46,6 +72,10 @@ pub fn model_provider(
     let wire: Arc<dyn Provider> = match &model.api {
         ModelApi::OpenAiCompletions => Arc::new(OpenAiChat::new(config).map_err(built)?),
         ModelApi::OpenAiResponses => Arc::new(OpenAiResponses::new(config).map_err(built)?),
+        ModelApi::AzureOpenAiResponses => {
+            config.azure = AzureSettings::from_env();
+            Arc::new(AzureOpenAi::new(config).map_err(built)?)
+        }
         ModelApi::AnthropicMessages => Arc::new(Anthropic::new(config).map_err(built)?),
         ModelApi::GoogleGenerativeAi => Arc::new(Gemini::new(config).map_err(built)?),
         other => return Err(unbuilt(other)),

@@ -233,7 +233,8 @@ pub fn select_model(
             .and_then(|session| session.thinking_level)
             .or(settings.default_thinking_level);
     }
-    let thinking_level = chosen.clamp_thinking_level(level.unwrap_or(ThinkingLevel::DEFAULT));
+    let thinking_level =
+        chosen.clamp_thinking_level(level.unwrap_or(crate::thinking_level::DEFAULT_THINKING));
     Ok(ModelChoice {
         model: chosen,
         thinking_level,

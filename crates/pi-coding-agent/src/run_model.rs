@@ -46,6 +46,22 @@ pub fn load_settings(
     Ok(SettingsFiles::load(agent_dir, project)?.settings()?)
 }
 
+/// The settings' `thinkingBudgets`, as the wires take them.
+pub fn thinking_budgets(settings: &Settings) -> pi_ai::ThinkingBudgets {
+    let budget = |level| {
+        settings
+            .thinking_budgets
+            .as_ref()
+            .and_then(|budgets| budgets.get(&level).copied())
+    };
+    pi_ai::ThinkingBudgets {
+        minimal: budget(ThinkingLevel::Minimal),
+        low: budget(ThinkingLevel::Low),
+        medium: budget(ThinkingLevel::Medium),
+        high: budget(ThinkingLevel::High),
+    }
+}
+
 /// What a continued session says about the model: its last model and thinking level, when it
 /// holds any entry (a new session says nothing).
 pub fn session_model(session: &Session) -> Option<SessionModel> {

@@ -95,6 +95,15 @@ pub enum RuntimeError {
         /// Pi's name of the wire.
         api: String,
     },
+    /// A model's `compat` options have a known key of the wrong shape.
+    #[error("the compat options of {model} in models.json")]
+    Compat {
+        /// `provider/id`.
+        model: String,
+        /// Which key, and why.
+        #[source]
+        source: serde_json::Error,
+    },
     /// The model's provider could not be set up (a malformed base URL).
     #[error("setting up {model}")]
     Provider {

@@ -20,7 +20,7 @@ use pi_coding_agent::{
     ApprovalSetup, CodingSession, CodingSessionOptions, FileArguments, McpServers, ModelRequest,
     Secret, Started, ThinkingLevel, ToolSelection, command_line_prompts, load_registry,
     load_settings, model_list_text, model_provider, name_list, resolve_run_model, session_model,
-    split_file_arguments,
+    split_file_arguments, thinking_budgets,
 };
 use pi_providers::ProviderConfig;
 use pi_tool::ToolRegistry;
@@ -289,7 +289,7 @@ pub(crate) async fn run(
     }
     let mut wire = ProviderConfig::new(resolved.model.id.clone());
     wire.base_url = args.base_url.clone();
-    let provider = model_provider(&resolved, wire)?;
+    let provider = model_provider(&resolved, thinking_budgets(&settings), wire)?;
     if args.verbose {
         let info = provider.model();
         let names: Vec<&str> = selected.tools.list().map(|tool| tool.name()).collect();
