@@ -425,7 +425,15 @@ fn thinking_reaches_the_wire_for_a_reasoning_model_and_is_recorded() {
     assert!(text.contains(r#""thinkingLevel":"high""#), "{text}");
     // A model that does not reason is sent no thinking, whatever the flag.
     let output = pi_tool(&dirs, &url)
-        .args(["--no-session", "--model", "plain", "--thinking", "high", "-p", "hi"])
+        .args([
+            "--no-session",
+            "--model",
+            "plain",
+            "--thinking",
+            "high",
+            "-p",
+            "hi",
+        ])
         .write_stdin("")
         .output()
         .unwrap();

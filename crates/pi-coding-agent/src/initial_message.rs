@@ -95,16 +95,20 @@ pub fn command_line_prompts(
     }
     let mut prompts = Vec::new();
     if !first.is_empty() || !files.images.is_empty() {
-        let mut message = UserMessage::text(first.clone());
-        if !files.images.is_empty() {
-            let mut blocks = vec![pi_tool::text(first)];
-            blocks.extend(files.images);
-            message.content = UserContent::Blocks(blocks);
-        }
-        prompts.push(message);
+        let mut blocks = vec![pi_tool::text(first)];
+        blocks.extend(files.images);
+        prompts.push(user_blocks(blocks));
     }
-    prompts.extend(rest.map(|message| UserMessage::text(message.clone())));
+    prompts.extend(rest.map(|message| user_blocks(vec![pi_tool::text(message.clone())])));
     prompts
+}
+
+/// A user message of content blocks, as Pi's command line writes them (a text block, then any
+/// images), not a bare string.
+fn user_blocks(blocks: Vec<Content>) -> UserMessage {
+    let mut message = UserMessage::text(String::new());
+    message.content = UserContent::Blocks(blocks);
+    message
 }
 
 /// The `@file` arguments among `arguments` (without their `@`), and the messages.
@@ -138,8 +142,11 @@ mod tests {
         let files = FileArguments::read(&files, dir.path()).unwrap();
         let prompts = command_line_prompts(Some("piped\n".into()), files, &messages);
         assert_eq!(prompts.len(), 2);
-        let UserContent::Text(first) = &prompts[0].content else {
-            panic!("text only");
+        let UserContent::Blocks(blocks) = &prompts[0].content else {
+            panic!("Pi's blocks");
+        };
+        let [Content::Text { text: first }] = blocks.as_slice() else {
+            panic!("one text block: {blocks:?}");
         };
         let path = dir.path().join("notes.md");
         assert_eq!(
@@ -149,7 +156,9 @@ mod tests {
                 path.display()
             )
         );
-        assert!(matches!(&prompts[1].content, UserContent::Text(text) if text == "then translate"));
+        assert!(
+            matches!(&prompts[1].content, UserContent::Blocks(blocks) if blocks == &[pi_tool::text("then translate")])
+        );
     }
 
     #[test]
