@@ -14,7 +14,6 @@
 mod support;
 
 use assert_cmd::Command;
-use serde_json::Value;
 
 const OPENAI_KEY: &str = "sk-openai-example-key";
 const ANTHROPIC_KEY: &str = "sk-ant-example-key";
