@@ -22,6 +22,11 @@ impl MessageQueue {
         self.lock().drain(..).collect()
     }
 
+    /// How many messages are queued.
+    pub fn len(&self) -> usize {
+        self.lock().len()
+    }
+
     /// Whether nothing is queued.
     pub fn is_empty(&self) -> bool {
         self.lock().is_empty()

@@ -85,6 +85,8 @@ pub struct CodingSession {
     stop: CancellationToken,
     /// The token of the prompt running now, which [`CodingSession::abort`] cancels.
     current: Mutex<Option<CancellationToken>>,
+    /// Whether a prompt is running.
+    streaming: std::sync::atomic::AtomicBool,
     /// Writes each message into the session as it ends.
     follower: JoinHandle<()>,
     _mcp_servers: McpServers,
@@ -197,6 +199,7 @@ impl CodingSession {
                 history: Mutex::new(Some(history)),
                 stop,
                 current: Mutex::new(None),
+                streaming: std::sync::atomic::AtomicBool::new(false),
                 follower,
                 _mcp_servers: mcp_servers,
             },
@@ -230,6 +233,12 @@ impl CodingSession {
     pub fn session_file(&self) -> Option<PathBuf> {
         self.recorder
             .with_session(|session| session.file_path().map(Path::to_path_buf))
+    }
+
+    /// The session's id.
+    pub fn session_id(&self) -> String {
+        self.recorder
+            .with_session(|session| session.id().to_owned())
     }
 
     /// The session's header, as its file's first line holds it (Pi's `--mode json` prints it
@@ -280,6 +289,8 @@ impl CodingSession {
         };
         let signal = self.stop.child_token();
         *lock(&self.current) = Some(signal.clone());
+        self.streaming
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         let CompactedRun { run, last_run } = run_compacted(
             &self.agent,
             &self.recorder,
@@ -290,6 +301,8 @@ impl CodingSession {
         )
         .await;
         *lock(&self.current) = None;
+        self.streaming
+            .store(false, std::sync::atomic::Ordering::SeqCst);
         let last = run.messages.len().saturating_sub(last_run);
         let recording_failure = self
             .recorder
@@ -299,6 +312,76 @@ impl CodingSession {
             run,
             recording_failure,
         }
+    }
+
+    /// Whether a prompt is running now.
+    pub fn is_streaming(&self) -> bool {
+        self.streaming.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// The model the session talks to.
+    pub fn model(&self) -> pi_ai::ModelInfo {
+        self.agent.config().provider.model()
+    }
+
+    /// The conversation the model would be sent next (the session's context at its leaf).
+    pub fn messages(&self) -> Result<Vec<Message>, RuntimeError> {
+        self.recorder
+            .with_session(|session| session.context().map(|context| context.messages))
+            .map_err(|source| RuntimeError::Session {
+                what: "reading the conversation".to_owned(),
+                source,
+            })
+    }
+
+    /// The session's name, if it has one.
+    pub fn name(&self) -> Option<String> {
+        self.recorder
+            .with_session(|session| session.name().map(str::to_owned))
+    }
+
+    /// The text of the last answer, if there is one.
+    pub fn last_assistant_text(&self) -> Result<Option<String>, RuntimeError> {
+        Ok(self
+            .messages()?
+            .iter()
+            .rev()
+            .find_map(|message| match message {
+                Message::Assistant(answer) => Some(answer.text()),
+                _ => None,
+            }))
+    }
+
+    /// Works on the session's entries for a moment (the session is locked meanwhile): RPC's
+    /// `get_entries` and `get_tree` read them.
+    pub fn with_entries<R>(&self, work: impl FnOnce(&Session) -> R) -> R {
+        self.recorder.with_session(|session| work(session))
+    }
+
+    /// Compacts the session now (Pi's `/compact`), with `focus` as extra instructions for
+    /// the summary. Refused while a prompt runs.
+    pub async fn compact(
+        &self,
+        focus: Option<&str>,
+    ) -> Result<pi_agent::compaction::Compacted, RuntimeError> {
+        if self.is_streaming() {
+            return Err(RuntimeError::Busy("compacting"));
+        }
+        let mut session = self.recorder.take_session();
+        let outcome = self
+            .agent
+            .compact(
+                &mut session,
+                self.compactor.settings(),
+                pi_agent::compaction::CompactionReason::Manual,
+                focus,
+                &self.stop,
+            )
+            .await;
+        self.recorder.give_back(session);
+        // The next prompt continues from the compacted context.
+        *lock(&self.history) = None;
+        outcome.map_err(|source| RuntimeError::Compaction { source })
     }
 
     /// Stops the prompt running now (its tools see their signal cancelled, every call is

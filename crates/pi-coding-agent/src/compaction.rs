@@ -52,6 +52,11 @@ impl Compactor {
         })
     }
 
+    /// The compaction settings in force.
+    pub fn settings(&self) -> &CompactionSettings {
+        &self.settings
+    }
+
     /// Whether the session's context passed the threshold.
     fn over_threshold(&self, recorder: &Recorder) -> bool {
         self.window.is_some()

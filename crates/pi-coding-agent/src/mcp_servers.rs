@@ -9,10 +9,11 @@ use pi_tool::environment::ToolEnvironment;
 
 use crate::runtime_error::RuntimeError;
 
-/// The MCP servers of a run, kept connected while it lasts.
-#[derive(Default)]
+/// The MCP servers of a run, kept connected while it lasts (and while any clone of it
+/// lives: a front end that starts another session over the same tools keeps them).
+#[derive(Default, Clone)]
 pub struct McpServers {
-    clients: Vec<McpClient>,
+    clients: std::sync::Arc<Vec<McpClient>>,
 }
 
 impl std::fmt::Debug for McpServers {
@@ -57,6 +58,11 @@ impl McpServers {
             }));
             clients.push(client);
         }
-        Ok((Self { clients }, renamed))
+        Ok((
+            Self {
+                clients: std::sync::Arc::new(clients),
+            },
+            renamed,
+        ))
     }
 }

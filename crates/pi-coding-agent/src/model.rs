@@ -94,6 +94,40 @@ pub struct Model {
 }
 
 impl Model {
+    /// The model as Pi's RPC mode describes one (`get_state`, `get_available_models`): id,
+    /// name, api, provider, baseUrl, reasoning, input, cost, contextWindow, maxTokens, and the
+    /// headers, compat and thinking levels when it has them. Header values are the catalog's
+    /// literal ones, never keys.
+    pub fn to_pi_json(&self) -> serde_json::Value {
+        let mut shown = serde_json::json!({
+            "id": self.id,
+            "name": self.name,
+            "api": self.api.as_str(),
+            "provider": self.provider,
+            "baseUrl": self.base_url,
+            "reasoning": self.reasoning,
+            "input": self.input,
+            "cost": self.cost,
+            "contextWindow": self.context_window,
+            "maxTokens": self.max_tokens,
+        });
+        if let Some(object) = shown.as_object_mut() {
+            if !self.headers.is_empty() {
+                object.insert("headers".into(), serde_json::json!(self.headers));
+            }
+            if let Some(compat) = &self.compat {
+                object.insert("compat".into(), serde_json::Value::Object(compat.clone()));
+            }
+            if !self.thinking_level_map.is_empty() {
+                object.insert(
+                    "thinkingLevelMap".into(),
+                    serde_json::json!(self.thinking_level_map),
+                );
+            }
+        }
+        shown
+    }
+
     /// Whether the model accepts images.
     pub fn accepts_images(&self) -> bool {
         self.input.contains(&InputKind::Image)

@@ -125,6 +125,16 @@ pub enum RuntimeError {
     /// No model can be used, or the one named has no key.
     #[error(transparent)]
     Model(#[from] crate::model_selection::SelectionError),
+    /// Something that cannot be done while a prompt runs.
+    #[error("{0} is not possible while a prompt runs")]
+    Busy(&'static str),
+    /// A compaction asked for did not happen.
+    #[error("the session was not compacted")]
+    Compaction {
+        /// Why.
+        #[source]
+        source: pi_agent::compaction::CompactionError,
+    },
     /// `--mcp` was given an empty command.
     #[error("--mcp needs a command")]
     EmptyMcpCommand,

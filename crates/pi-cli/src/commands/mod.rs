@@ -13,6 +13,8 @@ mod lines;
 pub(crate) mod mcp;
 pub(crate) mod pi_mode;
 pub(crate) mod policy;
+mod rpc_framing;
+mod rpc_mode;
 pub(crate) mod run;
 pub(crate) mod serve;
 pub(crate) mod session;

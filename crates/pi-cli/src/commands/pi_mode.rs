@@ -11,6 +11,7 @@
 use std::io::{IsTerminal, Read};
 use std::path::Path;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
@@ -36,7 +37,7 @@ pub(crate) enum OutputMode {
     Text,
     /// The session header, then every event, as JSON lines.
     Json,
-    /// Pi's RPC mode (not built yet: refused).
+    /// Pi's RPC mode.
     Rpc,
 }
 
@@ -46,7 +47,8 @@ pub(crate) struct PiArgs {
     /// Process the messages and exit (Pi's print mode).
     #[arg(short = 'p', long)]
     print: bool,
-    /// `text` (the default), `json` (every event as a JSON line) or `rpc`.
+    /// `text` (the default), `json` (every event as a JSON line) or `rpc` (Pi's RPC mode:
+    /// JSON commands on stdin, responses and events on stdout).
     #[arg(long, value_enum)]
     mode: Option<OutputMode>,
     /// The provider (`anthropic`, `openai`, `google`, a `models.json` provider...). Default: the
@@ -188,10 +190,6 @@ impl PiArgs {
     fn refused(&self) -> Option<&'static str> {
         let refusals = [
             (
-                self.mode == Some(OutputMode::Rpc),
-                "--mode rpc: Pi's RPC mode is not built yet",
-            ),
-            (
                 !self.extension.is_empty(),
                 "--extension: Pi's extensions are TypeScript modules, which this program cannot load",
             ),
@@ -235,8 +233,12 @@ pub(crate) async fn run(
         return Ok(ExitCode::SUCCESS);
     }
     let json = args.mode == Some(OutputMode::Json);
-    let interactive =
-        !args.print && !json && std::io::stdin().is_terminal() && std::io::stdout().is_terminal();
+    let rpc = args.mode == Some(OutputMode::Rpc);
+    let interactive = !args.print
+        && !json
+        && !rpc
+        && std::io::stdin().is_terminal()
+        && std::io::stdout().is_terminal();
     if interactive {
         anyhow::bail!(
             "the interactive mode is not built yet: give -p (print the answer) or --mode json"
@@ -253,7 +255,8 @@ pub(crate) async fn run(
     };
     let (files, messages) = split_file_arguments(&args.messages);
     let files = FileArguments::read(&files, cwd)?;
-    let piped = read_piped_stdin()?;
+    // In RPC mode stdin carries the commands.
+    let piped = if rpc { None } else { read_piped_stdin()? };
     let prompts = command_line_prompts(piped, files, &messages);
     let (mcp_servers, renamed) =
         McpServers::connect(&args.mcp, &args.mcp_prefix, environment, &mut tools).await?;
@@ -305,7 +308,14 @@ pub(crate) async fn run(
             names.join(", ")
         );
     }
-    let approver = super::approval::approver(&approvals, json);
+    let approver: Arc<dyn pi_approval::Approver> = if rpc {
+        Arc::new(pi_coding_agent::NobodyToAsk {
+            cwd: cwd.to_path_buf(),
+            why: "the RPC mode has no one to ask yet",
+        })
+    } else {
+        super::approval::approver(&approvals, json)
+    };
     let Started {
         session,
         warnings,
@@ -338,6 +348,14 @@ pub(crate) async fn run(
     }
     if let Some(name) = &args.name {
         session.set_name(name)?;
+    }
+    if rpc {
+        let state = super::rpc_mode::RpcState {
+            model: resolved.model,
+            thinking_level: resolved.thinking_level,
+            registry,
+        };
+        return super::rpc_mode::serve(session, state, shutdown).await;
     }
     let printer = json.then(|| {
         // Pi's JSON mode: the session header first, then every event.

