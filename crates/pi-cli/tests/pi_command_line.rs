@@ -229,7 +229,6 @@ fn a_named_session_and_a_session_id() {
 fn options_pi_has_and_this_program_does_not_are_refused_with_a_reason() {
     let dirs = tempfile::tempdir().unwrap();
     for (flags, reason) in [
-        (&["--mode", "rpc"][..], "RPC mode is not built yet"),
         (&["-e", "ext.ts"][..], "extensions are TypeScript"),
         (&["--skill", "s"][..], "skills are not built yet"),
         (&["--export", "s.jsonl"][..], "HTML export is not built yet"),
