@@ -1,8 +1,9 @@
 //! `pi-tool --mode rpc` driven by Pi 0.80.6's own `RpcClient` (its `cliPath` pointed at a
 //! launcher for our binary), against a local fake of the OpenAI Chat wire named in
 //! `models.json`: a prompt whose answer calls `read`, its events to `agent_settled`, then the
-//! state, message, statistics, name, tree and entry commands, and the error answers of a
-//! command not built yet and an unknown one. Plus the framing, tested on the raw pipe.
+//! state, message, statistics, name, tree and entry commands; the model and thinking level
+//! changed, sessions created, switched and forked; and the error answers of an unknown model
+//! and an unknown command. Plus the framing, tested on the raw pipe.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -46,7 +47,7 @@ fn dirs(url: &str) -> tempfile::TempDir {
     std::fs::create_dir_all(&agent).unwrap();
     let models = serde_json::json!({"providers": {"local": {
         "baseUrl": format!("{url}/v1"), "api": "openai-completions",
-        "models": [{"id": "local-model"}]
+        "models": [{"id": "local-model"}, {"id": "other-model"}]
     }}});
     std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
     dirs
@@ -115,12 +116,20 @@ fn pi_rpc_client_drives_a_session() {
     assert_eq!(result["tree"]["tree"].as_array().unwrap().len(), 1);
     assert!(!result["entries"]["entries"].as_array().unwrap().is_empty());
     assert!(result["models"].to_string().contains("local/local-model"));
-    assert!(
-        result["setModel"]
-            .as_str()
-            .unwrap()
-            .contains("not built yet")
-    );
+    assert_eq!(result["badModel"], "Model not found: nope/nothing");
+    assert_eq!(result["setModel"], "other-model");
+    assert_eq!(result["modelAfterSet"], "other-model");
+    assert_eq!(result["cycled"], "local-model");
+    // Neither model reasons: any level is `off` for them, as Pi clamps it.
+    assert_eq!(result["thinkingAfterSet"], "off");
+    assert_eq!(result["newSessionMessages"], 0);
+    assert_eq!(result["newSessionFile"], true);
+    assert_eq!(result["switchedMessages"], 4);
+    assert_eq!(result["forkable"], serde_json::json!(["Read notes.txt"]));
+    assert_eq!(result["fork"]["text"], "Read notes.txt");
+    assert_eq!(result["fork"]["cancelled"], false);
+    assert_eq!(result["forkMessages"], 0);
+    assert_eq!(result["forkFile"], true);
     assert!(
         result["unknown"]
             .as_str()

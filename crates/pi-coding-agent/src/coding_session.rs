@@ -407,6 +407,22 @@ impl CodingSession {
         recorder.finish(&[]).err()
     }
 
+    /// Ends the session as [`CodingSession::close`] does and gives its session back, to start
+    /// another [`CodingSession`] on it (another model, another thinking level). The failure that
+    /// stopped the session file, if any, is the error.
+    pub async fn into_session(self) -> Result<Session, String> {
+        let Self {
+            agent,
+            recorder,
+            follower,
+            ..
+        } = self;
+        drop(agent);
+        let _ = follower.await;
+        recorder.finish(&[])?;
+        Ok(recorder.take_session())
+    }
+
     /// The conversation the next prompt continues from: the session's at its leaf (the first
     /// prompt's was read, and measured, when the session started).
     fn take_history(&self) -> Result<History, String> {

@@ -89,6 +89,7 @@ mod run_prompt;
 mod runtime_error;
 mod secret;
 mod session_open;
+mod session_setup;
 mod session_stats;
 mod settings;
 mod system_prompt;
@@ -131,8 +132,8 @@ pub use prompt_files::{APPEND_SYSTEM_FILE, PROJECT_DIR, SYSTEM_FILE};
 pub use prompt_text::{PromptText, resolve_text};
 pub use recorder::{DEFAULT_THINKING_LEVEL, History, Recorder, approval_records};
 pub use run_model::{
-    load_registry, load_settings, model_list_text, resolve_run_model, session_model,
-    thinking_budgets,
+    load_registry, load_settings, model_list_text, registry_model, resolve_run_model,
+    session_model, thinking_budgets,
 };
 pub use run_prompt::{PromptOptions, PromptSource, RunPrompt, today};
 pub use runtime_error::RuntimeError;
@@ -140,6 +141,7 @@ pub use secret::Secret;
 pub use session_open::{
     FoundSession, OpenedSession, SessionTarget, find_session, open_session, session_dir,
 };
+pub use session_setup::SessionSetup;
 pub use session_stats::{SessionStats, TokenTotals};
 pub use settings::{
     DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_RETRIES, PROJECT_SETTINGS_DIR, ProviderRetrySettings,

@@ -84,6 +84,24 @@ pub fn resolve_run_model(
     Ok(resolve_model(registry, settings, request)?)
 }
 
+/// `model` of `registry` at `level` (clamped to what the model has), with its key: a model
+/// changed during a session (RPC's `set_model`, `cycle_model`, `set_thinking_level`).
+pub fn registry_model(
+    registry: &ModelRegistry,
+    model: &crate::model::Model,
+    level: ThinkingLevel,
+) -> Result<ResolvedModel, RuntimeError> {
+    let credentials = registry
+        .credentials(model)
+        .map_err(|error| RuntimeError::Model(SelectionError::Key(error)))?;
+    Ok(ResolvedModel {
+        model: model.clone(),
+        credentials,
+        thinking_level: model.clamp_thinking_level(level),
+        warnings: Vec::new(),
+    })
+}
+
 /// `--list-models [search]`: the table Pi prints (only models whose provider has a key), or
 /// what to set when none has.
 pub fn model_list_text(registry: &ModelRegistry, search: Option<&str>) -> String {

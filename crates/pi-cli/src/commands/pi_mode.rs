@@ -18,10 +18,10 @@ use clap::Args;
 use pi_agent::{AgentEvent, EndReason, ExecutionMode};
 use pi_ai::{Message, StopReason};
 use pi_coding_agent::{
-    ApprovalSetup, CodingSession, CodingSessionOptions, FileArguments, McpServers, ModelRequest,
-    Secret, Started, ThinkingLevel, ToolSelection, command_line_prompts, load_registry,
-    load_settings, model_list_text, model_provider, name_list, resolve_run_model, session_model,
-    split_file_arguments, thinking_budgets,
+    ApprovalSetup, FileArguments, McpServers, ModelRequest, Secret, SessionSetup, Started,
+    ThinkingLevel, ToolSelection, command_line_prompts, load_registry, load_settings,
+    model_list_text, name_list, resolve_run_model, session_model, split_file_arguments,
+    thinking_budgets,
 };
 use pi_providers::ProviderConfig;
 use pi_tool::ToolRegistry;
@@ -292,14 +292,11 @@ pub(crate) async fn run(
     }
     let mut wire = ProviderConfig::new(resolved.model.id.clone());
     wire.base_url = args.base_url.clone();
-    let provider = model_provider(&resolved, thinking_budgets(&settings), wire)?;
     if args.verbose {
-        let info = provider.model();
         let names: Vec<&str> = selected.tools.list().map(|tool| tool.name()).collect();
         report!(
-            "pi-tool: model {}/{} (thinking {}, key from {:?}); session {}; tools {}",
-            info.provider,
-            info.model,
+            "pi-tool: model {} (thinking {}, key from {:?}); session {}; tools {}",
+            resolved.model.reference(),
             resolved.thinking_level,
             resolved.credentials.source,
             session
@@ -316,25 +313,15 @@ pub(crate) async fn run(
     } else {
         super::approval::approver(&approvals, json)
     };
-    let Started {
-        session,
-        warnings,
-        prompt_sources: _,
-    } = CodingSession::start(CodingSessionOptions {
+    let setup = SessionSetup {
         cwd: cwd.to_path_buf(),
-        agent_dir: pi_tool::path::agent_dir(),
-        provider,
+        agent_dir: agent_dir.clone(),
         tools: selected.tools,
         mcp_servers,
-        session,
         approvals,
         approver,
         prompt: args.system.prompt_options(cwd),
-        context_window: args
-            .compaction
-            .context_window
-            .or(Some(resolved.model.context_window)),
-        thinking_level: Some(resolved.thinking_level.to_string()),
+        context_window: args.compaction.context_window,
         execution: ExecutionMode::default(),
         max_turns: args.max_turns,
         tool_timeout: args
@@ -342,7 +329,14 @@ pub(crate) async fn run(
             .map(|limit| super::agent::seconds("tool-timeout", limit))
             .transpose()?,
         stop: shutdown.token().child_token(),
-    })?;
+        thinking_budgets: thinking_budgets(&settings),
+        wire,
+    };
+    let Started {
+        session,
+        warnings,
+        prompt_sources: _,
+    } = setup.start(session, &resolved)?;
     for warning in &warnings {
         report!("pi-tool: warning: {warning}");
     }
@@ -351,9 +345,10 @@ pub(crate) async fn run(
     }
     if rpc {
         let state = super::rpc_mode::RpcState {
-            model: resolved.model,
-            thinking_level: resolved.thinking_level,
+            setup,
+            model: resolved,
             registry,
+            session_dir: args.session.session_dir.clone(),
         };
         return super::rpc_mode::serve(session, state, shutdown).await;
     }

@@ -6,42 +6,100 @@
 //! Commands this program does not have yet are answered with `success: false` and a reason,
 //! never silence; a malformed line gets a `parse` error and the process keeps serving.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use pi_agent::AgentEvent;
 use pi_ai::{Message, UserContent, UserMessage};
-use pi_coding_agent::{CodingSession, Model, ModelRegistry, ThinkingLevel};
+use pi_coding_agent::{
+    CodingSession, Model, ModelRegistry, ResolvedModel, SessionSetup, ThinkingLevel,
+    model_provider, registry_model, session_dir,
+};
+use pi_session::Session;
 use pi_tool::Content;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::task::JoinHandle;
 
 use super::rpc_framing::{Record, next_record};
 
-/// What RPC mode knows besides the session.
+/// What RPC mode knows besides the session: how to start it again (another session file,
+/// another model or thinking level), the model in use and every model.
 pub(crate) struct RpcState {
-    /// The model in use.
-    pub(crate) model: Model,
-    /// Its thinking level.
-    pub(crate) thinking_level: ThinkingLevel,
-    /// Every model, for `get_available_models`.
+    /// Everything a session is made of but its file and its model.
+    pub(crate) setup: SessionSetup,
+    /// The model in use, with its key and thinking level.
+    pub(crate) model: ResolvedModel,
+    /// Every model, for `get_available_models`, `set_model` and `cycle_model`.
     pub(crate) registry: ModelRegistry,
+    /// `--session-dir`, where `new_session` and forks are kept.
+    pub(crate) session_dir: Option<PathBuf>,
 }
 
-/// A line for stdout that is not an agent event: a response, or `agent_settled`.
-type Line = Value;
+/// The session commands run on, and what serves its events.
+struct Live {
+    session: Arc<CodingSession>,
+    /// Copies the session's events to stdout, then `agent_settled` when told.
+    forwarder: JoinHandle<()>,
+    /// Tells the forwarder a prompt is settled.
+    settled: UnboundedSender<()>,
+    /// The prompt running, if any.
+    running: Option<JoinHandle<()>>,
+}
+
+impl Live {
+    fn new(session: CodingSession, out: &UnboundedSender<Value>) -> Self {
+        let events = session.subscribe();
+        let (settled, settle) = unbounded_channel();
+        Self {
+            session: Arc::new(session),
+            forwarder: tokio::spawn(forward(events, settle, out.clone())),
+            settled,
+            running: None,
+        }
+    }
+
+    /// Whether a prompt runs (its task is reaped once finished).
+    fn busy(&mut self) -> bool {
+        if self.running.as_ref().is_some_and(JoinHandle::is_finished) {
+            self.running = None;
+        }
+        self.running.is_some() || self.session.is_streaming()
+    }
+
+    /// Ends the session and gives its file back (after every event of it is out).
+    async fn close(self) -> Result<Session, String> {
+        let Self {
+            session,
+            forwarder,
+            running,
+            ..
+        } = self;
+        if let Some(task) = running {
+            let _ = task.await;
+        }
+        let Some(session) = Arc::into_inner(session) else {
+            return Err("the session is still in use".to_owned());
+        };
+        let closed = session.into_session().await;
+        let _ = forwarder.await;
+        closed
+    }
+}
 
 /// Serves commands from stdin until it ends or a stop signal arrives.
 pub(crate) async fn serve(
     session: CodingSession,
-    state: RpcState,
+    mut state: RpcState,
     shutdown: &crate::shutdown::Shutdown,
 ) -> anyhow::Result<ExitCode> {
-    let session = Arc::new(session);
-    let (lines, from_commands) = unbounded_channel::<Line>();
-    let writer = tokio::spawn(write_lines(session.subscribe(), from_commands));
+    // One channel for every line, so they leave in the order they were made: a response
+    // before the events of the prompt it accepted, `agent_settled` after them.
+    let (out, lines) = unbounded_channel::<Value>();
+    let writer = tokio::spawn(write_lines(lines));
+    let mut live = Some(Live::new(session, &out));
     let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
-    let mut running: Option<tokio::task::JoinHandle<()>> = None;
     loop {
         let record = tokio::select! {
             record = next_record(&mut stdin) => record,
@@ -50,7 +108,7 @@ pub(crate) async fn serve(
         let line = match record {
             Ok(Some(Record::Line(line))) => line,
             Ok(Some(Record::TooLong)) => {
-                let _ = lines.send(failure(
+                let _ = out.send(failure(
                     None,
                     "parse",
                     &format!(
@@ -68,7 +126,7 @@ pub(crate) async fn serve(
         let command: Value = match serde_json::from_slice(&line) {
             Ok(command @ Value::Object(_)) => command,
             Ok(_) => {
-                let _ = lines.send(failure(
+                let _ = out.send(failure(
                     None,
                     "parse",
                     "Failed to parse command: a command is a JSON object",
@@ -76,7 +134,7 @@ pub(crate) async fn serve(
                 continue;
             }
             Err(error) => {
-                let _ = lines.send(failure(
+                let _ = out.send(failure(
                     None,
                     "parse",
                     &format!("Failed to parse command: {error}"),
@@ -84,72 +142,71 @@ pub(crate) async fn serve(
                 continue;
             }
         };
-        if let Some(task) = &running
-            && task.is_finished()
-        {
-            running = None;
-        }
-        let response = handle(&command, &session, &state, &lines, &mut running).await;
+        let Some(current) = live.as_mut() else {
+            break;
+        };
+        let response = match session_change(&command, current, &state) {
+            Some(Ok(change)) => {
+                let Some(current) = live.take() else {
+                    break;
+                };
+                let (next, response) = restart(current, change, &mut state, &command, &out).await;
+                live = next;
+                Some(response)
+            }
+            Some(Err(response)) => Some(response),
+            None => handle(&command, current, &state, &out).await,
+        };
         if let Some(response) = response {
-            let _ = lines.send(response);
+            let _ = out.send(response);
+        }
+        if live.is_none() {
+            report!("pi-tool: the session could not be started again; RPC mode ends");
+            break;
         }
     }
     // The input ended: what runs is stopped, every call answered, and the lines written.
-    session.abort();
-    if let Some(task) = running {
-        let _ = task.await;
+    if let Some(current) = live {
+        current.session.abort();
+        if let Err(failure) = current.close().await {
+            report!("pi-tool: {failure}");
+        }
     }
-    drop(lines);
-    let session = Arc::into_inner(session);
-    if let Some(session) = session
-        && let Some(failure) = session.close().await
-    {
-        report!("pi-tool: {failure}");
-    }
+    drop(out);
     let _ = writer.await;
     Ok(ExitCode::SUCCESS)
 }
 
-/// Writes the agent's events and the command loop's lines, one JSON line each. Events come
-/// first when both are waiting: a line sent after a prompt ended (its `agent_settled`) then
-/// follows every event of that prompt.
-async fn write_lines(
+/// Copies a session's events to `out` as JSON, and `agent_settled` each time `settle` says a
+/// prompt ended. Events go first when both wait: every event of a prompt is sent before the
+/// prompt's task returns, so its `agent_settled` follows them all.
+async fn forward(
     mut events: UnboundedReceiver<AgentEvent>,
-    mut lines: UnboundedReceiver<Line>,
+    mut settle: UnboundedReceiver<()>,
+    out: UnboundedSender<Value>,
 ) {
-    let mut events_open = true;
     loop {
-        let next = tokio::select! {
+        let line = tokio::select! {
             biased;
-            event = events.recv(), if events_open => match event {
+            event = events.recv() => match event {
                 Some(event) => serde_json::to_value(&event).ok(),
-                None => {
-                    events_open = false;
-                    continue;
-                }
-            },
-            line = lines.recv() => match line {
-                Some(line) => Some(line),
                 None => break,
             },
+            Some(()) = settle.recv() => Some(json!({"type": "agent_settled"})),
         };
-        if let Some(value) = next
-            && !write_line(&value)
+        if let Some(line) = line
+            && out.send(line).is_err()
         {
             break;
         }
     }
-    // The command loop is done; the events that remain are the last run's.
-    while events_open {
-        match events.recv().await {
-            Some(event) => {
-                if let Ok(value) = serde_json::to_value(&event)
-                    && !write_line(&value)
-                {
-                    break;
-                }
-            }
-            None => events_open = false,
+}
+
+/// Writes each line of `lines` to stdout, one JSON line each.
+async fn write_lines(mut lines: UnboundedReceiver<Value>) {
+    while let Some(line) = lines.recv().await {
+        if !write_line(&line) {
+            break;
         }
     }
 }
@@ -197,20 +254,291 @@ fn with_id(mut response: Value, id: Option<&Value>) -> Value {
 /// Why a command Pi has is not answered here yet.
 fn not_built(command: &str) -> Option<&'static str> {
     Some(match command {
-        "set_model" | "cycle_model" => "changing the model during a session is not built yet",
-        "set_thinking_level" | "cycle_thinking_level" => {
-            "changing the thinking level during a session is not built yet"
-        }
         "set_steering_mode" | "set_follow_up_mode" => "queue modes are not built yet",
         "set_auto_retry" | "abort_retry" => "automatic retry is not built yet",
         "bash" | "abort_bash" => "running bash outside the agent is not built yet",
         "export_html" => "the HTML export is not built yet",
-        "new_session" | "switch_session" | "fork" | "clone" | "get_fork_messages" => {
-            "changing sessions in RPC mode is not built yet"
-        }
         "extension_ui_response" => "there are no extensions, so no UI request was made",
         _ => return None,
     })
+}
+
+/// What a command changes that needs the session started again.
+enum Change {
+    /// Another model or thinking level, on the same session file.
+    Model(ResolvedModel),
+    /// Another session file, with the same model.
+    Session(Session),
+}
+
+/// The command's answer once the session started again.
+enum Answer {
+    /// No data.
+    Done,
+    /// The model (`set_model`).
+    Model,
+    /// `cycle_model`'s `{model, thinkingLevel, isScoped}`.
+    CycledModel,
+    /// `cycle_thinking_level`'s `{level}`.
+    CycledLevel,
+    /// `{cancelled: false}`.
+    NotCancelled,
+    /// `fork`'s `{text, cancelled: false}`.
+    Forked(String),
+}
+
+/// The change a command asks for, when it asks for one: `Err` is its failure response.
+fn session_change(
+    command: &Value,
+    live: &mut Live,
+    state: &RpcState,
+) -> Option<Result<(Change, Answer), Value>> {
+    let id = command.get("id");
+    let kind = command
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let changes = [
+        "set_model",
+        "cycle_model",
+        "set_thinking_level",
+        "cycle_thinking_level",
+        "new_session",
+        "switch_session",
+        "fork",
+        "clone",
+    ];
+    if !changes.contains(&kind) {
+        return None;
+    }
+    if live.busy() {
+        return Some(Err(failure(
+            id,
+            kind,
+            "Agent is already processing; wait for it to finish, or abort it first",
+        )));
+    }
+    let fail = |error: String| Err(failure(id, kind, &error));
+    let text_of = |error: pi_coding_agent::RuntimeError| pi_tool::error_text(&error);
+    let current = &state.model;
+    let with_model = |model: &Model, level: ThinkingLevel| {
+        registry_model(&state.registry, model, level)
+            .and_then(|resolved| {
+                // Built once here so an unbuilt wire fails before the session is closed.
+                model_provider(
+                    &resolved,
+                    state.setup.thinking_budgets,
+                    state.setup.wire.clone(),
+                )
+                .map(|_| resolved)
+            })
+            .map_err(text_of)
+    };
+    Some(match kind {
+        "set_model" => {
+            let provider = command
+                .get("provider")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let id_wanted = command.get("modelId").and_then(Value::as_str).unwrap_or("");
+            match state.registry.find(provider, id_wanted) {
+                None => fail(format!("Model not found: {provider}/{id_wanted}")),
+                Some(model) => with_model(model, current.thinking_level)
+                    .map(|resolved| (Change::Model(resolved), Answer::Model))
+                    .or_else(fail),
+            }
+        }
+        "cycle_model" => {
+            let available = state.registry.available();
+            let position = available.iter().position(|model| {
+                model.provider == current.model.provider && model.id == current.model.id
+            });
+            // The next available model after the current one (the first when the current one
+            // is not among them); none when the current one is the only one.
+            let next = match position {
+                Some(_) if available.len() < 2 => None,
+                Some(position) => available.get((position + 1) % available.len()),
+                None => available.first(),
+            };
+            match next {
+                None => Err(success(id, kind, Some(Value::Null))),
+                Some(model) => with_model(model, current.thinking_level)
+                    .map(|resolved| (Change::Model(resolved), Answer::CycledModel))
+                    .or_else(fail),
+            }
+        }
+        "set_thinking_level" => {
+            let level = command.get("level").and_then(Value::as_str).unwrap_or("");
+            match level.parse::<ThinkingLevel>() {
+                Err(error) => fail(error.to_string()),
+                Ok(level) => with_model(&current.model, level)
+                    .map(|resolved| (Change::Model(resolved), Answer::Done))
+                    .or_else(fail),
+            }
+        }
+        "cycle_thinking_level" => {
+            let levels = current.model.supported_thinking_levels();
+            if levels.len() < 2 {
+                Err(success(id, kind, Some(Value::Null)))
+            } else {
+                let position = levels
+                    .iter()
+                    .position(|level| *level == current.thinking_level)
+                    .map_or(0, |position| position + 1);
+                let next = levels
+                    .get(position % levels.len())
+                    .copied()
+                    .unwrap_or(ThinkingLevel::Off);
+                with_model(&current.model, next)
+                    .map(|resolved| (Change::Model(resolved), Answer::CycledLevel))
+                    .or_else(fail)
+            }
+        }
+        "new_session" => match session_dir(state.session_dir.as_deref(), &state.setup.cwd) {
+            Ok(dir) => Ok((
+                Change::Session(Session::create(&dir, &state.setup.cwd)),
+                Answer::NotCancelled,
+            )),
+            Err(error) => fail(text_of(error)),
+        },
+        "switch_session" => {
+            let path = command
+                .get("sessionPath")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            if live.session.session_file().as_deref() == Some(Path::new(path)) {
+                Ok((Change::Model(current.clone()), Answer::NotCancelled))
+            } else {
+                match Session::open(Path::new(path)) {
+                    Ok(session) => Ok((Change::Session(session), Answer::NotCancelled)),
+                    Err(error) => fail(format!("opening {path}: {}", pi_tool::error_text(&error))),
+                }
+            }
+        }
+        "fork" | "clone" => {
+            let dir = session_dir(state.session_dir.as_deref(), &state.setup.cwd).ok();
+            let forked = live.session.with_entries(|stored| {
+                if kind == "clone" {
+                    let Some(leaf) = stored.leaf_id() else {
+                        return Err("Cannot clone session: no current entry selected".to_owned());
+                    };
+                    return stored
+                        .fork_to_new_file(leaf, dir.as_deref())
+                        .map(|session| (session, None))
+                        .map_err(|error| pi_tool::error_text(&error));
+                }
+                let wanted = command.get("entryId").and_then(Value::as_str).unwrap_or("");
+                let Some((entry, text)) = fork_messages(stored)
+                    .into_iter()
+                    .find(|(entry, _)| entry == wanted)
+                else {
+                    return Err(format!("Invalid entry ID for forking: {wanted}"));
+                };
+                // The new session ends before the message forked from, which the client
+                // may edit and send again.
+                let parent = stored.entry(&entry).and_then(|entry| entry.parent_id());
+                let session = match parent {
+                    Some(parent) => stored
+                        .fork_to_new_file(parent, dir.as_deref())
+                        .map_err(|error| pi_tool::error_text(&error))?,
+                    None => match &dir {
+                        Some(dir) => Session::create(dir, &state.setup.cwd),
+                        None => Session::in_memory(&state.setup.cwd),
+                    },
+                };
+                Ok((session, Some(text)))
+            });
+            match forked {
+                Ok((session, Some(text))) => Ok((Change::Session(session), Answer::Forked(text))),
+                Ok((session, None)) => Ok((Change::Session(session), Answer::NotCancelled)),
+                Err(error) => fail(error),
+            }
+        }
+        _ => return None,
+    })
+}
+
+/// The user messages of the active branch, as `(entry id, text)`: where a fork may start.
+fn fork_messages(stored: &Session) -> Vec<(String, String)> {
+    let Ok(branch) = stored.branch_entries(None) else {
+        return Vec::new();
+    };
+    branch
+        .into_iter()
+        .filter_map(|entry| match entry.message() {
+            Ok(Some(Message::User(user))) => Some((entry.id().to_owned(), user_text(&user))),
+            _ => None,
+        })
+        .collect()
+}
+
+fn user_text(user: &UserMessage) -> String {
+    match &user.content {
+        UserContent::Text(text) => text.clone(),
+        UserContent::Blocks(blocks) => blocks
+            .iter()
+            .filter_map(Content::as_text)
+            .collect::<Vec<_>>()
+            .join(""),
+    }
+}
+
+/// Closes the live session and starts it again as `change` asks; the new live session (`None`
+/// when even the old one could not be started again) and the command's response.
+async fn restart(
+    current: Live,
+    (change, answer): (Change, Answer),
+    state: &mut RpcState,
+    command: &Value,
+    out: &UnboundedSender<Value>,
+) -> (Option<Live>, Value) {
+    let id = command.get("id");
+    let kind = command
+        .get("type")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let old = match current.close().await {
+        Ok(old) => old,
+        Err(error) => return (None, failure(id, kind, &error)),
+    };
+    let (session, model, previous) = match change {
+        Change::Model(model) => (old, model, None),
+        Change::Session(new) => (new, state.model.clone(), Some(old)),
+    };
+    let started = match state.setup.start(session, &model) {
+        Ok(started) => started,
+        Err(error) => {
+            let response = failure(id, kind, &pi_tool::error_text(&error));
+            // Back to the session that was running, with its model.
+            let restored = previous
+                .ok_or(())
+                .and_then(|old| state.setup.start(old, &state.model).map_err(|_| ()));
+            return (
+                restored.ok().map(|started| Live::new(started.session, out)),
+                response,
+            );
+        }
+    };
+    for warning in &started.warnings {
+        report!("pi-tool: warning: {warning}");
+    }
+    state.model = model;
+    let data = match answer {
+        Answer::Done => None,
+        Answer::Model => Some(state.model.model.to_pi_json()),
+        Answer::CycledModel => Some(json!({
+            "model": state.model.model.to_pi_json(),
+            "thinkingLevel": state.model.thinking_level,
+            "isScoped": false,
+        })),
+        Answer::CycledLevel => Some(json!({"level": state.model.thinking_level})),
+        Answer::NotCancelled => Some(json!({"cancelled": false})),
+        Answer::Forked(text) => Some(json!({"text": text, "cancelled": false})),
+    };
+    (
+        Some(Live::new(started.session, out)),
+        success(id, kind, data),
+    )
 }
 
 /// The user message of a `prompt`, `steer` or `follow_up`: its text, then its images.
@@ -229,14 +557,16 @@ fn user_message(command: &Value) -> Result<Message, String> {
     Ok(message.into())
 }
 
-/// Answers one command; `None` when the answer is sent later (a prompt, once accepted).
+/// Answers one command that keeps the session; `None` when the answer was sent already (a
+/// prompt, once accepted).
 async fn handle(
     command: &Value,
-    session: &Arc<CodingSession>,
+    live: &mut Live,
     state: &RpcState,
-    lines: &UnboundedSender<Line>,
-    running: &mut Option<tokio::task::JoinHandle<()>>,
+    out: &UnboundedSender<Value>,
 ) -> Option<Value> {
+    let busy = live.busy();
+    let session = &live.session;
     let id = command.get("id");
     let kind = command
         .get("type")
@@ -253,7 +583,7 @@ async fn handle(
                 Ok(message) => message,
                 Err(error) => return Some(failure(id, kind, &error)),
             };
-            if session.is_streaming() || running.is_some() {
+            if busy {
                 return Some(
                     match command.get("streamingBehavior").and_then(Value::as_str) {
                         Some("steer") => {
@@ -272,15 +602,15 @@ async fn handle(
                     },
                 );
             }
-            let _ = lines.send(success(id, kind, None));
+            let _ = out.send(success(id, kind, None));
             let prompt_session = Arc::clone(session);
-            let settled = lines.clone();
-            *running = Some(tokio::spawn(async move {
+            let settled = live.settled.clone();
+            live.running = Some(tokio::spawn(async move {
                 let outcome = prompt_session.prompt(vec![message]).await;
                 if let Some(failure) = outcome.recording_failure {
                     report!("pi-tool: {failure}");
                 }
-                let _ = settled.send(json!({"type": "agent_settled"}));
+                let _ = settled.send(());
             }));
             return None;
         }
@@ -297,7 +627,7 @@ async fn handle(
         },
         "abort" => {
             session.abort();
-            if let Some(task) = running.take() {
+            if let Some(task) = live.running.take() {
                 let _ = task.await;
             }
             success(id, kind, None)
@@ -305,9 +635,9 @@ async fn handle(
         "get_state" => {
             let messages = session.messages().map(|messages| messages.len());
             let mut data = json!({
-                "model": state.model.to_pi_json(),
-                "thinkingLevel": state.thinking_level,
-                "isStreaming": session.is_streaming(),
+                "model": state.model.model.to_pi_json(),
+                "thinkingLevel": state.model.thinking_level,
+                "isStreaming": busy,
                 "isCompacting": false,
                 "steeringMode": "all",
                 "followUpMode": "all",
@@ -386,6 +716,14 @@ async fn handle(
             "turning automatic compaction off is read from settings.json (compaction.enabled) at start",
         ),
         "get_commands" => success(id, kind, Some(json!({"commands": []}))),
+        "get_fork_messages" => {
+            let messages: Vec<Value> = session
+                .with_entries(fork_messages)
+                .into_iter()
+                .map(|(entry, text)| json!({"entryId": entry, "text": text}))
+                .collect();
+            success(id, kind, Some(json!({"messages": messages})))
+        }
         other => failure(id, other, &format!("Unknown command: {other}")),
     })
 }

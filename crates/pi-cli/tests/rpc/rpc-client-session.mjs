@@ -28,10 +28,28 @@ try {
   result.models = (await client.getAvailableModels()).map((model) => `${model.provider}/${model.id}`);
   try {
     await client.setModel("nope", "nothing");
-    result.setModel = "accepted";
+    result.badModel = "accepted";
   } catch (error) {
-    result.setModel = String(error.message ?? error);
+    result.badModel = String(error.message ?? error);
   }
+  // Another model, then back by cycling; a thinking level a model without reasoning clamps.
+  result.setModel = (await client.setModel("local", "other-model")).id;
+  result.modelAfterSet = (await client.getState()).model.id;
+  result.cycled = (await client.cycleModel())?.model?.id ?? null;
+  await client.setThinkingLevel("high");
+  result.thinkingAfterSet = (await client.getState()).thinkingLevel;
+  // Sessions: the first file, a new one, back to the first, a fork and a clone.
+  const first = (await client.getState()).sessionFile;
+  await client.newSession();
+  result.newSessionMessages = (await client.getMessages()).length;
+  result.newSessionFile = (await client.getState()).sessionFile !== first;
+  await client.switchSession(first);
+  result.switchedMessages = (await client.getMessages()).length;
+  const forkable = await client.getForkMessages();
+  result.forkable = forkable.map((message) => message.text);
+  result.fork = await client.fork(forkable[0].entryId);
+  result.forkMessages = (await client.getMessages()).length;
+  result.forkFile = (await client.getState()).sessionFile !== first;
   // `send` hands back the response itself, failed or not.
   const unknown = await client.send({ type: "frobnicate" });
   result.unknown = unknown.success ? "accepted" : unknown.error;

@@ -1,0 +1,80 @@
+//! Everything a coding session is made of except the conversation and the model, kept so a
+//! front end can start the session again on another session file (RPC's `new_session`,
+//! `switch_session`, `fork`) or with another model or thinking level (`set_model`,
+//! `set_thinking_level`) without reading its flags again.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use pi_agent::ExecutionMode;
+use pi_approval::Approver;
+use pi_providers::{ProviderConfig, ThinkingBudgets};
+use pi_session::Session;
+use pi_tool::ToolRegistry;
+use tokio_util::sync::CancellationToken;
+
+use crate::approvals::ApprovalSetup;
+use crate::coding_session::{CodingSession, CodingSessionOptions, Started};
+use crate::mcp_servers::McpServers;
+use crate::model_provider::model_provider;
+use crate::model_selection::ResolvedModel;
+use crate::run_prompt::PromptOptions;
+use crate::runtime_error::RuntimeError;
+
+/// The parts of a coding session that outlive one session file or one model.
+#[derive(Clone)]
+pub struct SessionSetup {
+    /// The directory the agent works in.
+    pub cwd: PathBuf,
+    /// The agent directory.
+    pub agent_dir: Option<PathBuf>,
+    /// The tools offered.
+    pub tools: ToolRegistry,
+    /// The MCP servers behind some of them.
+    pub mcp_servers: McpServers,
+    /// The approvals.
+    pub approvals: ApprovalSetup,
+    /// Whom the gate asks.
+    pub approver: Arc<dyn Approver>,
+    /// What the system prompt is built from.
+    pub prompt: PromptOptions,
+    /// A context window given on the command line (else the model's).
+    pub context_window: Option<u64>,
+    /// Whether a batch's calls run one after another.
+    pub execution: ExecutionMode,
+    /// The most model responses per prompt.
+    pub max_turns: Option<usize>,
+    /// The time limit of one tool call.
+    pub tool_timeout: Option<Duration>,
+    /// Stops every session started from this setup.
+    pub stop: CancellationToken,
+    /// The settings' `thinkingBudgets`.
+    pub thinking_budgets: ThinkingBudgets,
+    /// The run's wire limits (timeouts, response size, tool choice, a `--base-url`).
+    pub wire: ProviderConfig,
+}
+
+impl SessionSetup {
+    /// Starts a coding session on `session` with `model`.
+    pub fn start(&self, session: Session, model: &ResolvedModel) -> Result<Started, RuntimeError> {
+        let provider = model_provider(model, self.thinking_budgets, self.wire.clone())?;
+        CodingSession::start(CodingSessionOptions {
+            cwd: self.cwd.clone(),
+            agent_dir: self.agent_dir.clone(),
+            provider,
+            tools: self.tools.clone(),
+            mcp_servers: self.mcp_servers.clone(),
+            session,
+            approvals: self.approvals.clone(),
+            approver: Arc::clone(&self.approver),
+            prompt: self.prompt.clone(),
+            context_window: self.context_window.or(Some(model.model.context_window)),
+            thinking_level: Some(model.thinking_level.to_string()),
+            execution: self.execution,
+            max_turns: self.max_turns,
+            tool_timeout: self.tool_timeout,
+            stop: self.stop.clone(),
+        })
+    }
+}
