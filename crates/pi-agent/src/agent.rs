@@ -115,6 +115,10 @@ impl Agent {
         };
         // Shown to the model every turn: listed once for the run, shared by its requests.
         let tools: Arc<[ToolDefinition]> = self.config.shown_tools().into();
+        // Pi's order: the first turn starts before the prompts are announced (its
+        // `turn_start` comes before the prompts' `message_start`).
+        self.emitter.emit(AgentEvent::TurnStart);
+        let mut first_turn_started = true;
         for prompt in prompts {
             run.add(prompt);
         }
@@ -140,7 +144,9 @@ impl Agent {
                 }
             }
             turns += 1;
-            self.emitter.emit(AgentEvent::TurnStart);
+            if !std::mem::take(&mut first_turn_started) {
+                self.emitter.emit(AgentEvent::TurnStart);
+            }
             let response = self.respond(&run.context, &tools, &signal);
             let assistant = crate::telemetry::traced_response(&self.config, response).await;
             run.add(Message::Assistant(assistant.clone()));

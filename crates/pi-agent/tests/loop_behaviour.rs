@@ -65,9 +65,9 @@ async fn one_tool_turn_emits_pis_event_sequence() {
         kinds,
         [
             "agent_start",
+            "turn_start", // before the prompt, as Pi orders them
             "message_start",
             "message_end", // the prompt
-            "turn_start",
             "message_start",
             "message_end", // the assistant's tool call
             "tool_execution_start",

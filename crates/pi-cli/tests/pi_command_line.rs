@@ -155,7 +155,8 @@ fn json_mode_prints_the_session_header_then_every_event() {
         .map(|line| line["type"].as_str().unwrap())
         .collect();
     assert_eq!(types.first(), Some(&"agent_start"));
-    assert_eq!(types.last(), Some(&"agent_end"));
+    assert_eq!(types.last(), Some(&"agent_settled"));
+    assert!(types.contains(&"agent_end"));
     assert!(types.contains(&"message_end"));
     assert!(types.contains(&"turn_end"));
 }

@@ -81,6 +81,7 @@ mod model_provider;
 mod model_registry;
 mod model_selection;
 mod models_file;
+mod pi_event_json;
 mod prompt_files;
 mod prompt_text;
 mod recorder;
@@ -128,6 +129,7 @@ pub use models_file::{
     Compat, CostOverride, DEFAULT_CONTEXT_WINDOW, DEFAULT_MAX_TOKENS, MODELS_FILE, ModelDefinition,
     ModelOverride, ModelsConfig, ModelsFile, ModelsFileError, ProviderConfig,
 };
+pub use pi_event_json::pi_event_json;
 pub use prompt_files::{APPEND_SYSTEM_FILE, PROJECT_DIR, SYSTEM_FILE};
 pub use prompt_text::{PromptText, resolve_text};
 pub use recorder::{DEFAULT_THINKING_LEVEL, History, Recorder, approval_records};

@@ -9,6 +9,7 @@ pub(crate) mod approval;
 mod approval_prompt;
 pub(crate) mod call;
 pub(crate) mod check;
+mod event_lines;
 mod lines;
 pub(crate) mod mcp;
 pub(crate) mod pi_mode;

@@ -352,20 +352,22 @@ pub(crate) async fn run(
         };
         return super::rpc_mode::serve(session, state, shutdown).await;
     }
+    // Pi's JSON mode: the session header first, then every event, each prompt closed by
+    // `agent_settled`.
     let printer = json.then(|| {
-        // Pi's JSON mode: the session header first, then every event.
-        let header = serde_json::Value::Object(session.header());
-        let mut events = session.subscribe();
-        tokio::spawn(async move {
-            if !json_line(&header) {
-                return;
-            }
-            while let Some(event) = events.recv().await {
-                if !json_line(&event) {
-                    break;
-                }
-            }
-        })
+        let (out, lines) = tokio::sync::mpsc::unbounded_channel();
+        let _ = out.send(serde_json::Value::Object(session.header()));
+        let (settled, settle) = tokio::sync::mpsc::unbounded_channel();
+        let forwarder = tokio::spawn(super::event_lines::forward(
+            session.subscribe(),
+            settle,
+            out,
+        ));
+        (
+            settled,
+            forwarder,
+            tokio::spawn(super::event_lines::write_lines(lines)),
+        )
     });
     let notices = tokio::spawn(super::agent::show_compactions(
         session.subscribe_to(|event| matches!(event, AgentEvent::CompactionEnd { .. })),
@@ -374,6 +376,9 @@ pub(crate) async fn run(
     let mut failure = None;
     for prompt in prompts {
         let outcome = session.prompt(vec![prompt.into()]).await;
+        if let Some((settled, _, _)) = &printer {
+            let _ = settled.send(());
+        }
         failure = outcome.recording_failure;
         let stopped = !matches!(
             outcome.run.end,
@@ -390,8 +395,10 @@ pub(crate) async fn run(
         report!("pi-tool: session: {}", stats.summary());
     }
     let closing_failure = session.close().await;
-    if let Some(printer) = printer {
-        printer.await.context("printing events")?;
+    if let Some((settled, forwarder, writer)) = printer {
+        drop(settled);
+        forwarder.await.context("printing events")?;
+        writer.await.context("printing events")?;
     }
     notices.await.context("showing compactions")?;
     if let Some(failure) = failure.or(closing_failure) {
@@ -444,18 +451,6 @@ fn print_answer(
     };
     crate::output::print(&shown)?;
     Ok(exit_code(end))
-}
-
-/// Writes `value` as one JSON line on stdout; `false` once stdout is gone (`| head`).
-fn json_line(value: &impl serde::Serialize) -> bool {
-    let Ok(mut line) = serde_json::to_vec(value) else {
-        return true;
-    };
-    line.push(b'\n');
-    let mut stdout = std::io::stdout().lock();
-    std::io::Write::write_all(&mut stdout, &line)
-        .and_then(|()| std::io::Write::flush(&mut stdout))
-        .is_ok()
 }
 
 fn exit_code(end: &EndReason) -> ExitCode {

@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use pi_agent::AgentEvent;
 use pi_ai::{Message, UserContent, UserMessage};
 use pi_coding_agent::{
     CodingSession, Model, ModelRegistry, ResolvedModel, SessionSetup, ThinkingLevel,
@@ -19,9 +18,10 @@ use pi_coding_agent::{
 use pi_session::Session;
 use pi_tool::Content;
 use serde_json::{Value, json};
-use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
 
+use super::event_lines::{forward, write_lines};
 use super::rpc_framing::{Record, next_record};
 
 /// What RPC mode knows besides the session: how to start it again (another session file,
@@ -175,51 +175,6 @@ pub(crate) async fn serve(
     drop(out);
     let _ = writer.await;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Copies a session's events to `out` as JSON, and `agent_settled` each time `settle` says a
-/// prompt ended. Events go first when both wait: every event of a prompt is sent before the
-/// prompt's task returns, so its `agent_settled` follows them all.
-async fn forward(
-    mut events: UnboundedReceiver<AgentEvent>,
-    mut settle: UnboundedReceiver<()>,
-    out: UnboundedSender<Value>,
-) {
-    loop {
-        let line = tokio::select! {
-            biased;
-            event = events.recv() => match event {
-                Some(event) => serde_json::to_value(&event).ok(),
-                None => break,
-            },
-            Some(()) = settle.recv() => Some(json!({"type": "agent_settled"})),
-        };
-        if let Some(line) = line
-            && out.send(line).is_err()
-        {
-            break;
-        }
-    }
-}
-
-/// Writes each line of `lines` to stdout, one JSON line each.
-async fn write_lines(mut lines: UnboundedReceiver<Value>) {
-    while let Some(line) = lines.recv().await {
-        if !write_line(&line) {
-            break;
-        }
-    }
-}
-
-fn write_line(value: &Value) -> bool {
-    let Ok(mut line) = serde_json::to_vec(value) else {
-        return true;
-    };
-    line.push(b'\n');
-    let mut stdout = std::io::stdout().lock();
-    std::io::Write::write_all(&mut stdout, &line)
-        .and_then(|()| std::io::Write::flush(&mut stdout))
-        .is_ok()
 }
 
 /// Sets `key` of a JSON object (the values here are always objects built by `json!`).
