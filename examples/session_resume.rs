@@ -113,6 +113,7 @@ fn start(
         max_turns: None,
         tool_timeout: None,
         stop: CancellationToken::new(),
+        retry: pi_coding_agent::RetryPolicy::DISABLED,
     })?;
     for warning in &started.warnings {
         eprintln!("warning: {warning}");

@@ -64,6 +64,12 @@ impl Agent {
         &self.config
     }
 
+    /// Sends an event of what happens around the loop (an automatic retry) to the
+    /// subscribers, in order with the loop's own events.
+    pub fn announce(&self, event: AgentEvent) {
+        self.emitter.emit(event);
+    }
+
     pub(crate) fn emitter(&self) -> &Emitter {
         &self.emitter
     }

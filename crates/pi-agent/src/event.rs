@@ -114,6 +114,30 @@ pub enum AgentEvent {
         /// Whether the failed request is sent again (an overflow compaction that worked).
         will_retry: bool,
     },
+    /// A response failed with a transient error (overloaded, rate limit, 5xx, a dropped
+    /// connection) and is asked for again after a pause (Pi's automatic retry).
+    #[serde(rename_all = "camelCase")]
+    AutoRetryStart {
+        /// Which retry this is, from 1.
+        attempt: u32,
+        /// The most retries.
+        max_attempts: u32,
+        /// The pause before it, in milliseconds.
+        delay_ms: u64,
+        /// The error retried.
+        error_message: String,
+    },
+    /// The retries ended: a response came (`success`), or the last failed or was cancelled.
+    #[serde(rename_all = "camelCase")]
+    AutoRetryEnd {
+        /// Whether a response came.
+        success: bool,
+        /// How many retries were made.
+        attempt: u32,
+        /// The error that ended them.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        final_error: Option<String>,
+    },
 }
 
 impl AgentEvent {
@@ -133,6 +157,8 @@ impl AgentEvent {
             AgentEvent::ApprovalDecision(_) => "approval_decision",
             AgentEvent::CompactionStart { .. } => "compaction_start",
             AgentEvent::CompactionEnd { .. } => "compaction_end",
+            AgentEvent::AutoRetryStart { .. } => "auto_retry_start",
+            AgentEvent::AutoRetryEnd { .. } => "auto_retry_end",
         }
     }
 }

@@ -440,3 +440,51 @@ fn thinking_reaches_the_wire_for_a_reasoning_model_and_is_recorded() {
     assert!(output.status.success());
     assert!(support::bodies(&seen)[1].get("reasoning_effort").is_none());
 }
+
+#[test]
+fn a_transient_failure_is_retried_as_pi_retries_it() {
+    let dirs = tempfile::tempdir().unwrap();
+    let overloaded = support::Reply::json(
+        "503 Service Unavailable",
+        r#"{"error":{"message":"The server is overloaded","type":"server_error"}}"#,
+    );
+    let (url, seen) = support::serve(vec![overloaded, answer("second time lucky")]);
+    let command = pi_tool(&dirs, &url);
+    // Pi's settings: short pauses, and no retry of the wire's own, so the run sees the 503.
+    std::fs::write(
+        dirs.path().join("agent/settings.json"),
+        r#"{"retry": {"baseDelayMs": 10, "provider": {"maxRetries": 0}}}"#,
+    )
+    .unwrap();
+    let output = { command }
+        .args(["--mode", "json", "hi"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let lines: Vec<Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let start = lines
+        .iter()
+        .find(|line| line["type"] == "auto_retry_start")
+        .expect("auto_retry_start");
+    assert_eq!(start["attempt"], 1);
+    assert_eq!(start["maxAttempts"], 3);
+    assert_eq!(start["delayMs"], 10);
+    assert!(
+        start["errorMessage"].as_str().unwrap().contains("503"),
+        "{start}"
+    );
+    let end = lines
+        .iter()
+        .find(|line| line["type"] == "auto_retry_end")
+        .expect("auto_retry_end");
+    assert_eq!(end["success"], true);
+    assert_eq!(support::bodies(&seen).len(), 2);
+    // The retried request does not carry the failed answer.
+    let second = &support::bodies(&seen)[1]["messages"];
+    assert!(!second.to_string().contains("overloaded"), "{second}");
+}

@@ -17,6 +17,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::approvals::ApprovalSetup;
+use crate::auto_retry::{RetryPolicy, is_transient_failure};
 use crate::compaction::{CompactedRun, Compactor, run_compacted};
 use crate::mcp_servers::McpServers;
 use crate::recorder::{History, Recorder};
@@ -61,6 +62,8 @@ pub struct CodingSessionOptions {
     pub tool_timeout: Option<Duration>,
     /// Stops the session: its runs end, every call answered.
     pub stop: CancellationToken,
+    /// When a response that failed transiently is asked for again.
+    pub retry: RetryPolicy,
 }
 
 /// A session that started, with what it noticed on the way (for the front end to show).
@@ -87,6 +90,8 @@ pub struct CodingSession {
     current: Mutex<Option<CancellationToken>>,
     /// Whether a prompt is running.
     streaming: std::sync::atomic::AtomicBool,
+    /// When a failed response is asked for again.
+    retry: RetryPolicy,
     /// Writes each message into the session as it ends.
     follower: JoinHandle<()>,
     _mcp_servers: McpServers,
@@ -123,6 +128,7 @@ impl CodingSession {
             max_turns,
             tool_timeout,
             stop,
+            retry,
         } = options;
         let mut warnings = Vec::new();
         let model = provider.model();
@@ -200,6 +206,7 @@ impl CodingSession {
                 stop,
                 current: Mutex::new(None),
                 streaming: std::sync::atomic::AtomicBool::new(false),
+                retry,
                 follower,
                 _mcp_servers: mcp_servers,
             },
@@ -291,26 +298,94 @@ impl CodingSession {
         *lock(&self.current) = Some(signal.clone());
         self.streaming
             .store(true, std::sync::atomic::Ordering::SeqCst);
-        let CompactedRun { run, last_run } = run_compacted(
-            &self.agent,
-            &self.recorder,
-            &self.compactor,
-            history,
-            prompts,
-            &signal,
-        )
-        .await;
+        let outcome = self.run_with_retries(history, prompts, &signal).await;
         *lock(&self.current) = None;
         self.streaming
             .store(false, std::sync::atomic::Ordering::SeqCst);
-        let last = run.messages.len().saturating_sub(last_run);
-        let recording_failure = self
-            .recorder
-            .finish(run.messages.get(last..).unwrap_or_default())
-            .err();
-        PromptOutcome {
-            run,
-            recording_failure,
+        outcome
+    }
+
+    /// Runs, and asks again after a transient failure as the retry policy says (each attempt
+    /// recorded as it ends); every attempt's messages are in the outcome.
+    async fn run_with_retries(
+        &self,
+        history: History,
+        prompts: Vec<Message>,
+        signal: &CancellationToken,
+    ) -> PromptOutcome {
+        let mut messages = Vec::new();
+        let mut history = history;
+        let mut prompts = prompts;
+        let mut attempt = 0u32;
+        loop {
+            let CompactedRun { run, last_run } = run_compacted(
+                &self.agent,
+                &self.recorder,
+                &self.compactor,
+                history,
+                std::mem::take(&mut prompts),
+                signal,
+            )
+            .await;
+            let last = run.messages.len().saturating_sub(last_run);
+            let recording_failure = self
+                .recorder
+                .finish(run.messages.get(last..).unwrap_or_default())
+                .err();
+            let failed_transiently = run.end == pi_agent::EndReason::Error
+                && matches!(run.messages.last(), Some(Message::Assistant(answer)) if is_transient_failure(answer));
+            messages.extend(run.messages);
+            let may_retry = failed_transiently
+                && recording_failure.is_none()
+                && self.retry.enabled
+                && attempt < self.retry.max_retries
+                && !signal.is_cancelled();
+            if !may_retry {
+                if attempt > 0 {
+                    let success = run.end != pi_agent::EndReason::Error;
+                    self.agent.announce(AgentEvent::AutoRetryEnd {
+                        success,
+                        attempt,
+                        final_error: (!success).then(|| run.error.clone().unwrap_or_default()),
+                    });
+                }
+                return outcome(messages, run.end, run.error, recording_failure);
+            }
+            attempt += 1;
+            let delay = self.retry.delay(attempt);
+            self.agent.announce(AgentEvent::AutoRetryStart {
+                attempt,
+                max_attempts: self.retry.max_retries,
+                delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                error_message: run.error.clone().unwrap_or_default(),
+            });
+            let cancelled = tokio::select! {
+                () = tokio::time::sleep(delay) => false,
+                () = signal.cancelled() => true,
+            };
+            if cancelled {
+                self.agent.announce(AgentEvent::AutoRetryEnd {
+                    success: false,
+                    attempt,
+                    final_error: Some("Retry cancelled".to_owned()),
+                });
+                return outcome(messages, pi_agent::EndReason::Aborted, run.error, None);
+            }
+            // The failed answer stays in the file, but the request asks again without it.
+            self.recorder.next_run();
+            history = match self.recorder.with_session(|session| session.context()) {
+                Ok(context) => History {
+                    messages: crate::compaction::without_failed_tail(context.messages),
+                    tokens: None,
+                },
+                Err(error) => {
+                    let why = format!(
+                        "the conversation could not be read back to retry: {}",
+                        pi_tool::error_text(&error)
+                    );
+                    return outcome(messages, pi_agent::EndReason::Error, Some(why), None);
+                }
+            };
         }
     }
 
@@ -466,4 +541,21 @@ fn seal_key(
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     // Only plain values are held under these locks: a panic leaves them usable.
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A prompt's outcome from every attempt's messages and how the last one ended.
+fn outcome(
+    messages: Vec<Message>,
+    end: pi_agent::EndReason,
+    error: Option<String>,
+    recording_failure: Option<String>,
+) -> PromptOutcome {
+    PromptOutcome {
+        run: AgentRun {
+            messages,
+            end,
+            error,
+        },
+        recording_failure,
+    }
 }

@@ -107,7 +107,7 @@ impl Compactor {
 
 /// The conversation without the failed responses at its end: the overflow error is in the
 /// file, but the retried request must not carry it.
-fn without_failed_tail(mut messages: Vec<Message>) -> Vec<Message> {
+pub(crate) fn without_failed_tail(mut messages: Vec<Message>) -> Vec<Message> {
     while matches!(
         messages.last(),
         Some(Message::Assistant(assistant))

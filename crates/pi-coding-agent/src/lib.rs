@@ -58,6 +58,7 @@
 mod ambient_credentials;
 mod approvals;
 mod auth_file;
+mod auto_retry;
 mod catalog;
 mod cli_model;
 mod coding_session;
@@ -104,6 +105,7 @@ pub use approvals::{
     ApprovalFlags, ApprovalSetup, NobodyToAsk, suggested_rules, unanswered_reason, what_would_allow,
 };
 pub use auth_file::{AUTH_FILE, AuthEntry, AuthFile, AuthFileError};
+pub use auto_retry::{RetryPolicy, is_transient_failure};
 pub use catalog::{Catalog, CatalogError, CatalogProvider};
 pub use cli_model::{CliModel, CliModelError, resolve_cli_model};
 pub use coding_session::{CodingSession, CodingSessionOptions, PromptOutcome, Started};

@@ -15,6 +15,7 @@ use pi_tool::ToolRegistry;
 use tokio_util::sync::CancellationToken;
 
 use crate::approvals::ApprovalSetup;
+use crate::auto_retry::RetryPolicy;
 use crate::coding_session::{CodingSession, CodingSessionOptions, Started};
 use crate::mcp_servers::McpServers;
 use crate::model_provider::model_provider;
@@ -53,6 +54,8 @@ pub struct SessionSetup {
     pub thinking_budgets: ThinkingBudgets,
     /// The run's wire limits (timeouts, response size, tool choice, a `--base-url`).
     pub wire: ProviderConfig,
+    /// When a response that failed transiently is asked for again.
+    pub retry: RetryPolicy,
 }
 
 impl SessionSetup {
@@ -75,6 +78,7 @@ impl SessionSetup {
             max_turns: self.max_turns,
             tool_timeout: self.tool_timeout,
             stop: self.stop.clone(),
+            retry: self.retry,
         })
     }
 }

@@ -77,6 +77,7 @@ fn start(
         max_turns: None,
         tool_timeout: None,
         stop: CancellationToken::new(),
+        retry: pi_coding_agent::RetryPolicy::DISABLED,
     })
     .unwrap()
     .session

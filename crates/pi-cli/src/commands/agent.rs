@@ -182,6 +182,8 @@ pub(crate) async fn run(
             .transpose()?,
         // The run stops when asked to, or when its session can no longer be written.
         stop: shutdown.token().child_token(),
+        // Each failure is shown as it is: the callers of `agent` retry themselves.
+        retry: pi_coding_agent::RetryPolicy::DISABLED,
     };
     let Started {
         session,

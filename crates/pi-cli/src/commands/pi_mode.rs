@@ -18,8 +18,8 @@ use clap::Args;
 use pi_agent::{AgentEvent, EndReason, ExecutionMode};
 use pi_ai::{Message, StopReason};
 use pi_coding_agent::{
-    ApprovalSetup, FileArguments, McpServers, ModelRequest, Secret, SessionSetup, Started,
-    ThinkingLevel, ToolSelection, command_line_prompts, load_registry, load_settings,
+    ApprovalSetup, FileArguments, McpServers, ModelRequest, RetryPolicy, Secret, SessionSetup,
+    Started, ThinkingLevel, ToolSelection, command_line_prompts, load_registry, load_settings,
     model_list_text, name_list, resolve_run_model, session_model, split_file_arguments,
     thinking_budgets,
 };
@@ -292,6 +292,13 @@ pub(crate) async fn run(
     }
     let mut wire = ProviderConfig::new(resolved.model.id.clone());
     wire.base_url = args.base_url.clone();
+    // Pi's `retry.provider`: the wire's own retries of a failed request.
+    if let Some(retries) = settings.retry.provider.max_retries {
+        wire.retry.max_retries = retries;
+    }
+    if let Some(delay) = settings.retry.provider.max_retry_delay_ms {
+        wire.retry.max_delay = std::time::Duration::from_millis(delay);
+    }
     if args.verbose {
         let names: Vec<&str> = selected.tools.list().map(|tool| tool.name()).collect();
         report!(
@@ -331,6 +338,7 @@ pub(crate) async fn run(
         stop: shutdown.token().child_token(),
         thinking_budgets: thinking_budgets(&settings),
         wire,
+        retry: RetryPolicy::from_settings(&settings.retry),
     };
     let Started {
         session,
