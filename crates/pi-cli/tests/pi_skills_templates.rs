@@ -122,5 +122,9 @@ fn no_skills_and_no_prompt_templates_leave_the_discovered_ones_out() {
     assert!(system.contains("<name>extra</name>"), "{system}");
     assert_eq!(user, "/review src");
     let (_dirs, requests) = run(&["--no-skills", "hello"], 1);
-    assert!(!requests[0].0.contains("available_skills"), "{}", requests[0].0);
+    assert!(
+        !requests[0].0.contains("available_skills"),
+        "{}",
+        requests[0].0
+    );
 }

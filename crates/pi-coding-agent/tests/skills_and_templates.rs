@@ -51,13 +51,34 @@ fn skill_names(prompt: &RunPrompt) -> Vec<&str> {
 
 fn tree() -> Tree {
     Tree::new(&[
-        ("agent/skills/global/SKILL.md", &skill("global", "Global skill.")),
-        ("agent/skills/no-description/SKILL.md", "---\nname: no-description\n---\nx"),
-        ("agent/skills/Bad_Name/SKILL.md", &skill("Bad_Name", "Loads with a warning.")),
-        ("agent/prompts/review.md", "---\ndescription: Review\n---\nReview $1, then ${@:2}."),
-        ("home/.agents/skills/shared/SKILL.md", &skill("shared", "Shared with other tools.")),
-        ("repo/.pi/skills/project/SKILL.md", &skill("project", "The project's skill.")),
-        ("repo/.agents/skills/global/SKILL.md", &skill("global", "Project copy.")),
+        (
+            "agent/skills/global/SKILL.md",
+            &skill("global", "Global skill."),
+        ),
+        (
+            "agent/skills/no-description/SKILL.md",
+            "---\nname: no-description\n---\nx",
+        ),
+        (
+            "agent/skills/Bad_Name/SKILL.md",
+            &skill("Bad_Name", "Loads with a warning."),
+        ),
+        (
+            "agent/prompts/review.md",
+            "---\ndescription: Review\n---\nReview $1, then ${@:2}.",
+        ),
+        (
+            "home/.agents/skills/shared/SKILL.md",
+            &skill("shared", "Shared with other tools."),
+        ),
+        (
+            "repo/.pi/skills/project/SKILL.md",
+            &skill("project", "The project's skill."),
+        ),
+        (
+            "repo/.agents/skills/global/SKILL.md",
+            &skill("global", "Project copy."),
+        ),
         ("repo/.pi/prompts/fix.md", "Fix $@"),
         ("repo/AGENTS.md", "Project rules."),
     ])
@@ -68,19 +89,45 @@ fn a_trusted_project_adds_its_skills_first_and_the_system_prompt_lists_them_afte
     let tree = tree();
     let prompt = RunPrompt::build(&tree.options(true));
     // The project's copy of `global` wins over the agent directory's, as in Pi.
-    assert_eq!(skill_names(&prompt), ["project", "global", "Bad_Name", "shared"]);
+    assert_eq!(
+        skill_names(&prompt),
+        ["project", "global", "Bad_Name", "shared"]
+    );
     let text = &prompt.text;
     let context = text.find("Project rules.").unwrap();
     let skills = text.find("<available_skills>").unwrap();
     let date = text.find("Today's date").unwrap();
     assert!(context < skills && skills < date, "{text}");
-    assert!(text.contains("<description>Project copy.</description>"), "{text}");
+    assert!(
+        text.contains("<description>Project copy.</description>"),
+        "{text}"
+    );
     assert!(!text.contains("no-description"), "{text}");
     let warnings: Vec<String> = prompt.warnings.iter().map(ToString::to_string).collect();
-    assert!(warnings.iter().any(|w| w.contains("no-description") && w.contains("description is required")), "{warnings:?}");
-    assert!(warnings.iter().any(|w| w.contains("Bad_Name") && w.contains("invalid characters")), "{warnings:?}");
-    assert!(warnings.iter().any(|w| w.contains("two skills are called \"global\"")), "{warnings:?}");
-    let templates: Vec<&str> = prompt.commands.templates.iter().map(|t| t.name.as_str()).collect();
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("no-description") && w.contains("description is required")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("Bad_Name") && w.contains("invalid characters")),
+        "{warnings:?}"
+    );
+    assert!(
+        warnings
+            .iter()
+            .any(|w| w.contains("two skills are called \"global\"")),
+        "{warnings:?}"
+    );
+    let templates: Vec<&str> = prompt
+        .commands
+        .templates
+        .iter()
+        .map(|t| t.name.as_str())
+        .collect();
     assert_eq!(templates, ["fix", "review"]);
     assert!(prompt.sources.contains(&PromptSource::Skill {
         name: "shared".to_owned(),
@@ -97,7 +144,11 @@ fn an_untrusted_project_keeps_its_skills_and_templates_out() {
     let tree = tree();
     let prompt = RunPrompt::build(&tree.options(false));
     assert_eq!(skill_names(&prompt), ["Bad_Name", "global", "shared"]);
-    assert!(prompt.text.contains("<description>Global skill.</description>"));
+    assert!(
+        prompt
+            .text
+            .contains("<description>Global skill.</description>")
+    );
     assert_eq!(prompt.commands.templates.len(), 1);
     assert_eq!(prompt.commands.expand("/fix it"), "/fix it");
 }
@@ -116,15 +167,29 @@ fn no_skills_keeps_the_command_line_paths_and_no_read_tool_lists_none() {
     let prompt = RunPrompt::build(&options);
     assert!(!prompt.text.contains("available_skills"), "{}", prompt.text);
     // The skill can still be called by name.
-    assert!(prompt.commands.expand("/skill:global now").starts_with("<skill name=\"global\""));
+    assert!(
+        prompt
+            .commands
+            .expand("/skill:global now")
+            .starts_with("<skill name=\"global\"")
+    );
 }
 
 #[test]
 fn the_settings_lists_add_places_and_patterns_turn_files_off() {
     let tree = Tree::new(&[
-        ("agent/settings.json", r#"{"skills": ["../lib/skills", "!skills/off"], "prompts": ["../lib/prompts"]}"#),
-        ("agent/skills/off/SKILL.md", &skill("off", "Turned off by a pattern.")),
-        ("lib/skills/extra/SKILL.md", &skill("extra", "From the settings.")),
+        (
+            "agent/settings.json",
+            r#"{"skills": ["../lib/skills", "!skills/off"], "prompts": ["../lib/prompts"]}"#,
+        ),
+        (
+            "agent/skills/off/SKILL.md",
+            &skill("off", "Turned off by a pattern."),
+        ),
+        (
+            "lib/skills/extra/SKILL.md",
+            &skill("extra", "From the settings."),
+        ),
         ("lib/prompts/deep/nested.md", "Nested $1"),
     ]);
     let prompt = RunPrompt::build(&tree.options(false));
@@ -137,7 +202,10 @@ fn messages_expand_templates_and_skills() {
     let tree = tree();
     let prompt = RunPrompt::build(&tree.options(true));
     let commands = &prompt.commands;
-    assert_eq!(commands.expand("/review src \"a b\" c"), "Review src, then a b c.");
+    assert_eq!(
+        commands.expand("/review src \"a b\" c"),
+        "Review src, then a b c."
+    );
     assert_eq!(commands.expand("/review"), "Review , then .");
     assert_eq!(commands.expand("review src"), "review src");
     let expanded = commands.expand("/skill:shared  do it ");
@@ -169,6 +237,9 @@ fn a_missing_command_line_path_warns() {
         .collect();
     assert_eq!(
         missing,
-        [tree.root.join("repo/nowhere").as_path(), tree.root.join("repo/nowhere.md").as_path()]
+        [
+            tree.root.join("repo/nowhere").as_path(),
+            tree.root.join("repo/nowhere.md").as_path()
+        ]
     );
 }

@@ -21,9 +21,9 @@ use pi_agent::{AgentEvent, EndReason, ExecutionMode};
 use pi_ai::{Message, StopReason};
 use pi_coding_agent::{
     ApprovalSetup, CodingSession, CodingSessionOptions, FileArguments, McpServers, ModelRequest,
-    PromptOptions, ResourceFlags, Secret, Started, ThinkingLevel, ToolSelection, command_line_prompts, load_registry,
-    load_settings, model_list_text, model_provider, name_list, resolve_run_model, session_model,
-    split_file_arguments, thinking_budgets,
+    PromptOptions, ResourceFlags, Secret, Started, ThinkingLevel, ToolSelection,
+    command_line_prompts, load_registry, load_settings, model_list_text, model_provider, name_list,
+    resolve_run_model, session_model, split_file_arguments, thinking_budgets,
 };
 use pi_providers::ProviderConfig;
 use pi_tool::ToolRegistry;
