@@ -132,7 +132,7 @@ fn utf16_len(text: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
+    #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
     use super::*;
 
     fn write(dir: &Path, relative: &str, text: &str) -> PathBuf {
