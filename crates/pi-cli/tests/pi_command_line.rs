@@ -231,7 +231,10 @@ fn options_pi_has_and_this_program_does_not_are_refused_with_a_reason() {
     let dirs = tempfile::tempdir().unwrap();
     for (flags, reason) in [
         (&["-e", "ext.ts"][..], "extensions are TypeScript"),
-        (&["--skill", "s"][..], "skills are not built yet"),
+        (
+            &["--theme", "dark.json"][..],
+            "themes belong to the interactive mode",
+        ),
         (&["--export", "s.jsonl"][..], "HTML export is not built yet"),
     ] {
         let output = pi_tool(&dirs, "http://127.0.0.1:9")

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use pi_agent::{Agent, AgentConfig, AgentEvent, AgentRun, ExecutionMode, MessageQueue};
-use pi_ai::{Message, Provider};
+use pi_ai::{Message, Provider, UserMessage};
 use pi_approval::{Approver, SealKey};
 use pi_session::Session;
 use pi_tool::ToolRegistry;
@@ -20,6 +20,7 @@ use crate::approvals::ApprovalSetup;
 use crate::auto_retry::{RetryPolicy, is_transient_failure};
 use crate::compaction::{CompactedRun, Compactor, run_compacted};
 use crate::mcp_servers::McpServers;
+use crate::prompt_commands::PromptCommands;
 use crate::recorder::{History, Recorder};
 use crate::run_prompt::{PromptOptions, PromptSource, RunPrompt};
 use crate::runtime_error::RuntimeError;
@@ -95,6 +96,8 @@ pub struct CodingSession {
     /// Writes each message into the session as it ends.
     follower: JoinHandle<()>,
     _mcp_servers: McpServers,
+    /// The skills and prompt templates a message may call.
+    commands: PromptCommands,
 }
 
 /// How a prompt went.
@@ -147,7 +150,8 @@ impl CodingSession {
         prompt.tools = OfferedTool::all(&tools);
         prompt.agent_dir = agent_dir;
         prompt.project_trusted = approvals.project_trusted;
-        let built = RunPrompt::build(&prompt);
+        let mut built = RunPrompt::build(&prompt);
+        let commands = std::mem::take(&mut built.commands);
         warnings.extend(
             built
                 .warnings
@@ -209,10 +213,23 @@ impl CodingSession {
                 retry,
                 follower,
                 _mcp_servers: mcp_servers,
+                commands,
             },
             warnings,
             prompt_sources: built.sources,
         })
+    }
+
+    /// `message` with a leading `/skill:NAME` or `/TEMPLATE args` expanded from the run's
+    /// skills and prompt templates, as Pi's sessions read every prompt. Call it on each
+    /// message a person typed before [`Self::prompt`]; any other message comes back as it was.
+    pub fn expand_commands(&self, message: UserMessage) -> UserMessage {
+        self.commands.expand_message(message)
+    }
+
+    /// The run's skills and prompt templates.
+    pub fn commands(&self) -> &PromptCommands {
+        &self.commands
     }
 
     /// Every event of the session's runs, from now on.

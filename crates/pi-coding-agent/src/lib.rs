@@ -67,6 +67,7 @@ mod compaction;
 pub mod config_value;
 mod context_files;
 mod cost;
+mod frontmatter;
 mod fuzzy;
 mod guidelines;
 mod initial_message;
@@ -83,9 +84,15 @@ mod model_registry;
 mod model_selection;
 mod models_file;
 mod pi_event_json;
+mod prompt_commands;
 mod prompt_files;
+mod prompt_template;
+mod prompt_templates;
 mod prompt_text;
 mod recorder;
+mod resource_paths;
+mod resource_patterns;
+mod resource_walk;
 mod run_model;
 mod run_prompt;
 mod runtime_error;
@@ -94,6 +101,8 @@ mod session_open;
 mod session_setup;
 mod session_stats;
 mod settings;
+mod skill;
+mod skills;
 mod system_prompt;
 mod thinking_level;
 mod tool_selection;
@@ -112,6 +121,7 @@ pub use coding_session::{CodingSession, CodingSessionOptions, PromptOutcome, Sta
 pub use compaction::{CompactedRun, Compactor, run_compacted};
 pub use context_files::{CONTEXT_FILE_NAMES, ContextFile, MAX_CONTEXT_FILE_BYTES, discover};
 pub use cost::calculate_cost;
+pub use frontmatter::FrontmatterError;
 pub use initial_message::{FileArguments, command_line_prompts, split_file_arguments};
 pub use list_models::{ModelList, ModelRow, list_models, token_count};
 pub use mcp_servers::McpServers;
@@ -132,14 +142,16 @@ pub use models_file::{
     ModelOverride, ModelsConfig, ModelsFile, ModelsFileError, ProviderConfig,
 };
 pub use pi_event_json::pi_event_json;
+pub use prompt_commands::PromptCommands;
 pub use prompt_files::{APPEND_SYSTEM_FILE, PROJECT_DIR, SYSTEM_FILE};
+pub use prompt_template::{PromptTemplate, parse_command_args, substitute_args};
 pub use prompt_text::{PromptText, resolve_text};
 pub use recorder::{DEFAULT_THINKING_LEVEL, History, Recorder, approval_records};
 pub use run_model::{
     load_registry, load_settings, model_list_text, registry_model, resolve_run_model,
     session_model, thinking_budgets,
 };
-pub use run_prompt::{PromptOptions, PromptSource, RunPrompt, today};
+pub use run_prompt::{PromptOptions, PromptSource, ResourceFlags, RunPrompt, today};
 pub use runtime_error::RuntimeError;
 pub use secret::Secret;
 pub use session_open::{
@@ -151,9 +163,11 @@ pub use settings::{
     DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_RETRIES, PROJECT_SETTINGS_DIR, ProviderRetrySettings,
     RetrySettings, SETTINGS_FILE, Settings, SettingsError, SettingsFile, SettingsFiles,
 };
+pub use skill::{MAX_SKILL_DESCRIPTION_CHARS, MAX_SKILL_NAME_CHARS, Skill};
+pub use skills::skills_section;
 pub use system_prompt::{PromptParts, build_system_prompt};
 pub use thinking_level::{DEFAULT_THINKING, ThinkingLevel, UnknownThinkingLevel};
 pub use tool_selection::{DEFAULT_TOOLS, SelectedTools, ToolSelection, name_list};
 pub use tools::OfferedTool;
 pub use variables::Variables;
-pub use warning::PromptWarning;
+pub use warning::{PromptWarning, ResourceKind};

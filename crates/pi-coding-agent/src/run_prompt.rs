@@ -6,8 +6,13 @@ use std::path::PathBuf;
 use serde::Serialize;
 
 use crate::context_files::{self, ContextFile};
+use crate::prompt_commands::PromptCommands;
 use crate::prompt_files::{self, APPEND_SYSTEM_FILE, SYSTEM_FILE};
+use crate::prompt_templates::load_templates;
 use crate::prompt_text::{PromptText, resolve_text};
+use crate::resource_paths::{Kind, Places, resolve};
+use crate::settings::SettingsFiles;
+use crate::skills::load_skills;
 use crate::system_prompt::{PromptParts, build_system_prompt};
 use crate::tools::OfferedTool;
 use crate::warning::PromptWarning;
@@ -33,6 +38,33 @@ pub struct PromptOptions {
     pub tools: Vec<OfferedTool>,
     /// Today's date, `YYYY-MM-DD`.
     pub today: String,
+    /// Skills: Pi's places searched unless `--no-skills`, and the `--skill` paths.
+    pub skills: ResourceFlags,
+    /// Prompt templates: Pi's places searched unless `--no-prompt-templates`, and the
+    /// `--prompt-template` paths.
+    pub prompt_templates: ResourceFlags,
+    /// The home directory: `~/.agents/skills` is searched, `~` in paths stands for it.
+    pub home_dir: Option<PathBuf>,
+}
+
+/// Where a run's skills or prompt templates come from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResourceFlags {
+    /// Whether Pi's places (the agent directory, the trusted project, the settings' lists)
+    /// are searched; `--no-skills` / `--no-prompt-templates` turn it off.
+    pub discover: bool,
+    /// Paths given on the command line (files or directories, relative to the working
+    /// directory), loaded after the places and even when `discover` is off, as in Pi.
+    pub paths: Vec<String>,
+}
+
+impl Default for ResourceFlags {
+    fn default() -> Self {
+        Self {
+            discover: true,
+            paths: Vec::new(),
+        }
+    }
 }
 
 impl PromptOptions {
@@ -48,6 +80,9 @@ impl PromptOptions {
             context_files: true,
             tools: Vec::new(),
             today: today(),
+            skills: ResourceFlags::default(),
+            prompt_templates: ResourceFlags::default(),
+            home_dir: std::env::home_dir(),
         }
     }
 }
@@ -78,6 +113,21 @@ pub enum PromptSource {
         /// Whether only its start was sent.
         cut: bool,
     },
+    /// A skill of the run: listed in the prompt (unless it disables model invocation, or the
+    /// `read` tool is not offered), and loaded into a message by `/skill:NAME`.
+    Skill {
+        /// Its name.
+        name: String,
+        /// Its file.
+        path: PathBuf,
+    },
+    /// A prompt template of the run (not in the system prompt: `/NAME` expands it).
+    PromptTemplate {
+        /// Its name.
+        name: String,
+        /// Its file.
+        path: PathBuf,
+    },
 }
 
 /// A run's system prompt and what it was made of.
@@ -89,6 +139,8 @@ pub struct RunPrompt {
     pub sources: Vec<PromptSource>,
     /// Files left out or cut, for the front end to show; none stops the run.
     pub warnings: Vec<PromptWarning>,
+    /// The skills and prompt templates the run's messages may call.
+    pub commands: PromptCommands,
 }
 
 impl RunPrompt {
@@ -143,12 +195,27 @@ impl RunPrompt {
             path: file.path.clone(),
             cut: file.cut_from.is_some(),
         }));
+        let commands = load_commands(options, &mut warnings);
+        sources.extend(commands.skills.iter().map(|skill| PromptSource::Skill {
+            name: skill.name.clone(),
+            path: skill.path.clone(),
+        }));
+        sources.extend(
+            commands
+                .templates
+                .iter()
+                .map(|template| PromptSource::PromptTemplate {
+                    name: template.name.clone(),
+                    path: template.path.clone(),
+                }),
+        );
         let appended: Vec<String> = appended.into_iter().map(|text| text.text).collect();
         let text = build_system_prompt(&PromptParts {
             replacement: replacement.as_ref().map(|text| text.text.as_str()),
             appended: &appended,
             tools: &options.tools,
             context_files: &context,
+            skills: &commands.skills,
             today: &options.today,
             cwd: &options.cwd,
         });
@@ -156,7 +223,54 @@ impl RunPrompt {
             text,
             sources,
             warnings,
+            commands,
         }
+    }
+}
+
+/// The run's skills and templates from Pi's places (when searched) and the command line's
+/// paths. The settings' lists are read from the user's file and, in a trusted project, the
+/// project's.
+fn load_commands(options: &PromptOptions, warnings: &mut Vec<PromptWarning>) -> PromptCommands {
+    let places = Places {
+        cwd: &options.cwd,
+        agent_dir: options.agent_dir.as_deref(),
+        home: options.home_dir.as_deref(),
+        trusted: options.project_trusted,
+    };
+    let settings = if options.skills.discover || options.prompt_templates.discover {
+        let project = options.project_trusted.then_some(options.cwd.as_path());
+        SettingsFiles::load(places.agent_dir, project).unwrap_or_else(|error| {
+            warnings.push(PromptWarning::Settings(error));
+            SettingsFiles::default()
+        })
+    } else {
+        SettingsFiles::default()
+    };
+    let found = |flags: &ResourceFlags, kind| {
+        if flags.discover {
+            resolve(kind, &settings, places)
+        } else {
+            Vec::new()
+        }
+    };
+    let skill_files = found(&options.skills, Kind::Skills);
+    let template_files = found(&options.prompt_templates, Kind::Prompts);
+    PromptCommands {
+        skills: load_skills(
+            skill_files,
+            &options.skills.paths,
+            &options.cwd,
+            places.home,
+            warnings,
+        ),
+        templates: load_templates(
+            template_files,
+            &options.prompt_templates.paths,
+            &options.cwd,
+            places.home,
+            warnings,
+        ),
     }
 }
 

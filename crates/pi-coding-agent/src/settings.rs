@@ -45,6 +45,11 @@ pub struct Settings {
     /// What to do with a project's own files when no decision is saved (`ask`, `always`,
     /// `never`); read from the user's file only.
     pub default_project_trust: Option<String>,
+    /// Whether skills are offered as `/skill:NAME` commands in the interactive mode (default
+    /// yes). Pi's print mode expands `/skill:NAME` either way, and so does this program. The
+    /// `skills` and `prompts` lists are read per file, each relative to its own directory, by
+    /// the prompt's resource search, not merged here.
+    pub enable_skill_commands: Option<bool>,
 }
 
 /// `retry` in the settings.
@@ -72,6 +77,13 @@ pub struct ProviderRetrySettings {
     pub max_retries: Option<u32>,
     /// The longest delay a server may ask for before the request fails (default 60000 ms).
     pub max_retry_delay_ms: Option<u64>,
+}
+
+impl Settings {
+    /// Whether skills are offered as `/skill:NAME` commands (default yes).
+    pub fn enable_skill_commands(&self) -> bool {
+        self.enable_skill_commands.unwrap_or(true)
+    }
 }
 
 impl RetrySettings {
@@ -286,7 +298,8 @@ mod tests {
                 "enabledModels": ["claude-*"], "defaultProjectTrust": "never"}"#,
             r#"{"defaultModel": "claude-sonnet-4-6", "defaultThinkingLevel": "high",
                 "retry": {"maxRetries": 7, "provider": {"maxRetries": 2}}, "enabledModels": ["gpt-*"],
-                "defaultProjectTrust": "always", "thinkingBudgets": {"low": 1000}}"#,
+                "defaultProjectTrust": "always", "thinkingBudgets": {"low": 1000},
+                "enableSkillCommands": false}"#,
         );
         let settings = files.settings().unwrap();
         assert_eq!(settings.default_provider.as_deref(), Some("anthropic"));
@@ -299,6 +312,7 @@ mod tests {
         assert_eq!(settings.retry.provider.timeout_ms, None);
         assert_eq!(settings.retry.provider.max_retries, Some(2));
         assert_eq!(settings.default_project_trust.as_deref(), Some("never"));
+        assert!(!settings.enable_skill_commands());
         assert_eq!(
             settings.thinking_budgets.unwrap().get(&ThinkingLevel::Low),
             Some(&1000)
@@ -310,6 +324,7 @@ mod tests {
         let (_dir, files) = load_pair("", "");
         let settings = files.settings().unwrap();
         assert_eq!(settings, Settings::default());
+        assert!(settings.enable_skill_commands());
         assert!(settings.retry.enabled());
         assert_eq!(
             (settings.retry.max_retries(), settings.retry.base_delay_ms()),

@@ -1,12 +1,14 @@
 //! The system prompt's text from its parts, in Pi's order: the default part (who the assistant
 //! is, its tools, the guidelines) or the replacement for it, the appended text, the project's
-//! context files, then the date and the working directory last.
+//! context files, the skills, then the date and the working directory last.
 
 use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::context_files::ContextFile;
 use crate::guidelines::guidelines;
+use crate::skill::Skill;
+use crate::skills::skills_section;
 use crate::tools::OfferedTool;
 
 /// Everything the system prompt is made of, already read.
@@ -20,6 +22,8 @@ pub struct PromptParts<'a> {
     pub tools: &'a [OfferedTool],
     /// The context files, in order.
     pub context_files: &'a [ContextFile],
+    /// The skills, listed when the `read` tool is offered (the model loads one with it).
+    pub skills: &'a [Skill],
     /// Today's date, `YYYY-MM-DD`.
     pub today: &'a str,
     /// The directory the run works in.
@@ -54,6 +58,9 @@ pub fn build_system_prompt(parts: &PromptParts<'_>) -> String {
             prompt.push_str("\n</context_file>\n");
         }
         prompt.push_str("</project_context>");
+    }
+    if parts.tools.iter().any(|tool| tool.name == "read") {
+        prompt.push_str(&skills_section(parts.skills));
     }
     let _ = write!(
         prompt,
@@ -127,6 +134,7 @@ mod tests {
             appended: &appended,
             tools: &tools,
             context_files: &files,
+            skills: &[],
             today: "2026-12-07",
             cwd: Path::new("/a/b"),
         });
@@ -153,6 +161,7 @@ mod tests {
             appended: &["Arr.".to_owned()],
             tools: &[OfferedTool::new("read", "Read a file.")],
             context_files: &files,
+            skills: &[],
             today: "2026-01-02",
             cwd: Path::new("/p"),
         });
@@ -171,6 +180,7 @@ mod tests {
             appended: &[],
             tools: &[],
             context_files: &[file],
+            skills: &[],
             today: "2026-01-02",
             cwd: Path::new("/p"),
         });

@@ -4,8 +4,11 @@
 //! and then every event as a JSON line instead. The run itself is the session runtime's
 //! ([`pi_coding_agent::CodingSession`]); this file reads Pi's flags and renders.
 //!
-//! Options Pi has and this program does not (extensions, skills, prompt templates, themes,
-//! `--export`, the RPC and interactive modes) are refused with a one-line reason, not an
+//! Skills and prompt templates are the session runtime's: `--skill`, `--prompt-template` and
+//! their `--no-...` switches choose them, and each message starting with `/skill:NAME` or
+//! `/TEMPLATE` is expanded before it is sent, as in Pi.
+//!
+//! Options Pi has and this program does not (extensions, themes, `--export`, the RPC and interactive modes) are refused with a one-line reason, not an
 //! unknown-argument error.
 
 use std::io::{IsTerminal, Read};
@@ -18,10 +21,10 @@ use clap::Args;
 use pi_agent::{AgentEvent, EndReason, ExecutionMode};
 use pi_ai::{Message, StopReason};
 use pi_coding_agent::{
-    ApprovalSetup, FileArguments, McpServers, ModelRequest, RetryPolicy, Secret, SessionSetup,
-    Started, ThinkingLevel, ToolSelection, command_line_prompts, load_registry, load_settings,
-    model_list_text, name_list, resolve_run_model, session_model, split_file_arguments,
-    thinking_budgets,
+    ApprovalSetup, FileArguments, McpServers, ModelRequest, PromptOptions, ResourceFlags,
+    RetryPolicy, Secret, SessionSetup, Started, ThinkingLevel, ToolSelection, command_line_prompts,
+    load_registry, load_settings, model_list_text, name_list, resolve_run_model, session_model,
+    split_file_arguments, thinking_budgets,
 };
 use pi_providers::ProviderConfig;
 use pi_tool::ToolRegistry;
@@ -126,17 +129,19 @@ pub(crate) struct PiArgs {
     /// Accepted: there are no extensions to discover (`-ne`).
     #[arg(long, hide = true)]
     no_extensions: bool,
-    /// Not built: skills.
-    #[arg(long, value_name = "PATH", hide = true)]
+    /// Load a skill file or directory (repeatable; loaded even with --no-skills).
+    #[arg(long, value_name = "PATH")]
     skill: Vec<String>,
-    /// Accepted: no skills are loaded (`-ns`).
-    #[arg(long, hide = true)]
+    /// Do not look for skills in the agent directory, the project or the settings (`-ns`).
+    #[arg(long)]
     no_skills: bool,
-    /// Not built: prompt templates.
-    #[arg(long, value_name = "PATH", hide = true)]
+    /// Load a prompt template file or directory (repeatable; loaded even with
+    /// --no-prompt-templates).
+    #[arg(long, value_name = "PATH")]
     prompt_template: Vec<String>,
-    /// Accepted: no prompt templates are loaded (`-np`).
-    #[arg(long, hide = true)]
+    /// Do not look for prompt templates in the agent directory, the project or the settings
+    /// (`-np`).
+    #[arg(long)]
     no_prompt_templates: bool,
     /// Not supported: themes belong to Pi's interactive mode.
     #[arg(long, value_name = "PATH", hide = true)]
@@ -186,17 +191,27 @@ impl PiArgs {
         }
     }
 
+    /// The system prompt's options: `--system-prompt` and the rest, the skills and the
+    /// prompt templates.
+    fn prompt_options(&self, cwd: &Path) -> PromptOptions {
+        let mut options = self.system.prompt_options(cwd);
+        options.skills = ResourceFlags {
+            discover: !self.no_skills,
+            paths: self.skill.clone(),
+        };
+        options.prompt_templates = ResourceFlags {
+            discover: !self.no_prompt_templates,
+            paths: self.prompt_template.clone(),
+        };
+        options
+    }
+
     /// Why this command line cannot run here, for an option Pi has and this program does not.
     fn refused(&self) -> Option<&'static str> {
         let refusals = [
             (
                 !self.extension.is_empty(),
                 "--extension: Pi's extensions are TypeScript modules, which this program cannot load",
-            ),
-            (!self.skill.is_empty(), "--skill: skills are not built yet"),
-            (
-                !self.prompt_template.is_empty(),
-                "--prompt-template: prompt templates are not built yet",
             ),
             (
                 !self.theme.is_empty(),
@@ -327,7 +342,7 @@ pub(crate) async fn run(
         mcp_servers,
         approvals,
         approver,
-        prompt: args.system.prompt_options(cwd),
+        prompt: args.prompt_options(cwd),
         context_window: args.compaction.context_window,
         execution: ExecutionMode::default(),
         max_turns: args.max_turns,
@@ -383,6 +398,7 @@ pub(crate) async fn run(
     let mut last = None;
     let mut failure = None;
     for prompt in prompts {
+        let prompt = session.expand_commands(prompt);
         let outcome = session.prompt(vec![prompt.into()]).await;
         if let Some((settled, _, _)) = &printer {
             let _ = settled.send(());

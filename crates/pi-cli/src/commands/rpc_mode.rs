@@ -496,8 +496,9 @@ async fn restart(
     )
 }
 
-/// The user message of a `prompt`, `steer` or `follow_up`: its text, then its images.
-fn user_message(command: &Value) -> Result<Message, String> {
+/// The user message of a `prompt`, `steer` or `follow_up`: its text (a `/template` or
+/// `/skill:name` expanded), then its images.
+fn user_message(command: &Value, session: &CodingSession) -> Result<Message, String> {
     let Some(text) = command.get("message").and_then(Value::as_str) else {
         return Err("the command needs a \"message\" string".to_owned());
     };
@@ -509,7 +510,7 @@ fn user_message(command: &Value) -> Result<Message, String> {
     }
     let mut message = UserMessage::text(String::new());
     message.content = UserContent::Blocks(blocks);
-    Ok(message.into())
+    Ok(session.expand_commands(message).into())
 }
 
 /// Answers one command that keeps the session; `None` when the answer was sent already (a
@@ -534,7 +535,7 @@ async fn handle(
         |error: pi_coding_agent::RuntimeError| failure(id, kind, &pi_tool::error_text(&error));
     Some(match kind {
         "prompt" => {
-            let message = match user_message(command) {
+            let message = match user_message(command, session) {
                 Ok(message) => message,
                 Err(error) => return Some(failure(id, kind, &error)),
             };
@@ -569,7 +570,7 @@ async fn handle(
             }));
             return None;
         }
-        "steer" | "follow_up" => match user_message(command) {
+        "steer" | "follow_up" => match user_message(command, session) {
             Ok(message) => {
                 if kind == "steer" {
                     session.steering().push(message);
@@ -670,7 +671,22 @@ async fn handle(
             kind,
             "turning automatic compaction off is read from settings.json (compaction.enabled) at start",
         ),
-        "get_commands" => success(id, kind, Some(json!({"commands": []}))),
+        "get_commands" => {
+            let commands = session.commands();
+            let mut listed: Vec<Value> = commands
+                .templates
+                .iter()
+                .map(|template| {
+                    json!({"name": template.name, "description": template.description,
+                           "source": "prompt", "path": template.path})
+                })
+                .collect();
+            listed.extend(commands.skills.iter().map(|skill| {
+                json!({"name": format!("skill:{}", skill.name), "description": skill.description,
+                       "source": "skill", "path": skill.path})
+            }));
+            success(id, kind, Some(json!({"commands": listed})))
+        }
         "get_fork_messages" => {
             let messages: Vec<Value> = session
                 .with_entries(fork_messages)
