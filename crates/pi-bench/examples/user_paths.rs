@@ -71,8 +71,11 @@ fn context() -> CallContext {
 fn one_call(call: &ToolCall, tools: &ToolRegistry) -> ToolResultMessage {
     block_on(async {
         match prepare_tool_call(call, tools) {
-            Ok(prepared) => prepared.run(context()).await.message,
-            Err(failure) => *failure,
+            Ok(prepared) => {
+                let grace = pi_tool::CANCEL_GRACE;
+                prepared.run_within(context(), None, grace).await.message
+            }
+            Err(failure) => failure.into_message(),
         }
     })
 }
@@ -100,6 +103,26 @@ fn loop_floor(call: &Prepared<'_>, baseline: &Baseline) -> ToolResultMessage {
         &call.call.id,
         &call.call.name,
         Arguments::Text(&text),
+    ))
+}
+
+/// The one-pass text parse as the loop's path: the text kept, read straight into the tool's
+/// parameters (`execute_raw_tool_call`); `with_value` also builds the `Value` the loop's
+/// message, events, hooks and session line carry today.
+fn through_text(call: &Prepared<'_>, tools: &ToolRegistry, with_value: bool) -> ToolResultMessage {
+    let mut text = String::new();
+    for fragment in &call.fragments {
+        text.push_str(fragment);
+    }
+    if with_value {
+        black_box(pi_ai::parse_arguments(&text));
+    }
+    block_on(pi_tool::execute_raw_tool_call(
+        &call.call.id,
+        &call.call.name,
+        &text,
+        tools,
+        context(),
     ))
 }
 
@@ -163,13 +186,20 @@ fn main() -> anyhow::Result<()> {
         "loop" => repeat(rounds, &calls, |call| through_loop(call, &typed)),
         "loop-dynamic" => repeat(rounds, &calls, |call| through_loop(call, &dynamic)),
         "loop-floor" => repeat(rounds, &calls, |call| loop_floor(call, &baseline)),
+        "loop-text" => repeat(rounds, &calls, |call| through_text(call, &typed, false)),
+        "loop-text-value" => repeat(rounds, &calls, |call| through_text(call, &typed, true)),
         "mcp" => repeat(rounds, &calls, |call| through_mcp(call, &typed)),
         "mcp-dynamic" => repeat(rounds, &calls, |call| through_mcp(call, &dynamic)),
         "mcp-floor" => repeat(rounds, &calls, |call| mcp_floor(call, &baseline)),
         "jsonschema" => {
             let peer = JsonschemaPeer::new(&workload)?;
             repeat(rounds, &calls, |call| {
-                peer.execute(&call.call.id, &call.call.name, &call.call.arguments)
+                // The same assembly as the loop's contenders.
+                let mut text = String::new();
+                for fragment in &call.fragments {
+                    text.push_str(fragment);
+                }
+                peer.execute(&call.call.id, &call.call.name, &text)
             });
         }
         other => bail!("unknown contender {other}"),
