@@ -153,7 +153,7 @@ impl std::fmt::Debug for AgentConfig {
 
 impl AgentConfig {
     /// A configuration with defaults: parallel batches without a limit, no time limits, a
-    /// 200 ms grace, no turn limit, no hooks.
+    /// the call path's one grace ([`pi_tool::CANCEL_GRACE`]), no turn limit, no hooks.
     pub fn new(provider: Arc<dyn Provider>, tools: Arc<ToolRegistry>) -> Self {
         Self {
             provider,

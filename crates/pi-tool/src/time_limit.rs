@@ -23,7 +23,7 @@ impl PreparedCall {
     /// fails, never panics; needs a tokio runtime when there is a limit or a signal.
     ///
     /// - the signal already cancelled: the tool never runs, the call is [`FailureKind::Aborted`];
-    /// - the limit passes: the tool's signal (a child of the caller's) is cancelled, it has
+    /// - the limit passes: the tool's signal (its own, a child of the caller's) is cancelled, it has
     ///   `grace` to clean up, and the call is [`FailureKind::Timeout`] whatever it answers;
     /// - the caller's signal is cancelled: the tool's own answer if it comes within `grace`
     ///   (a command's output so far), else [`FailureKind::Aborted`].
@@ -49,10 +49,14 @@ impl PreparedCall {
         if limit.is_none() && caller.is_none() {
             return self.run(context).await;
         }
-        // The tool's own signal: the time limit cancels it without cancelling the caller's.
-        let token = caller
-            .as_ref()
-            .map_or_else(CancellationToken::new, CancellationToken::child_token);
+        // Under a time limit the tool gets a signal of its own (a child of the caller's), which
+        // the limit cancels without cancelling the caller's; without one it gets the caller's
+        // (a child token costs an allocation and a lock on every call).
+        let token = match (limit, &caller) {
+            (Some(_), Some(caller)) => caller.child_token(),
+            (Some(_), None) => CancellationToken::new(),
+            (None, caller) => caller.clone().unwrap_or_default(),
+        };
         context.signal = Some(token.clone());
         let running = self.run(context);
         tokio::pin!(running);
