@@ -1,41 +1,45 @@
 #!/usr/bin/env bash
-# Instructions per call (valgrind's callgrind: exact, free of timing noise) of our typed and
-# dynamic paths, each against its own floor measured in the same run, on every shipped workload;
-# prints one Markdown table with every figure, its goal and whether it is met (issue 23, item 7).
-# Each count is the difference between two runs (ROUNDS and 2 x ROUNDS), so set-up and
-# verification cancel out. Usage: scripts/instruction-counts.sh [ROUNDS]   (not part of CI)
+# Instructions per call (valgrind's callgrind: exact, free of timing noise) on the two paths
+# users' calls take, each against its floor measured in the same run, on every shipped
+# workload; prints one Markdown table with every figure, its goal and whether it is met
+# (issue 39, item 3). Each count is the difference between two runs (ROUNDS and 2 x ROUNDS),
+# so set-up and verification cancel out.
+# Usage: scripts/instruction-counts.sh [ROUNDS]   (not part of CI; BIN=... measures another build)
 #
-# The contenders (crates/pi-bench/examples/call_loop.rs):
-#   ours        the typed path (#[derive(ToolParams)]) from the raw argument text, as the
-#               coding tools take it: execute_raw_tool_call;
-#   dynamic     the same path with JSON-Schema (DynamicSchema) tools;
-#   contract    "serde + contract": serde_json::from_str into plain serde structs, bounds checked
-#               in code, carrying the tool contract (call id, boxed future, panics contained):
-#               the floor of the typed path;
-#   value       only serde_json::from_str into a serde_json::Value: the floor of any layer that
-#               hands its tools JSON values, as dynamic tools must (rmcp's tools/call does);
-#   jsonschema  the jsonschema crate: parse into a Value, validate, collect every violation.
+# The contenders (crates/pi-bench/examples/user_paths.rs says exactly what each runs):
+#   loop, loop-dynamic  the agent loop's call, from the streamed argument text to the paired
+#                       result: typed (#[derive(ToolParams)]) and JSON-Schema tools;
+#   loop-floor          the text assembled, serde_json::from_str into plain structs, bounds in
+#                       code, the call contract: the loop's floor;
+#   mcp, mcp-dynamic    the MCP server's call, from the object rmcp hands tools/call to the
+#                       CallToolResult;
+#   mcp-floor           serde_json::from_value into plain structs, bounds, the contract, the
+#                       same conversion: the MCP server's floor;
+#   jsonschema          the jsonschema crate (text in, every violation out), a peer of
+#                       loop-dynamic.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "needs valgrind (apt install valgrind)" >&2; exit 1; }
 command -v bc >/dev/null || { echo "needs bc (apt install bc)" >&2; exit 1; }
 rounds="${1:-400}"
-cargo build --release -q -p pi-bench --example call_loop
-bin=target/release/examples/call_loop
+if [ -z "${BIN:-}" ]; then
+  cargo build --release -q -p pi-bench --example user_paths
+  BIN="${CARGO_TARGET_DIR:-target}/release/examples/user_paths"
+fi
 instructions() { # contender workload subset rounds
-  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$1" "$2" "$3" "$4" 2>&1 |
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$BIN" "$1" "$2" "$3" "$4" 2>&1 |
     sed -n 's/.*Collected : *\([0-9]*\).*/\1/p; s/.*refs: *\([0-9,]*\).*/\1/p' | tr -d , | head -1
 }
-calls() { "$bin" contract "$1" "$2" 1 | sed -n 's/^calls //p'; }
+calls() { "$BIN" "$1" "$2" "$3" 1 | sed -n 's/^calls //p'; } # contender workload subset
 declare -A measured
-measure() { # contender workload subset: sets measured[...] once per run, so a figure that is the
-  # floor of two goals is the same number in both rows (counts move by ~3% between runs: the
-  # hash keys of serde_json's maps are random)
+measure() { # contender workload subset: once per run, so a floor shared by two goals is the
+  # same number in both rows (counts move by a few percent between runs: the hash keys of
+  # serde_json's maps are random)
   local key="$1 $2 $3" once twice n
   if [ -z "${measured[$key]:-}" ]; then
     once=$(instructions "$1" "$2" "$3" "$rounds")
     twice=$(instructions "$1" "$2" "$3" $((2 * rounds)))
-    n=$(calls "$2" "$3")
+    n=$(calls "$1" "$2" "$3")
     measured[$key]=$(( (twice - once) / (rounds * n) ))
   fi
 }
@@ -55,7 +59,7 @@ goal_row() {
     verdict=$([ "$(echo "$ratio <= $max" | bc -l)" = 1 ] && echo met || echo MISSED)
   fi
   label="$(basename "$file" .json)"
-  [ "$subset" = all ] || label="$label, $(calls "$file" "$subset") $subset calls"
+  [ "$subset" = all ] || label="$label, $(calls "$contender" "$file" "$subset") $subset calls"
   printf '| %s | %s | %s | %s | %s | %s | %.3fx | %s | %s |\n' "$what" "$label" "$contender" \
     "$ours" "$floor" "$base" "$ratio" \
     "$([ "$max" = "< 1" ] && echo "< 1.00x" || echo "≤ ${max}x")" "$verdict"
@@ -63,13 +67,15 @@ goal_row() {
 w1=bench/workloads/w1_echo.json w2=bench/workloads/w2_coding_tools.json w3=bench/workloads/w3_wide_nested.json
 echo "| goal | workload | figure | instructions per call | floor | floor's instructions | ratio | goal | verdict |"
 echo "|---|---|---|---:|---|---:|---:|---|---|"
-for spec in "$w1 all" "$w2 valid" "$w3 all"; do
-  goal_row typed ours contract 1.10 $spec
-done
-goal_row "invalid calls" ours contract 1.5 "$w2" invalid
-for spec in "$w1 all" "$w2 valid" "$w3 all"; do
-  goal_row dynamic dynamic value 1.15 $spec
+for path in loop mcp; do
+  for spec in "$w1 all" "$w2 valid" "$w3 all"; do
+    goal_row "$path typed" "$path" "$path-floor" 1.10 $spec
+  done
+  goal_row "$path refused" "$path" "$path-floor" 1.5 "$w2" invalid
+  for spec in "$w1 all" "$w2 valid" "$w3 all"; do
+    goal_row "$path dynamic" "$path-dynamic" "$path-floor" 1.15 $spec
+  done
 done
 for spec in "$w1 all" "$w2 valid" "$w2 invalid" "$w3 all"; do
-  goal_row "dynamic vs jsonschema-rs" dynamic jsonschema "< 1" $spec
+  goal_row "dynamic vs jsonschema-rs" loop-dynamic jsonschema "< 1" $spec
 done

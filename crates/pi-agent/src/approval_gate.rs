@@ -221,9 +221,10 @@ impl ApprovalGate {
         );
         match prepare_tool_call(&again, tools) {
             Ok(prepared) => Outside::Run(Box::new(prepared)),
-            Err(failed) => {
-                Outside::Stand(format!("Not run outside the sandbox: {}", failed.text()))
-            }
+            Err(failed) => Outside::Stand(format!(
+                "Not run outside the sandbox: {}",
+                failed.message().text()
+            )),
         }
     }
 

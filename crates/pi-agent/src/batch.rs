@@ -5,17 +5,16 @@ use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
 use pi_tool::model_text::{self, BLOCKED};
 use pi_tool::{
-    CallContext, ExecutedCall, ProgressCallback, ToolCall, ToolResultMessage, failed_result_in,
-    panic_message, prepare_tool_call,
+    CallContext, CallFailure, ExecutedCall, FailureKind, PreparedCall, ProgressCallback, ToolCall,
+    ToolResultMessage, failed_result_in, panic_message, prepare_tool_call,
 };
 use tokio_util::sync::CancellationToken;
 
 use crate::approval_gate::{GateOutcome, Outside};
+use crate::call_order::CallOrder;
 use crate::config::{AfterToolCallContext, BeforeToolCall, BeforeToolCallContext};
 use crate::emitter::Emitter;
-use crate::telemetry::failed_as;
 use crate::{AgentConfig, AgentEvent, ExecutionMode};
-use pi_telemetry::ErrorType;
 
 /// Runs `calls` and returns one result per call, in call order.
 pub(crate) async fn run_batch(
@@ -31,12 +30,18 @@ pub(crate) async fn run_batch(
             args: call.arguments.clone(),
         });
     }
-    let exclusive = calls.iter().any(|call| {
-        config
-            .tools
-            .get(&call.name)
-            .is_some_and(|tool| tool.is_exclusive())
-    });
+    // Lookup and parse, once per call and in call order, before any call runs: the batch's
+    // scheduling, the hooks and the result all read the prepared call (or its typed failure).
+    // Calls past the cap are never looked at.
+    let mut preparations: Vec<Option<Result<PreparedCall, CallFailure>>> = calls
+        .iter()
+        .take(config.max_calls_per_batch)
+        .map(|call| Some(prepare_tool_call(call, &config.tools)))
+        .collect();
+    let exclusive = preparations
+        .iter()
+        .flatten()
+        .any(|prepared| prepared.as_ref().is_ok_and(|p| p.tool().is_exclusive()));
     let limit = if config.execution == ExecutionMode::Sequential || exclusive {
         1
     } else {
@@ -45,57 +50,40 @@ pub(crate) async fn run_batch(
 
     let mut results: Vec<Option<ExecutedCall>> = vec![None; calls.len()];
     let mut running = FuturesUnordered::new();
-    // For each ordering key, the end of the last call started on it (see
-    // `Tool::ordering_key`).
-    let mut queues = std::collections::HashMap::new();
+    let mut order = CallOrder::new();
     let mut next = 0;
     loop {
         while running.len() < limit && next < calls.len() {
             if let Some(call) = calls.get(next) {
+                let preparation = preparations.get_mut(next).and_then(Option::take);
                 if signal.is_cancelled() {
                     // Never started: answered without running.
-                    let aborted = synthesized(aborted(config, call));
+                    let aborted = ExecutedCall::failed(FailureKind::Aborted, aborted(config, call));
                     record(config, emitter, &mut results, next, call, aborted).await;
-                } else if next >= config.max_calls_per_batch {
-                    let reason = model_text::too_many_calls(config.max_calls_per_batch);
-                    let mut refused = failed(config, call, &reason);
-                    refused.content = vec![pi_tool::text(reason)];
-                    record(
-                        config,
-                        emitter,
-                        &mut results,
-                        next,
-                        call,
-                        synthesized(refused),
-                    )
-                    .await;
-                } else {
+                } else if let Some(preparation) = preparation {
                     // Its place behind the earlier calls on the same thing is taken here, in
                     // call order, before any of them runs.
-                    let (done, finished) = tokio::sync::oneshot::channel::<()>();
-                    let earlier = config
-                        .tools
-                        .get(&call.name)
-                        .and_then(|tool| tool.ordering_key(&call.arguments))
-                        .and_then(|key| queues.insert(key, finished));
+                    let key = preparation
+                        .as_ref()
+                        .ok()
+                        .and_then(|prepared| prepared.tool().ordering_key(&call.arguments));
                     let run = run_call(
                         config.clone(),
                         call.clone(),
+                        preparation,
                         signal.clone(),
                         emitter.clone(),
                     );
-                    let run = crate::telemetry::instrument_call(call, run);
-                    let task = OwnedTask(tokio::spawn(async move {
-                        if let Some(earlier) = earlier {
-                            // Ended (or dropped with its task): either way it is our turn.
-                            let _ = earlier.await;
-                        }
-                        let executed = run.await;
-                        drop(done);
-                        executed
-                    }));
+                    let task = order.spawn(key, crate::telemetry::instrument_call(call, run));
                     let index = next;
                     running.push(task.map(move |joined| (index, joined)));
+                } else {
+                    // Past the cap: refused unread.
+                    let reason = model_text::too_many_calls(config.max_calls_per_batch);
+                    let mut refused = failed(config, call, &reason);
+                    refused.content = vec![pi_tool::text(reason)];
+                    let refused = ExecutedCall::failed(FailureKind::Denied, refused);
+                    record(config, emitter, &mut results, next, call, refused).await;
                 }
             }
             next += 1;
@@ -107,11 +95,10 @@ pub(crate) async fn run_batch(
             let executed = match joined {
                 Ok(executed) => executed,
                 // `run_call` contains every panic; this is the runtime shutting down.
-                Err(error) => synthesized(failed(
-                    config,
-                    call,
-                    &format!("the call did not finish: {error}"),
-                )),
+                Err(error) => ExecutedCall::failed(
+                    FailureKind::Aborted,
+                    failed(config, call, &format!("the call did not finish: {error}")),
+                ),
             };
             record(config, emitter, &mut results, index, call, executed).await;
         }
@@ -119,7 +106,11 @@ pub(crate) async fn run_batch(
     results
         .into_iter()
         .zip(calls)
-        .map(|(result, call)| result.unwrap_or_else(|| synthesized(aborted(config, call))))
+        .map(|(result, call)| {
+            result.unwrap_or_else(|| {
+                ExecutedCall::failed(FailureKind::Aborted, aborted(config, call))
+            })
+        })
         .collect()
 }
 
@@ -167,19 +158,11 @@ async fn refuse_all(
             &mut results,
             index,
             call,
-            synthesized(refusal(call)),
+            ExecutedCall::failed(FailureKind::Aborted, refusal(call)),
         )
         .await;
     }
     results.into_iter().flatten().collect()
-}
-
-fn synthesized(message: ToolResultMessage) -> ExecutedCall {
-    ExecutedCall {
-        message,
-        terminate: false,
-        panicked: false,
-    }
 }
 
 /// Applies `after_tool_call`, stores the result and announces it.
@@ -230,6 +213,11 @@ async fn after_hook(
     }
     if let Some(is_error) = change.is_error {
         executed.message.is_error = is_error;
+        // The hook's word on success stands for the outcome too.
+        executed.failure = match is_error {
+            false => None,
+            true => executed.failure.or(Some(FailureKind::ToolError)),
+        };
     }
     if let Some(terminate) = change.terminate {
         executed.terminate = terminate;
@@ -237,23 +225,18 @@ async fn after_hook(
     executed
 }
 
-/// One call: lookup, validation, `before_tool_call`, execution under its time limit and the
+/// One prepared call: `before_tool_call`, the approval, execution under its time limit and the
 /// run's cancellation. Always returns the call's one result.
 async fn run_call(
     config: AgentConfig,
     call: ToolCall,
+    preparation: Result<PreparedCall, CallFailure>,
     signal: CancellationToken,
     emitter: Emitter,
 ) -> ExecutedCall {
-    let prepared = match prepare_tool_call(&call, &config.tools) {
+    let prepared = match preparation {
         Ok(prepared) => prepared,
-        Err(failed) => {
-            failed_as(match config.tools.get(&call.name) {
-                None => ErrorType::UnknownTool,
-                Some(_) => ErrorType::InvalidArguments,
-            });
-            return synthesized(*failed);
-        }
+        Err(failure) => return failure.into_executed(),
     };
     // The arguments as the hook left them (`None`: as the model sent them).
     let mut rewritten: Option<serde_json::Value> = None;
@@ -276,12 +259,11 @@ async fn run_call(
             match decision {
                 BeforeToolCall::Allow => prepared,
                 BeforeToolCall::Block { reason } => {
-                    failed_as(ErrorType::Denied);
-                    return synthesized(failed(
-                        &config,
-                        &call,
-                        reason.as_deref().unwrap_or(BLOCKED),
-                    ));
+                    let reason = reason.as_deref().unwrap_or(BLOCKED);
+                    return ExecutedCall::failed(
+                        FailureKind::Denied,
+                        failed(&config, &call, reason),
+                    );
                 }
                 BeforeToolCall::Rewrite { arguments } => {
                     match prepared.with_arguments(&arguments) {
@@ -289,7 +271,7 @@ async fn run_call(
                             rewritten = Some(arguments);
                             prepared
                         }
-                        Err(failed) => return synthesized(*failed),
+                        Err(failure) => return failure.into_executed(),
                     }
                 }
             }
@@ -309,16 +291,17 @@ async fn run_call(
                 .await
             {
                 GateOutcome::Refuse(reason) => {
-                    failed_as(ErrorType::Denied);
-                    return synthesized(failed(&config, &call, &reason));
+                    let refused = failed(&config, &call, &reason);
+                    return ExecutedCall::failed(FailureKind::Denied, refused);
                 }
                 GateOutcome::Run(approved) => {
                     let prepared = match prepared.with_arguments(approved.arguments()) {
                         Ok(prepared) => prepared,
-                        Err(failed) => return synthesized(*failed),
+                        Err(failure) => return failure.into_executed(),
                     };
                     if let Err(mismatch) = approved.check(&call.name, approved.arguments()) {
-                        return synthesized(failed(&config, &call, &mismatch.to_string()));
+                        let refused = failed(&config, &call, &mismatch.to_string());
+                        return ExecutedCall::failed(FailureKind::Denied, refused);
                     }
                     approval = Some((gate, approved));
                     prepared
@@ -386,12 +369,6 @@ async fn execute(
     signal: &CancellationToken,
     emitter: &Emitter,
 ) -> ExecutedCall {
-    if signal.is_cancelled() {
-        failed_as(ErrorType::Cancelled);
-        return synthesized(aborted(config, call));
-    }
-
-    let token = signal.child_token();
     // The tool holds its progress callback for as long as it runs, which after a time limit
     // may be for ever (a blocking read of a 1 TB sparse file): the callback reaches the run's
     // events through this slot, emptied once the call is answered, so a tool that outlives
@@ -414,80 +391,19 @@ async fn execute(
             }
         })
     };
-    let executed = execute_under_limits(config, call, prepared, signal, token, progress).await;
+    let context = CallContext {
+        signal: Some(signal.clone()),
+        report_progress: Some(progress),
+    };
+    let limit = config.timeout_for(&call.name);
+    let executed = prepared
+        .run_within(context, limit, config.cancel_grace)
+        .await;
     progress_emitter
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .take();
     executed
-}
-
-/// [`execute`]'s body: the call raced against its time limit and the run's cancellation.
-async fn execute_under_limits(
-    config: &AgentConfig,
-    call: &ToolCall,
-    prepared: pi_tool::PreparedCall,
-    signal: &CancellationToken,
-    token: CancellationToken,
-    progress: ProgressCallback,
-) -> ExecutedCall {
-    let running = prepared.run(CallContext {
-        signal: Some(token.clone()),
-        report_progress: Some(progress),
-    });
-    tokio::pin!(running);
-    let limit = config.timeout_for(&call.name);
-    let time_limit = async {
-        match limit {
-            Some(limit) => tokio::time::sleep(limit).await,
-            None => std::future::pending().await,
-        }
-    };
-    tokio::select! {
-        biased;
-        executed = &mut running => executed,
-        () = time_limit => {
-            token.cancel();
-            failed_as(ErrorType::Timeout);
-            // Let the tool see its token and clean up, but the call has failed either way.
-            let _ = tokio::time::timeout(config.cancel_grace, &mut running).await;
-            let limit = limit.unwrap_or_default();
-            synthesized(failed(config, call,
-                &model_text::timed_out_in(config.tools.wording(), limit),
-            ))
-        }
-        () = signal.cancelled() => {
-            match tokio::time::timeout(config.cancel_grace, &mut running).await {
-                Ok(executed) => executed,
-                Err(_) => {
-                    failed_as(ErrorType::Cancelled);
-                    synthesized(aborted(config, call))
-                }
-            }
-        }
-    }
-}
-
-/// A call running on its own task, owned by the batch: dropping the batch (the run's future
-/// dropped mid-batch) aborts it, so no tool keeps running for a run nobody awaits.
-struct OwnedTask<T>(tokio::task::JoinHandle<T>);
-
-impl<T> std::future::Future for OwnedTask<T> {
-    type Output = Result<T, tokio::task::JoinError>;
-
-    fn poll(
-        mut self: std::pin::Pin<&mut Self>,
-        context: &mut std::task::Context<'_>,
-    ) -> std::task::Poll<Self::Output> {
-        std::pin::Pin::new(&mut self.0).poll(context)
-    }
-}
-
-impl<T> Drop for OwnedTask<T> {
-    fn drop(&mut self) {
-        // Aborting a finished task does nothing.
-        self.0.abort();
-    }
 }
 
 /// The paired failure of `call` in the registry's wording.

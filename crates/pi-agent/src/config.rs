@@ -120,7 +120,8 @@ pub struct AgentConfig {
     pub tool_timeout: Option<Duration>,
     /// Time limits for particular tools, overriding `tool_timeout`.
     pub tool_timeouts: HashMap<String, Duration>,
-    /// How long a tool whose token was cancelled (time limit, cancelled run) gets to finish.
+    /// How long a tool whose token was cancelled (time limit, cancelled run) gets to finish:
+    /// [`pi_tool::CANCEL_GRACE`], the grace every caller of the call path uses, unless set.
     pub cancel_grace: Duration,
     /// At most this many turns (model responses) per run.
     pub max_turns: Option<usize>,
@@ -152,7 +153,7 @@ impl std::fmt::Debug for AgentConfig {
 
 impl AgentConfig {
     /// A configuration with defaults: parallel batches without a limit, no time limits, a
-    /// 200 ms grace, no turn limit, no hooks.
+    /// the call path's one grace ([`pi_tool::CANCEL_GRACE`]), no turn limit, no hooks.
     pub fn new(provider: Arc<dyn Provider>, tools: Arc<ToolRegistry>) -> Self {
         Self {
             provider,
@@ -163,7 +164,7 @@ impl AgentConfig {
             max_calls_per_batch: DEFAULT_MAX_CALLS_PER_BATCH,
             tool_timeout: None,
             tool_timeouts: HashMap::new(),
-            cancel_grace: Duration::from_millis(200),
+            cancel_grace: pi_tool::CANCEL_GRACE,
             max_turns: None,
             before_tool_call: None,
             after_tool_call: None,

@@ -36,6 +36,7 @@
 mod agent;
 mod approval_gate;
 mod batch;
+mod call_order;
 pub mod compaction;
 mod config;
 mod emitter;
@@ -45,6 +46,7 @@ mod telemetry;
 
 pub use agent::{Agent, AgentRun};
 pub use approval_gate::{ApprovalGate, Approved};
+pub use call_order::{CallOrder, CallTask};
 pub use config::{
     AfterHook, AfterToolCall, AfterToolCallContext, AgentConfig, BeforeHook, BeforeRequestContext,
     BeforeRequestHook, BeforeToolCall, BeforeToolCallContext, DEFAULT_MAX_CALLS_PER_BATCH,

@@ -2,7 +2,6 @@
 //! `invoke_agent` around a run, `chat` around each model request, `execute_tool` around each
 //! call. Kept here so the loop's files only wrap their futures.
 
-use std::cell::Cell;
 use std::future::Future;
 
 use futures::future::{BoxFuture, Either};
@@ -134,17 +133,6 @@ fn finish_reason(reason: StopReason) -> &'static str {
     }
 }
 
-tokio::task_local! {
-    /// Why the call in flight failed, when the loop knows better than "the tool said so".
-    static CALL_ERROR: Cell<Option<ErrorType>>;
-}
-
-/// Notes why the current call failed (timeout, denial, ...) for its span and metric; outside
-/// a traced call it does nothing.
-pub(crate) fn failed_as(error: ErrorType) {
-    let _ = CALL_ERROR.try_with(|slot| slot.set(Some(error)));
-}
-
 /// Wraps a call's future in its `execute_tool` span and duration metric. Must be called where
 /// the call is spawned, so the span's parent is the run's. Untouched when nobody listens;
 /// the traced path is boxed, so the untraced one moves no bigger a future than before.
@@ -165,19 +153,8 @@ where
     });
     let name = call.name.clone();
     Either::Right(Box::pin(async move {
-        let (executed, known) = CALL_ERROR
-            .scope(Cell::new(None), async {
-                let executed = run.await;
-                (executed, CALL_ERROR.with(Cell::get))
-            })
-            .instrument(span.clone())
-            .await;
-        let failed = executed.message.is_error.then_some(if executed.panicked {
-            ErrorType::Panic
-        } else {
-            ErrorType::ToolError
-        });
-        let error = known.or(failed);
+        let executed = run.instrument(span.clone()).await;
+        let error = executed.failure.map(ErrorType::from);
         if let Some(error) = error {
             spans::record_error(&span, error);
         }

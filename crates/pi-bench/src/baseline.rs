@@ -105,13 +105,26 @@ enum Accepted {
     Started(BoxFuture<'static, String>),
 }
 
+/// What a call's arguments arrive as: the text a provider streamed (the agent loop) or the
+/// object an MCP library already parsed (`tools/call`).
+pub enum Arguments<'a> {
+    /// Raw JSON text: read with `serde_json::from_str`.
+    Text(&'a str),
+    /// A parsed object: read with `serde_json::from_value`.
+    Value(Value),
+}
+
 fn run<T: DeserializeOwned + Bounds + Send + 'static>(
-    raw: &str,
+    arguments: Arguments<'_>,
     call_id: &str,
     layer: Layer,
     text_of: fn(T) -> String,
 ) -> Result<Accepted, String> {
-    let params = serde_json::from_str::<T>(raw).map_err(|error| error.to_string())?;
+    let params = match arguments {
+        Arguments::Text(raw) => serde_json::from_str::<T>(raw),
+        Arguments::Value(value) => serde_json::from_value::<T>(value),
+    }
+    .map_err(|error| error.to_string())?;
     params.check().map_err(str::to_owned)?;
     Ok(match layer {
         Layer::Bare => Accepted::Done(text_of(params)),
@@ -125,7 +138,7 @@ fn run<T: DeserializeOwned + Bounds + Send + 'static>(
     })
 }
 
-type Handler = fn(&str, &str, Layer) -> Result<Accepted, String>;
+type Handler = fn(Arguments<'_>, &str, Layer) -> Result<Accepted, String>;
 
 /// The plain-serde layer's registry: name → handler.
 pub struct Baseline {
@@ -159,11 +172,23 @@ impl Baseline {
         name: &str,
         raw: &str,
     ) -> ToolResultMessage {
+        self.execute_arguments(layer, id, name, Arguments::Text(raw))
+            .await
+    }
+
+    /// [`Baseline::execute`] on arguments as text or as an already parsed object.
+    pub async fn execute_arguments(
+        &self,
+        layer: Layer,
+        id: &str,
+        name: &str,
+        arguments: Arguments<'_>,
+    ) -> ToolResultMessage {
         let call = ToolCall::new(id, name, Value::Null);
         let Some(handler) = self.handlers.get(name) else {
             return failed_result(&call, model_text::UNKNOWN_TOOL);
         };
-        let text_result = match handler(raw, id, layer) {
+        let text_result = match handler(arguments, id, layer) {
             Ok(Accepted::Done(result)) => result,
             Ok(Accepted::Started(running)) => {
                 match AssertUnwindSafe(running).catch_unwind().await {

@@ -4,26 +4,23 @@
 //! future is dropped. A signal's default action ends this process before either can happen and
 //! leaves the group running, so the signals are caught instead. The first one cancels the token
 //! every call was given ([`Shutdown::token`]); the command then answers what it owes, waiting at
-//! most [`ANSWER_GRACE`] for each call ([`Shutdown::within_grace`]). `main` stops waiting for
+//! most [`pi_tool::CANCEL_GRACE`] for each call (the call path's own grace,
+//! `PreparedCall::run_within`). `main` stops waiting for
 //! the command after [`STOP_LIMIT`], and at once on a second signal; either way the calls'
 //! futures are dropped (and their groups killed) before the process exits, and the exit code is
 //! the conventional one (128 + the signal's number).
 
-use std::future::Future;
 use std::process::ExitCode;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 
-/// How long a cancelled call may take to answer before it is answered as aborted. Longer than
-/// `bash`'s grace between its SIGTERM and SIGKILL, so a command's own result normally arrives.
-pub(crate) const ANSWER_GRACE: Duration = Duration::from_secs(3);
-
 /// How long after the first signal `main` waits for the command to finish, at most: the grace,
 /// and a second for writing what is owed. Well under the 10 s `docker stop` waits before its
 /// SIGKILL.
-pub(crate) const STOP_LIMIT: Duration = Duration::from_secs(4);
+pub(crate) const STOP_LIMIT: Duration =
+    pi_tool::CANCEL_GRACE.saturating_add(Duration::from_secs(1));
 
 /// A signal that asks the program to stop.
 #[derive(Debug, Clone, Copy)]
@@ -93,24 +90,6 @@ impl Shutdown {
         self.received
             .get()
             .map(|stop| ExitCode::from(stop.exit_code()))
-    }
-
-    /// `call`'s outcome, or `aborted()` when [`ANSWER_GRACE`] has passed since the first stop
-    /// signal without one (`call` is dropped then, which kills what it started).
-    pub(crate) async fn within_grace<T>(
-        &self,
-        call: impl Future<Output = T>,
-        aborted: impl FnOnce() -> T,
-    ) -> T {
-        let grace = async {
-            self.requested.cancelled().await;
-            tokio::time::sleep(ANSWER_GRACE).await;
-        };
-        tokio::select! {
-            biased;
-            outcome = call => outcome,
-            () = grace => aborted(),
-        }
     }
 }
 

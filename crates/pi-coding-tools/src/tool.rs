@@ -90,7 +90,7 @@ fn file_key(workspace: &Workspace) -> impl Fn(&Value) -> Option<String> + Send +
     let workspace = workspace.clone();
     move |arguments: &Value| {
         let path = arguments.get("path")?.as_str()?;
-        Some(workspace.queue_key_of(path).to_string_lossy().into_owned())
+        Some(workspace.queue_key_of(path).to_string())
     }
 }
 

@@ -52,7 +52,7 @@ struct Inner {
     environment: pi_tool::environment::ToolEnvironment,
     /// One lock per file being written: parallel edits of one file run one after another
     /// (upstream lost edits to this race, earendil-works/pi#2327).
-    writers: Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>,
+    writers: Mutex<HashMap<FileKey, Arc<tokio::sync::Mutex<()>>>>,
     /// `bash`'s full-output files, removed when the last clone of the workspace goes.
     output_files: Mutex<Vec<PathBuf>>,
     /// Files a rule denies reading: the walking tools leave them out.
@@ -406,7 +406,7 @@ impl Workspace {
 
     /// The one name of the file a tool argument names, whatever its spelling: what its
     /// write queue and its place in a batch are keyed by.
-    pub(crate) fn queue_key_of(&self, path: &str) -> PathBuf {
+    pub(crate) fn queue_key_of(&self, path: &str) -> FileKey {
         queue_key(&self.resolve(path))
     }
 
@@ -438,9 +438,36 @@ fn canonical_root(root: &Path) -> PathBuf {
     std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf())
 }
 
-/// One name per file: where the path really leads (see [`canonical`]).
-fn queue_key(path: &Path) -> PathBuf {
-    canonical(path)
+/// What one file's write queue and its place in a batch are keyed by.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) enum FileKey {
+    /// An existing file: its device and inode, which every hard-linked name shares.
+    Inode { device: u64, inode: u64 },
+    /// A file not there yet: where its path really leads (see [`canonical`]).
+    Path(PathBuf),
+}
+
+impl std::fmt::Display for FileKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Inode { device, inode } => write!(f, "inode {device}:{inode}"),
+            Self::Path(path) => write!(f, "path {}", path.display()),
+        }
+    }
+}
+
+/// One key per file, whatever its name: `a`, `./a`, `dir/../a`, a symbolic link to `a` and a
+/// hard link to `a` share one.
+fn queue_key(path: &Path) -> FileKey {
+    use std::os::unix::fs::MetadataExt;
+    let canonical = canonical(path);
+    match std::fs::metadata(&canonical) {
+        Ok(metadata) => FileKey::Inode {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+        },
+        Err(_) => FileKey::Path(canonical),
+    }
 }
 
 #[cfg(test)]
@@ -448,6 +475,24 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    #[test]
+    fn hard_linked_names_share_one_key_and_other_files_do_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b, c) = (
+            dir.path().join("a"),
+            dir.path().join("b"),
+            dir.path().join("c"),
+        );
+        std::fs::write(&a, "x").unwrap();
+        std::fs::hard_link(&a, &b).unwrap();
+        std::fs::write(&c, "x").unwrap();
+        assert_eq!(queue_key(&a), queue_key(&b));
+        assert_ne!(queue_key(&a), queue_key(&c));
+        // A file not there yet is keyed by where its path leads.
+        let fresh = dir.path().join("fresh");
+        assert_eq!(queue_key(&fresh), FileKey::Path(canonical(&fresh)));
+    }
     use pi_tool::path::respelled;
 
     #[tokio::test]

@@ -13,8 +13,9 @@ use tokio_util::sync::CancellationToken;
 use crate::bearer::{Bearer, require_token};
 use crate::connections::{ConnectionLimits, Connections};
 use crate::http_access::HttpAccess;
-use crate::server::{CANCEL_GRACE, McpToolServer};
+use crate::server::McpToolServer;
 use crate::sessions::{Sessions, track_sessions};
+use pi_tool::CANCEL_GRACE;
 
 /// Serves `server` on stdin/stdout until the client disconnects.
 pub async fn serve_stdio(server: McpToolServer) -> Result<(), ServeError> {

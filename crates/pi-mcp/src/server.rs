@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use pi_tool::dialect::Dialect;
 use pi_tool::{
-    CallContext, ToolCall, ToolRegistry, UnsupportedSchema, failed_result_in, model_text,
+    CANCEL_GRACE, CallContext, FailureKind, ToolCall, ToolRegistry, UnsupportedSchema,
     prepare_tool_call,
 };
 use rmcp::model::{
@@ -30,10 +30,6 @@ pub struct McpToolServer {
     listed: Arc<Vec<Tool>>,
     call_timeout: Option<Duration>,
 }
-
-/// How long a timed-out tool may take to see its cancelled signal before its result is sent
-/// anyway.
-pub(crate) const CANCEL_GRACE: Duration = Duration::from_secs(1);
 
 impl std::fmt::Debug for McpToolServer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -72,8 +68,8 @@ impl McpToolServer {
     }
 
     /// Answers every call within `limit`: a tool still running then has its signal cancelled,
-    /// a second of grace to stop, and the client gets an `isError` result saying the call
-    /// timed out (the same text the agent loop gives the model). No limit by default.
+    /// [`pi_tool::CANCEL_GRACE`] to stop, and the client gets an `isError` result saying the
+    /// call timed out (the same text the agent loop gives the model). No limit by default.
     #[must_use]
     pub fn with_call_timeout(mut self, limit: Duration) -> Self {
         self.call_timeout = Some(limit);
@@ -116,15 +112,23 @@ impl McpToolServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        // MCP: an unknown tool is a protocol error; bad arguments are a result the model reads.
-        if self.tools.get(&request.name).is_none() {
-            return Err(ErrorData::invalid_params(
-                format!("Unknown tool: {}", request.name),
-                None,
-            ));
-        }
         let arguments = Value::Object(request.arguments.unwrap_or_default());
         let call = ToolCall::new(request_id(&context), request.name.to_string(), arguments);
+        let prepared = match prepare_tool_call(&call, &self.tools) {
+            Ok(prepared) => prepared,
+            // MCP: an unknown tool is a protocol error; bad arguments are a result the model
+            // reads.
+            Err(failure) if failure.kind() == FailureKind::UnknownTool => {
+                return Err(ErrorData::invalid_params(
+                    format!("Unknown tool: {}", request.name),
+                    None,
+                ));
+            }
+            Err(failure) => {
+                crate::telemetry::record_failure(failure.kind());
+                return Ok(to_call_tool_result(failure.message()).into());
+            }
+        };
         let progress = context
             .meta
             .get_progress_token()
@@ -136,68 +140,35 @@ impl McpToolServer {
             .and_then(|parts| parts.extensions.get::<CallStop>())
             .map(|stop| stop.0.clone());
         // Cancelled when the client sends notifications/cancelled for this request, or (a child
-        // token, made only when needed) when the time limit passes or the client goes.
-        let signal = if self.call_timeout.is_some() || stop.is_some() {
-            context.ct.child_token()
-        } else {
-            context.ct.clone()
+        // token, made only when needed) when the client or its session goes.
+        let signal = match &stop {
+            Some(_) => context.ct.child_token(),
+            None => context.ct.clone(),
         };
         let call_context = CallContext {
             signal: Some(signal.clone()),
             report_progress: progress.as_ref().map(ProgressSender::callback),
         };
-        // `execute_tool_call`'s two steps, kept apart so a panic reaches the span.
-        let running = async {
-            match prepare_tool_call(&call, &self.tools) {
-                Ok(prepared) => {
-                    let executed = prepared.run(call_context).await;
-                    if executed.panicked {
-                        crate::telemetry::record_panic();
-                    }
-                    executed.message
-                }
-                Err(failure) => *failure,
-            }
-        };
-        let result = if self.call_timeout.is_none() && stop.is_none() {
-            running.await
-        } else {
-            tokio::pin!(running);
-            let time_limit = async {
-                match self.call_timeout {
-                    Some(limit) => tokio::time::sleep(limit).await,
-                    None => std::future::pending().await,
-                }
-            };
-            let stopped = async {
-                match &stop {
-                    Some(stop) => stop.cancelled().await,
-                    None => std::future::pending().await,
-                }
-            };
-            tokio::select! {
-                result = &mut running => result,
-                () = time_limit => {
+        let running = prepared.run_within(call_context, self.call_timeout, CANCEL_GRACE);
+        let executed = match stop {
+            None => running.await,
+            Some(stop) => {
+                let stopped = async {
+                    stop.cancelled().await;
+                    // The call sees its signal cancelled and answers within the grace.
                     signal.cancel();
-                    // The tool may still answer; either way the call has failed.
-                    let _ = tokio::time::timeout(CANCEL_GRACE, &mut running).await;
-                    let limit = self.call_timeout.unwrap_or_default();
-                    let wording = self.tools.wording();
-                    failed_result_in(wording, &call, &model_text::timed_out_in(wording, limit))
-                }
-                () = stopped => {
-                    // The tool's own answer to its cancellation (a command's output so far) if it
-                    // gives one in time; dropping it then ends whatever it still runs.
-                    signal.cancel();
-                    tokio::time::timeout(CANCEL_GRACE, &mut running)
-                        .await
-                        .unwrap_or_else(|_| {
-                            let wording = self.tools.wording();
-                            failed_result_in(wording, &call, model_text::aborted(wording))
-                        })
+                    std::future::pending::<std::convert::Infallible>().await
+                };
+                tokio::select! {
+                    executed = running => executed,
+                    never = stopped => match never {},
                 }
             }
         };
+        if let Some(kind) = executed.failure {
+            crate::telemetry::record_failure(kind);
+        }
+        let result = executed.message;
         // Progress stops at completion: everything reported goes out before the result.
         if let Some(progress) = progress {
             progress.finish().await;

@@ -45,9 +45,10 @@ pub(crate) fn server_span(tool: &str, meta: &RequestMetaObject) -> Span {
     span
 }
 
-/// Marks the server span (the current one while a call runs) failed with a panic.
-pub(crate) fn record_panic() {
-    spans::record_error(&Span::current(), ErrorType::Panic);
+/// Marks the server span (the current one while a call runs) failed, as the call's typed
+/// outcome says.
+pub(crate) fn record_failure(kind: pi_tool::FailureKind) {
+    spans::record_error(&Span::current(), ErrorType::from(kind));
 }
 
 /// Marks the server span failed when the answer is a protocol error (an unknown tool).

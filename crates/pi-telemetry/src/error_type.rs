@@ -38,6 +38,23 @@ impl ErrorType {
     }
 }
 
+impl From<pi_tool::FailureKind> for ErrorType {
+    /// The class of a failed call, read from its typed outcome.
+    fn from(kind: pi_tool::FailureKind) -> Self {
+        use pi_tool::FailureKind;
+        match kind {
+            FailureKind::UnknownTool => Self::UnknownTool,
+            FailureKind::InvalidArguments => Self::InvalidArguments,
+            FailureKind::Panic => Self::Panic,
+            FailureKind::Timeout => Self::Timeout,
+            FailureKind::Aborted => Self::Cancelled,
+            FailureKind::Denied => Self::Denied,
+            // `FailureKind` may grow: a kind this crate does not know yet is the tool's.
+            _ => Self::ToolError,
+        }
+    }
+}
+
 impl std::fmt::Display for ErrorType {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())

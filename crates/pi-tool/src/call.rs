@@ -19,9 +19,11 @@ use serde_json::Value;
 use crate::call_context::CallContext;
 use crate::failure::{failure_message, invalid_message, panic_message, pretty};
 use crate::model_text::{Wording, invalid_json_in, panic_without_message, unknown_tool};
-use crate::prepared::{ExecutedCall, PreparedCall};
+use crate::prepared::PreparedCall;
 use crate::registered::{OutputFuture, TextStart};
-use crate::{ToolCall, ToolRegistry, ToolResultMessage, now_millis};
+use crate::{
+    CallFailure, ExecutedCall, FailureKind, ToolCall, ToolRegistry, ToolResultMessage, now_millis,
+};
 
 /// Runs one tool call: lookup → parse → execute → result. Never fails, never panics.
 ///
@@ -49,13 +51,14 @@ pub async fn execute_tool_call(
 ) -> ToolResultMessage {
     match prepare_tool_call(call, registry) {
         Ok(prepared) => prepared.run(context).await.message,
-        Err(failure) => *failure,
+        Err(failure) => failure.into_message(),
     }
 }
 
 /// Lookup and parse, the first two steps, for callers that act before the tool runs (hooks,
-/// approvals, time limits). `Err` is already the paired failure (an unknown tool, invalid
-/// arguments, a panic while parsing).
+/// approvals, time limits). `Err` says why ([`FailureKind::UnknownTool`],
+/// [`FailureKind::InvalidArguments`], [`FailureKind::Panic`] while parsing) and carries the
+/// paired result; the caller never looks the tool up again.
 ///
 /// ```
 /// use pi_tool::{CallContext, ToolCall, builtin, prepare_tool_call};
@@ -69,17 +72,19 @@ pub async fn execute_tool_call(
 /// assert_eq!(executed.message.text(), "Pi");
 ///
 /// let unknown = ToolCall::new("call-2", "missing", json!({}));
-/// assert_eq!(prepare_tool_call(&unknown, &tools).unwrap_err().text(), "Tool missing failed: 未知工具");
+/// let failure = prepare_tool_call(&unknown, &tools).unwrap_err();
+/// assert_eq!(failure.kind(), pi_tool::FailureKind::UnknownTool);
+/// assert_eq!(failure.message().text(), "Tool missing failed: 未知工具");
 /// ```
 pub fn prepare_tool_call(
     call: &ToolCall,
     registry: &ToolRegistry,
-) -> Result<PreparedCall, Box<ToolResultMessage>> {
+) -> Result<PreparedCall, CallFailure> {
     let wording = registry.wording();
     let Some(tool) = registry.get(&call.name) else {
         let reason = unknown_tool(wording, &call.name);
         let failure = failure_message(call.id.clone(), call.name.clone(), wording, &reason);
-        return Err(Box::new(failure));
+        return Err(CallFailure::new(FailureKind::UnknownTool, failure));
     };
     PreparedCall::parse(
         call.id.clone(),
@@ -161,7 +166,7 @@ pub async fn execute_raw_tool_call(
             };
             match PreparedCall::parse(id, name, tool, &arguments, wording) {
                 Ok(prepared) => Box::pin(prepared.run(context)).await.message,
-                Err(failure) => *failure,
+                Err(failure) => failure.into_message(),
             }
         }
         // The tool's own synchronous start panicked.
@@ -179,8 +184,15 @@ async fn finish(
     wording: Wording,
 ) -> ExecutedCall {
     match AssertUnwindSafe(running).catch_unwind().await {
-        Ok(Ok(output)) if let Some(reason) = output.failure() => failed(id, name, wording, &reason),
+        Ok(Ok(output)) if let Some(reason) = output.failure() => {
+            failed(id, name, wording, FailureKind::ToolError, &reason)
+        }
         Ok(Ok(output)) => ExecutedCall {
+            // An output the tool marked as an error is its failure, as an `Err` is.
+            failure: output
+                .is_error
+                .unwrap_or(false)
+                .then_some(FailureKind::ToolError),
             message: ToolResultMessage {
                 tool_call_id: id,
                 tool_name: name,
@@ -190,10 +202,9 @@ async fn finish(
                 timestamp: now_millis(),
             },
             terminate: output.terminate,
-            panicked: false,
         },
         Ok(Err(error)) => {
-            let mut executed = failed(id, name, wording, error.message());
+            let mut executed = failed(id, name, wording, FailureKind::ToolError, error.message());
             // What the tool said for the program goes beside `error`.
             if let (Some(extra), Some(Value::Object(details))) =
                 (error.details(), executed.message.details.as_mut())
@@ -210,12 +221,15 @@ async fn finish(
     }
 }
 
-fn failed(id: ArcStr, name: ArcStr, wording: Wording, reason: &str) -> ExecutedCall {
-    ExecutedCall {
-        message: failure_message(id, name, wording, reason),
-        terminate: false,
-        panicked: false,
-    }
+/// The failed call's outcome: `kind`, answered `Tool <name> failed: <reason>`.
+pub(crate) fn failed(
+    id: ArcStr,
+    name: ArcStr,
+    wording: Wording,
+    kind: FailureKind,
+    reason: &str,
+) -> ExecutedCall {
+    ExecutedCall::failed(kind, failure_message(id, name, wording, reason))
 }
 
 fn panicked(
@@ -224,8 +238,11 @@ fn panicked(
     wording: Wording,
     payload: &(dyn std::any::Any + Send),
 ) -> ExecutedCall {
-    ExecutedCall {
-        panicked: true,
-        ..failed(id, name, wording, &panic_message(payload))
-    }
+    failed(
+        id,
+        name,
+        wording,
+        FailureKind::Panic,
+        &panic_message(payload),
+    )
 }

@@ -49,12 +49,14 @@ mod error_text;
 mod failure;
 mod fn_tool;
 mod message;
+mod outcome;
 mod output_limit;
 pub mod path;
 mod prepared;
 mod refusal;
 mod registered;
 mod registry;
+mod time_limit;
 mod tool;
 mod tool_error;
 
@@ -76,14 +78,16 @@ pub use error_text::error_text;
 pub use failure::{failed_result, failed_result_in, panic_message};
 pub use fn_tool::FnTool;
 pub use message::{ToolCall, ToolDefinition, ToolResultMessage, now_millis};
+pub use outcome::{CallFailure, ExecutedCall, FailureKind};
 pub use output_limit::MAX_TOOL_OUTPUT_BYTES;
 /// Whose words a registry's failures are answered in: the course's (the default) or upstream
 /// Pi's English ([`ToolRegistry::with_wording`]).
 pub use pi_schema::model_text::Wording;
-pub use prepared::{ExecutedCall, PreparedCall};
+pub use prepared::PreparedCall;
 pub use refusal::{RefusalKind, SandboxRefusal};
 pub use registered::RegisteredTool;
 pub use registry::{RegistryError, ToolRegistry, ToolRegistryBuilder, UnsupportedSchema};
+pub use time_limit::CANCEL_GRACE;
 
 /// Derives a tool's parameters from a Rust type: the JSON Schema the model is shown and the
 /// parser that checks what it sent, from one definition.

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::failure::{failure_message, invalid_message, panic_message, pretty};
 use crate::model_text::Wording;
 use crate::registered::{ErasedParams, Parsed};
-use crate::{RegisteredTool, ToolResultMessage};
+use crate::{CallFailure, FailureKind, RegisteredTool};
 
 /// A call whose tool exists and whose arguments passed validation; nothing has run yet.
 ///
@@ -25,19 +25,6 @@ pub struct PreparedCall {
     pub(crate) wording: Wording,
 }
 
-/// What running a call produced: its one result message, and whether the tool asked an agent
-/// loop to stop after this batch.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ExecutedCall {
-    /// The paired result.
-    pub message: ToolResultMessage,
-    /// The tool's [`ToolOutput::terminate`](crate::ToolOutput::terminate); `false` for every failure.
-    pub terminate: bool,
-    /// The tool panicked: the message is the contained failure. Telemetry reports it as
-    /// `error.type` `panic`, apart from a tool that returned an error.
-    pub panicked: bool,
-}
-
 impl std::fmt::Debug for PreparedCall {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("PreparedCall")
@@ -49,14 +36,14 @@ impl std::fmt::Debug for PreparedCall {
 
 impl PreparedCall {
     /// Parses `arguments` for `tool` (repairing them only if the schema refuses them), with
-    /// panics contained; `Err` is the paired failure.
+    /// panics contained; `Err` is the typed failure with its paired result.
     pub(crate) fn parse(
         id: ArcStr,
         name: ArcStr,
         tool: &RegisteredTool,
         arguments: &Value,
         wording: Wording,
-    ) -> Result<Self, Box<ToolResultMessage>> {
+    ) -> Result<Self, CallFailure> {
         match catch_unwind(AssertUnwindSafe(|| tool.parse(arguments))) {
             Ok(Ok(Parsed { params, repaired })) => Ok(Self {
                 id,
@@ -66,19 +53,14 @@ impl PreparedCall {
                 repaired,
                 wording,
             }),
-            Ok(Err(invalid)) => Err(Box::new(invalid_message(
-                id,
-                name,
-                wording,
-                &invalid,
-                || pretty(arguments),
-            ))),
-            Err(panic) => Err(Box::new(failure_message(
-                id,
-                name,
-                wording,
-                &panic_message(panic.as_ref()),
-            ))),
+            Ok(Err(invalid)) => Err(CallFailure::new(
+                FailureKind::InvalidArguments,
+                invalid_message(id, name, wording, &invalid, || pretty(arguments)),
+            )),
+            Err(panic) => Err(CallFailure::new(
+                FailureKind::Panic,
+                failure_message(id, name, wording, &panic_message(panic.as_ref())),
+            )),
         }
     }
 
@@ -111,7 +93,7 @@ impl PreparedCall {
     }
 
     /// The same call with other arguments (a hook's rewrite), validated again.
-    pub fn with_arguments(self, arguments: &Value) -> Result<Self, Box<ToolResultMessage>> {
+    pub fn with_arguments(self, arguments: &Value) -> Result<Self, CallFailure> {
         Self::parse(self.id, self.name, &self.tool, arguments, self.wording)
     }
 }

@@ -160,6 +160,7 @@ async fn panics_before_and_after_the_first_await_are_contained() {
 
 #[tokio::test]
 async fn a_panic_is_told_apart_from_a_tool_error() {
+    use pi_tool::FailureKind;
     let tools = ToolRegistry::new([Eager {
         calls: AtomicUsize::new(0),
     }])
@@ -175,11 +176,11 @@ async fn a_panic_is_told_apart_from_a_tool_error() {
     };
     // Before the first await, after it, and not at all.
     let sync = executed(Some("sync")).await;
-    assert!(sync.message.is_error && sync.panicked);
+    assert!(sync.message.is_error && sync.failure == Some(FailureKind::Panic));
     let any = executed(Some("any")).await;
-    assert!(any.message.is_error && any.panicked);
+    assert!(any.message.is_error && any.failure == Some(FailureKind::Panic));
     let fine = executed(None).await;
-    assert!(!fine.message.is_error && !fine.panicked);
+    assert!(!fine.message.is_error && fine.failure.is_none());
     let refusing = FnTool::new(
         "refusing",
         "Always fails",
@@ -190,7 +191,7 @@ async fn a_panic_is_told_apart_from_a_tool_error() {
     let call = pi_tool::ToolCall::new("call-2", "refusing", json!({"value": "v"}));
     let prepared = pi_tool::prepare_tool_call(&call, &tools).unwrap();
     let error = prepared.run(pi_tool::CallContext::default()).await;
-    assert!(error.message.is_error && !error.panicked);
+    assert!(error.message.is_error && error.failure == Some(FailureKind::ToolError));
 }
 
 #[tokio::test]

@@ -116,6 +116,7 @@ async fn unknown_tools_errors_and_bad_json_read_as_pi_writes_them() {
     );
     // The two-step path (the agent loop's) answers the same.
     let call = ToolCall::new("c1", "nope", json!({}));
-    let prepared = prepare_tool_call(&call, &tools(Wording::Pi)).unwrap_err();
-    assert_eq!(prepared.text(), "Tool nope not found");
+    let failure = prepare_tool_call(&call, &tools(Wording::Pi)).unwrap_err();
+    assert_eq!(failure.kind(), pi_tool::FailureKind::UnknownTool);
+    assert_eq!(failure.message().text(), "Tool nope not found");
 }

@@ -1,20 +1,17 @@
 //! `pi-tool call NAME 'JSON-ARGS' [--id ID]`: one call, one result line.
 //!
-//! The argument text takes the raw-text path (`execute_raw_tool_call`): it is parsed once,
-//! straight into the tool's typed parameters, as a provider's argument text would be.
+//! The arguments take the one call path, as a model's would (lookup → parse → execute →
+//! result); text that is not JSON is the person's usage error, not a result.
 //!
 //! A stop signal cancels the call (a `bash` command's process group is ended) and its result,
-//! `Command aborted` for `bash`, is still printed; a call that does not answer within the grace
-//! is printed as aborted.
+//! `Command aborted` for `bash`, is still printed; a call that does not answer within
+//! [`pi_tool::CANCEL_GRACE`] is printed as aborted.
 
 use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::Args;
-use pi_tool::{
-    CallContext, ToolCall, ToolRegistry, execute_raw_tool_call, failed_result, model_text,
-};
-use serde::de::IgnoredAny;
+use pi_tool::{CANCEL_GRACE, CallContext, ToolCall, ToolRegistry, prepare_tool_call};
 use serde_json::Value;
 
 use super::EXIT_TOOL_ERROR;
@@ -36,25 +33,26 @@ pub(crate) async fn run(
     tools: &ToolRegistry,
     shutdown: &Shutdown,
 ) -> anyhow::Result<ExitCode> {
-    let context = CallContext {
-        signal: Some(shutdown.token().clone()),
-        report_progress: None,
+    // Empty text (what a provider streams for a call without arguments) means `{}`.
+    let arguments = match args.arguments.trim() {
+        "" => Value::Object(serde_json::Map::new()),
+        text => serde_json::from_str(text)
+            .with_context(|| format!("the arguments are not valid JSON: {}", args.arguments))?,
     };
-    let running = execute_raw_tool_call(&args.id, &args.name, &args.arguments, tools, context);
-    let result = shutdown
-        .within_grace(running, || {
-            failed_result(
-                &ToolCall::new(args.id.as_str(), args.name.as_str(), Value::Null),
-                model_text::ABORTED,
-            )
-        })
-        .await;
-    // A person's typo is a usage error, not a model's bad call: checked only when the call
-    // failed, so valid text is read once.
-    if result.is_error {
-        serde_json::from_str::<IgnoredAny>(&args.arguments)
-            .with_context(|| format!("the arguments are not valid JSON: {}", args.arguments))?;
-    }
+    let call = ToolCall::new(args.id, args.name, arguments);
+    let result = match prepare_tool_call(&call, tools) {
+        Ok(prepared) => {
+            let context = CallContext {
+                signal: Some(shutdown.token().clone()),
+                report_progress: None,
+            };
+            prepared
+                .run_within(context, None, CANCEL_GRACE)
+                .await
+                .message
+        }
+        Err(failure) => failure.into_message(),
+    };
     crate::output::print_line(&serde_json::to_string(&result)?)?;
     Ok(if result.is_error {
         ExitCode::from(EXIT_TOOL_ERROR)

@@ -2,27 +2,28 @@
 //!
 //! Calls run concurrently (up to `--concurrency` at once) but results are written in input
 //! order, each as soon as it and every result before it are ready. A line that is not a tool
-//! call still gets its one result line, with `isError: true`. Each call's `arguments` are kept
-//! as raw text and take the raw-text path: parsed once, straight into the tool's typed
-//! parameters.
+//! call still gets its one result line, with `isError: true`. Calls start as the agent loop's
+//! do ([`pi_agent::CallOrder`]): in input order, each behind the earlier calls on the same file
+//! (its ordering key), so one file's edits apply in the order given.
 //!
 //! A stop signal ends the reading of stdin and cancels every call started (a `bash` command's
 //! process group is ended); each still gets its result line, in order, aborted if it does not
-//! answer within the grace.
+//! answer within [`pi_tool::CANCEL_GRACE`].
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::Context;
 use clap::Args;
+use futures::future::BoxFuture;
 use futures::{StreamExt, stream};
+use pi_agent::CallOrder;
 use pi_tool::{
-    CallContext, ToolCall, ToolRegistry, ToolResultMessage, execute_raw_tool_call, failed_result,
-    model_text,
+    CANCEL_GRACE, CallContext, ToolCall, ToolRegistry, ToolResultMessage, failed_result,
+    prepare_tool_call,
 };
 use serde::Deserialize;
 use serde_json::Value;
-use serde_json::value::RawValue;
 use tokio::io::{AsyncWriteExt, BufReader};
 
 use super::lines::{BoundedLines, Line, MAX_LINE_BYTES};
@@ -64,12 +65,11 @@ pub(crate) async fn run(
     });
     // After a stop signal no line is read: only the calls already started are owed a result.
     let inputs = unread.take_until(shutdown.token().clone().cancelled_owned());
+    // Lines are read, prepared and started one at a time, in input order: that is what keeps
+    // one file's calls in order.
+    let mut order = CallOrder::new();
     let results = inputs
-        .map(|(number, line)| {
-            let tools = Arc::clone(&tools);
-            let shutdown = shutdown.clone();
-            async move { run_line(number, line, tools, shutdown).await }
-        })
+        .map(|(number, line)| start_line(number, line, &tools, shutdown, &mut order))
         .buffered(usize::from(args.concurrency));
     let mut results = std::pin::pin!(results);
 
@@ -87,101 +87,72 @@ pub(crate) async fn run(
     }
 }
 
-/// Runs one input line to its one result. Each call gets its own task so that calls run in
-/// parallel on the runtime's threads, not just concurrently on this one.
-async fn run_line(
+/// Starts one input line's call (lookup and parse now, the run on its own task behind the
+/// earlier calls on the same thing) and resolves to its one result.
+fn start_line(
     number: usize,
     line: Line,
-    tools: Arc<ToolRegistry>,
-    shutdown: Shutdown,
-) -> ToolResultMessage {
+    tools: &ToolRegistry,
+    shutdown: &Shutdown,
+    order: &mut CallOrder,
+) -> BoxFuture<'static, ToolResultMessage> {
+    let answered =
+        |result| -> BoxFuture<'static, ToolResultMessage> { Box::pin(std::future::ready(result)) };
     let line = match line {
         Line::Whole(line) => line,
         Line::TooLong(bytes) => {
-            return failed_result(
+            return answered(failed_result(
                 &ToolCall::new(format!("line-{number}"), "", Value::Null),
                 &format!("line {number} is {bytes} bytes, over the {MAX_LINE_BYTES}-byte limit"),
-            );
+            ));
         }
     };
-    let (id, name, arguments) = match parse_line(number, &line) {
+    let call = match parse_line(number, &line) {
         Ok(call) => call,
-        Err(result) => return *result,
+        Err(result) => return answered(*result),
     };
-    let aborted = || {
-        failed_result(
-            &ToolCall::new(id.as_str(), name.as_str(), Value::Null),
-            model_text::ABORTED,
-        )
+    let prepared = match prepare_tool_call(&call, tools) {
+        Ok(prepared) => prepared,
+        Err(failure) => return answered(failure.into_message()),
     };
-    if shutdown.token().is_cancelled() {
-        return aborted();
-    }
-    let (task_id, task_name) = (id.clone(), name.clone());
+    let key = prepared.tool().ordering_key(&call.arguments);
     let context = CallContext {
         signal: Some(shutdown.token().clone()),
         report_progress: None,
     };
-    let task = OwnedTask(tokio::spawn(async move {
-        execute_raw_tool_call(&task_id, &task_name, &arguments, &tools, context).await
-    }));
-    let joined = shutdown.within_grace(task.join(), || Ok(aborted())).await;
-    match joined {
-        Ok(result) => result,
-        // The executor contains panics, so this is the runtime shutting down.
-        Err(error) => failed_result(
-            &ToolCall::new(id, name, Value::Null),
-            &format!("the call did not finish: {error}"),
-        ),
-    }
+    let task = order.spawn(key, prepared.run_within(context, None, CANCEL_GRACE));
+    Box::pin(async move {
+        match task.await {
+            Ok(executed) => executed.message,
+            // `run_within` contains panics, so this is the runtime shutting down.
+            Err(error) => failed_result(&call, &format!("the call did not finish: {error}")),
+        }
+    })
 }
 
-/// A call's task, aborted when dropped: a call given up on (its grace passed, or the program
-/// is leaving) is dropped at once, which ends what it started, instead of running detached
-/// until the runtime shuts down.
-struct OwnedTask<T>(tokio::task::JoinHandle<T>);
-
-impl<T> OwnedTask<T> {
-    async fn join(mut self) -> Result<T, tokio::task::JoinError> {
-        (&mut self.0).await
-    }
-}
-
-impl<T> Drop for OwnedTask<T> {
-    fn drop(&mut self) {
-        // Aborting a finished task does nothing.
-        self.0.abort();
-    }
-}
-
-/// One line as a tool call whose arguments stay text: `{"type":"toolCall","id","name",
-/// "arguments"}` (`type` optional, missing `arguments` meaning `{}`).
+/// One line as a tool call: `{"type":"toolCall","id","name","arguments"}` (`type` optional,
+/// missing `arguments` meaning `{}`).
 #[derive(Deserialize)]
-struct RawCall<'a> {
+struct LineCall {
     #[serde(rename = "type")]
     tag: Option<String>,
     id: String,
     name: String,
-    #[serde(borrow)]
-    arguments: Option<&'a RawValue>,
+    arguments: Option<Value>,
 }
 
-/// A tool call from one line (id, name, argument text), or the error result that line
-/// deserves.
-fn parse_line(
-    number: usize,
-    line: &[u8],
-) -> Result<(String, String, String), Box<ToolResultMessage>> {
+/// A tool call from one line, or the error result that line deserves.
+fn parse_line(number: usize, line: &[u8]) -> Result<ToolCall, Box<ToolResultMessage>> {
     let generated_id = || format!("line-{number}");
     let refuse = |id: String, name: String, why: String| {
         Box::new(failed_result(&ToolCall::new(id, name, Value::Null), &why))
     };
-    match serde_json::from_slice::<RawCall<'_>>(line) {
-        Ok(call) if call.tag.as_deref().is_none_or(|tag| tag == "toolCall") => Ok((
+    match serde_json::from_slice::<LineCall>(line) {
+        Ok(call) if call.tag.as_deref().is_none_or(|tag| tag == "toolCall") => Ok(ToolCall::new(
             call.id,
             call.name,
             call.arguments
-                .map_or_else(|| "{}".to_owned(), |raw| raw.get().to_owned()),
+                .unwrap_or_else(|| Value::Object(serde_json::Map::new())),
         )),
         Ok(call) => Err(refuse(
             call.id,
