@@ -178,7 +178,7 @@ impl Agent {
             let calls = assistant.tool_calls();
             if calls.is_empty() {
                 self.turn_end(assistant, &[]);
-                if run.inject(self.steering.drain()) || run.inject(self.follow_ups.drain()) {
+                if run.inject(self.steering.take_due()) || run.inject(self.follow_ups.take_due()) {
                     continue;
                 }
                 break (EndReason::Completed, None);
@@ -198,7 +198,7 @@ impl Agent {
             if executed.iter().all(|result| result.terminate) {
                 break (EndReason::Terminated, None);
             }
-            run.inject(self.steering.drain());
+            run.inject(self.steering.take_due());
         };
         let messages = run.into_added();
         self.emitter.emit(AgentEvent::AgentEnd {

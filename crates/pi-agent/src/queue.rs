@@ -2,6 +2,7 @@
 //! follow-ups (delivered when the agent would otherwise stop).
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pi_ai::Message;
@@ -9,7 +10,11 @@ use pi_ai::Message;
 /// A queue of messages shared between the agent and whoever steers it. Cheap to clone; clones
 /// are the same queue.
 #[derive(Debug, Clone, Default)]
-pub struct MessageQueue(Arc<Mutex<VecDeque<Message>>>);
+pub struct MessageQueue {
+    messages: Arc<Mutex<VecDeque<Message>>>,
+    /// Pi's queue mode: deliver one message each time (`one-at-a-time`) instead of all.
+    one_at_a_time: Arc<AtomicBool>,
+}
 
 impl MessageQueue {
     /// Queues a message.
@@ -20,6 +25,25 @@ impl MessageQueue {
     /// Takes every queued message, oldest first.
     pub fn drain(&self) -> Vec<Message> {
         self.lock().drain(..).collect()
+    }
+
+    /// Takes what is due now: the oldest message in `one-at-a-time` mode, else every one.
+    pub fn take_due(&self) -> Vec<Message> {
+        if self.is_one_at_a_time() {
+            self.lock().pop_front().into_iter().collect()
+        } else {
+            self.drain()
+        }
+    }
+
+    /// Sets Pi's queue mode: `true` for `one-at-a-time`, `false` for `all` (the default).
+    pub fn set_one_at_a_time(&self, one: bool) {
+        self.one_at_a_time.store(one, Ordering::Relaxed);
+    }
+
+    /// Whether the queue delivers one message at a time.
+    pub fn is_one_at_a_time(&self) -> bool {
+        self.one_at_a_time.load(Ordering::Relaxed)
     }
 
     /// How many messages are queued.
@@ -33,6 +57,26 @@ impl MessageQueue {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Message>> {
-        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+        self.messages.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pi_ai::UserMessage;
+
+    #[test]
+    fn one_at_a_time_delivers_the_oldest_only() {
+        let queue = MessageQueue::default();
+        for text in ["a", "b", "c"] {
+            queue.push(UserMessage::text(text));
+        }
+        queue.set_one_at_a_time(true);
+        assert_eq!(queue.take_due().len(), 1);
+        assert_eq!(queue.len(), 2);
+        queue.set_one_at_a_time(false);
+        assert_eq!(queue.take_due().len(), 2);
+        assert!(queue.is_empty());
     }
 }

@@ -130,6 +130,8 @@ fn pi_rpc_client_drives_a_session() {
     assert_eq!(result["fork"]["cancelled"], false);
     assert_eq!(result["forkMessages"], 0);
     assert_eq!(result["forkFile"], true);
+    assert_eq!(result["steeringMode"], "one-at-a-time");
+    assert_eq!(result["steeringModeAfterRestarts"], "one-at-a-time");
     assert!(
         result["unknown"]
             .as_str()

@@ -209,7 +209,6 @@ fn with_id(mut response: Value, id: Option<&Value>) -> Value {
 /// Why a command Pi has is not answered here yet.
 fn not_built(command: &str) -> Option<&'static str> {
     Some(match command {
-        "set_steering_mode" | "set_follow_up_mode" => "queue modes are not built yet",
         "set_auto_retry" | "abort_retry" => "automatic retry is not built yet",
         "bash" | "abort_bash" => "running bash outside the agent is not built yet",
         "export_html" => "the HTML export is not built yet",
@@ -452,6 +451,10 @@ async fn restart(
         .get("type")
         .and_then(Value::as_str)
         .unwrap_or_default();
+    let modes = (
+        current.session.steering().is_one_at_a_time(),
+        current.session.follow_ups().is_one_at_a_time(),
+    );
     let old = match current.close().await {
         Ok(old) => old,
         Err(error) => return (None, failure(id, kind, &error)),
@@ -490,10 +493,10 @@ async fn restart(
         Answer::NotCancelled => Some(json!({"cancelled": false})),
         Answer::Forked(text) => Some(json!({"text": text, "cancelled": false})),
     };
-    (
-        Some(Live::new(started.session, out)),
-        success(id, kind, data),
-    )
+    let live = Live::new(started.session, out);
+    live.session.steering().set_one_at_a_time(modes.0);
+    live.session.follow_ups().set_one_at_a_time(modes.1);
+    (Some(live), success(id, kind, data))
 }
 
 /// The user message of a `prompt`, `steer` or `follow_up`: its text (a `/template` or
@@ -595,8 +598,8 @@ async fn handle(
                 "thinkingLevel": state.model.thinking_level,
                 "isStreaming": busy,
                 "isCompacting": false,
-                "steeringMode": "all",
-                "followUpMode": "all",
+                "steeringMode": queue_mode(&session.steering()),
+                "followUpMode": queue_mode(&session.follow_ups()),
                 "sessionFile": session.session_file(),
                 "sessionId": session.session_id(),
                 "autoCompactionEnabled": true,
@@ -671,6 +674,28 @@ async fn handle(
             kind,
             "turning automatic compaction off is read from settings.json (compaction.enabled) at start",
         ),
+        "set_steering_mode" | "set_follow_up_mode" => {
+            let queue = if kind == "set_steering_mode" {
+                session.steering()
+            } else {
+                session.follow_ups()
+            };
+            match command.get("mode").and_then(Value::as_str) {
+                Some("all") => {
+                    queue.set_one_at_a_time(false);
+                    success(id, kind, None)
+                }
+                Some("one-at-a-time") => {
+                    queue.set_one_at_a_time(true);
+                    success(id, kind, None)
+                }
+                other => failure(
+                    id,
+                    kind,
+                    &format!("mode must be \"all\" or \"one-at-a-time\", not {other:?}"),
+                ),
+            }
+        }
         "get_commands" => {
             let commands = session.commands();
             let mut listed: Vec<Value> = commands
@@ -697,6 +722,15 @@ async fn handle(
         }
         other => failure(id, other, &format!("Unknown command: {other}")),
     })
+}
+
+/// Pi's name of a queue's mode.
+fn queue_mode(queue: &pi_agent::MessageQueue) -> &'static str {
+    if queue.is_one_at_a_time() {
+        "one-at-a-time"
+    } else {
+        "all"
+    }
 }
 
 /// The session's entries in append order (after `since`, when given), and its leaf.

@@ -32,6 +32,8 @@ try {
   } catch (error) {
     result.badModel = String(error.message ?? error);
   }
+  await client.setSteeringMode("one-at-a-time");
+  result.steeringMode = (await client.getState()).steeringMode;
   // Another model, then back by cycling; a thinking level a model without reasoning clamps.
   result.setModel = (await client.setModel("local", "other-model")).id;
   result.modelAfterSet = (await client.getState()).model.id;
@@ -50,6 +52,7 @@ try {
   result.fork = await client.fork(forkable[0].entryId);
   result.forkMessages = (await client.getMessages()).length;
   result.forkFile = (await client.getState()).sessionFile !== first;
+  result.steeringModeAfterRestarts = (await client.getState()).steeringMode;
   // `send` hands back the response itself, failed or not.
   const unknown = await client.send({ type: "frobnicate" });
   result.unknown = unknown.success ? "accepted" : unknown.error;
