@@ -1,6 +1,12 @@
 //! The agent loop: the model proposes tool calls, the tools answer with paired results, the
 //! model reads them, until it stops.
 //!
+//! Why a crate of its own: the loop is the part every front end drives and every embedding
+//! program needs, with any [`pi_ai::Provider`]. It depends on the contract, the message model,
+//! the approval decision, the session format (for compaction) and the telemetry names, not on
+//! any wire, tool set or command line: the providers, the coding tools and the session runtime
+//! (`pi-coding-agent`) are plugged in from above.
+//!
 //! Pi's loop is the reference for behaviour; this one is stricter where Pi's users were hurt:
 //!
 //! - every call gets exactly one result, in the assistant's call order, also when the run is

@@ -359,6 +359,46 @@ mod tests {
         }
     }
 
+    /// A chunk delay paces the stream (one pause before each event), and a cancellation during
+    /// a pause ends it then, as aborted, instead of after the pause.
+    #[tokio::test(start_paused = true)]
+    async fn a_chunk_delay_paces_the_stream_and_a_cancel_in_a_pause_aborts_it() {
+        let script = json!([{"content": [{"type": "text", "text": "a paced answer"}]}]);
+        let delay = Duration::from_millis(100);
+        let paced = FauxProvider::from_script(&script)
+            .unwrap()
+            .with_chunk_delay(delay);
+        let started = tokio::time::Instant::now();
+        let events = collect(&paced, CancellationToken::new()).await;
+        assert!(events.len() >= 3, "{events:?}");
+        let count = u32::try_from(events.len()).unwrap();
+        assert_eq!(started.elapsed(), delay * count);
+
+        let cancelled = FauxProvider::from_script(&script)
+            .unwrap()
+            .with_chunk_delay(delay);
+        let signal = CancellationToken::new();
+        let canceller = signal.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(250)).await;
+            canceller.cancel();
+        });
+        let started = tokio::time::Instant::now();
+        let events = collect(&cancelled, signal).await;
+        assert_eq!(started.elapsed(), Duration::from_millis(250));
+        assert_eq!(events.len(), 3, "two events, then the abort: {events:?}");
+        assert!(
+            matches!(
+                events.last(),
+                Some(AssistantMessageEvent::Error {
+                    reason: StopReason::Aborted,
+                    ..
+                })
+            ),
+            "{events:?}"
+        );
+    }
+
     #[test]
     fn scripts_must_be_arrays_of_messages() {
         assert!(FauxProvider::from_script(&json!({"content": []})).is_err());

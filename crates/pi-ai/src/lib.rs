@@ -4,6 +4,11 @@
 //!
 //! JSON shapes are Pi's (camelCase, `role`/`type` tags, millisecond timestamps), so Pi
 //! transcripts and ours read each other.
+//!
+//! Why a crate of its own: the model side is what the loop, the session files and every
+//! provider share, and it must not bring a wire with it. The wires live in `pi-providers`
+//! (reqwest, TLS); this crate depends only on `pi-tool`, so the loop, the sessions and the
+//! tests build and run against the [`FauxProvider`] without any HTTP stack.
 
 mod arguments;
 mod assembler;

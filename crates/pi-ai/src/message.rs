@@ -250,13 +250,6 @@ impl AssistantMessage {
         }
     }
 
-    /// The same message with another stop reason.
-    #[must_use]
-    pub fn with_stop_reason(mut self, reason: StopReason) -> Self {
-        self.stop_reason = reason;
-        self
-    }
-
     /// The same message ended by a failure (`error` or `aborted`) with `message`.
     #[must_use]
     pub fn with_error(mut self, reason: StopReason, message: impl Into<String>) -> Self {

@@ -38,10 +38,3 @@ pub struct Decision {
     /// The fingerprint of the arguments decided on (see [`Fingerprint::check`]).
     pub fingerprint: Fingerprint,
 }
-
-impl Decision {
-    /// Whether the call may run now.
-    pub fn is_allowed(&self) -> bool {
-        self.decision == Verdict::Allow
-    }
-}

@@ -1,6 +1,11 @@
 //! Approvals for Pi-style agents: whether a tool call may run (allow), needs a person's say
 //! (ask) or must not run (deny), decided on the exact, final arguments that will run.
 //!
+//! Why a crate of its own: the decision is pure (rules, a mode, the call's arguments in; a
+//! verdict out), testable without a loop, and carries a heavy dependency the rest should not
+//! pay for (tree-sitter-bash's C parser). The agent loop asks it between parse and execute;
+//! `pi-tool policy check` asks it with no loop at all.
+//!
 //! - [`Rule`]s in Claude Code's syntax (`bash(git log:*)`, `edit(src/**)`, `mcp_github_*`),
 //!   from the command line, the user's and the project's settings ([`settings`]), where a
 //!   project's `allow` rules count only once the user trusts it ([`ProjectTrust`]).

@@ -1,6 +1,11 @@
 //! Benchmarks of the whole tool-call path (raw argument text in, result message out) on the
 //! shared workloads in `bench/workloads/`, against the same layer built on plain serde.
 //!
+//! Why a crate of its own: benchmarks and their harnesses need peers and measuring crates
+//! (criterion, jsonschema, allocation counters) no user should build. It sits outside the
+//! workspace's `default-members`, so a plain `cargo build` or `cargo test` leaves it out;
+//! `--workspace` (CI) and `-p pi-bench` include it.
+//!
 //! - [`workload`] reads a workload file and checks results against its `expect`;
 //! - [`typed`] declares the workloads' tools as typed Rust structs (`#[derive(ToolParams)]`);
 //! - [`dynamic`] builds them from the workloads' JSON Schemas ([`pi_tool::schema::DynamicSchema`]);

@@ -146,19 +146,19 @@ async fn bash(
     // background process holding the pipe open is cut short: once it has been quiet for the
     // grace, or has kept writing for the drain limit, reading stops and the result says so.
     let draining_since = tokio::time::Instant::now();
-    let mut still_open = false;
+    let mut still_open = None;
     while pipe_open {
         let idle = tokio::time::timeout(DRAIN_GRACE, pipe.read(&mut buffer));
         match idle.await {
             Ok(Ok(0) | Err(_)) => pipe_open = false,
             Ok(Ok(read)) => output.push(buffer.get(..read).unwrap_or_default(), context)?,
             Err(_) => {
-                still_open = true;
+                still_open = Some(StillOpen::Quiet);
                 break;
             }
         }
         if draining_since.elapsed() > DRAIN_LIMIT {
-            still_open = true;
+            still_open = Some(StillOpen::Writing);
             break;
         }
     }
@@ -186,6 +186,15 @@ async fn bash(
         result.details = Some(Value::Object(details));
     }
     Ok(result)
+}
+
+/// Why reading stopped while a background process still held the output pipe open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum StillOpen {
+    /// It wrote nothing for [`DRAIN_GRACE`].
+    Quiet,
+    /// It kept writing for [`DRAIN_LIMIT`].
+    Writing,
 }
 
 /// Kills the command's process group, and under Landlock every process it started, when the
@@ -410,8 +419,12 @@ impl Output {
     }
 
     /// The result: the tail within Pi's limits, the notices, the details. `still_open` says a
-    /// background process was still holding the output open when reading stopped.
-    fn finish(mut self, ending: Ending, still_open: bool) -> Result<ToolOutput, ToolError> {
+    /// background process was still holding the output open when reading stopped, and how.
+    fn finish(
+        mut self,
+        ending: Ending,
+        still_open: Option<StillOpen>,
+    ) -> Result<ToolOutput, ToolError> {
         // A final newline ends the last line; it does not start another (`seq 1 3000` is 3000
         // lines, and its last 2000 start at 1001, as upstream shows them).
         let text = String::from_utf8_lossy(&self.tail).into_owned();
@@ -475,13 +488,21 @@ impl Output {
             shown.push_str(&format!("\n\n[Note: {problem}.]"));
             details.insert("fullOutputIncomplete".into(), json!(problem));
         }
-        if still_open {
-            let notice = format!(
-                "[Output after the shell exited was still coming from a background process; \
-                 reading stopped after {} ms of quiet or {} s in all.]",
-                DRAIN_GRACE.as_millis(),
-                DRAIN_LIMIT.as_secs()
-            );
+        if let Some(still_open) = still_open {
+            // Said as it was: a background job that only keeps the pipe open (`sleep 30 &`)
+            // wrote nothing more; one that kept writing was cut off.
+            let notice = match still_open {
+                StillOpen::Quiet => format!(
+                    "[A background process still holds the output open; reading stopped after \
+                     {} ms without output, so what it writes later is not shown.]",
+                    DRAIN_GRACE.as_millis()
+                ),
+                StillOpen::Writing => format!(
+                    "[Output after the shell exited was still coming from a background process; \
+                     reading stopped after {} s.]",
+                    DRAIN_LIMIT.as_secs()
+                ),
+            };
             shown.push_str(&format!("\n\n{notice}"));
             details.insert("outputStillOpen".into(), json!(true));
         }

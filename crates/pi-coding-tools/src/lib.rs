@@ -1,5 +1,10 @@
 //! Pi's built-in coding tools: `read`, `write`, `edit`, `bash`, `grep`, `find`, `ls`.
 //!
+//! Why a crate of its own: these are tools like any other, built only on the `pi-tool`
+//! contract, so a host that wants Pi's coding tools (an MCP server, another agent) takes them
+//! without the loop or a model; and they carry what no other crate should (ripgrep's crates,
+//! image decoding, the kernel sandboxes: Landlock, seccomp, bubblewrap).
+//!
 //! Each is declared once as a typed Rust struct ([`params`]) whose JSON Schema and parser come
 //! from the same declaration, and implemented as Pi's behaves: the same limits (2 000 lines,
 //! 50 KB), the same notices telling the model how to continue, the same texts. Where upstream

@@ -165,6 +165,7 @@ async fn a_sandboxed_shell_has_no_capabilities_and_makes_no_device_nodes() {
 /// bubblewrap everything outside is read-only; under Landlock alone that is not covered, and
 /// the result says so.
 #[tokio::test]
+#[ignore = "needs bubblewrap: run scripts/test.sh, which installs it"]
 async fn metadata_outside_stays_as_it_was_under_bubblewrap_and_landlock_says_it_cannot() {
     let (_dir, root, outside) = layout();
     let target = outside.join("secret.txt");
@@ -194,6 +195,7 @@ async fn metadata_outside_stays_as_it_was_under_bubblewrap_and_landlock_says_it_
 /// `--no-network` blocked TCP only: a UDP datagram still left. Under bubblewrap the shell has
 /// no network at all; under Landlock alone a seccomp filter refuses every socket but Unix ones.
 #[tokio::test]
+#[ignore = "needs bubblewrap: run scripts/test.sh, which installs it"]
 async fn no_network_means_no_udp_either() {
     let (_dir, root, _outside) = layout();
     let receiver = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
@@ -352,6 +354,7 @@ async fn the_shell_writes_its_own_temporary_directory_and_not_the_systems() {
 /// `connect()`. Under bubblewrap the runtime directories are fresh and every other listening
 /// socket is covered now; Landlock alone cannot refuse them, and says so.
 #[tokio::test]
+#[ignore = "needs bubblewrap: run scripts/test.sh, which installs it"]
 async fn without_network_no_unix_socket_outside_the_workspace_is_reachable_under_bubblewrap() {
     assert!(
         support::program_exists("python3"),

@@ -1,5 +1,9 @@
 //! The MCP bridge, on rmcp (the official Rust SDK).
 //!
+//! Why a crate of its own: MCP brings rmcp, axum and hyper, which the contract and the loop
+//! must not need. A registry goes out over MCP, or a server's tools come in as registry
+//! entries; either way the rest of the workspace only sees `pi-tool`'s types.
+//!
 //! - [`McpToolServer`] serves any [`pi_tool::ToolRegistry`] to MCP clients, over stdio
 //!   ([`serve_stdio`]) or streamable HTTP ([`serve_http`], endpoint `/mcp`). Every `tools/call`
 //!   goes through [`pi_tool::execute_tool_call`], so MCP clients get the course's results and

@@ -5,6 +5,11 @@
 //! `pi_tool::schema` (with [`dialect`] and [`model_text`] at `pi_tool::dialect` and
 //! `pi_tool::model_text`), so tool authors need only `pi_tool`. It does not depend on `pi_tool`.
 //!
+//! Why a crate of its own, under `pi-tool`: schemas carry their own weight (`jsonschema`,
+//! `schemars`, `regex`) and their own users (a validator, a renderer for a provider's
+//! dialect) who need no tools, registry or call path; and keeping them apart lets the derive
+//! (`pi-tool-derive`) and the contract both build on one definition of a validator.
+//!
 //! A [`Schema`] gives the JSON Schema the model is shown and the parser that checks what the
 //! model actually sent. Both come from the same value, so they cannot drift apart. Three kinds,
 //! one contract (undeclared fields dropped, every violation reported with the course's texts):

@@ -116,7 +116,8 @@ impl Entry {
     }
 
     /// A new entry of `entry_type` in Pi's key order (`type, id, parentId, timestamp`, then
-    /// `fields` in order).
+    /// `fields` in order). A field named as one of those four is left out: the tree's own
+    /// values are the entry's, so what is written always reads back as this entry.
     pub fn build(
         entry_type: &str,
         id: String,
@@ -124,8 +125,38 @@ impl Entry {
         timestamp: String,
         fields: Map<String, Value>,
     ) -> Self {
-        let mut raw = Map::with_capacity(fields.len() + 4);
+        Self::build_in_order(entry_type, id, parent_id, timestamp, fields, false)
+    }
+
+    /// Like [`Entry::build`], with `id, parentId, timestamp` after `fields` (Pi's order for
+    /// `custom` and `custom_message`). Cannot fail: the type and id are this call's.
+    pub(crate) fn build_fields_first(
+        entry_type: &str,
+        id: String,
+        parent_id: Option<String>,
+        timestamp: String,
+        fields: Map<String, Value>,
+    ) -> Self {
+        Self::build_in_order(entry_type, id, parent_id, timestamp, fields, true)
+    }
+
+    fn build_in_order(
+        entry_type: &str,
+        id: String,
+        parent_id: Option<String>,
+        timestamp: String,
+        fields: Map<String, Value>,
+        fields_first: bool,
+    ) -> Self {
+        const TREE_KEYS: [&str; 4] = ["type", "id", "parentId", "timestamp"];
+        let mut fields = fields
+            .into_iter()
+            .filter(|(key, _)| !TREE_KEYS.contains(&key.as_str()));
+        let mut raw = Map::with_capacity(fields.size_hint().0 + 4);
         raw.insert("type".into(), entry_type.into());
+        if fields_first {
+            raw.extend(fields.by_ref());
+        }
         raw.insert("id".into(), id.clone().into());
         raw.insert(
             "parentId".into(),
@@ -507,5 +538,44 @@ mod tests {
         assert_eq!(again.as_map().unwrap(), built.as_map().unwrap());
         assert_eq!(built.malformed(), None);
         assert_eq!(built.timestamp(), Some("t"));
+    }
+
+    /// The tree's keys are the builder's: a field of the same name cannot make the line say
+    /// another type or id than the entry (which would read back as no entry, or another one).
+    #[test]
+    fn a_field_named_like_a_tree_key_is_left_out_in_either_order() {
+        let mut fields = Map::new();
+        fields.insert("customType".into(), "t".into());
+        fields.insert("type".into(), 5.into());
+        fields.insert("id".into(), "forged".into());
+        fields.insert("parentId".into(), "forged".into());
+        fields.insert("timestamp".into(), false.into());
+        let first = Entry::build(
+            "custom",
+            "abcd1234".into(),
+            None,
+            "t".into(),
+            fields.clone(),
+        );
+        assert_eq!(
+            first.line().unwrap(),
+            r#"{"type":"custom","id":"abcd1234","parentId":null,"timestamp":"t","customType":"t"}"#
+        );
+        let last = Entry::build_fields_first(
+            "custom",
+            "abcd1234".into(),
+            Some("00000001".into()),
+            "t".into(),
+            fields,
+        );
+        let line = last.line().unwrap();
+        assert_eq!(
+            line,
+            r#"{"type":"custom","customType":"t","id":"abcd1234","parentId":"00000001","timestamp":"t"}"#
+        );
+        let again = read(&line);
+        assert_eq!((again.id(), again.entry_type()), ("abcd1234", "custom"));
+        assert_eq!(again.parent_id(), Some("00000001"));
+        assert_eq!(last.malformed(), None);
     }
 }

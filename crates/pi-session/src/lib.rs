@@ -7,7 +7,10 @@
 //! [`pi_ai::Message`]s), branches, forks, labels and names sessions, lists them, and appends
 //! to the file one whole line per entry with `fdatasync` on [`Session::sync`].
 //!
-//! It has no HTTP and no CLI: the agent loop and `pi-tool` use it.
+//! Why a crate of its own: the file format is shared by programs that run no agent (`pi-tool
+//! session list|context|tree`, tools that read Pi's sessions) and by the loop's compaction and
+//! the session runtime's recorder; it depends only on the message model, so reading a session
+//! needs no HTTP, provider, tool or command line.
 //!
 //! ```
 //! use pi_ai::{Message, UserMessage};

@@ -3,7 +3,7 @@
 //! Why in the file: a session's `message` lines are nearly all of its bytes (50 MB at 10,000
 //! entries), and holding them in memory after a load cost more than reading them: in a fresh
 //! process, which is how a person resumes, most of a load was the kernel mapping fresh pages
-//! for the copy (README, "Session benchmark"). So loading reads a version-3 file through one
+//! for the copy (docs/benchmarks.md, "Session benchmark"). So loading reads a version-3 file through one
 //! small buffer that is reused, keeps each message line's place in the file, and the
 //! context, a fork or a compaction reads the lines it needs again when it needs them. Every
 //! other line is small and is copied into memory as it is read, so the tree, labels and names

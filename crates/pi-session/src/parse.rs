@@ -4,7 +4,7 @@
 //! are reported with their byte offsets, and the caller learns whether the file ends mid-line.
 //!
 //! How a version-3 file is read, and why (issue 22 asks for 10x Pi's load speed; figures in
-//! the README's "Session benchmark"):
+//! docs/benchmarks.md, "Session benchmark"):
 //! - the file is streamed once through one reused 64 KiB buffer (`text_file.rs`), a big one
 //!   as two halves split at a line end on two threads (`lines.rs`), and split on newlines with
 //!   `memchr`; a `message` entry keeps only its line's place in the file (`line.rs`: offset,

@@ -13,7 +13,7 @@
 //! Why: a session line is mostly one long string (a message's text), and checking it with
 //! serde_json walks every byte of it eight at a time; here a string's end is found 16 bytes
 //! at a time (`string_end.rs`, vector compares) and raw control bytes with one vectorised
-//! pass over the line. Measured in the README's "Session benchmark".
+//! pass over the line. Measured in docs/benchmarks.md, "Session benchmark".
 
 use crate::scan::{Facts, Present, Role};
 use crate::string_end;

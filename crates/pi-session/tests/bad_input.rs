@@ -130,6 +130,52 @@ fn unknown_entry_types_and_fields_survive() {
     );
 }
 
+/// A malformed entry (a known type without a field it needs) is named as malformed, with the
+/// field, and stays an entry of the session: looking it up, branching to it and building the
+/// context at it find it; only an id no entry has is "no entry".
+#[test]
+fn a_malformed_entry_is_reported_as_malformed_not_as_an_unknown_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let malformed =
+        r#"{"type":"custom","id":"m","parentId":"a","timestamp":"2026-01-01T00:00:02.000Z"}"#;
+    let path = write(
+        dir.path(),
+        &[
+            HEADER.to_owned(),
+            entry("a", None, "one"),
+            malformed.to_owned(),
+        ],
+        "",
+    );
+    let mut session = Session::open(&path).unwrap();
+    let report = &session.report().malformed;
+    assert_eq!(report.len(), 1, "{:?}", session.report());
+    assert_eq!(
+        (
+            report[0].id.as_str(),
+            report[0].entry_type.as_str(),
+            report[0].missing
+        ),
+        ("m", "custom", "customType")
+    );
+    assert!(
+        session.report().to_string().contains("customType"),
+        "{}",
+        session.report()
+    );
+    assert!(session.entry("m").is_some());
+    assert_eq!(session.context_at("m").unwrap().messages.len(), 1);
+    session.branch("m").unwrap();
+    let appended = session.append_custom("t", None).unwrap();
+    assert_eq!(session.entry(&appended).unwrap().parent_id(), Some("m"));
+    let unknown = session.branch("nowhere").unwrap_err();
+    assert!(
+        matches!(unknown, SessionError::UnknownEntry { .. }),
+        "{unknown:?}"
+    );
+    assert_eq!(unknown.to_string(), "no entry nowhere in the session");
+}
+
 #[test]
 fn a_missing_parent_makes_a_root() {
     let dir = tempfile::tempdir().unwrap();

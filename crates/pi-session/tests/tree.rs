@@ -272,3 +272,42 @@ fn old_pi_assistant_messages_without_total_tokens_or_cost_build_a_context() {
     assert_eq!(answer.usage.input, 3);
     assert_eq!(answer.usage.total_tokens, 0);
 }
+
+/// A `custom_message` (what Pi's extensions append) is written in Pi's key order and sent to
+/// the model as a user message with its content as text blocks (Pi's `convertToLlm`); a
+/// `custom` entry sends nothing.
+#[test]
+fn a_custom_message_joins_the_context_as_a_user_message() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut session = Session::create(dir.path(), Path::new("/w"));
+    session.append_message(&user("hi")).unwrap();
+    session
+        .append_custom("note", Some(json!({"kept": true})))
+        .unwrap();
+    let id = session
+        .append_custom_message("reminder", json!("run the tests"), true, None)
+        .unwrap();
+    assert_eq!(
+        texts(&session),
+        [r#""hi""#, r#"[{"type":"text","text":"run the tests"}]"#]
+    );
+    let line = session.entry(&id).unwrap().to_line().unwrap();
+    let keys: Vec<String> =
+        serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&line)
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+    assert_eq!(
+        keys,
+        [
+            "type",
+            "customType",
+            "content",
+            "display",
+            "id",
+            "parentId",
+            "timestamp"
+        ]
+    );
+}

@@ -2,6 +2,12 @@
 //! the MCP bridge open (through `tracing`, so any subscriber sees them), the conventions'
 //! metrics, and (feature `export`) the OTLP pipeline the CLI turns on.
 //!
+//! Why a crate of its own: the loop and the MCP bridge both record spans with the same names,
+//! so the names live once, pinned and tested against the conventions' registry; and the
+//! exporter (OpenTelemetry's SDK, OTLP over HTTP and gRPC) sits behind the `export` feature,
+//! which only the binary turns on, so a library user gets plain `tracing` spans and no
+//! exporter.
+//!
 //! Spans carry their OpenTelemetry name in `otel.name` and their kind in `otel.kind`, which the
 //! `tracing-opentelemetry` bridge reads. With no subscriber interested in them they are
 //! disabled and cost a callsite check: names are formatted only for enabled spans, and metrics

@@ -16,8 +16,9 @@ use serde::{Deserialize, Serialize};
 ///
 /// let unknown = ToolAnnotations::default();
 /// assert!(!unknown.is_read_only() && unknown.is_destructive() && unknown.is_open_world());
+/// assert!(!unknown.is_idempotent());
 /// let read = ToolAnnotations::read_only();
-/// assert!(read.is_read_only() && !read.is_destructive());
+/// assert!(read.is_read_only() && !read.is_destructive() && read.is_idempotent());
 /// assert_eq!(
 ///     serde_json::to_string(&read).unwrap(),
 ///     r#"{"readOnlyHint":true,"destructiveHint":false,"idempotentHint":true,"openWorldHint":false}"#

@@ -6,6 +6,12 @@
 //! cancellation token and a progress callback, and answers with exactly one
 //! [`ToolResultMessage`] carrying the same id and name, on success and on every failure.
 //!
+//! Why a crate of its own: it is what a tool author depends on, and nothing more. It holds the
+//! contract every other crate of the workspace builds on (the messages, the registry, the one
+//! call path) and pulls no model, no loop, no HTTP stack and no async runtime (only
+//! `tokio-util`'s cancellation token), so a program that only defines and runs tools, or
+//! serves them over MCP, stays small.
+//!
 //! ```
 //! use pi_tool::{CallContext, FnTool, ToolCall, ToolOutput, ToolParams, ToolRegistry,
 //!               execute_tool_call};

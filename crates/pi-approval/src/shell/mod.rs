@@ -139,13 +139,6 @@ pub struct Split {
 }
 
 impl Split {
-    /// Whether the line may run a command no rule can see by name.
-    pub fn runs_unknown_commands(&self) -> bool {
-        !self.unresolved.is_empty()
-    }
-}
-
-impl Split {
     /// Every command a deny or ask rule must see: the line's own, then the hidden ones.
     pub fn all_commands(&self) -> impl Iterator<Item = &SimpleCommand> {
         self.commands.iter().chain(&self.hidden)

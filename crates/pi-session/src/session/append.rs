@@ -113,17 +113,8 @@ impl Session {
         map: Map<String, Value>,
     ) -> Result<String> {
         let id = new_entry_id(|candidate| self.tree.contains(candidate));
-        let mut raw = Map::with_capacity(map.len() + 4);
-        raw.insert("type".into(), entry_type.into());
-        raw.extend(map);
-        raw.insert("id".into(), id.clone().into());
-        raw.insert(
-            "parentId".into(),
-            self.leaf_id().map_or(Value::Null, |leaf| leaf.into()),
-        );
-        raw.insert("timestamp".into(), now_iso().into());
-        let entry =
-            Entry::from_map(raw).map_err(|_| SessionError::UnknownEntry { id: id.clone() })?;
+        let parent = self.leaf_id().map(str::to_owned);
+        let entry = Entry::build_fields_first(entry_type, id.clone(), parent, now_iso(), map);
         self.commit(entry)?;
         Ok(id)
     }
