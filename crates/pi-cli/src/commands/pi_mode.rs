@@ -222,9 +222,17 @@ impl PiArgs {
                 "--export: the HTML export is not built yet",
             ),
         ];
+        // Pi's package commands, which would otherwise be read as a message.
+        let package_command = self.messages.first().is_some_and(|first| {
+            ["install", "remove", "uninstall", "update", "list", "config"].contains(&first.as_str())
+        });
         refusals
             .into_iter()
             .find_map(|(given, reason)| given.then_some(reason))
+            .or(package_command.then_some(
+                "Pi's package commands (install, remove, uninstall, update, list, config) manage its \
+                 extension packages, which this program does not load",
+            ))
     }
 }
 
