@@ -492,3 +492,40 @@ fn a_transient_failure_is_retried_as_pi_retries_it() {
     let second = &support::bodies(&seen)[1]["messages"];
     assert!(!second.to_string().contains("overloaded"), "{second}");
 }
+
+#[test]
+fn block_images_sends_a_note_instead_of_the_image() {
+    let dirs = tempfile::tempdir().unwrap();
+    let (url, seen) = support::serve(vec![answer("no picture for me")]);
+    let command = pi_tool(&dirs, &url);
+    std::fs::write(
+        dirs.path().join("agent/settings.json"),
+        r#"{"images": {"blockImages": true}}"#,
+    )
+    .unwrap();
+    // A 1x1 PNG.
+    let png = [
+        0x89u8, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0x00, 0x00, 0x00, 0x0D, 0x49, 0x48, 0x44,
+        0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1F,
+        0x15, 0xC4, 0x89, 0x00, 0x00, 0x00, 0x0A, 0x49, 0x44, 0x41, 0x54, 0x78, 0x9C, 0x63, 0x00,
+        0x01, 0x00, 0x00, 0x05, 0x00, 0x01, 0x0D, 0x0A, 0x2D, 0xB4, 0x00, 0x00, 0x00, 0x00, 0x49,
+        0x45, 0x4E, 0x44, 0xAE, 0x42, 0x60, 0x82,
+    ];
+    std::fs::write(dirs.path().join("work/dot.png"), png).unwrap();
+    let output = { command }
+        .args(["-p", "@dot.png", "what is it?"])
+        .write_stdin("")
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let body = support::bodies(&seen)[0].to_string();
+    assert!(body.contains("Image reading is disabled."), "{body}");
+    assert!(
+        !body.contains("image_url") && !body.contains("base64"),
+        "{body}"
+    );
+}

@@ -160,8 +160,9 @@ pub use session_open::{
 pub use session_setup::SessionSetup;
 pub use session_stats::{SessionStats, TokenTotals};
 pub use settings::{
-    DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_RETRIES, PROJECT_SETTINGS_DIR, ProviderRetrySettings,
-    RetrySettings, SETTINGS_FILE, Settings, SettingsError, SettingsFile, SettingsFiles,
+    DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_RETRIES, ImageSettings, PROJECT_SETTINGS_DIR,
+    ProviderRetrySettings, RetrySettings, SETTINGS_FILE, Settings, SettingsError, SettingsFile,
+    SettingsFiles,
 };
 pub use skill::{MAX_SKILL_DESCRIPTION_CHARS, MAX_SKILL_NAME_CHARS, Skill};
 pub use skills::skills_section;

@@ -6,11 +6,15 @@
 use std::sync::Arc;
 
 use futures::StreamExt;
-use pi_ai::{AssistantMessage, AssistantMessageEvent, EventStream, ModelInfo, Provider, Request};
+use pi_ai::{
+    AssistantMessage, AssistantMessageEvent, EventStream, Message, ModelInfo, Provider, Request,
+    UserContent,
+};
 use pi_providers::{
     Anthropic, AzureOpenAi, AzureSettings, Gemini, OpenAiChat, OpenAiResponses, ProviderConfig,
     ThinkingBudgets,
 };
+use pi_tool::Content;
 use tokio_util::sync::CancellationToken;
 
 use crate::cost::calculate_cost;
@@ -27,6 +31,7 @@ pub fn model_provider(
     resolved: &ResolvedModel,
     budgets: ThinkingBudgets,
     mut config: ProviderConfig,
+    block_images: bool,
 ) -> Result<Arc<dyn Provider>, RuntimeError> {
     let model = &resolved.model;
     config.model.clone_from(&model.id);
@@ -80,7 +85,9 @@ pub fn model_provider(
         ModelApi::GoogleGenerativeAi => Arc::new(Gemini::new(config).map_err(built)?),
         other => return Err(unbuilt(other)),
     };
-    Ok(Arc::new(PricedProvider::new(wire, model)))
+    let mut priced = PricedProvider::new(wire, model);
+    priced.block_images = block_images;
+    Ok(Arc::new(priced))
 }
 
 /// The base URL as our wire takes it: Pi's catalog gives Gemini's with its `/v1beta` version
@@ -99,6 +106,8 @@ struct PricedProvider {
     wire: Arc<dyn Provider>,
     info: ModelInfo,
     prices: Arc<ModelCost>,
+    /// The settings' `images.blockImages`: every image becomes a note before it is sent.
+    block_images: bool,
 }
 
 impl PricedProvider {
@@ -112,6 +121,7 @@ impl PricedProvider {
             wire,
             info,
             prices: Arc::new(model.cost.clone()),
+            block_images: false,
         }
     }
 }
@@ -125,7 +135,10 @@ impl Provider for PricedProvider {
         self.wire.server()
     }
 
-    fn stream(&self, request: Request, signal: CancellationToken) -> EventStream {
+    fn stream(&self, mut request: Request, signal: CancellationToken) -> EventStream {
+        if self.block_images {
+            request.messages = Arc::new(without_images(&request.messages));
+        }
         let info = self.info.clone();
         let prices = Arc::clone(&self.prices);
         let stamp = move |message: &mut AssistantMessage| {
@@ -147,9 +160,70 @@ impl Provider for PricedProvider {
     }
 }
 
+/// What the settings' `images.blockImages` sends instead of an image.
+const IMAGE_BLOCKED: &str = "Image reading is disabled.";
+
+/// The conversation with every image of the user's and the tools' messages replaced by a
+/// note (one note for a run of images, as Pi does).
+fn without_images(messages: &[Message]) -> Vec<Message> {
+    let blocked = |content: &[Content]| {
+        let mut kept: Vec<Content> = Vec::with_capacity(content.len());
+        for block in content {
+            let block = match block {
+                Content::Image { .. } => pi_tool::text(IMAGE_BLOCKED),
+                other => other.clone(),
+            };
+            let repeated = matches!((&block, kept.last()),
+                (Content::Text { text }, Some(Content::Text { text: last }))
+                    if text == IMAGE_BLOCKED && last == IMAGE_BLOCKED);
+            if !repeated {
+                kept.push(block);
+            }
+        }
+        kept
+    };
+    messages
+        .iter()
+        .map(|message| match message {
+            Message::User(user) => match &user.content {
+                UserContent::Blocks(blocks) => {
+                    let mut user = user.clone();
+                    user.content = UserContent::Blocks(blocked(blocks));
+                    Message::User(user)
+                }
+                UserContent::Text(_) => message.clone(),
+            },
+            Message::ToolResult(result) => {
+                let mut result = result.clone();
+                result.content = blocked(&result.content);
+                Message::ToolResult(result)
+            }
+            other => other.clone(),
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blocked_images_become_one_note() {
+        let mut user = pi_ai::UserMessage::text("");
+        user.content = UserContent::Blocks(vec![
+            pi_tool::text("look"),
+            pi_tool::image("AAAA", "image/png"),
+            pi_tool::image("BBBB", "image/png"),
+        ]);
+        let sent = without_images(&[Message::User(user)]);
+        let Some(Message::User(user)) = sent.first() else {
+            panic!("a user message");
+        };
+        assert_eq!(
+            user.content,
+            UserContent::Blocks(vec![pi_tool::text("look"), pi_tool::text(IMAGE_BLOCKED)])
+        );
+    }
 
     #[test]
     fn gemini_base_urls_lose_the_version_path_our_wire_adds() {

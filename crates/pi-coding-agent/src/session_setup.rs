@@ -56,12 +56,19 @@ pub struct SessionSetup {
     pub wire: ProviderConfig,
     /// When a response that failed transiently is asked for again.
     pub retry: RetryPolicy,
+    /// The settings' `images.blockImages`: no image is sent to the model.
+    pub block_images: bool,
 }
 
 impl SessionSetup {
     /// Starts a coding session on `session` with `model`.
     pub fn start(&self, session: Session, model: &ResolvedModel) -> Result<Started, RuntimeError> {
-        let provider = model_provider(model, self.thinking_budgets, self.wire.clone())?;
+        let provider = model_provider(
+            model,
+            self.thinking_budgets,
+            self.wire.clone(),
+            self.block_images,
+        )?;
         CodingSession::start(CodingSessionOptions {
             cwd: self.cwd.clone(),
             agent_dir: self.agent_dir.clone(),

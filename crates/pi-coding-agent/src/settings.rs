@@ -50,6 +50,17 @@ pub struct Settings {
     /// `skills` and `prompts` lists are read per file, each relative to its own directory, by
     /// the prompt's resource search, not merged here.
     pub enable_skill_commands: Option<bool>,
+    /// `images`: how images reach the model.
+    #[serde(default)]
+    pub images: ImageSettings,
+}
+
+/// The `images` object of the settings.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ImageSettings {
+    /// `blockImages`: no image is sent to the model (each becomes a note saying so).
+    pub block_images: Option<bool>,
 }
 
 /// `retry` in the settings.

@@ -362,6 +362,7 @@ pub(crate) async fn run(
         thinking_budgets: thinking_budgets(&settings),
         wire,
         retry: RetryPolicy::from_settings(&settings.retry),
+        block_images: settings.images.block_images.unwrap_or(false),
     };
     let Started {
         session,

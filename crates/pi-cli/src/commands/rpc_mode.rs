@@ -283,6 +283,7 @@ fn session_change(
                     &resolved,
                     state.setup.thinking_budgets,
                     state.setup.wire.clone(),
+                    state.setup.block_images,
                 )
                 .map(|_| resolved)
             })
