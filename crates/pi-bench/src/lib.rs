@@ -1,5 +1,6 @@
-//! Benchmarks of the whole tool-call path (raw argument text in, result message out) on the
-//! shared workloads in `bench/workloads/`, against the same layer built on plain serde.
+//! Benchmarks of the whole tool-call path (argument text in, parsed into a `Value` as the agent
+//! loop parses it, result message out) on the shared workloads in `bench/workloads/`, against
+//! the same layer built on plain serde.
 //!
 //! - [`workload`] reads a workload file and checks results against its `expect`;
 //! - [`typed`] declares the workloads' tools as typed Rust structs (`#[derive(ToolParams)]`);

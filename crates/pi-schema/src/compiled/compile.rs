@@ -64,7 +64,7 @@ const DRAFTS: [&str; 7] = [
     "https://json-schema.org/draft/2020-12/schema#",
 ];
 
-/// Compiles `root` for one-pass parsing; `None` when the JSON path must stay in charge.
+/// Compiles `root` for the one-walk check; `None` when the JSON path must stay in charge.
 pub(crate) fn compile(root: &Value) -> Option<Node> {
     let draft = match root.get("$schema") {
         None => None,

@@ -1,5 +1,5 @@
-//! The one-pass walk: text (or a parsed value) read under compiled [`Node`]s, filtered as the
-//! generic filter would, with every broken rule noted as a doubt instead of stopping the walk.
+//! The walk: a parsed value read under compiled [`Node`]s, filtered as the generic filter
+//! would, with every broken rule noted as a doubt instead of stopping the walk.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -22,26 +22,7 @@ pub(crate) struct Walked {
     pub(crate) doubted: bool,
 }
 
-/// Parses `text` against `node` in one pass; `None` when the text is not JSON (the JSON path
-/// then says so).
-pub(crate) fn parse(node: &Node, text: &str) -> Option<Walked> {
-    let doubts = Cell::new(false);
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let value = NodeSeed {
-        node,
-        doubts: &doubts,
-    }
-    .deserialize(&mut deserializer)
-    .ok()?;
-    deserializer.end().ok()?;
-    Some(Walked {
-        value,
-        doubted: doubts.get(),
-    })
-}
-
-/// Checks and filters an already parsed value against `node` in one walk (the same visitor
-/// reads a `Value` as it reads text).
+/// Checks and filters an already parsed value against `node` in one walk.
 pub(crate) fn check(node: &Node, value: &Value) -> Option<Walked> {
     let doubts = Cell::new(false);
     let value = NodeSeed {
@@ -282,7 +263,7 @@ impl Seen {
     }
 }
 
-/// A map key, borrowed from the text when it has no escapes.
+/// A map key, borrowed from the value.
 struct KeySeed;
 
 impl<'de> DeserializeSeed<'de> for KeySeed {
