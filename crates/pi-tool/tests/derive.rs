@@ -1,5 +1,5 @@
-//! `#[derive(ToolParams)]` against the hand-written validators: the same JSON Schema, the same
-//! error texts, and the one-pass text path agreeing with the JSON path.
+//! `#[derive(ToolParams)]` against the hand-written validators: the same JSON Schema and the
+//! same error texts.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,

@@ -1,5 +1,5 @@
 //! Every field type the derive takes, end to end: the schema the model is shown, a valid call
-//! read in one pass and through the JSON path alike, and each refusal under its path.
+//! read, and each refusal under its path.
 
 #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 

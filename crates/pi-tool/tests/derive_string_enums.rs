@@ -1,5 +1,5 @@
 //! `#[derive(ToolParams)]` on an enum of unit variants: the names follow `#[serde(rename)]`, and
-//! a struct holding such enums parses the same from JSON and from raw text.
+//! a struct holding such enums reads them by those names.
 
 use pi_tool::ToolParams;
 use pi_tool::schema::{ObjectParams, Schema, StringEnum};

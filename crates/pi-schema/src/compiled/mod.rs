@@ -4,15 +4,15 @@
 //! pass and a validation pass.
 //!
 //! Hand-written because no crate does this: `jsonschema` validates a finished `Value` and does
-//! not filter. It mirrors the JSON path exactly or not at all:
+//! not filter. It mirrors the generic path (the filter, then `jsonschema`) exactly or not at all:
 //!
 //! - the rules checked here (types, string enums, lengths, numeric bounds, items, item counts,
 //!   properties, required, `additionalProperties: false`/`true`) are the common core of tool
 //!   schemas; any other keyword hands its whole subschema to a `jsonschema` validator compiled
-//!   for that subschema alone, which sees the same filtered value the JSON path would;
+//!   for that subschema alone, which sees the same filtered value the generic path would;
 //! - a schema this cannot mirror (`$ref` cycles, `$id`/anchors, a `$ref` inside a delegated
 //!   subschema, draft-04) is not compiled: such tools keep
-//!   the JSON path;
+//!   the generic path;
 //! - anything doubtful during the walk (a rule broken, an integer too large to compare exactly)
 //!   is noted while the walk goes on filtering; a doubted value then gets `jsonschema`'s verdict
 //!   and its report of every violation, on the value already filtered.

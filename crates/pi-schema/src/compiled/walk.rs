@@ -14,7 +14,7 @@ use crate::filter::drop_undeclared;
 /// Integers beyond this magnitude are not compared with `f64` bounds here.
 const EXACT_IN_F64: f64 = 9_007_199_254_740_992.0;
 
-/// What a walk made of a value: the value filtered as the JSON path's filter would (undeclared
+/// What a walk made of a value: the value filtered as the generic path's filter would (undeclared
 /// properties dropped), and whether any rule doubted it. A doubted value
 /// goes to `jsonschema` for the verdict and the full report.
 pub(crate) struct Walked {
@@ -37,7 +37,7 @@ pub(crate) fn check(node: &Node, value: &Value) -> Option<Walked> {
     })
 }
 
-/// Stops the walk: what is left for the JSON path to say (a value too deep to filter).
+/// Stops the walk: what is left for the generic path to say (a value too deep to filter).
 fn give_up<E: de::Error>() -> E {
     E::custom("too deep")
 }
@@ -191,7 +191,7 @@ impl<'de> Visitor<'de> for NativeVisitor<'_, '_> {
         let rules = self.rules;
         self.unless(rules.types.allows(Types::OBJECT) && rules.strings.is_none());
         let Some(object) = &rules.object else {
-            // No `properties` here: nothing is filtered, as on the JSON path.
+            // No `properties` here: nothing is filtered, as on the generic path.
             return de::Deserialize::deserialize(de::value::MapAccessDeserializer::new(map));
         };
         // Sized once: growing the map would rehash every key.
