@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-60}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(schema_text raw_tool_call stream_assembly transcript provider_stream mcp_messages session_file)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(stream_assembly transcript provider_stream mcp_messages session_file)
 command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz --locked
 seed() {
   local target="$1"; shift
@@ -17,7 +17,6 @@ seed() {
     [ -f "$file" ] && cp "$file" "fuzz/corpus/$target/$(basename "$file")" || true
   done
 }
-seed raw_tool_call crates/pi-tool/tests/fixtures/seed/*.json
 seed transcript crates/pi-tool/tests/fixtures/seed/*.json examples/faux/*.json
 seed stream_assembly crates/pi-providers/tests/fixtures/*.sse
 # session_file: Pi's own session files, without their header (the first byte 0 puts ours).
@@ -41,10 +40,6 @@ printf '%s\n' '{"jsonrpc":"2.0","id":1,"method":"tools/list"}' \
   '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"slow","arguments":{"steps":2},"_meta":{"progressToken":"p"}}}' \
   '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}' \
   > fuzz/corpus/mcp_messages/calls
-# schema_text: a schema line, then arguments.
-mkdir -p fuzz/corpus/schema_text
-printf '%s\n%s' '{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer","minimum":1,"default":100}},"required":["path"]}' '{"path":"a","limit":2,"x":1}' > fuzz/corpus/schema_text/read
-printf '%s\n%s' '{"type":"object","properties":{"title":{"type":"string","default":null},"name":{"type":"string"}},"required":["name"]}' '{"name":"Ada"}' > fuzz/corpus/schema_text/greet
 for target in "${TARGETS[@]}"; do
   echo "== $target (${SECONDS_EACH}s)"
   (cd fuzz && cargo +nightly fuzz run "$target" -- -max_total_time="$SECONDS_EACH" -print_final_stats=1 2>&1 \

@@ -1,5 +1,6 @@
-//! Criterion benches of the three shared workloads: the whole tool-call path (raw argument
-//! text in, result message out) with typed and dynamic tools, and the plain-serde baseline.
+//! Criterion benches of the three shared workloads: the whole tool-call path (argument text
+//! parsed into a `Value` as the agent loop does, result message out) with typed and dynamic
+//! tools, and the plain-serde baseline.
 //!
 //! Run: `cargo bench -p pi-bench --bench workloads`.
 #![allow(missing_docs, clippy::unwrap_used)]

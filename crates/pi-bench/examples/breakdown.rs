@@ -88,7 +88,7 @@ fn main() {
                 }
             });
             time(
-                &format!("execute_raw_tool_call (text in, {mode})"),
+                &format!("text parsed, then execute_tool_call ({mode})"),
                 n,
                 || {
                     for c in &workload.calls {

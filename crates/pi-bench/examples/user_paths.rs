@@ -1,5 +1,5 @@
 //! Runs the calls of one workload many times along a path users' calls take, for
-//! `valggrind --tool=callgrind` (`scripts/instruction-counts.sh` prints the table): instruction
+//! `valgrind --tool=callgrind` (`scripts/instruction-counts.sh` prints the table): instruction
 //! counts compare a path with its floor without timing noise.
 //!
 //! Usage: user_paths CONTENDER WORKLOAD.json [all|valid|invalid] [ROUNDS]
@@ -106,26 +106,6 @@ fn loop_floor(call: &Prepared<'_>, baseline: &Baseline) -> ToolResultMessage {
     ))
 }
 
-/// The one-pass text parse as the loop's path: the text kept, read straight into the tool's
-/// parameters (`execute_raw_tool_call`); `with_value` also builds the `Value` the loop's
-/// message, events, hooks and session line carry today.
-fn through_text(call: &Prepared<'_>, tools: &ToolRegistry, with_value: bool) -> ToolResultMessage {
-    let mut text = String::new();
-    for fragment in &call.fragments {
-        text.push_str(fragment);
-    }
-    if with_value {
-        black_box(pi_ai::parse_arguments(&text));
-    }
-    block_on(pi_tool::execute_raw_tool_call(
-        &call.call.id,
-        &call.call.name,
-        &text,
-        tools,
-        context(),
-    ))
-}
-
 fn through_mcp(call: &Prepared<'_>, tools: &ToolRegistry) -> impl Sized + use<> {
     let arguments = Value::Object(call.object.clone().unwrap_or_default());
     let call = ToolCall::new(call.call.id.as_str(), call.call.name.as_str(), arguments);
@@ -186,8 +166,6 @@ fn main() -> anyhow::Result<()> {
         "loop" => repeat(rounds, &calls, |call| through_loop(call, &typed)),
         "loop-dynamic" => repeat(rounds, &calls, |call| through_loop(call, &dynamic)),
         "loop-floor" => repeat(rounds, &calls, |call| loop_floor(call, &baseline)),
-        "loop-text" => repeat(rounds, &calls, |call| through_text(call, &typed, false)),
-        "loop-text-value" => repeat(rounds, &calls, |call| through_text(call, &typed, true)),
         "mcp" => repeat(rounds, &calls, |call| through_mcp(call, &typed)),
         "mcp-dynamic" => repeat(rounds, &calls, |call| through_mcp(call, &dynamic)),
         "mcp-floor" => repeat(rounds, &calls, |call| mcp_floor(call, &baseline)),

@@ -1,5 +1,6 @@
-//! Benchmarks of the whole tool-call path (raw argument text in, result message out) on the
-//! shared workloads in `bench/workloads/`, against the same layer built on plain serde.
+//! Benchmarks of the whole tool-call path (argument text in, parsed into a `Value` as the agent
+//! loop parses it, result message out) on the shared workloads in `bench/workloads/`, against
+//! the same layer built on plain serde.
 //!
 //! Why a crate of its own: benchmarks and their harnesses need peers and measuring crates
 //! (criterion, jsonschema, allocation counters) no user should build. It sits outside the

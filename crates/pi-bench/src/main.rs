@@ -1,6 +1,7 @@
-//! `pi-bench WORKLOAD.json... [--typed|--dynamic]`: every call of each workload through
-//! `execute_raw_tool_call`, each result checked against the file's `expect`, then timed against
-//! the plain-serde baseline in the same run. Prints one line per workload.
+//! `pi-bench WORKLOAD.json... [--typed|--dynamic]`: every call of each workload as the agent
+//! loop makes it (the argument text parsed into a `Value`, then `execute_tool_call`), each
+//! result checked against the file's `expect`, then timed against the plain-serde baseline in
+//! the same run. Prints one line per workload.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::{Context, bail};
 use futures::executor::block_on;
-use pi_tool::{CallContext, ToolRegistry, ToolResultMessage, execute_raw_tool_call};
+use pi_tool::{CallContext, ToolCall, ToolRegistry, ToolResultMessage, execute_tool_call};
 
 use crate::baseline::{Baseline, Layer};
 use crate::dynamic;
@@ -49,15 +49,16 @@ pub struct WorkloadCall {
 }
 
 impl WorkloadCall {
-    /// This call through our executor, raw text in, on the current thread.
+    /// This call through our executor as the agent loop makes it, on the current thread: the
+    /// argument text parsed into the call's `Value` (`pi_ai::parse_arguments`), then the one
+    /// call path.
     pub fn run(&self, tools: &ToolRegistry) -> ToolResultMessage {
-        block_on(execute_raw_tool_call(
-            &self.id,
-            &self.name,
-            &self.arguments,
-            tools,
-            CallContext::default(),
-        ))
+        let call = ToolCall::new(
+            self.id.as_str(),
+            self.name.as_str(),
+            pi_ai::parse_arguments(&self.arguments),
+        );
+        block_on(execute_tool_call(&call, tools, CallContext::default()))
     }
 
     /// This call through the plain-serde layer of size `layer`, on the current thread.

@@ -14,30 +14,11 @@ use crate::model_text::must_be;
 /// The JSON Schema is `inner`'s: optionality shows in the object's `required` list.
 pub fn optional<T: 'static>(inner: Validator<T>) -> Validator<Option<T>> {
     let json_schema = inner.json_schema().cloned();
-    let typed = inner.typed_rules();
-    let checked = Validator::new(json_schema, move |value| match value {
+    Validator::new(json_schema, move |value| match value {
         None => Ok(None),
         Some(present) => inner.check(Some(present)).map(Some),
-    });
-    // A present `null` is `inner`'s to judge, and never plain `None`: the JSON path decides.
-    with_option_rules(checked.with_optional(true), typed, false)
-}
-
-/// Typed rules for an `Option<T>`. They only see present values (absence is checked on the
-/// JSON side), so a typed `None` means a `null` arrived: it passes when `null_passes`. `Some`
-/// goes to the inner rules.
-fn with_option_rules<T: 'static>(
-    validator: Validator<Option<T>>,
-    inner: Option<super::validator::TypedFn<T>>,
-    null_passes: bool,
-) -> Validator<Option<T>> {
-    match inner {
-        Some(rules) => validator.with_typed_check(move |value| match value {
-            None => null_passes,
-            Some(present) => rules(present),
-        }),
-        None => validator,
-    }
+    })
+    .with_optional(true)
 }
 
 /// Accepts `null` as `None`; anything else must pass `inner`. The field stays required unless
@@ -47,12 +28,10 @@ fn with_option_rules<T: 'static>(
 /// `{"anyOf":[inner, {"type":"null"}]}` when `inner` has no single type.
 pub fn nullable<T: 'static>(inner: Validator<T>) -> Validator<Option<T>> {
     let json_schema = inner.json_schema().cloned().map(admit_null);
-    let typed = inner.typed_rules();
-    let checked = Validator::new(json_schema, move |value| match value {
+    Validator::new(json_schema, move |value| match value {
         Some(Value::Null) => Ok(None),
         other => inner.check(other).map(Some),
-    });
-    with_option_rules(checked, typed, true)
+    })
 }
 
 fn admit_null(schema: Value) -> Value {
@@ -88,7 +67,6 @@ where
 {
     let shown = serde_json::to_value(&default).ok();
     let json_schema = inner.json_schema().cloned();
-    let typed = inner.typed_rules();
     let mut defaulted = Validator::new(json_schema, move |value| match value {
         None => Ok(default.clone()),
         Some(present) => inner.check(Some(present)),
@@ -97,9 +75,6 @@ where
     if let Some(shown) = shown {
         defaulted = defaulted.with_keyword("default", shown);
     }
-    if let Some(rules) = typed {
-        defaulted = defaulted.with_typed_check(move |value| rules(value));
-    }
     defaulted
 }
 
@@ -107,9 +82,8 @@ where
 /// is reported, under its index.
 pub fn array<T: 'static>(item: Validator<T>) -> Validator<Vec<T>> {
     let items_schema = item.json_schema().cloned().unwrap_or_else(|| json!({}));
-    let typed = item.typed_rules();
     let item = Arc::new(item);
-    let checked = Validator::new(
+    Validator::new(
         Some(json!({"type": "array", "items": items_schema})),
         move |value| match value {
             Some(Value::Array(elements)) => {
@@ -131,11 +105,7 @@ pub fn array<T: 'static>(item: Validator<T>) -> Validator<Vec<T>> {
             }
             other => Err(ValidationError::single(Issue::new(must_be("array"), other))),
         },
-    );
-    match typed {
-        Some(rules) => checked.with_typed_check(move |items| items.iter().all(|item| rules(item))),
-        None => checked,
-    }
+    )
 }
 
 /// A nested object: a struct that derives `ToolParams`.
@@ -147,17 +117,10 @@ impl<T: 'static> ObjectSchema<T> {
     /// This object schema as a field validator, for nesting.
     pub fn validator(&self) -> Validator<T> {
         let schema = self.clone();
-        let checked_by_serde = self.has_checked_deserialize();
-        let validator = Validator::new(self.json_schema().cloned(), move |value| match value {
+        Validator::new(self.json_schema().cloned(), move |value| match value {
             Some(present) => schema.parse(present),
             None => Err(ValidationError::single(Issue::new(must_be("object"), None))),
-        });
-        if checked_by_serde {
-            // Typed by serde, it went through its own checked `Deserialize` already.
-            validator.with_typed_check(|_| true)
-        } else {
-            validator
-        }
+        })
     }
 }
 

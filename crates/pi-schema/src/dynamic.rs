@@ -16,10 +16,9 @@ use super::{Schema, SchemaError, ValidationError, compiled, filter, jsonschema_i
 /// property present, and a default that breaks its own schema (`{"type": "string", "default":
 /// null}`, as the Python MCP SDK writes `x: str = None`) is simply not filled in.
 ///
-/// Raw argument text ([`Schema::parse_text`]) takes a faster path when the schema allows: the
-/// common rules are checked while the text is parsed straight into the filtered value, and
-/// any other subschema is handed to its own `jsonschema` validator. The result is the same;
-/// what that path doubts gets `jsonschema`'s verdict on the value it built, with every violation.
+/// When the schema allows, filtering and the common rules take one walk over the arguments,
+/// and any other subschema is handed to its own `jsonschema` validator. The result is the same;
+/// what that walk doubts gets `jsonschema`'s verdict on the value it built, with every violation.
 ///
 /// Draft 2020-12 is assumed unless the schema's `$schema` names another draft (draft-07 and
 /// others are detected). A schema that does not compile is refused here, so a tool built on it
@@ -42,7 +41,7 @@ use super::{Schema, SchemaError, ValidationError, compiled, filter, jsonschema_i
 pub struct DynamicSchema {
     json_schema: Value,
     validator: Arc<jsonschema::Validator>,
-    /// The one-pass parser of raw text, when the schema can be mirrored (see `compiled`).
+    /// The one-walk filter and check, when the schema can be mirrored (see `compiled`).
     compiled: Option<Arc<compiled::Node>>,
     /// The defaults filled in after validation; `None` when there are none to fill.
     defaults: Option<Arc<Defaults>>,
@@ -101,15 +100,6 @@ impl Schema for DynamicSchema {
 
     fn json_schema(&self) -> Option<&Value> {
         Some(&self.json_schema)
-    }
-
-    fn parse_text(&self, text: &str) -> Option<Value> {
-        self.check_text(text)?.ok()
-    }
-
-    fn check_text(&self, text: &str) -> Option<Result<Value, ValidationError>> {
-        let walked = compiled::parse(self.compiled.as_deref()?, text)?;
-        Some(self.verdict(walked))
     }
 }
 
@@ -226,24 +216,21 @@ mod tests {
     }
 
     #[test]
-    fn text_the_compiled_walk_doubts_still_gets_jsonschemas_verdict() {
+    fn what_the_compiled_walk_doubts_still_gets_jsonschemas_verdict() {
         let schema = DynamicSchema::new(json!({
             "type": "object",
             "properties": {"n": {"type": "integer", "maximum": 9007199254740993_u64}}
         }))
         .unwrap();
         // Too large to compare exactly as f64: doubted, then accepted by `jsonschema`.
-        let big = r#"{"n":9007199254740993,"x":1}"#;
+        let big = json!({"n": 9007199254740993_u64, "x": 1});
         assert_eq!(
-            schema.check_text(big).map(Result::ok),
-            Some(Some(json!({"n": 9007199254740993_u64})))
+            schema.parse(&big).ok(),
+            Some(json!({"n": 9007199254740993_u64}))
         );
-        let over = r#"{"n":9007199254740995}"#;
-        let report = schema
-            .check_text(over)
-            .map(|answer| answer.map_err(|e| e.to_string()));
-        assert_eq!(report, Some(Err("必须 <= 9007199254740993".to_owned())));
-        assert_eq!(schema.check_text("{not json"), None);
+        let over = json!({"n": 9007199254740995_u64});
+        let report = schema.parse(&over).map_err(|e| e.to_string());
+        assert_eq!(report, Err("必须 <= 9007199254740993".to_owned()));
     }
 
     /// What the official Python MCP SDK advertises for
@@ -271,10 +258,6 @@ mod tests {
         );
         let expected = json!({"name": "Ada", "times": 1});
         assert_eq!(schema.parse(&json!({"name": "Ada"})).unwrap(), expected);
-        assert_eq!(
-            schema.check_text(r#"{"name":"Ada"}"#).map(Result::unwrap),
-            Some(expected)
-        );
         // The generic path (no compiled walk) says the same.
         let generic = DynamicSchema {
             compiled: None,
@@ -310,11 +293,6 @@ mod tests {
         ] {
             let error = dynamic.parse(&json!({"n": 1})).unwrap_err();
             assert_eq!(error.issues()[0].path_string(), "path");
-            assert!(
-                dynamic
-                    .check_text(r#"{"n":1}"#)
-                    .is_none_or(|answer| answer.is_err())
-            );
             assert_eq!(
                 dynamic.parse(&json!({"path": "a"})).unwrap(),
                 json!({"path": "a"})

@@ -67,6 +67,4 @@ pub fn enum_value<E: StringEnum>() -> Validator<E> {
             None => Err(ValidationError::single(Issue::new(message.clone(), value))),
         },
     )
-    // A variant serde built is a declared one by construction.
-    .with_typed_check(|_| true)
 }

@@ -18,7 +18,7 @@
 //!   [`ObjectParams`]), built from [`Validator`]s, the course's callable validators: [`string`]
 //!   (the course's `stringValue`), [`optional`]`(`[`positive_integer`]`())` (its
 //!   `optionalPositiveInteger`), [`integer`], [`number`], [`array`](fn@array), [`object`], and the rules
-//!   on them. It parses raw argument text in one pass when it can.
+//!   on them.
 //! - **Dynamic**: a [`DynamicSchema`] takes a JSON Schema value (an MCP server's tool, a
 //!   configuration file) and compiles it once to a validator of its own, with the `jsonschema`
 //!   crate as the reference for whatever it cannot compile.
@@ -37,7 +37,6 @@ mod enums;
 mod error;
 mod filter;
 mod jsonschema_issues;
-mod lenient;
 mod maps;
 pub mod model_text;
 mod narrow_numbers;
@@ -68,10 +67,8 @@ pub use validator::{Validator, integer_at_least, non_negative_integer, positive_
 /// What `#[derive(ToolParams)]` expands to uses; not a public API.
 #[doc(hidden)]
 pub mod derive_support {
-    pub use super::object::{FieldSpec, GaveUp, ObjectFields, TextReport};
-    pub use super::params::{
-        Fast, Lenient, LenientSeed, OneOf, check_text, one_of, pattern, string_enum_fast,
-    };
+    pub use super::object::{FieldSpec, ObjectFields};
+    pub use super::params::{OneOf, one_of, pattern};
     pub use super::per_type::per_type;
 }
 
@@ -90,20 +87,6 @@ pub trait Schema: Send + Sync {
 
     /// The JSON Schema shown to the model; `None` when this schema has none to show.
     fn json_schema(&self) -> Option<&Value>;
-
-    /// Parses raw JSON text in one pass, without building a `serde_json::Value`, when this
-    /// schema knows how and the text is valid. `None` means "use [`Schema::parse`] on the
-    /// parsed JSON", which then also reports every violation. The default knows no fast way.
-    fn parse_text(&self, _text: &str) -> Option<Self::Output> {
-        None
-    }
-
-    /// Parses raw JSON text in one pass and answers as [`Schema::parse`] would on the parsed
-    /// text: the value, or every violation. `None` means "use `parse` on the parsed JSON" (as
-    /// for text that is not JSON). The default answers only what [`Schema::parse_text`] accepts.
-    fn check_text(&self, text: &str) -> Option<Result<Self::Output, ValidationError>> {
-        self.parse_text(text).map(Ok)
-    }
 }
 
 impl<S: Schema + ?Sized> Schema for &S {
@@ -116,14 +99,6 @@ impl<S: Schema + ?Sized> Schema for &S {
     fn json_schema(&self) -> Option<&Value> {
         (**self).json_schema()
     }
-
-    fn parse_text(&self, text: &str) -> Option<Self::Output> {
-        (**self).parse_text(text)
-    }
-
-    fn check_text(&self, text: &str) -> Option<Result<Self::Output, ValidationError>> {
-        (**self).check_text(text)
-    }
 }
 
 impl<S: Schema + ?Sized> Schema for std::sync::Arc<S> {
@@ -135,13 +110,5 @@ impl<S: Schema + ?Sized> Schema for std::sync::Arc<S> {
 
     fn json_schema(&self) -> Option<&Value> {
         (**self).json_schema()
-    }
-
-    fn parse_text(&self, text: &str) -> Option<Self::Output> {
-        (**self).parse_text(text)
-    }
-
-    fn check_text(&self, text: &str) -> Option<Result<Self::Output, ValidationError>> {
-        (**self).check_text(text)
     }
 }

@@ -235,11 +235,6 @@ pub fn too_deep(limit: usize) -> Expected {
     Expected::NestedAtMost(limit)
 }
 
-/// Arguments whose raw text is not JSON at all.
-pub fn invalid_json(error: &serde_json::Error) -> String {
-    format!("参数不是有效的 JSON：{error}")
-}
-
 /// A call that never ran, or was stopped, because the run was cancelled.
 pub const ABORTED: &str = "调用已中止：运行被取消";
 
@@ -412,22 +407,6 @@ pub fn timed_out_in(wording: Wording, limit: std::time::Duration) -> String {
             "Tool call timed out: it did not finish within {} seconds",
             limit.as_secs_f64()
         ),
-    }
-}
-
-/// Why a call whose argument text is not JSON was refused.
-pub fn invalid_json_in(wording: Wording, error: &serde_json::Error) -> String {
-    match wording {
-        Wording::Course => invalid_json(error),
-        Wording::Pi => format!("Tool arguments are not valid JSON: {error}"),
-    }
-}
-
-/// Why a call failed when its tool panicked without a readable message.
-pub fn panic_without_message(wording: Wording) -> &'static str {
-    match wording {
-        Wording::Course => PANIC_WITHOUT_MESSAGE,
-        Wording::Pi => "The tool crashed (panic)",
     }
 }
 

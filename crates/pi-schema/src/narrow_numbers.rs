@@ -6,11 +6,8 @@
 //! does), so a model learns the limit before it sends a number that does not fit, and a
 //! number that does not fit is refused with the bound it crossed, in the course's words.
 
-use serde::Deserialize;
-use serde::de::Deserializer;
 use serde_json::{Map, Value};
 
-use super::params::{Lenient, scalar_lenient};
 use super::{Issue, NumberBound, ParamType, ValidationError, Validator};
 use crate::model_text::{must_be, must_compare};
 
@@ -72,9 +69,6 @@ where
             ))),
         }
     })
-    // serde reads the exact type from the raw text and refuses what does not fit, so a value
-    // it built is in range.
-    .with_typed_check(|_| true)
 }
 
 fn bound_json(bound: i128) -> Value {
@@ -89,20 +83,6 @@ macro_rules! narrow_integers {
         impl ParamType for $ty {
             fn validator() -> Validator<Self> {
                 integer_in(<$ty>::MIN as i128, <$ty>::MAX as i128, $show_min, $show_max)
-            }
-
-            fn deserialize_fast<'de, D>(deserializer: D) -> Result<Self, D::Error>
-            where
-                D: Deserializer<'de>,
-            {
-                <$ty>::deserialize(deserializer)
-            }
-
-            fn deserialize_lenient<'de, D>(deserializer: D) -> Result<Lenient<Self>, D::Error>
-            where
-                D: Deserializer<'de>,
-            {
-                scalar_lenient(deserializer)
             }
         }
 
@@ -156,27 +136,11 @@ fn single_precision() -> Validator<f32> {
         )]
         Ok(number as f32)
     })
-    // serde turns a number beyond f32's range into an infinity: those go to the JSON path.
-    .with_typed_check(|number| number.is_finite())
 }
 
 impl ParamType for f32 {
     fn validator() -> Validator<Self> {
         single_precision()
-    }
-
-    fn deserialize_fast<'de, D>(deserializer: D) -> Result<Self, D::Error>
-    where
-        D: Deserializer<'de>,
-    {
-        f32::deserialize(deserializer)
-    }
-
-    fn deserialize_lenient<'de, D>(deserializer: D) -> Result<Lenient<Self>, D::Error>
-    where
-        D: Deserializer<'de>,
-    {
-        scalar_lenient(deserializer)
     }
 }
 
@@ -193,7 +157,6 @@ impl NumberBound for f32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::params::parse_fast;
     use serde_json::json;
 
     fn text(error: ValidationError) -> String {
@@ -238,15 +201,6 @@ mod tests {
             usize::validator().check(Some(&json!(u64::MAX))).unwrap(),
             usize::MAX
         );
-    }
-
-    #[test]
-    fn the_one_pass_reader_agrees_with_the_checks() {
-        assert_eq!(parse_fast::<i32>("-7"), Some(-7));
-        assert_eq!(parse_fast::<u16>("70000"), None);
-        assert_eq!(parse_fast::<f32>("0.5"), Some(0.5));
-        let big = parse_fast::<f32>("1e39");
-        assert!(big.is_none_or(|n| !f32::validator().accepts_typed(&n)));
     }
 
     #[test]

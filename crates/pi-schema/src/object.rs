@@ -4,14 +4,10 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::params::Lenient;
-use super::{Issue, ParamType, PathSegment, Schema, ValidationError, Validator};
+use super::{Issue, PathSegment, Schema, ValidationError, Validator};
 use crate::model_text::must_be;
 
 type ParseFieldsFn<T> = dyn Fn(&Map<String, Value>) -> Result<T, ValidationError> + Send + Sync;
-
-/// The one pass over raw argument text that `#[derive(ToolParams)]` generates.
-type TextCheckFn<T> = fn(&str) -> Option<Result<T, ValidationError>>;
 
 /// An object schema producing a `T`, the course's `objectSchema(shape)`.
 ///
@@ -25,8 +21,6 @@ type TextCheckFn<T> = fn(&str) -> Option<Result<T, ValidationError>>;
 pub struct ObjectSchema<T> {
     json_schema: Value,
     parse_fields: Arc<ParseFieldsFn<T>>,
-    /// One-pass parsing of raw JSON text, for derived structs.
-    text_checker: Option<TextCheckFn<T>>,
     /// How many fields are declared: the course's bare error text is for one-field schemas.
     declared: usize,
 }
@@ -36,7 +30,6 @@ impl<T> Clone for ObjectSchema<T> {
         Self {
             json_schema: self.json_schema.clone(),
             parse_fields: Arc::clone(&self.parse_fields),
-            text_checker: self.text_checker,
             declared: self.declared,
         }
     }
@@ -76,26 +69,8 @@ impl<T> ObjectSchema<T> {
                 "additionalProperties": false,
             }),
             parse_fields: Arc::new(parse_fields),
-            text_checker: None,
             declared: properties_len,
         }
-    }
-
-    /// Adds a one-pass reader of raw JSON text that answers exactly as this schema's parse
-    /// answers the parsed text (the value, or every violation in the same words), or gives up
-    /// with `None`, sending the text down the JSON path. Set by `#[derive(ToolParams)]`; not
-    /// for hand-written schemas.
-    #[doc(hidden)]
-    #[must_use]
-    pub fn with_text_checker(mut self, checker: TextCheckFn<T>) -> Self {
-        self.text_checker = Some(checker);
-        self
-    }
-
-    /// Whether values of this schema can be built by serde with every rule checked (the
-    /// one-pass reader `#[derive(ToolParams)]` generates).
-    pub(crate) fn has_checked_deserialize(&self) -> bool {
-        self.text_checker.is_some()
     }
 }
 
@@ -115,15 +90,6 @@ impl<T> Schema for ObjectSchema<T> {
 
     fn json_schema(&self) -> Option<&Value> {
         Some(&self.json_schema)
-    }
-
-    fn parse_text(&self, text: &str) -> Option<T> {
-        self.check_text(text)?.ok()
-    }
-
-    fn check_text(&self, text: &str) -> Option<Result<T, ValidationError>> {
-        let answer = (self.text_checker?)(text)?;
-        Some(answer.map_err(|error| error.in_object_declaring(self.declared)))
     }
 }
 
@@ -195,64 +161,6 @@ impl<'a> ObjectFields<'a> {
     /// the caller), the error says so rather than panicking.
     pub fn finish(self) -> ValidationError {
         ValidationError::from_issues(self.errors).unwrap_or_else(|| {
-            ValidationError::single(Issue::new("object could not be read", None))
-        })
-    }
-}
-
-/// Judges each field of a derived struct read in one pass from argument text, as
-/// [`ObjectFields`] judges the fields of a parsed object: the same rules on the same JSON, so
-/// the same violations in the same words. Used by the code `#[derive(ToolParams)]` generates.
-#[derive(Debug, Default)]
-pub struct TextReport {
-    issues: Vec<Issue>,
-}
-
-/// A field whose typed rules refused a value whose JSON cannot be rebuilt: the one pass gives
-/// up and the JSON path answers.
-#[derive(Debug)]
-pub struct GaveUp;
-
-impl TextReport {
-    /// An empty report.
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    /// Judges the field `name` from what its lenient read found (`None`: absent); on a
-    /// violation records the issues (under `name`) and returns `Ok(None)`.
-    pub fn field<T: ParamType>(
-        &mut self,
-        name: &str,
-        validator: &Validator<T>,
-        read: Option<Lenient<T>>,
-    ) -> Result<Option<T>, GaveUp> {
-        let arrived = match read {
-            None => None,
-            Some(Lenient::Typed(value, _)) if validator.accepts_typed(&value) => {
-                return Ok(Some(value));
-            }
-            // The typed rules refused (or have no say): the JSON rules judge what arrived.
-            Some(Lenient::Typed(value, kept)) => match kept.or_else(|| value.into_json()) {
-                Some(json) => Some(json),
-                None => return Err(GaveUp),
-            },
-            Some(Lenient::Other(json)) => Some(json),
-        };
-        match validator.check(arrived.as_ref()) {
-            Ok(value) => Ok(Some(value)),
-            Err(error) => {
-                let error = error.under(PathSegment::Key(name.to_owned()));
-                self.issues.extend(error.into_issues());
-                Ok(None)
-            }
-        }
-    }
-
-    /// The collected failures. Call it only after a field returned `Ok(None)`; if none did (a
-    /// bug in the caller), the error says so rather than panicking.
-    pub fn finish(self) -> ValidationError {
-        ValidationError::from_issues(self.issues).unwrap_or_else(|| {
             ValidationError::single(Issue::new("object could not be read", None))
         })
     }

@@ -4,7 +4,7 @@
 //!
 //! Rust users already describe parameters as serde structs with a schemars `JsonSchema` derive:
 //! rmcp's `Parameters<T>`, rig's tools and most MCP servers do. `#[derive(ToolParams)]` is the
-//! native way (the course's exact error texts, a one-pass parse of raw text), but such types should not have
+//! native way (the course's exact validators and error texts), but such types should not have
 //! to be rewritten. So [`TypedSchema`] takes the schema schemars generates (doc
 //! comments become descriptions, serde's renames and defaults are honoured, `#[schemars(range,
 //! length, regex)]` give the constraints), compiles it once with the `jsonschema` crate, and at

@@ -13,9 +13,6 @@ use super::{Issue, Schema, ValidationError};
 
 type CheckFn<T> = dyn Fn(Option<&Value>) -> Result<T, ValidationError> + Send + Sync;
 
-/// The validator's rules applied to an already typed value (see [`Validator::accepts_typed`]).
-pub(crate) type TypedFn<T> = Arc<dyn Fn(&T) -> bool + Send + Sync>;
-
 /// Checks one JSON value (an object's field) and turns it into a `T`.
 ///
 /// `check(None)` means the field was absent, which only optional validators accept.
@@ -31,9 +28,6 @@ pub(crate) type TypedFn<T> = Arc<dyn Fn(&T) -> bool + Send + Sync>;
 /// ```
 pub struct Validator<T> {
     check: Arc<CheckFn<T>>,
-    /// The same rules over a value serde has already built from the raw text, when they can be
-    /// stated that way; `None` sends such values through `check`.
-    typed: Option<TypedFn<T>>,
     json_schema: Option<Value>,
     optional: bool,
 }
@@ -42,7 +36,6 @@ impl<T> Clone for Validator<T> {
     fn clone(&self) -> Self {
         Self {
             check: Arc::clone(&self.check),
-            typed: self.typed.clone(),
             json_schema: self.json_schema.clone(),
             optional: self.optional,
         }
@@ -66,32 +59,9 @@ impl<T> Validator<T> {
     ) -> Self {
         Self {
             check: Arc::new(check),
-            typed: None,
             json_schema,
             optional: false,
         }
-    }
-
-    /// Declares how the same rules read on a value already typed by serde, which lets
-    /// derived parameter structs parse raw argument text in one pass.
-    /// It must accept exactly the typed values `check` accepts for a present value, and it
-    /// only ever sees present values: for an `Option` output, `None` means a JSON `null`
-    /// arrived (serde's reading of it), so accept it only when `check` turns `null` into `None`.
-    #[must_use]
-    pub fn with_typed_check(mut self, rules: impl Fn(&T) -> bool + Send + Sync + 'static) -> Self {
-        self.typed = Some(Arc::new(rules));
-        self
-    }
-
-    /// Whether a value serde built from the raw text passes the rules. `false` when the
-    /// validator cannot tell without the JSON (the caller then takes the JSON path).
-    pub fn accepts_typed(&self, value: &T) -> bool {
-        self.typed.as_ref().is_some_and(|rules| rules(value))
-    }
-
-    /// The typed rules, for combinators.
-    pub(crate) fn typed_rules(&self) -> Option<TypedFn<T>> {
-        self.typed.clone()
     }
 
     /// Runs the check; `None` stands for an absent field.
@@ -159,10 +129,6 @@ impl<T: 'static> Validator<T> {
     ) -> Self {
         let inner = Arc::clone(&self.check);
         let rule = Arc::new(rule);
-        let typed = self.typed.map(|inner_typed| {
-            let rule = Arc::clone(&rule);
-            Arc::new(move |value: &T| inner_typed(value) && rule(value).is_none()) as TypedFn<T>
-        });
         let refined = Validator {
             check: Arc::new(move |value: Option<&Value>| {
                 let accepted = inner(value)?;
@@ -171,7 +137,6 @@ impl<T: 'static> Validator<T> {
                     Some(message) => Err(ValidationError::single(Issue::new(message, value))),
                 }
             }),
-            typed,
             json_schema: self.json_schema,
             optional: self.optional,
         };
@@ -181,10 +146,8 @@ impl<T: 'static> Validator<T> {
     /// Turns the checked value into another type; the JSON Schema is unchanged.
     pub fn map<U>(self, convert: impl Fn(T) -> U + Send + Sync + 'static) -> Validator<U> {
         let inner = self.check;
-        // A mapped value has no typed rules: serde builds a `U`, the rules are about a `T`.
         Validator {
             check: Arc::new(move |value| inner(value).map(&convert)),
-            typed: None,
             json_schema: self.json_schema,
             optional: self.optional,
         }
@@ -237,7 +200,6 @@ pub fn integer_at_least(minimum: u64) -> Validator<u64> {
             None => Err(ValidationError::single(Issue::new(message.clone(), value))),
         },
     )
-    .with_typed_check(move |number| *number >= minimum)
 }
 
 /// 2^64 as an f64: the first float above every `u64`.

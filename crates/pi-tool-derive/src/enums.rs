@@ -60,13 +60,6 @@ pub(crate) fn expand(input: &DeriveInput, data: &DataEnum) -> syn::Result<TokenS
             fn validator() -> ::pi_tool::schema::Validator<Self> {
                 ::pi_tool::schema::enum_value::<Self>()
             }
-
-            fn deserialize_fast<'de, D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-            where
-                D: ::pi_tool::__private::serde::Deserializer<'de>,
-            {
-                ::pi_tool::__private::string_enum_fast(deserializer)
-            }
         }
     })
 }

@@ -16,7 +16,7 @@ use proc_macro::TokenStream;
 use syn::{Data, DeriveInput, parse_macro_input};
 
 /// Derives `pi_tool::schema::ObjectParams` and `pi_tool::schema::ParamType` for a struct with named fields
-/// (its parameters schema and one-pass parser), or `pi_tool::schema::StringEnum` and
+/// (its parameters schema and parser), or `pi_tool::schema::StringEnum` and
 /// `pi_tool::schema::ParamType` for an enum of unit variants (a string enum).
 #[proc_macro_derive(ToolParams, attributes(param, serde))]
 pub fn derive_tool_params(input: TokenStream) -> TokenStream {

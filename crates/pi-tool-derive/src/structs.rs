@@ -1,5 +1,5 @@
-//! A struct with named fields: its `ObjectParams` (schema, JSON parse, one-pass text parse) and
-//! its `ParamType` (so it can nest in other parameters).
+//! A struct with named fields: its `ObjectParams` (schema and parse) and its `ParamType` (so it
+//! can nest in other parameters).
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -186,10 +186,6 @@ fn generate(name: &syn::Ident, generics: &syn::Generics, fields: &[Field]) -> To
     let json_names: Vec<&String> = fields.iter().map(|field| &field.json_name).collect();
     let validators: Vec<&TokenStream> = fields.iter().map(|field| &field.validator).collect();
     let docs: Vec<&Vec<syn::LitStr>> = fields.iter().map(|field| &field.docs).collect();
-    let keys: Vec<syn::Ident> = (0..fields.len())
-        .map(|index| format_ident!("__Field{}", index))
-        .collect();
-    let expecting = name.to_string();
     // Every type parameter must itself be a parameter type, as serde asks `T: Deserialize`.
     let mut generics = generics.clone();
     let params: Vec<syn::Ident> = generics
@@ -205,23 +201,8 @@ fn generate(name: &syn::Ident, generics: &syn::Generics, fields: &[Field]) -> To
     let (impl_generics, type_generics, where_clause) = generics.split_for_impl();
     let generic = !params.is_empty();
     let turbofish = type_generics.as_turbofish();
-    // Built once per concrete type: a `static` for a plain struct; a generic one cannot hold a
-    // static of its own (statics do not take type parameters), so it asks the runtime's
-    // per-type store.
-    let validators_once = if generic {
-        quote! {
-            ::pi_tool::__private::per_type::<__PiToolValidators #type_generics>(|| {
-                __PiToolValidators { #( #idents: #validators, )* __marker: ::std::marker::PhantomData }
-            })
-        }
-    } else {
-        quote! {
-            static VALIDATORS: ::std::sync::OnceLock<__PiToolValidators> = ::std::sync::OnceLock::new();
-            VALIDATORS.get_or_init(|| __PiToolValidators { #( #idents: #validators, )* __marker: ::std::marker::PhantomData })
-        }
-    };
     let build_schema = quote! {
-        let validators = __pi_tool_validators #turbofish ();
+        let validators = __PiToolValidators #turbofish { #( #idents: #validators, )* __marker: ::std::marker::PhantomData };
         let fields = ::std::vec![
             #( ::pi_tool::__private::FieldSpec::new(#json_names, &validators.#idents, &[#(#docs),*]), )*
         ];
@@ -236,8 +217,10 @@ fn generate(name: &syn::Ident, generics: &syn::Generics, fields: &[Field]) -> To
                 _ => ::std::result::Result::Err(walker.finish()),
             }
         })
-        .with_text_checker(__pi_tool_check_text #turbofish)
     };
+    // Built once per concrete type: a `static` for a plain struct; a generic one cannot hold a
+    // static of its own (statics do not take type parameters), so it asks the runtime's
+    // per-type store.
     let schema_once = if generic {
         quote! {
             ::pi_tool::__private::per_type::<::pi_tool::schema::ObjectSchema<Self>>(|| { #build_schema })
@@ -261,18 +244,6 @@ fn generate(name: &syn::Ident, generics: &syn::Generics, fields: &[Field]) -> To
                 __marker: #marker,
             }
 
-            // Built once, shared by the schema (the JSON path) and the one-pass text path.
-            fn __pi_tool_validators #impl_generics () -> &'static __PiToolValidators #type_generics #where_clause {
-                #validators_once
-            }
-
-            // The one pass over argument text: the value, or every violation (see `visit_map`).
-            fn __pi_tool_check_text #impl_generics (
-                text: &str,
-            ) -> ::std::option::Option<::std::result::Result<#name #type_generics, ::pi_tool::schema::ValidationError>> #where_clause {
-                ::pi_tool::__private::check_text(text, __PiToolVisitor #turbofish (true, ::std::marker::PhantomData))
-            }
-
             impl #impl_generics ::pi_tool::schema::ObjectParams for #name #type_generics #where_clause {
                 fn object_schema() -> &'static ::pi_tool::schema::ObjectSchema<Self> {
                     #schema_once
@@ -282,139 +253,6 @@ fn generate(name: &syn::Ident, generics: &syn::Generics, fields: &[Field]) -> To
             impl #impl_generics ::pi_tool::schema::ParamType for #name #type_generics #where_clause {
                 fn validator() -> ::pi_tool::schema::Validator<Self> {
                     ::pi_tool::schema::object::<Self>()
-                }
-
-                fn deserialize_fast<'de, D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-                where
-                    D: ::pi_tool::__private::serde::Deserializer<'de>,
-                {
-                    // Nested: a violation fails this pass (the JSON path reports it).
-                    deserializer
-                        .deserialize_map(__PiToolVisitor #turbofish (false, ::std::marker::PhantomData))?
-                        .map_err(|_| {
-                            <D::Error as ::pi_tool::__private::serde::de::Error>::custom("rejected")
-                        })
-                }
-            }
-
-            // `true`: a refused value is reported (the top level); `false`: it fails the pass (a
-            // nested value, whose violations the JSON path reports), without the lenient reads.
-            struct __PiToolVisitor #impl_generics (bool, #marker) #where_clause;
-
-            impl<'de, #(#params),*> ::pi_tool::__private::serde::de::Visitor<'de> for __PiToolVisitor #type_generics #where_clause {
-                type Value = ::std::result::Result<#name #type_generics, ::pi_tool::schema::ValidationError>;
-
-                fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                    formatter.write_str(#expecting)
-                }
-
-                // Answers as the JSON path would on the parsed text: the value, or every
-                // violation (a field of another JSON type is kept as JSON and judged by the
-                // field's own rules). Fails, sending the text down the JSON path, where it
-                // cannot say (a violation inside a nested value).
-                #[allow(unused_mut, unused_variables)]
-                fn visit_map<A>(self, mut map: A) -> ::std::result::Result<Self::Value, A::Error>
-                where
-                    A: ::pi_tool::__private::serde::de::MapAccess<'de>,
-                {
-                    use ::pi_tool::__private::serde::de::Error as _;
-                    let validators = __pi_tool_validators #turbofish ();
-                    if !self.0 {
-                        #( let mut #idents: ::std::option::Option<#types> = ::std::option::Option::None; )*
-                        while let ::std::option::Option::Some(key) = map.next_key::<__PiToolKey>()? {
-                            match key {
-                                #(
-                                    __PiToolKey::#keys => {
-                                        #idents = ::std::option::Option::Some(
-                                            map.next_value_seed(::pi_tool::__private::Fast::<#types>::new())?,
-                                        );
-                                    }
-                                )*
-                                __PiToolKey::__Ignored => {
-                                    map.next_value::<::pi_tool::__private::serde::de::IgnoredAny>()?;
-                                }
-                            }
-                        }
-                        #(
-                            let #idents: #types = match #idents {
-                                ::std::option::Option::Some(value)
-                                    if validators.#idents.accepts_typed(&value) => value,
-                                ::std::option::Option::Some(_) => {
-                                    return ::std::result::Result::Err(A::Error::custom("rejected"));
-                                }
-                                ::std::option::Option::None => validators
-                                    .#idents
-                                    .check(::std::option::Option::None)
-                                    .map_err(|_| A::Error::custom("rejected"))?,
-                            };
-                        )*
-                        return ::std::result::Result::Ok(::std::result::Result::Ok(#name { #( #idents, )* }));
-                    }
-                    #( let mut #idents: ::std::option::Option<::pi_tool::__private::Lenient<#types>> = ::std::option::Option::None; )*
-                    while let ::std::option::Option::Some(key) = map.next_key::<__PiToolKey>()? {
-                        match key {
-                            #(
-                                __PiToolKey::#keys => {
-                                    #idents = ::std::option::Option::Some(
-                                        map.next_value_seed(::pi_tool::__private::LenientSeed::<#types>::new())?,
-                                    );
-                                }
-                            )*
-                            __PiToolKey::__Ignored => {
-                                map.next_value::<::pi_tool::__private::serde::de::IgnoredAny>()?;
-                            }
-                        }
-                    }
-                    let mut report = ::pi_tool::__private::TextReport::new();
-                    #(
-                        let #idents = report
-                            .field(#json_names, &validators.#idents, #idents)
-                            .map_err(|_| A::Error::custom("rejected"))?;
-                    )*
-                    #[allow(unreachable_patterns)]
-                    ::std::result::Result::Ok(match ( #( #idents, )* ) {
-                        ( #( ::std::option::Option::Some(#idents), )* ) => {
-                            ::std::result::Result::Ok(#name { #( #idents, )* })
-                        }
-                        _ => ::std::result::Result::Err(report.finish()),
-                    })
-                }
-            }
-
-            // The fields by JSON name, matched without allocating (as serde's derive does).
-            #[allow(non_camel_case_types)]
-            enum __PiToolKey {
-                #( #keys, )*
-                __Ignored,
-            }
-
-            impl<'de> ::pi_tool::__private::serde::Deserialize<'de> for __PiToolKey {
-                fn deserialize<D>(deserializer: D) -> ::std::result::Result<Self, D::Error>
-                where
-                    D: ::pi_tool::__private::serde::Deserializer<'de>,
-                {
-                    struct __PiToolKeyVisitor;
-
-                    impl<'de> ::pi_tool::__private::serde::de::Visitor<'de> for __PiToolKeyVisitor {
-                        type Value = __PiToolKey;
-
-                        fn expecting(&self, formatter: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
-                            formatter.write_str("a field name")
-                        }
-
-                        fn visit_str<E>(self, key: &str) -> ::std::result::Result<__PiToolKey, E>
-                        where
-                            E: ::pi_tool::__private::serde::de::Error,
-                        {
-                            #[allow(unreachable_patterns)]
-                            ::std::result::Result::Ok(match key {
-                                #( #json_names => __PiToolKey::#keys, )*
-                                _ => __PiToolKey::__Ignored,
-                            })
-                        }
-                    }
-
-                    deserializer.deserialize_identifier(__PiToolKeyVisitor)
                 }
             }
         };

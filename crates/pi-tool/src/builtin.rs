@@ -75,18 +75,3 @@ fn register_constant(registry: &mut ToolRegistry, tool: RegisteredTool) {
         .register(tool)
         .expect("the built-in tools have distinct names");
 }
-
-#[cfg(test)]
-mod fast_path_tests {
-    use super::*;
-    use crate::schema::Schema;
-
-    #[test]
-    fn echo_parses_raw_text_in_one_pass() {
-        let schema = ValueParams::object_schema();
-        assert_eq!(
-            schema.parse_text(r#"{"value":"Pi","ignored":"drop me"}"#),
-            Some(ValueParams { value: "Pi".into() })
-        );
-    }
-}

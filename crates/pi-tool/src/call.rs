@@ -2,13 +2,9 @@
 //! MCP) and whoever calls (the agent loop, the MCP server, the CLI). One call in, exactly one
 //! paired result out; panics are contained at every step.
 //!
-//! Parsing takes one of two ways, chosen by measurement (`scripts/instruction-counts.sh`):
-//! - arguments that are still text are read in one pass straight into the tool's typed
-//!   parameters when the schema can ([`crate::schema::Schema::check_text`]); no
-//!   `serde_json::Value` is built;
-//! - otherwise (JSON arguments, a schema that cannot read text, or a refusal that the tool's
-//!   repair step may mend) the arguments are parsed as JSON, and repaired only if the schema
-//!   refuses them as they are.
+//! Arguments arrive as a parsed JSON `Value` (the loop's assembled stream, the object rmcp
+//! hands over); the tool's schema checks them, and the tool's repair step sees them only if
+//! the schema refuses them as they are.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -17,10 +13,10 @@ use futures::FutureExt;
 use serde_json::Value;
 
 use crate::call_context::CallContext;
-use crate::failure::{failure_message, invalid_message, panic_message, pretty};
-use crate::model_text::{Wording, invalid_json_in, panic_without_message, unknown_tool};
+use crate::failure::{failure_message, panic_message};
+use crate::model_text::{Wording, unknown_tool};
 use crate::prepared::PreparedCall;
-use crate::registered::{OutputFuture, TextStart};
+use crate::registered::OutputFuture;
 use crate::{
     CallFailure, ExecutedCall, FailureKind, ToolCall, ToolRegistry, ToolResultMessage, now_millis,
 };
@@ -105,73 +101,6 @@ impl PreparedCall {
             Ok(running) => finish(self.id, self.name, running, self.wording).await,
             Err(panic) => panicked(self.id, self.name, self.wording, &*panic),
         }
-    }
-}
-
-/// Runs a call whose arguments are still the raw JSON text a provider delivered.
-///
-/// Same order and guarantees as [`execute_tool_call`]: an unknown tool is reported before the
-/// text is looked at; text that is not JSON is a paired failure, not an error; empty text
-/// (what some providers stream for a call without arguments) means `{}`.
-///
-/// ```
-/// use pi_tool::{CallContext, builtin, execute_raw_tool_call};
-///
-/// let tools = builtin::registry();
-/// let run = |raw| futures::executor::block_on(
-///     execute_raw_tool_call("call-1", "echo", raw, &tools, CallContext::default()));
-/// assert_eq!(run(r#"{"value":"Pi","ignored":"drop me"}"#).text(), "Pi");
-/// assert!(run(r#"{"value":"Pi""#).text().starts_with("Tool echo failed: 参数不是有效的 JSON"));
-/// ```
-pub async fn execute_raw_tool_call(
-    id: &str,
-    name: &str,
-    raw_arguments: &str,
-    registry: &ToolRegistry,
-    context: CallContext,
-) -> ToolResultMessage {
-    let wording = registry.wording();
-    let Some(tool) = registry.get(name) else {
-        let reason = unknown_tool(wording, name);
-        return failure_message(id.into(), name.into(), wording, &reason);
-    };
-    // The one copy of the id: the tool's context and the result share it. The name is the
-    // registry's own (the lookup matched it exactly).
-    let (id, name) = (ArcStr::from(id), tool.shared_name().clone());
-    // The one-pass parse: JSON allows whitespace around the value, so no trimming here.
-    let mut unused = Some(context);
-    let started = catch_unwind(AssertUnwindSafe(|| {
-        tool.start_text(raw_arguments, &id, &mut unused)
-    }));
-    match (started, unused) {
-        (Ok(TextStart::Started(running)), _) => finish(id, name, running, wording).await.message,
-        (Ok(TextStart::Rejected(invalid)), _) => {
-            invalid_message(id, name, wording, &invalid, || {
-                serde_json::from_str(raw_arguments)
-                    .map_or_else(|_| raw_arguments.trim().to_owned(), |value| pretty(&value))
-            })
-        }
-        // Declined, or the one-pass parse panicked: the JSON parse decides, and reports. Boxed:
-        // this future is moved by whatever polls it, and the one-pass call should stay small.
-        (_, Some(context)) => {
-            let arguments = match raw_arguments.trim() {
-                "" => Value::Object(serde_json::Map::new()),
-                text => match serde_json::from_str(text) {
-                    Ok(arguments) => arguments,
-                    Err(error) => {
-                        let reason = invalid_json_in(wording, &error);
-                        return failure_message(id, name, wording, &reason);
-                    }
-                },
-            };
-            match PreparedCall::parse(id, name, tool, &arguments, wording) {
-                Ok(prepared) => Box::pin(prepared.run(context)).await.message,
-                Err(failure) => failure.into_message(),
-            }
-        }
-        // The tool's own synchronous start panicked.
-        (Err(panic), None) => failure_message(id, name, wording, &panic_message(&*panic)),
-        (Ok(_), None) => failure_message(id, name, wording, panic_without_message(wording)),
     }
 }
 

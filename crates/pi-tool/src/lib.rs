@@ -77,7 +77,7 @@ pub use pi_schema::model_text;
 pub use annotations::ToolAnnotations;
 /// The shared string of call ids and tool names in messages: cloning it copies a pointer.
 pub use arcstr::ArcStr;
-pub use call::{execute_raw_tool_call, execute_tool_call, prepare_tool_call};
+pub use call::{execute_tool_call, prepare_tool_call};
 pub use call_context::CallContext;
 pub use content::{Content, image, text};
 pub use error_text::error_text;
@@ -157,5 +157,4 @@ pub use tool_error::ToolError;
 #[doc(hidden)]
 pub mod __private {
     pub use pi_schema::derive_support::*;
-    pub use serde;
 }

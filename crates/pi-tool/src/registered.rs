@@ -7,7 +7,6 @@ use arcstr::ArcStr;
 use futures::future::BoxFuture;
 use serde_json::{Value, json};
 
-use crate::call_context::CallContext;
 use crate::schema::{Defaults, ValidationError};
 use crate::{Tool, ToolContext, ToolDefinition, ToolError, ToolOutput};
 
@@ -34,24 +33,6 @@ trait ErasedTool: Send + Sync {
     fn repair(&self, arguments: &Value) -> Option<Value>;
     fn parse(&self, arguments: &Value) -> Result<Parsed, ValidationError>;
     fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_>;
-    fn start_text(
-        &self,
-        text: &str,
-        call_id: &ArcStr,
-        context: &mut Option<CallContext>,
-    ) -> TextStart<'_>;
-}
-
-/// What the one-pass parse made of a call's raw argument text.
-pub(crate) enum TextStart<'a> {
-    /// Accepted: the tool is running (the context was taken).
-    Started(OutputFuture<'a>),
-    /// Refused, with every violation, as the JSON parse would have refused it (only for a tool
-    /// without a repair step: a refusal is where a repair step gets its turn).
-    Rejected(ValidationError),
-    /// Left to the JSON parse (the context was left in place): the schema cannot read text, or
-    /// the tool's repair step may mend what the schema refused.
-    Declined,
 }
 
 impl<T: Tool> ErasedTool for T {
@@ -106,28 +87,6 @@ impl<T: Tool> ErasedTool for T {
             // Parameters always come from this tool's own `parse`; a mismatch is a bug, reported
             // as a failed call rather than a panic.
             Err(_) => Box::pin(async { Err(ToolError::new("parameters of another tool")) }),
-        }
-    }
-
-    fn start_text(
-        &self,
-        text: &str,
-        call_id: &ArcStr,
-        context: &mut Option<CallContext>,
-    ) -> TextStart<'_> {
-        // Typed parameters go straight from the text into `execute`: no erased box between.
-        match (self.schema().check_text(text), context.take()) {
-            (Some(Ok(params)), Some(context)) => {
-                TextStart::Started(start_typed(self, params, context.for_call(call_id)))
-            }
-            (Some(Err(violations)), taken) if self.prepare_arguments().is_none() => {
-                *context = taken;
-                TextStart::Rejected(violations)
-            }
-            (_, taken) => {
-                *context = taken;
-                TextStart::Declined
-            }
         }
     }
 }
@@ -187,11 +146,6 @@ impl RegisteredTool {
 
     /// The tool's name.
     pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The tool's name, shared with the results that carry it.
-    pub(crate) fn shared_name(&self) -> &ArcStr {
         &self.name
     }
 
@@ -267,19 +221,6 @@ impl RegisteredTool {
     /// Starts the tool on parameters from its own [`RegisteredTool::parse`].
     pub(crate) fn start(&self, params: ErasedParams, context: ToolContext) -> OutputFuture<'_> {
         self.inner.tool.start(params, context)
-    }
-
-    /// Parses raw argument text in one pass and starts the tool on it (taking `context`), or
-    /// refuses it with every violation; declines (leaving `context` for the JSON parse) when
-    /// the schema cannot read text or a repair step may mend what it refused. Panics are the
-    /// caller's to contain.
-    pub(crate) fn start_text(
-        &self,
-        text: &str,
-        call_id: &ArcStr,
-        context: &mut Option<CallContext>,
-    ) -> TextStart<'_> {
-        self.inner.tool.start_text(text, call_id, context)
     }
 }
 

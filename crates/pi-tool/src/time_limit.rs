@@ -3,6 +3,7 @@
 //! answered for it (timed out, or aborted). The agent loop, the MCP server and the CLI all wait
 //! this way.
 
+use std::task::Poll;
 use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
@@ -60,6 +61,11 @@ impl PreparedCall {
         context.signal = Some(token.clone());
         let running = self.run(context);
         tokio::pin!(running);
+        // Most tools answer on their first poll: such a call sets up no race. (The race below is
+        // biased towards the tool, so it would have taken the same answer.)
+        if let Poll::Ready(executed) = futures::poll!(&mut running) {
+            return executed;
+        }
         let time_limit = async {
             match limit {
                 Some(limit) => tokio::time::sleep(limit).await,

@@ -11,7 +11,7 @@ use common::RequestParams;
 use pi_tool::schema::{ObjectParams, ObjectSchema, Schema, Validator};
 use pi_tool::{
     CallContext, FnTool, RegisteredTool, Tool, ToolCall, ToolContext, ToolError, ToolOutput,
-    ToolRegistry, execute_raw_tool_call, execute_tool_call, model_text,
+    ToolRegistry, execute_tool_call, model_text,
 };
 use serde_json::{Value, json};
 
@@ -24,16 +24,10 @@ fn request_tool() -> RegisteredTool {
     ))
 }
 
-/// Runs the call down both paths, parsed JSON and raw text, and checks they answer alike.
+/// Runs the call.
 async fn run(tools: &ToolRegistry, name: &str, arguments: Value) -> pi_tool::ToolResultMessage {
-    let raw = arguments.to_string();
     let call = ToolCall::new("call-9", name, arguments);
-    let mut from_json = execute_tool_call(&call, tools, CallContext::default()).await;
-    let from_text =
-        execute_raw_tool_call("call-9", name, &raw, tools, CallContext::default()).await;
-    from_json.timestamp = from_text.timestamp;
-    assert_eq!(from_json, from_text, "the JSON and raw-text paths disagree");
-    from_text
+    execute_tool_call(&call, tools, CallContext::default()).await
 }
 
 #[tokio::test]
@@ -257,58 +251,8 @@ async fn an_explicit_is_error_false_and_image_content_are_kept() {
     );
 }
 
-/// A schema whose one-pass text parser panics: the raw path must fall back to the JSON path,
-/// which answers for the arguments as usual.
-struct PanickingTextParser;
-
-impl Schema for PanickingTextParser {
-    type Output = String;
-
-    fn parse(&self, value: &Value) -> Result<String, pi_tool::schema::ValidationError> {
-        RequestParams::object_schema()
-            .parse(value)
-            .map(|params| params.value)
-    }
-
-    fn json_schema(&self) -> Option<&Value> {
-        RequestParams::object_schema().json_schema()
-    }
-
-    fn parse_text(&self, _text: &str) -> Option<String> {
-        panic!("text parser exploded")
-    }
-}
-
 #[tokio::test]
-async fn a_panicking_text_parser_falls_back_to_the_json_path() {
-    let tool = FnTool::new(
-        "fallback",
-        "Its text parser panics",
-        PanickingTextParser,
-        |value: String, _cx| async move { Ok(ToolOutput::text(value)) },
-    );
-    let tools = ToolRegistry::new([tool]).unwrap();
-    let ok = execute_raw_tool_call(
-        "call-1",
-        "fallback",
-        r#"{"value":"Pi"}"#,
-        &tools,
-        CallContext::default(),
-    )
-    .await;
-    assert_eq!((ok.text(), ok.is_error), ("Pi".to_owned(), false));
-    let bad =
-        execute_raw_tool_call("call-2", "fallback", "{}", &tools, CallContext::default()).await;
-    assert!(bad.is_error);
-    assert!(
-        bad.text().starts_with("Tool fallback failed:"),
-        "{}",
-        bad.text()
-    );
-}
-
-#[tokio::test]
-async fn raw_calls_get_the_callers_signal_progress_and_their_own_id() {
+async fn calls_get_the_callers_signal_progress_and_their_own_id() {
     use std::sync::{Arc, Mutex};
     let tool = FnTool::new(
         "probe",
@@ -330,7 +274,8 @@ async fn raw_calls_get_the_callers_signal_progress_and_their_own_id() {
             move |update: pi_tool::ToolUpdate| seen.lock().unwrap().extend(update.content)
         })),
     };
-    let running = execute_raw_tool_call("call-7", "probe", r#" {"value":"x"} "#, &tools, context);
+    let call = ToolCall::new("call-7", "probe", json!({"value": "x"}));
+    let running = execute_tool_call(&call, &tools, context);
     let canceller = async {
         tokio::task::yield_now().await;
         signal.cancel();
@@ -394,20 +339,4 @@ async fn the_call_id_and_tool_name_are_shared_not_copied() {
     let result = execute_tool_call(&call, &tools, CallContext::default()).await;
     assert!(pi_tool::ArcStr::ptr_eq(&call.id, &result.tool_call_id));
     assert_eq!(*seen.lock().unwrap(), Some(call.id.as_ptr() as usize));
-
-    let raw = execute_raw_tool_call(
-        "call-raw",
-        "request",
-        r#"{"value":"x"}"#,
-        &tools,
-        CallContext::default(),
-    )
-    .await;
-    assert_eq!(raw.tool_call_id, "call-raw");
-    assert_eq!(
-        *seen.lock().unwrap(),
-        Some(raw.tool_call_id.as_ptr() as usize)
-    );
-    let registered = tools.get("request").unwrap();
-    assert_eq!(raw.tool_name.as_ptr(), registered.name().as_ptr());
 }

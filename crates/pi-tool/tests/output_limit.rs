@@ -5,7 +5,7 @@
 use pi_tool::schema::DynamicSchema;
 use pi_tool::{
     CallContext, FnTool, MAX_TOOL_OUTPUT_BYTES, RegisteredTool, ToolCall, ToolOutput, ToolRegistry,
-    execute_raw_tool_call, execute_tool_call,
+    execute_tool_call,
 };
 use serde_json::{Value, json};
 
@@ -25,22 +25,18 @@ fn flooding() -> ToolRegistry {
 async fn a_flood_of_output_is_cut_with_a_note() {
     let tools = flooding();
     let call = ToolCall::new("c1", "flood", json!({}));
-    for result in [
-        execute_tool_call(&call, &tools, CallContext::default()).await,
-        execute_raw_tool_call("c1", "flood", "{}", &tools, CallContext::default()).await,
-    ] {
-        assert!(!result.is_error);
-        assert_eq!(result.tool_call_id, "c1");
-        let text = result.text();
-        assert!(text.len() < MAX_TOOL_OUTPUT_BYTES + 200);
-        assert!(
-            text.ends_with(&format!(
-                "[output truncated: the tool returned {} bytes; at most {} reach the model]",
-                MAX_TOOL_OUTPUT_BYTES + 10,
-                MAX_TOOL_OUTPUT_BYTES
-            )),
-            "{}",
-            &text[text.len() - 120..]
-        );
-    }
+    let result = execute_tool_call(&call, &tools, CallContext::default()).await;
+    assert!(!result.is_error);
+    assert_eq!(result.tool_call_id, "c1");
+    let text = result.text();
+    assert!(text.len() < MAX_TOOL_OUTPUT_BYTES + 200);
+    assert!(
+        text.ends_with(&format!(
+            "[output truncated: the tool returned {} bytes; at most {} reach the model]",
+            MAX_TOOL_OUTPUT_BYTES + 10,
+            MAX_TOOL_OUTPUT_BYTES
+        )),
+        "{}",
+        &text[text.len() - 120..]
+    );
 }

@@ -5,7 +5,7 @@
 use pi_tool::model_text::Wording;
 use pi_tool::{
     CallContext, FnTool, ToolCall, ToolError, ToolOutput, ToolParams, ToolRegistry,
-    execute_raw_tool_call, execute_tool_call, prepare_tool_call,
+    execute_tool_call, prepare_tool_call,
 };
 use serde_json::{Value, json};
 
@@ -72,7 +72,7 @@ async fn invalid_arguments_read_as_pi_writes_them() {
 }
 
 #[tokio::test]
-async fn unknown_tools_errors_and_bad_json_read_as_pi_writes_them() {
+async fn unknown_tools_errors_and_refusals_read_as_pi_writes_them() {
     assert_eq!(
         run(Wording::Pi, "write", json!({})).await,
         ("Tool write not found".to_owned(), true)
@@ -86,31 +86,9 @@ async fn unknown_tools_errors_and_bad_json_read_as_pi_writes_them() {
         run(Wording::Pi, "read", json!({"path": "missing.txt"})).await,
         ("ENOENT: no such file or directory".to_owned(), true)
     );
-    let raw = execute_raw_tool_call(
-        "c1",
-        "read",
-        r#"{"path": "a.txt""#,
-        &tools(Wording::Pi),
-        CallContext::default(),
-    )
-    .await;
-    assert!(
-        raw.text()
-            .starts_with("Tool arguments are not valid JSON: "),
-        "{}",
-        raw.text()
-    );
-    // The raw-text path's refusal shows the arguments as the JSON path does.
-    let refused = execute_raw_tool_call(
-        "c1",
-        "read",
-        r#"{"path": 7}"#,
-        &tools(Wording::Pi),
-        CallContext::default(),
-    )
-    .await;
+    // A refusal shows the arguments as Pi does.
     assert_eq!(
-        refused.text(),
+        run(Wording::Pi, "read", json!({"path": 7})).await.0,
         "Validation failed for tool \"read\":\n  - path: must be string, received number 7\n\n\
          Received arguments:\n{\n  \"path\": 7\n}"
     );

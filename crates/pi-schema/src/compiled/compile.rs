@@ -1,6 +1,6 @@
 //! Compiling a JSON Schema into [`Node`]s: what is checked natively, what is handed to its own
 //! `jsonschema` validator, and what cannot be mirrored at all (then nothing is compiled and the
-//! JSON path stays in charge).
+//! generic path stays in charge).
 
 use indexmap::IndexMap;
 use serde_json::{Map, Value};
@@ -53,7 +53,7 @@ const ENTANGLED: [&str; 8] = [
     "$recursiveAnchor",
 ];
 /// The drafts whose semantics this mirrors (`$schema` absent means 2020-12, as for the JSON
-/// path). Draft-04 (boolean exclusive bounds, no integer-valued floats) is left to the JSON path.
+/// path). Draft-04 (boolean exclusive bounds, no integer-valued floats) is left to the generic path.
 const DRAFTS: [&str; 7] = [
     "https://json-schema.org/draft/2020-12/schema",
     "https://json-schema.org/draft/2019-09/schema",
@@ -64,7 +64,7 @@ const DRAFTS: [&str; 7] = [
     "https://json-schema.org/draft/2020-12/schema#",
 ];
 
-/// Compiles `root` for one-pass parsing; `None` when the JSON path must stay in charge.
+/// Compiles `root` for the one-walk check; `None` when the generic path must stay in charge.
 pub(crate) fn compile(root: &Value) -> Option<Node> {
     let draft = match root.get("$schema") {
         None => None,
@@ -97,7 +97,7 @@ impl<'s> Compiler<'s> {
         let object = match schema {
             Value::Bool(true) => return Some(Node::Any),
             Value::Object(object) => object,
-            // `false` and non-schemas: the JSON path (whose compiler has already vetted it).
+            // `false` and non-schemas: the generic path (whose compiler has already vetted it).
             _ => return None,
         };
         if let Some(reference) = object.get("$ref") {
@@ -272,7 +272,7 @@ impl<'s> Compiler<'s> {
 /// Whether the object rules read the same on the filtered value as natively checked here.
 /// Without `properties` nothing is filtered, so `required` or `additionalProperties` would
 /// judge every key; and a required name the filter drops can never be met. Such nodes are
-/// delegated, which checks the filtered value exactly as the JSON path does.
+/// delegated, which checks the filtered value exactly as the generic path does.
 fn filters_as_validated(object: &Map<String, Value>) -> bool {
     let Some(Value::Object(properties)) = object.get("properties") else {
         return !object.contains_key("required") && !object.contains_key("additionalProperties");

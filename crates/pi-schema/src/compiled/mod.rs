@@ -1,25 +1,24 @@
-//! A JSON Schema compiled for the one-pass path of [`DynamicSchema`](super::DynamicSchema):
-//! raw argument text is parsed straight into the filtered JSON value (undeclared properties
-//! skipped; defaults are filled in afterwards, once the value is accepted) while the schema's
-//! rules are checked, with no intermediate
-//! `Value` to walk twice.
+//! A JSON Schema compiled for [`DynamicSchema`](super::DynamicSchema)'s parse: the arguments
+//! are filtered (undeclared properties dropped; defaults are filled in afterwards, once the
+//! value is accepted) while the schema's rules are checked, in one walk instead of a filter
+//! pass and a validation pass.
 //!
-//! Hand-written because no crate does this: `jsonschema` validates a finished `Value`, and serde
-//! knows nothing of JSON Schema. It mirrors the JSON path exactly or not at all:
+//! Hand-written because no crate does this: `jsonschema` validates a finished `Value` and does
+//! not filter. It mirrors the generic path (the filter, then `jsonschema`) exactly or not at all:
 //!
 //! - the rules checked here (types, string enums, lengths, numeric bounds, items, item counts,
 //!   properties, required, `additionalProperties: false`/`true`) are the common core of tool
 //!   schemas; any other keyword hands its whole subschema to a `jsonschema` validator compiled
-//!   for that subschema alone, which sees the same filtered value the JSON path would;
+//!   for that subschema alone, which sees the same filtered value the generic path would;
 //! - a schema this cannot mirror (`$ref` cycles, `$id`/anchors, a `$ref` inside a delegated
 //!   subschema, draft-04) is not compiled: such tools keep
-//!   the JSON path;
-//! - anything doubtful at parse time (a rule broken, an integer too large to compare exactly)
+//!   the generic path;
+//! - anything doubtful during the walk (a rule broken, an integer too large to compare exactly)
 //!   is noted while the walk goes on filtering; a doubted value then gets `jsonschema`'s verdict
-//!   and its report of every violation, with no second parse.
+//!   and its report of every violation, on the value already filtered.
 //!
 //! The node types are here; [`compile`](compile::compile) turns a schema into nodes, and
-//! [`walk`] reads text or a parsed value under them.
+//! [`walk`] reads a parsed value under them.
 
 use std::fmt;
 
@@ -32,7 +31,7 @@ mod tests;
 mod walk;
 
 pub(crate) use compile::compile;
-pub(crate) use walk::{Walked, check, parse};
+pub(crate) use walk::{Walked, check};
 
 /// A compiled schema node.
 #[derive(Debug)]

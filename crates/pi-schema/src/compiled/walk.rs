@@ -1,5 +1,5 @@
-//! The one-pass walk: text (or a parsed value) read under compiled [`Node`]s, filtered as the
-//! generic filter would, with every broken rule noted as a doubt instead of stopping the walk.
+//! The walk: a parsed value read under compiled [`Node`]s, filtered as the generic filter
+//! would, with every broken rule noted as a doubt instead of stopping the walk.
 
 use std::borrow::Cow;
 use std::cell::Cell;
@@ -14,7 +14,7 @@ use crate::filter::drop_undeclared;
 /// Integers beyond this magnitude are not compared with `f64` bounds here.
 const EXACT_IN_F64: f64 = 9_007_199_254_740_992.0;
 
-/// What a walk made of a value: the value filtered as the JSON path's filter would (undeclared
+/// What a walk made of a value: the value filtered as the generic path's filter would (undeclared
 /// properties dropped), and whether any rule doubted it. A doubted value
 /// goes to `jsonschema` for the verdict and the full report.
 pub(crate) struct Walked {
@@ -22,26 +22,7 @@ pub(crate) struct Walked {
     pub(crate) doubted: bool,
 }
 
-/// Parses `text` against `node` in one pass; `None` when the text is not JSON (the JSON path
-/// then says so).
-pub(crate) fn parse(node: &Node, text: &str) -> Option<Walked> {
-    let doubts = Cell::new(false);
-    let mut deserializer = serde_json::Deserializer::from_str(text);
-    let value = NodeSeed {
-        node,
-        doubts: &doubts,
-    }
-    .deserialize(&mut deserializer)
-    .ok()?;
-    deserializer.end().ok()?;
-    Some(Walked {
-        value,
-        doubted: doubts.get(),
-    })
-}
-
-/// Checks and filters an already parsed value against `node` in one walk (the same visitor
-/// reads a `Value` as it reads text).
+/// Checks and filters an already parsed value against `node` in one walk.
 pub(crate) fn check(node: &Node, value: &Value) -> Option<Walked> {
     let doubts = Cell::new(false);
     let value = NodeSeed {
@@ -56,7 +37,7 @@ pub(crate) fn check(node: &Node, value: &Value) -> Option<Walked> {
     })
 }
 
-/// Stops the walk: what is left for the JSON path to say (a value too deep to filter).
+/// Stops the walk: what is left for the generic path to say (a value too deep to filter).
 fn give_up<E: de::Error>() -> E {
     E::custom("too deep")
 }
@@ -210,7 +191,7 @@ impl<'de> Visitor<'de> for NativeVisitor<'_, '_> {
         let rules = self.rules;
         self.unless(rules.types.allows(Types::OBJECT) && rules.strings.is_none());
         let Some(object) = &rules.object else {
-            // No `properties` here: nothing is filtered, as on the JSON path.
+            // No `properties` here: nothing is filtered, as on the generic path.
             return de::Deserialize::deserialize(de::value::MapAccessDeserializer::new(map));
         };
         // Sized once: growing the map would rehash every key.
@@ -282,7 +263,7 @@ impl Seen {
     }
 }
 
-/// A map key, borrowed from the text when it has no escapes.
+/// A map key, borrowed from the value.
 struct KeySeed;
 
 impl<'de> DeserializeSeed<'de> for KeySeed {
