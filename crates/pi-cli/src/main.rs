@@ -1,6 +1,10 @@
-//! `pi-tool`: run Pi-style tool calls from the command line.
+//! `pi-tool`: a coding agent with Pi's own command line, and Pi-style tool calls from the
+//! command line.
 //!
-//! `tools` shows what a model would be shown, `call` runs one call, `run` a stream of calls
+//! Without a subcommand it is Pi: `pi-tool [options] [@files...] [messages...]` runs the print
+//! mode (`-p`), the JSON mode (`--mode json`) or the RPC mode (`--mode rpc`) over the session
+//! runtime (`commands::pi_mode`, `commands::rpc_mode`). The subcommands: `tools` shows what a
+//! model would be shown, `call` runs one call, `run` a stream of calls
 //! (JSONL in, JSONL out, order kept), `check` checks arguments against a schema, `agent` runs
 //! the agent loop with a real model or a scripted one (each run recorded in a Pi session),
 //! `session` reads and compacts session files, `serve` serves the tools over MCP, `mcp` uses another MCP
