@@ -411,11 +411,6 @@ impl CodingSession {
         self.streaming.load(std::sync::atomic::Ordering::SeqCst)
     }
 
-    /// The model the session talks to.
-    pub fn model(&self) -> pi_ai::ModelInfo {
-        self.agent.config().provider.model()
-    }
-
     /// The conversation the model would be sent next (the session's context at its leaf).
     pub fn messages(&self) -> Result<Vec<Message>, RuntimeError> {
         self.recorder

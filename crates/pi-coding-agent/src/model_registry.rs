@@ -257,14 +257,6 @@ impl ModelRegistry {
             .map_or(&[], |facts| facts.env_keys.as_slice())
     }
 
-    /// How Pi shows `provider` (`Google Gemini`); the name itself for others.
-    pub fn display_name_of<'a>(&'a self, provider: &'a str) -> &'a str {
-        self.facts
-            .get(provider)
-            .and_then(|facts| facts.display_name.as_deref())
-            .unwrap_or(provider)
-    }
-
     /// The models.json this registry read (or its bare name).
     pub fn models_path(&self) -> &Path {
         &self.models_path
