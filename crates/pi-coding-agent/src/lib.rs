@@ -97,6 +97,7 @@ mod run_model;
 mod run_prompt;
 mod runtime_error;
 mod secret;
+mod session_host;
 mod session_open;
 mod session_setup;
 mod session_stats;
@@ -154,6 +155,7 @@ pub use run_model::{
 pub use run_prompt::{PromptOptions, PromptSource, ResourceFlags, RunPrompt, today};
 pub use runtime_error::RuntimeError;
 pub use secret::Secret;
+pub use session_host::{Changed, ForkPoint, HostError, SessionHost};
 pub use session_open::{
     FoundSession, OpenedSession, SessionTarget, find_session, open_session, session_dir,
 };

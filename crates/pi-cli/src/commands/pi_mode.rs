@@ -19,12 +19,12 @@ use std::sync::Arc;
 use anyhow::Context;
 use clap::Args;
 use pi_agent::{AgentEvent, EndReason, ExecutionMode};
-use pi_ai::{Message, StopReason};
+use pi_ai::{Message, StopReason, UserMessage};
 use pi_coding_agent::{
     ApprovalSetup, FileArguments, McpServers, ModelRequest, PromptOptions, ResourceFlags,
-    RetryPolicy, Secret, SessionSetup, Started, ThinkingLevel, ToolSelection, command_line_prompts,
-    load_registry, load_settings, model_list_text, name_list, resolve_run_model, session_model,
-    split_file_arguments, thinking_budgets,
+    RetryPolicy, Secret, SessionHost, SessionSetup, Started, ThinkingLevel, ToolSelection,
+    command_line_prompts, load_registry, load_settings, model_list_text, name_list,
+    resolve_run_model, session_model, split_file_arguments, thinking_budgets,
 };
 use pi_providers::ProviderConfig;
 use pi_tool::ToolRegistry;
@@ -236,16 +236,73 @@ impl PiArgs {
     }
 }
 
-/// Runs Pi's print or JSON mode. `tools` holds every tool that could be offered (the coding
-/// tools of `cwd`); the flags choose among them.
-pub(crate) async fn run(
-    args: PiArgs,
+/// Which front end Pi's options ask for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum FrontEnd {
+    /// `-p`, or stdin or stdout not a terminal: print the last answer.
+    Print,
+    /// `--mode json`: every event as a JSON line.
+    Json,
+    /// `--mode rpc`: Pi's RPC mode.
+    Rpc,
+    /// A terminal on both sides and no `-p`: Pi's interactive mode.
+    Interactive,
+}
+
+impl PiArgs {
+    /// The front end these options and the terminals ask for.
+    pub(crate) fn front_end(&self) -> FrontEnd {
+        match self.mode {
+            Some(OutputMode::Json) => FrontEnd::Json,
+            Some(OutputMode::Rpc) => FrontEnd::Rpc,
+            _ if !self.print
+                && std::io::stdin().is_terminal()
+                && std::io::stdout().is_terminal() =>
+            {
+                FrontEnd::Interactive
+            }
+            _ => FrontEnd::Print,
+        }
+    }
+}
+
+/// A run ready to take prompts: the session host with its session started, and the messages
+/// of the command line (`@files`, piped input, message arguments) to send first.
+pub(crate) struct PreparedRun {
+    /// The session, its model and everything it was started from.
+    pub(crate) host: SessionHost,
+    /// The command line's prompts, in order.
+    pub(crate) prompts: Vec<UserMessage>,
+}
+
+/// Where a run works and what it is given from the process: the working directory, the
+/// environment the tools pass on, the shutdown signal.
+pub(crate) struct RunPlace<'a> {
+    /// The working directory (the coding tools' workspace).
+    pub(crate) cwd: &'a Path,
+    /// The variables the tools pass on to commands and MCP servers.
+    pub(crate) environment: &'a pi_tool::environment::ToolEnvironment,
+    /// Ctrl-C and SIGTERM.
+    pub(crate) shutdown: &'a crate::shutdown::Shutdown,
+}
+
+/// Everything every front end does before its first prompt, from Pi's options: the model
+/// (`--list-models` answers here), the session (`-r` may list and end here), the tools the
+/// flags choose, MCP servers, settings, the system prompt, the session started with
+/// `approver` asking. `None` when the command was answered already.
+pub(crate) async fn prepare(
+    args: &PiArgs,
+    front_end: FrontEnd,
     mut tools: ToolRegistry,
-    cwd: &Path,
+    place: &RunPlace<'_>,
     approvals: ApprovalSetup,
-    environment: &pi_tool::environment::ToolEnvironment,
-    shutdown: &crate::shutdown::Shutdown,
-) -> anyhow::Result<ExitCode> {
+    approver: Arc<dyn pi_approval::Approver>,
+) -> anyhow::Result<Option<PreparedRun>> {
+    let RunPlace {
+        cwd,
+        environment,
+        shutdown,
+    } = *place;
     if let Some(reason) = args.refused() {
         anyhow::bail!("{reason}");
     }
@@ -253,33 +310,26 @@ pub(crate) async fn run(
     let mut registry = load_registry(agent_dir.as_deref())?;
     if let Some(search) = &args.list_models {
         crate::output::print(&model_list_text(&registry, Some(search)))?;
-        return Ok(ExitCode::SUCCESS);
+        return Ok(None);
     }
-    let json = args.mode == Some(OutputMode::Json);
-    let rpc = args.mode == Some(OutputMode::Rpc);
-    let interactive = !args.print
-        && !json
-        && !rpc
-        && std::io::stdin().is_terminal()
-        && std::io::stdout().is_terminal();
-    if interactive {
-        anyhow::bail!(
-            "the interactive mode is not built yet: give -p (print the answer) or --mode json"
-        );
-    }
+    let json = front_end == FrontEnd::Json;
     let session = match agent_session::choose_with_id(
         &args.session,
         args.session_id.as_deref(),
         json,
         cwd,
     )? {
-        Chosen::Listed => return Ok(ExitCode::SUCCESS),
+        Chosen::Listed => return Ok(None),
         Chosen::Run(session) => *session,
     };
     let (files, messages) = split_file_arguments(&args.messages);
     let files = FileArguments::read(&files, cwd)?;
-    // In RPC mode stdin carries the commands.
-    let piped = if rpc { None } else { read_piped_stdin()? };
+    // Only the print and JSON modes read stdin as a message: RPC reads commands there, the
+    // interactive mode the keyboard.
+    let piped = match front_end {
+        FrontEnd::Print | FrontEnd::Json => read_piped_stdin()?,
+        FrontEnd::Rpc | FrontEnd::Interactive => None,
+    };
     let prompts = command_line_prompts(piped, files, &messages);
     let (mcp_servers, renamed) =
         McpServers::connect(&args.mcp, &args.mcp_prefix, environment, &mut tools).await?;
@@ -335,14 +385,6 @@ pub(crate) async fn run(
             names.join(", ")
         );
     }
-    let approver: Arc<dyn pi_approval::Approver> = if rpc {
-        Arc::new(pi_coding_agent::NobodyToAsk {
-            cwd: cwd.to_path_buf(),
-            why: "the RPC mode has no one to ask yet",
-        })
-    } else {
-        super::approval::approver(&approvals, json)
-    };
     let setup = SessionSetup {
         cwd: cwd.to_path_buf(),
         agent_dir: agent_dir.clone(),
@@ -375,17 +417,63 @@ pub(crate) async fn run(
     if let Some(name) = &args.name {
         session.set_name(name)?;
     }
-    if rpc {
-        let state = super::rpc_mode::RpcState {
-            setup,
-            model: resolved,
-            registry,
-            session_dir: args.session.session_dir.clone(),
-        };
-        return super::rpc_mode::serve(session, state, shutdown).await;
+    let host = SessionHost::new(
+        setup,
+        registry,
+        args.session.session_dir.clone(),
+        resolved,
+        session,
+    );
+    Ok(Some(PreparedRun { host, prompts }))
+}
+
+/// Runs Pi's print, JSON or RPC mode. `tools` holds every tool that could be offered (the
+/// coding tools of `cwd`); the flags choose among them.
+pub(crate) async fn run(
+    args: PiArgs,
+    tools: ToolRegistry,
+    cwd: &Path,
+    approvals: ApprovalSetup,
+    environment: &pi_tool::environment::ToolEnvironment,
+    shutdown: &crate::shutdown::Shutdown,
+) -> anyhow::Result<ExitCode> {
+    let front_end = args.front_end();
+    let approver: Arc<dyn pi_approval::Approver> = match front_end {
+        FrontEnd::Interactive => anyhow::bail!(
+            "the interactive mode is not built yet: give -p (print the answer) or --mode json"
+        ),
+        FrontEnd::Rpc => Arc::new(pi_coding_agent::NobodyToAsk {
+            cwd: cwd.to_path_buf(),
+            why: "the RPC mode has no one to ask yet",
+        }),
+        FrontEnd::Json => super::approval::approver(&approvals, true),
+        FrontEnd::Print => super::approval::approver(&approvals, false),
+    };
+    let place = RunPlace {
+        cwd,
+        environment,
+        shutdown,
+    };
+    let Some(PreparedRun { host, prompts }) =
+        prepare(&args, front_end, tools, &place, approvals, approver).await?
+    else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    if front_end == FrontEnd::Rpc {
+        return super::rpc_mode::serve(host, shutdown).await;
     }
-    // Pi's JSON mode: the session header first, then every event, each prompt closed by
-    // `agent_settled`.
+    print_mode(host, prompts, front_end == FrontEnd::Json, args.verbose).await
+}
+
+/// Pi's print and JSON modes: each prompt sent in turn; in JSON mode the session header first,
+/// then every event, each prompt closed by `agent_settled`.
+async fn print_mode(
+    host: SessionHost,
+    prompts: Vec<UserMessage>,
+    json: bool,
+    verbose: bool,
+) -> anyhow::Result<ExitCode> {
+    let session = Arc::clone(host.session()?);
     let printer = json.then(|| {
         let (out, lines) = tokio::sync::mpsc::unbounded_channel();
         let _ = out.send(serde_json::Value::Object(session.header()));
@@ -422,12 +510,12 @@ pub(crate) async fn run(
             break;
         }
     }
-    if args.verbose
-        && let Ok(stats) = session.stats()
-    {
+    if verbose && let Ok(stats) = session.stats() {
         report!("pi-tool: session: {}", stats.summary());
     }
-    let closing_failure = session.close().await;
+    // The host holds the only other reference: closing it closes the session.
+    drop(session);
+    let closing_failure = host.close().await;
     if let Some((settled, forwarder, writer)) = printer {
         drop(settled);
         forwarder.await.context("printing events")?;

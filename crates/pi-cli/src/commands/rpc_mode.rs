@@ -6,16 +6,12 @@
 //! Commands this program does not have yet are answered with `success: false` and a reason,
 //! never silence; a malformed line gets a `parse` error and the process keeps serving.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use pi_ai::{Message, UserContent, UserMessage};
-use pi_coding_agent::{
-    CodingSession, Model, ModelRegistry, ResolvedModel, SessionSetup, ThinkingLevel,
-    model_provider, registry_model, session_dir,
-};
-use pi_session::Session;
+use pi_coding_agent::{CodingSession, HostError, Model, SessionHost, ThinkingLevel};
 use pi_tool::Content;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
@@ -24,22 +20,8 @@ use tokio::task::JoinHandle;
 use super::event_lines::{forward, write_lines};
 use super::rpc_framing::{Record, next_record};
 
-/// What RPC mode knows besides the session: how to start it again (another session file,
-/// another model or thinking level), the model in use and every model.
-pub(crate) struct RpcState {
-    /// Everything a session is made of but its file and its model.
-    pub(crate) setup: SessionSetup,
-    /// The model in use, with its key and thinking level.
-    pub(crate) model: ResolvedModel,
-    /// Every model, for `get_available_models`, `set_model` and `cycle_model`.
-    pub(crate) registry: ModelRegistry,
-    /// `--session-dir`, where `new_session` and forks are kept.
-    pub(crate) session_dir: Option<PathBuf>,
-}
-
-/// The session commands run on, and what serves its events.
-struct Live {
-    session: Arc<CodingSession>,
+/// What serves the session's events, and the prompt running on it.
+struct Listener {
     /// Copies the session's events to stdout, then `agent_settled` when told.
     forwarder: JoinHandle<()>,
     /// Tells the forwarder a prompt is settled.
@@ -48,12 +30,11 @@ struct Live {
     running: Option<JoinHandle<()>>,
 }
 
-impl Live {
-    fn new(session: CodingSession, out: &UnboundedSender<Value>) -> Self {
+impl Listener {
+    fn new(session: &CodingSession, out: &UnboundedSender<Value>) -> Self {
         let events = session.subscribe();
         let (settled, settle) = unbounded_channel();
         Self {
-            session: Arc::new(session),
             forwarder: tokio::spawn(forward(events, settle, out.clone())),
             settled,
             running: None,
@@ -61,44 +42,32 @@ impl Live {
     }
 
     /// Whether a prompt runs (its task is reaped once finished).
-    fn busy(&mut self) -> bool {
+    fn busy(&mut self, session: &CodingSession) -> bool {
         if self.running.as_ref().is_some_and(JoinHandle::is_finished) {
             self.running = None;
         }
-        self.running.is_some() || self.session.is_streaming()
+        self.running.is_some() || session.is_streaming()
     }
 
-    /// Ends the session and gives its file back (after every event of it is out).
-    async fn close(self) -> Result<Session, String> {
-        let Self {
-            session,
-            forwarder,
-            running,
-            ..
-        } = self;
-        if let Some(task) = running {
+    /// Waits for the prompt running, then for every event of the closed session to be out.
+    async fn finish(self) {
+        if let Some(task) = self.running {
             let _ = task.await;
         }
-        let Some(session) = Arc::into_inner(session) else {
-            return Err("the session is still in use".to_owned());
-        };
-        let closed = session.into_session().await;
-        let _ = forwarder.await;
-        closed
+        let _ = self.forwarder.await;
     }
 }
 
 /// Serves commands from stdin until it ends or a stop signal arrives.
 pub(crate) async fn serve(
-    session: CodingSession,
-    mut state: RpcState,
+    mut host: SessionHost,
     shutdown: &crate::shutdown::Shutdown,
 ) -> anyhow::Result<ExitCode> {
     // One channel for every line, so they leave in the order they were made: a response
     // before the events of the prompt it accepted, `agent_settled` after them.
     let (out, lines) = unbounded_channel::<Value>();
     let writer = tokio::spawn(write_lines(lines));
-    let mut live = Some(Live::new(session, &out));
+    let mut listener = Listener::new(host.session()?, &out);
     let mut stdin = tokio::io::BufReader::new(tokio::io::stdin());
     loop {
         let record = tokio::select! {
@@ -142,36 +111,47 @@ pub(crate) async fn serve(
                 continue;
             }
         };
-        let Some(current) = live.as_mut() else {
+        let Ok(session) = host.session().map(Arc::clone) else {
             break;
         };
-        let response = match session_change(&command, current, &state) {
-            Some(Ok(change)) => {
-                let Some(current) = live.take() else {
-                    break;
-                };
-                let (next, response) = restart(current, change, &mut state, &command, &out).await;
-                live = next;
-                Some(response)
+        let busy = listener.busy(&session);
+        let response = if CHANGES.contains(&kind_of(&command)) {
+            let before = Arc::as_ptr(&session);
+            drop(session);
+            let response = change(&command, &mut host, busy).await;
+            // A session started again (even the one before, after a failed change) is
+            // another session: its events need a listener of their own, and the closed
+            // one's events are all out before the response.
+            let restarted = host.session().map(|now| Arc::as_ptr(now) != before);
+            if !matches!(restarted, Ok(false)) {
+                let next = host.session().ok().map(|now| Listener::new(now, &out));
+                if let Some(next) = next {
+                    std::mem::replace(&mut listener, next).finish().await;
+                }
             }
-            Some(Err(response)) => Some(response),
-            None => handle(&command, current, &state, &out).await,
+            Some(response)
+        } else {
+            handle(&command, &session, &host, &mut listener, busy, &out).await
         };
         if let Some(response) = response {
             let _ = out.send(response);
         }
-        if live.is_none() {
+        if host.session().is_err() {
             report!("pi-tool: the session could not be started again; RPC mode ends");
             break;
         }
     }
     // The input ended: what runs is stopped, every call answered, and the lines written.
-    if let Some(current) = live {
-        current.session.abort();
-        if let Err(failure) = current.close().await {
-            report!("pi-tool: {failure}");
-        }
+    if let Ok(session) = host.session() {
+        session.abort();
     }
+    if let Some(task) = listener.running.take() {
+        let _ = task.await;
+    }
+    if let Some(failure) = host.close().await {
+        report!("pi-tool: {failure}");
+    }
+    listener.finish().await;
     drop(out);
     let _ = writer.await;
     Ok(ExitCode::SUCCESS)
@@ -217,287 +197,91 @@ fn not_built(command: &str) -> Option<&'static str> {
     })
 }
 
-/// What a command changes that needs the session started again.
-enum Change {
-    /// Another model or thinking level, on the same session file.
-    Model(ResolvedModel),
-    /// Another session file, with the same model.
-    Session(Session),
-}
+/// The commands that start the session again (another model, level or session file).
+const CHANGES: [&str; 8] = [
+    "set_model",
+    "cycle_model",
+    "set_thinking_level",
+    "cycle_thinking_level",
+    "new_session",
+    "switch_session",
+    "fork",
+    "clone",
+];
 
-/// The command's answer once the session started again.
-enum Answer {
-    /// No data.
-    Done,
-    /// The model (`set_model`).
-    Model,
-    /// `cycle_model`'s `{model, thinkingLevel, isScoped}`.
-    CycledModel,
-    /// `cycle_thinking_level`'s `{level}`.
-    CycledLevel,
-    /// `{cancelled: false}`.
-    NotCancelled,
-    /// `fork`'s `{text, cancelled: false}`.
-    Forked(String),
-}
-
-/// The change a command asks for, when it asks for one: `Err` is its failure response.
-fn session_change(
-    command: &Value,
-    live: &mut Live,
-    state: &RpcState,
-) -> Option<Result<(Change, Answer), Value>> {
-    let id = command.get("id");
-    let kind = command
+/// A command's `type`.
+fn kind_of(command: &Value) -> &str {
+    command
         .get("type")
         .and_then(Value::as_str)
-        .unwrap_or_default();
-    let changes = [
-        "set_model",
-        "cycle_model",
-        "set_thinking_level",
-        "cycle_thinking_level",
-        "new_session",
-        "switch_session",
-        "fork",
-        "clone",
-    ];
-    if !changes.contains(&kind) {
-        return None;
+        .unwrap_or_default()
+}
+
+/// Answers a command of [`CHANGES`]: the runtime's [`SessionHost`] makes the change (or
+/// keeps the session as it was and says why).
+async fn change(command: &Value, host: &mut SessionHost, busy: bool) -> Value {
+    let id = command.get("id");
+    let kind = kind_of(command);
+    if busy {
+        return failure(id, kind, &pi_tool::error_text(&HostError::Busy));
     }
-    if live.busy() {
-        return Some(Err(failure(
-            id,
-            kind,
-            "Agent is already processing; wait for it to finish, or abort it first",
-        )));
-    }
-    let fail = |error: String| Err(failure(id, kind, &error));
-    let text_of = |error: pi_coding_agent::RuntimeError| pi_tool::error_text(&error);
-    let current = &state.model;
-    let with_model = |model: &Model, level: ThinkingLevel| {
-        registry_model(&state.registry, model, level)
-            .and_then(|resolved| {
-                // Built once here so an unbuilt wire fails before the session is closed.
-                model_provider(
-                    &resolved,
-                    state.setup.thinking_budgets,
-                    state.setup.wire.clone(),
-                    state.setup.block_images,
-                )
-                .map(|_| resolved)
-            })
-            .map_err(text_of)
-    };
-    Some(match kind {
-        "set_model" => {
-            let provider = command
-                .get("provider")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            let id_wanted = command.get("modelId").and_then(Value::as_str).unwrap_or("");
-            match state.registry.find(provider, id_wanted) {
-                None => fail(format!("Model not found: {provider}/{id_wanted}")),
-                Some(model) => with_model(model, current.thinking_level)
-                    .map(|resolved| (Change::Model(resolved), Answer::Model))
-                    .or_else(fail),
-            }
-        }
-        "cycle_model" => {
-            let available = state.registry.available();
-            let position = available.iter().position(|model| {
-                model.provider == current.model.provider && model.id == current.model.id
-            });
-            // The next available model after the current one (the first when the current one
-            // is not among them); none when the current one is the only one.
-            let next = match position {
-                Some(_) if available.len() < 2 => None,
-                Some(position) => available.get((position + 1) % available.len()),
-                None => available.first(),
-            };
-            match next {
-                None => Err(success(id, kind, Some(Value::Null))),
-                Some(model) => with_model(model, current.thinking_level)
-                    .map(|resolved| (Change::Model(resolved), Answer::CycledModel))
-                    .or_else(fail),
-            }
-        }
-        "set_thinking_level" => {
-            let level = command.get("level").and_then(Value::as_str).unwrap_or("");
-            match level.parse::<ThinkingLevel>() {
-                Err(error) => fail(error.to_string()),
-                Ok(level) => with_model(&current.model, level)
-                    .map(|resolved| (Change::Model(resolved), Answer::Done))
-                    .or_else(fail),
-            }
-        }
-        "cycle_thinking_level" => {
-            let levels = current.model.supported_thinking_levels();
-            if levels.len() < 2 {
-                Err(success(id, kind, Some(Value::Null)))
-            } else {
-                let position = levels
-                    .iter()
-                    .position(|level| *level == current.thinking_level)
-                    .map_or(0, |position| position + 1);
-                let next = levels
-                    .get(position % levels.len())
-                    .copied()
-                    .unwrap_or(ThinkingLevel::Off);
-                with_model(&current.model, next)
-                    .map(|resolved| (Change::Model(resolved), Answer::CycledLevel))
-                    .or_else(fail)
-            }
-        }
-        "new_session" => match session_dir(state.session_dir.as_deref(), &state.setup.cwd) {
-            Ok(dir) => Ok((
-                Change::Session(Session::create(&dir, &state.setup.cwd)),
-                Answer::NotCancelled,
+    let text = |name: &str| command.get(name).and_then(Value::as_str).unwrap_or("");
+    let done = match kind {
+        "set_model" => host
+            .set_model(text("provider"), text("modelId"))
+            .await
+            .map(|changed| (changed, Some(host.model().model.to_pi_json()))),
+        "cycle_model" => match host.cycle_model().await {
+            Ok(None) => return success(id, kind, Some(Value::Null)),
+            Ok(Some(changed)) => Ok((
+                changed,
+                Some(json!({
+                    "model": host.model().model.to_pi_json(),
+                    "thinkingLevel": host.model().thinking_level,
+                    "isScoped": false,
+                })),
             )),
-            Err(error) => fail(text_of(error)),
+            Err(error) => Err(error),
         },
-        "switch_session" => {
-            let path = command
-                .get("sessionPath")
-                .and_then(Value::as_str)
-                .unwrap_or("");
-            if live.session.session_file().as_deref() == Some(Path::new(path)) {
-                Ok((Change::Model(current.clone()), Answer::NotCancelled))
-            } else {
-                match Session::open(Path::new(path)) {
-                    Ok(session) => Ok((Change::Session(session), Answer::NotCancelled)),
-                    Err(error) => fail(format!("opening {path}: {}", pi_tool::error_text(&error))),
-                }
+        "set_thinking_level" => match text("level").parse::<ThinkingLevel>() {
+            Err(error) => return failure(id, kind, &error.to_string()),
+            Ok(level) => host
+                .set_thinking_level(level)
+                .await
+                .map(|changed| (changed, None)),
+        },
+        "cycle_thinking_level" => match host.cycle_thinking_level().await {
+            Ok(None) => return success(id, kind, Some(Value::Null)),
+            Ok(Some(changed)) => Ok((changed, Some(json!({"level": host.model().thinking_level})))),
+            Err(error) => Err(error),
+        },
+        "new_session" => host
+            .new_session()
+            .await
+            .map(|changed| (changed, Some(json!({"cancelled": false})))),
+        "switch_session" => host
+            .switch_session(Path::new(text("sessionPath")))
+            .await
+            .map(|changed| (changed, Some(json!({"cancelled": false})))),
+        "fork" => host
+            .fork(text("entryId"))
+            .await
+            .map(|(changed, text)| (changed, Some(json!({"text": text, "cancelled": false})))),
+        "clone" => host
+            .clone_session()
+            .await
+            .map(|changed| (changed, Some(json!({"cancelled": false})))),
+        other => return failure(id, other, &format!("Unknown command: {other}")),
+    };
+    match done {
+        Ok((changed, data)) => {
+            for warning in &changed.warnings {
+                report!("pi-tool: warning: {warning}");
             }
+            success(id, kind, data)
         }
-        "fork" | "clone" => {
-            let dir = session_dir(state.session_dir.as_deref(), &state.setup.cwd).ok();
-            let forked = live.session.with_entries(|stored| {
-                if kind == "clone" {
-                    let Some(leaf) = stored.leaf_id() else {
-                        return Err("Cannot clone session: no current entry selected".to_owned());
-                    };
-                    return stored
-                        .fork_to_new_file(leaf, dir.as_deref())
-                        .map(|session| (session, None))
-                        .map_err(|error| pi_tool::error_text(&error));
-                }
-                let wanted = command.get("entryId").and_then(Value::as_str).unwrap_or("");
-                let Some((entry, text)) = fork_messages(stored)
-                    .into_iter()
-                    .find(|(entry, _)| entry == wanted)
-                else {
-                    return Err(format!("Invalid entry ID for forking: {wanted}"));
-                };
-                // The new session ends before the message forked from, which the client
-                // may edit and send again.
-                let parent = stored.entry(&entry).and_then(|entry| entry.parent_id());
-                let session = match parent {
-                    Some(parent) => stored
-                        .fork_to_new_file(parent, dir.as_deref())
-                        .map_err(|error| pi_tool::error_text(&error))?,
-                    None => match &dir {
-                        Some(dir) => Session::create(dir, &state.setup.cwd),
-                        None => Session::in_memory(&state.setup.cwd),
-                    },
-                };
-                Ok((session, Some(text)))
-            });
-            match forked {
-                Ok((session, Some(text))) => Ok((Change::Session(session), Answer::Forked(text))),
-                Ok((session, None)) => Ok((Change::Session(session), Answer::NotCancelled)),
-                Err(error) => fail(error),
-            }
-        }
-        _ => return None,
-    })
-}
-
-/// The user messages of the active branch, as `(entry id, text)`: where a fork may start.
-fn fork_messages(stored: &Session) -> Vec<(String, String)> {
-    let Ok(branch) = stored.branch_entries(None) else {
-        return Vec::new();
-    };
-    branch
-        .into_iter()
-        .filter_map(|entry| match entry.message() {
-            Ok(Some(Message::User(user))) => Some((entry.id().to_owned(), user_text(&user))),
-            _ => None,
-        })
-        .collect()
-}
-
-fn user_text(user: &UserMessage) -> String {
-    match &user.content {
-        UserContent::Text(text) => text.clone(),
-        UserContent::Blocks(blocks) => blocks
-            .iter()
-            .filter_map(Content::as_text)
-            .collect::<Vec<_>>()
-            .join(""),
+        Err(error) => failure(id, kind, &pi_tool::error_text(&error)),
     }
-}
-
-/// Closes the live session and starts it again as `change` asks; the new live session (`None`
-/// when even the old one could not be started again) and the command's response.
-async fn restart(
-    current: Live,
-    (change, answer): (Change, Answer),
-    state: &mut RpcState,
-    command: &Value,
-    out: &UnboundedSender<Value>,
-) -> (Option<Live>, Value) {
-    let id = command.get("id");
-    let kind = command
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
-    let modes = (
-        current.session.steering().is_one_at_a_time(),
-        current.session.follow_ups().is_one_at_a_time(),
-    );
-    let old = match current.close().await {
-        Ok(old) => old,
-        Err(error) => return (None, failure(id, kind, &error)),
-    };
-    let (session, model, previous) = match change {
-        Change::Model(model) => (old, model, None),
-        Change::Session(new) => (new, state.model.clone(), Some(old)),
-    };
-    let started = match state.setup.start(session, &model) {
-        Ok(started) => started,
-        Err(error) => {
-            let response = failure(id, kind, &pi_tool::error_text(&error));
-            // Back to the session that was running, with its model.
-            let restored = previous
-                .ok_or(())
-                .and_then(|old| state.setup.start(old, &state.model).map_err(|_| ()));
-            return (
-                restored.ok().map(|started| Live::new(started.session, out)),
-                response,
-            );
-        }
-    };
-    for warning in &started.warnings {
-        report!("pi-tool: warning: {warning}");
-    }
-    state.model = model;
-    let data = match answer {
-        Answer::Done => None,
-        Answer::Model => Some(state.model.model.to_pi_json()),
-        Answer::CycledModel => Some(json!({
-            "model": state.model.model.to_pi_json(),
-            "thinkingLevel": state.model.thinking_level,
-            "isScoped": false,
-        })),
-        Answer::CycledLevel => Some(json!({"level": state.model.thinking_level})),
-        Answer::NotCancelled => Some(json!({"cancelled": false})),
-        Answer::Forked(text) => Some(json!({"text": text, "cancelled": false})),
-    };
-    let live = Live::new(started.session, out);
-    live.session.steering().set_one_at_a_time(modes.0);
-    live.session.follow_ups().set_one_at_a_time(modes.1);
-    (Some(live), success(id, kind, data))
 }
 
 /// The user message of a `prompt`, `steer` or `follow_up`: its text (a `/template` or
@@ -521,17 +305,14 @@ fn user_message(command: &Value, session: &CodingSession) -> Result<Message, Str
 /// prompt, once accepted).
 async fn handle(
     command: &Value,
-    live: &mut Live,
-    state: &RpcState,
+    session: &Arc<CodingSession>,
+    host: &SessionHost,
+    listener: &mut Listener,
+    busy: bool,
     out: &UnboundedSender<Value>,
 ) -> Option<Value> {
-    let busy = live.busy();
-    let session = &live.session;
     let id = command.get("id");
-    let kind = command
-        .get("type")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let kind = kind_of(command);
     if let Some(reason) = not_built(kind) {
         return Some(failure(id, kind, reason));
     }
@@ -564,8 +345,8 @@ async fn handle(
             }
             let _ = out.send(success(id, kind, None));
             let prompt_session = Arc::clone(session);
-            let settled = live.settled.clone();
-            live.running = Some(tokio::spawn(async move {
+            let settled = listener.settled.clone();
+            listener.running = Some(tokio::spawn(async move {
                 let outcome = prompt_session.prompt(vec![message]).await;
                 if let Some(failure) = outcome.recording_failure {
                     report!("pi-tool: {failure}");
@@ -587,7 +368,7 @@ async fn handle(
         },
         "abort" => {
             session.abort();
-            if let Some(task) = live.running.take() {
+            if let Some(task) = listener.running.take() {
                 let _ = task.await;
             }
             success(id, kind, None)
@@ -595,8 +376,8 @@ async fn handle(
         "get_state" => {
             let messages = session.messages().map(|messages| messages.len());
             let mut data = json!({
-                "model": state.model.model.to_pi_json(),
-                "thinkingLevel": state.model.thinking_level,
+                "model": host.model().model.to_pi_json(),
+                "thinkingLevel": host.model().thinking_level,
                 "isStreaming": busy,
                 "isCompacting": false,
                 "steeringMode": queue_mode(&session.steering()),
@@ -617,8 +398,8 @@ async fn handle(
             Err(error) => session_error(error),
         },
         "get_available_models" => {
-            let models: Vec<Value> = state
-                .registry
+            let models: Vec<Value> = host
+                .registry()
                 .available()
                 .into_iter()
                 .map(Model::to_pi_json)
@@ -714,10 +495,10 @@ async fn handle(
             success(id, kind, Some(json!({"commands": listed})))
         }
         "get_fork_messages" => {
-            let messages: Vec<Value> = session
-                .with_entries(fork_messages)
+            let messages: Vec<Value> = host
+                .fork_points()
                 .into_iter()
-                .map(|(entry, text)| json!({"entryId": entry, "text": text}))
+                .map(|point| json!({"entryId": point.entry_id, "text": point.text}))
                 .collect();
             success(id, kind, Some(json!({"messages": messages})))
         }

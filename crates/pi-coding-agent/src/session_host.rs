@@ -1,0 +1,430 @@
+//! A coding session a person or a program works in for a long time, and changes on the way:
+//! another model or thinking level, a new session, another session file, a fork or a copy.
+//! Each change closes the running [`CodingSession`] (every message written) and starts one
+//! again from the same [`SessionSetup`]; when the new start fails, the old session comes back
+//! with its model, so a failed `/model` or `switch_session` loses nothing.
+//!
+//! Every front end that keeps a session open (Pi's RPC mode, the interactive mode, the ACP
+//! server) shares these rules: what "cycle the model" picks next, where a fork starts, which
+//! session a `new` goes to, that nothing changes while a prompt runs.
+//!
+//! A front end that listens to the session's events subscribes again after each change
+//! ([`SessionHost::session`] is then another session).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use pi_ai::{Message, UserContent, UserMessage};
+use pi_session::Session;
+use pi_tool::Content;
+
+use crate::coding_session::CodingSession;
+use crate::model::Model;
+use crate::model_provider::model_provider;
+use crate::model_registry::ModelRegistry;
+use crate::model_selection::ResolvedModel;
+use crate::run_model::registry_model;
+use crate::runtime_error::RuntimeError;
+use crate::session_open::session_dir;
+use crate::session_setup::SessionSetup;
+use crate::thinking_level::ThinkingLevel;
+
+/// Why a change to the session was not made. Whatever the reason, the session that ran
+/// before is still the host's session, unless the error is [`HostError::Ended`].
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum HostError {
+    /// A prompt is running: a change waits for it to end or be aborted.
+    #[error("Agent is already processing; wait for it to finish, or abort it first")]
+    Busy,
+    /// No model of the registry has this provider and id.
+    #[error("Model not found: {provider}/{id}")]
+    ModelNotFound {
+        /// The provider asked for.
+        provider: String,
+        /// The model id asked for.
+        id: String,
+    },
+    /// A fork asked for an entry that is not a user message of the active branch.
+    #[error("Invalid entry ID for forking: {0}")]
+    NotAForkPoint(String),
+    /// A copy of a session that has no entry yet.
+    #[error("Cannot clone session: no current entry selected")]
+    NothingToClone,
+    /// The change could not be made (a model without a key, a session file that cannot be
+    /// read or forked, a settings file that broke): the session before it goes on.
+    #[error(transparent)]
+    Runtime(#[from] RuntimeError),
+    /// The running session's file stopped taking entries, or the session could not be started
+    /// again: there is no session any more, and the front end ends.
+    #[error("the session could not be started again: {0}")]
+    Ended(String),
+}
+
+/// A user message of the active branch, where a fork may start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ForkPoint {
+    /// The message's entry id.
+    pub entry_id: String,
+    /// Its text (text blocks joined).
+    pub text: String,
+}
+
+/// What a change did: the warnings of the new start, for the front end to show.
+#[derive(Debug, Default)]
+pub struct Changed {
+    /// Things a person should know about the new session (a context file cut, an approval
+    /// not restored).
+    pub warnings: Vec<String>,
+}
+
+/// A session that can be started again with another model or on another session file.
+pub struct SessionHost {
+    setup: SessionSetup,
+    registry: ModelRegistry,
+    /// `--session-dir`: where new sessions and forks are kept (else the project's default).
+    session_dir: Option<PathBuf>,
+    model: ResolvedModel,
+    /// `None` only after [`HostError::Ended`].
+    session: Option<Arc<CodingSession>>,
+}
+
+/// The change a command asks for, once checked.
+enum Change {
+    /// Another model or thinking level, on the same session file.
+    Model(ResolvedModel),
+    /// Another session file, with the same model.
+    Session(Session),
+}
+
+impl SessionHost {
+    /// A host for `session`, started from `setup` with `model`; new sessions and forks go to
+    /// `session_dir` (Pi's `--session-dir`) or the project's default directory.
+    pub fn new(
+        setup: SessionSetup,
+        registry: ModelRegistry,
+        session_dir: Option<PathBuf>,
+        model: ResolvedModel,
+        session: CodingSession,
+    ) -> Self {
+        Self {
+            setup,
+            registry,
+            session_dir,
+            model,
+            session: Some(Arc::new(session)),
+        }
+    }
+
+    /// The running session. A prompt runs on a clone of this `Arc`; while one is alive no
+    /// change is made ([`HostError::Busy`]).
+    pub fn session(&self) -> Result<&Arc<CodingSession>, HostError> {
+        self.session
+            .as_ref()
+            .ok_or_else(|| HostError::Ended("the session has ended".to_owned()))
+    }
+
+    /// The model in use, with its key and thinking level.
+    pub fn model(&self) -> &ResolvedModel {
+        &self.model
+    }
+
+    /// Every model known (`available()` for those with a key).
+    pub fn registry(&self) -> &ModelRegistry {
+        &self.registry
+    }
+
+    /// What the session is started from.
+    pub fn setup(&self) -> &SessionSetup {
+        &self.setup
+    }
+
+    /// Whether a prompt runs on the session.
+    pub fn is_busy(&self) -> bool {
+        self.session
+            .as_ref()
+            .is_some_and(|session| Arc::strong_count(session) > 1 || session.is_streaming())
+    }
+
+    /// Switches to the registry's model `provider`/`id`, keeping the thinking level.
+    pub async fn set_model(&mut self, provider: &str, id: &str) -> Result<Changed, HostError> {
+        self.idle()?;
+        let model = self
+            .registry
+            .find(provider, id)
+            .ok_or_else(|| HostError::ModelNotFound {
+                provider: provider.to_owned(),
+                id: id.to_owned(),
+            })?;
+        let resolved = self.checked(model, self.model.thinking_level)?;
+        self.restart(Change::Model(resolved)).await
+    }
+
+    /// Switches to the next model that has a key, after the current one (the first when the
+    /// current one has none); `None` when the current model is the only one.
+    pub async fn cycle_model(&mut self) -> Result<Option<Changed>, HostError> {
+        self.idle()?;
+        let available = self.registry.available();
+        let current = &self.model.model;
+        let position = available
+            .iter()
+            .position(|model| model.provider == current.provider && model.id == current.id);
+        let next = match position {
+            Some(_) if available.len() < 2 => None,
+            Some(position) => available.get((position + 1) % available.len()),
+            None => available.first(),
+        };
+        let Some(next) = next else {
+            return Ok(None);
+        };
+        let resolved = self.checked(next, self.model.thinking_level)?;
+        self.restart(Change::Model(resolved)).await.map(Some)
+    }
+
+    /// Sets the thinking level of the current model.
+    pub async fn set_thinking_level(&mut self, level: ThinkingLevel) -> Result<Changed, HostError> {
+        self.idle()?;
+        let resolved = self.checked(&self.model.model, level)?;
+        self.restart(Change::Model(resolved)).await
+    }
+
+    /// Goes to the model's next supported thinking level; `None` when it supports only one.
+    pub async fn cycle_thinking_level(&mut self) -> Result<Option<Changed>, HostError> {
+        self.idle()?;
+        let levels = self.model.model.supported_thinking_levels();
+        if levels.len() < 2 {
+            return Ok(None);
+        }
+        let position = levels
+            .iter()
+            .position(|level| *level == self.model.thinking_level)
+            .map_or(0, |position| position + 1);
+        let next = levels
+            .get(position % levels.len())
+            .copied()
+            .unwrap_or(ThinkingLevel::Off);
+        let resolved = self.checked(&self.model.model, next)?;
+        self.restart(Change::Model(resolved)).await.map(Some)
+    }
+
+    /// Starts a new, empty session in the session directory, with the same model.
+    pub async fn new_session(&mut self) -> Result<Changed, HostError> {
+        self.idle()?;
+        let dir = session_dir(self.session_dir.as_deref(), &self.setup.cwd)?;
+        let session = Session::create(&dir, &self.setup.cwd);
+        self.restart(Change::Session(session)).await
+    }
+
+    /// Goes on in the session file at `path`, with the same model.
+    pub async fn switch_session(&mut self, path: &Path) -> Result<Changed, HostError> {
+        self.idle()?;
+        let current = self.session()?.session_file();
+        if current.as_deref() == Some(path) {
+            return Ok(Changed::default());
+        }
+        let session = Session::open(path).map_err(|source| RuntimeError::Session {
+            what: format!("opening {}", path.display()),
+            source,
+        })?;
+        self.restart(Change::Session(session)).await
+    }
+
+    /// The user messages of the active branch, oldest first: where [`SessionHost::fork`] may
+    /// start.
+    pub fn fork_points(&self) -> Vec<ForkPoint> {
+        self.session
+            .as_ref()
+            .map(|session| session.with_entries(fork_points))
+            .unwrap_or_default()
+    }
+
+    /// Starts a new session file holding the active branch up to just before the user
+    /// message `entry_id`, and gives back that message's text (for the person to edit and
+    /// send again), as Pi's `/fork` does.
+    pub async fn fork(&mut self, entry_id: &str) -> Result<(Changed, String), HostError> {
+        self.idle()?;
+        let dir = session_dir(self.session_dir.as_deref(), &self.setup.cwd).ok();
+        let cwd = self.setup.cwd.clone();
+        let (session, text) = self.session()?.with_entries(|stored| {
+            let point = fork_points(stored)
+                .into_iter()
+                .find(|point| point.entry_id == entry_id)
+                .ok_or_else(|| HostError::NotAForkPoint(entry_id.to_owned()))?;
+            let parent = stored
+                .entry(&point.entry_id)
+                .and_then(|entry| entry.parent_id());
+            let session = match parent {
+                Some(parent) => {
+                    stored
+                        .fork_to_new_file(parent, dir.as_deref())
+                        .map_err(|source| RuntimeError::Session {
+                            what: format!("forking at {parent}"),
+                            source,
+                        })?
+                }
+                // The first message: the fork is an empty session.
+                None => match &dir {
+                    Some(dir) => Session::create(dir, &cwd),
+                    None => Session::in_memory(&cwd),
+                },
+            };
+            Ok::<_, HostError>((session, point.text))
+        })?;
+        let changed = self.restart(Change::Session(session)).await?;
+        Ok((changed, text))
+    }
+
+    /// Goes on in a copy of the whole active branch, in a new session file (Pi's `/clone`).
+    pub async fn clone_session(&mut self) -> Result<Changed, HostError> {
+        self.idle()?;
+        let dir = session_dir(self.session_dir.as_deref(), &self.setup.cwd).ok();
+        let session = self.session()?.with_entries(|stored| {
+            let leaf = stored.leaf_id().ok_or(HostError::NothingToClone)?;
+            stored
+                .fork_to_new_file(leaf, dir.as_deref())
+                .map_err(|source| {
+                    HostError::from(RuntimeError::Session {
+                        what: format!("copying the session at {leaf}"),
+                        source,
+                    })
+                })
+        })?;
+        self.restart(Change::Session(session)).await
+    }
+
+    /// Ends the session (a running prompt is aborted, every call answered, every message
+    /// written); the failure that stopped the session file, if any.
+    pub async fn close(mut self) -> Option<String> {
+        let session = self.session.take()?;
+        session.abort();
+        match Arc::into_inner(session) {
+            Some(session) => session.close().await,
+            // A prompt task still holds it: it ends with the abort and writes what it had.
+            None => None,
+        }
+    }
+
+    /// `Err(Busy)` while a prompt runs.
+    fn idle(&self) -> Result<(), HostError> {
+        self.session()?;
+        if self.is_busy() {
+            return Err(HostError::Busy);
+        }
+        Ok(())
+    }
+
+    /// `model` at `level` with its key, its wire built once so a model that cannot be used
+    /// fails before the running session is closed.
+    fn checked(&self, model: &Model, level: ThinkingLevel) -> Result<ResolvedModel, HostError> {
+        let resolved = registry_model(&self.registry, model, level)?;
+        model_provider(
+            &resolved,
+            self.setup.thinking_budgets,
+            self.setup.wire.clone(),
+            self.setup.block_images,
+        )?;
+        Ok(resolved)
+    }
+
+    /// Closes the running session and starts it again as `change` asks; on a failed start
+    /// the session before comes back with its model.
+    async fn restart(&mut self, change: Change) -> Result<Changed, HostError> {
+        let running = self.session.take().ok_or(HostError::Busy)?;
+        let running = match Arc::try_unwrap(running) {
+            Ok(running) => running,
+            Err(still_shared) => {
+                self.session = Some(still_shared);
+                return Err(HostError::Busy);
+            }
+        };
+        // The queue modes are the person's choice, not the session's.
+        let modes = (
+            running.steering().is_one_at_a_time(),
+            running.follow_ups().is_one_at_a_time(),
+        );
+        let old = running.into_session().await.map_err(HostError::Ended)?;
+        let file = old.file_path().map(Path::to_path_buf);
+        let (session, model, previous) = match change {
+            Change::Model(model) => (old, model, None),
+            Change::Session(new) => (new, self.model.clone(), Some(old)),
+        };
+        let (started, model) = match self.setup.start(session, &model) {
+            Ok(started) => (started, model),
+            Err(error) => {
+                // Back to the session that was running, with its model. A model change gave
+                // its session to the failed start, so it is opened again from its file.
+                let back = match previous {
+                    Some(old) => Ok(old),
+                    None => reopen(file.as_deref()),
+                };
+                let restored = back.and_then(|old| {
+                    self.setup
+                        .start(old, &self.model)
+                        .map_err(|again| pi_tool::error_text(&again))
+                });
+                return match restored {
+                    Ok(started) => {
+                        self.install(started.session, modes);
+                        Err(HostError::Runtime(error))
+                    }
+                    Err(again) => Err(HostError::Ended(format!(
+                        "{} (and the session before: {again})",
+                        pi_tool::error_text(&error)
+                    ))),
+                };
+            }
+        };
+        self.model = model;
+        self.install(started.session, modes);
+        Ok(Changed {
+            warnings: started.warnings,
+        })
+    }
+
+    fn install(&mut self, session: CodingSession, (steering, follow_ups): (bool, bool)) {
+        session.steering().set_one_at_a_time(steering);
+        session.follow_ups().set_one_at_a_time(follow_ups);
+        self.session = Some(Arc::new(session));
+    }
+}
+
+/// The session a failed model change started from, read again from its file: the failed
+/// start took the session it was given. An in-memory session cannot come back.
+fn reopen(file: Option<&Path>) -> Result<Session, String> {
+    let file = file.ok_or("the session was not kept in a file, so it cannot be opened again")?;
+    Session::open(file).map_err(|error| {
+        format!(
+            "opening {} again: {}",
+            file.display(),
+            pi_tool::error_text(&error)
+        )
+    })
+}
+
+/// The user messages of `stored`'s active branch.
+fn fork_points(stored: &Session) -> Vec<ForkPoint> {
+    let Ok(branch) = stored.branch_entries(None) else {
+        return Vec::new();
+    };
+    branch
+        .into_iter()
+        .filter_map(|entry| match entry.message() {
+            Ok(Some(Message::User(user))) => Some(ForkPoint {
+                entry_id: entry.id().to_owned(),
+                text: user_text(&user),
+            }),
+            _ => None,
+        })
+        .collect()
+}
+
+fn user_text(user: &UserMessage) -> String {
+    match &user.content {
+        UserContent::Text(text) => text.clone(),
+        UserContent::Blocks(blocks) => blocks
+            .iter()
+            .filter_map(Content::as_text)
+            .collect::<Vec<_>>()
+            .join(""),
+    }
+}
