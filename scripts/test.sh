@@ -4,11 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup-python-peers.sh
-# bubblewrap: the stronger of bash's two sandboxes (read-only outside the workspace, no
-# network namespace leaks); its tests fail, saying so, where it is missing.
-if ! command -v bwrap >/dev/null 2>&1 && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq bubblewrap) >/dev/null \
-    || echo "test.sh: bubblewrap could not be installed; the bubblewrap sandbox tests will fail"
+# Debian packages, where missing: bubblewrap, the stronger of bash's two sandboxes (read-only
+# outside the workspace, no network namespace leaks), and chromium, the real browser the HTML
+# export's page is loaded in. Their tests fail, saying so, where they are missing.
+packages=()
+command -v bwrap >/dev/null 2>&1 || packages+=(bubblewrap)
+command -v chromium >/dev/null 2>&1 || packages+=(chromium)
+if [ ${#packages[@]} -gt 0 ] && command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${packages[@]}") >/dev/null \
+    || echo "test.sh: ${packages[*]} could not be installed; their tests will fail"
 fi
 # Upstream Pi 0.80.6 (Node and npm packages, into .peers/pi): the interop tests read what it
 # writes and have it continue what we write.

@@ -235,7 +235,6 @@ fn options_pi_has_and_this_program_does_not_are_refused_with_a_reason() {
             &["--theme", "dark.json"][..],
             "themes belong to the interactive mode",
         ),
-        (&["--export", "s.jsonl"][..], "HTML export is not built yet"),
         (&["install", "npm:some-extension"][..], "package commands"),
     ] {
         let output = pi_tool(&dirs, "http://127.0.0.1:9")

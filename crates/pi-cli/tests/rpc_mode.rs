@@ -108,6 +108,10 @@ fn pi_rpc_client_drives_a_session() {
     assert_eq!(result["name"], "rpc check");
     assert_eq!(result["tree"]["tree"].as_array().unwrap().len(), 1);
     assert!(!result["entries"]["entries"].as_array().unwrap().is_empty());
+    let page = dirs.path().join("work/session.html");
+    assert_eq!(result["exported"]["path"], page.display().to_string());
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("Read notes.txt") && html.contains("milk, eggs"));
     assert!(result["models"].to_string().contains("local/local-model"));
     assert_eq!(result["badModel"], "Model not found: nope/nothing");
     assert_eq!(result["setModel"], "other-model");

@@ -715,3 +715,77 @@ fn a_deeply_branched_tree_prints_in_proportion_to_the_file() {
         &shown[shown.len() - 300..]
     );
 }
+
+/// `session export` (by id prefix, to Pi's default name in the working directory) and Pi's
+/// own `--export IN OUT`: one self-contained page each, the first message on it, its escape
+/// sequences and markup shown as text; a file that is not a session is an error and no page.
+#[test]
+fn session_export_and_pis_export_flag_write_one_page() {
+    let home = Home::new();
+    let dir = home.agent_dir().join("sessions").join(encode(&home.work()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("2026-12-07T10-00-00-000Z_exportme.jsonl");
+    let mut session = pi_session::Session::create_at(&file, &home.work());
+    session
+        .append_message_value(json!({
+            "role": "user",
+            "content": "fix <script>alert(1)</script> \u{1b}]52;c;eA==\u{7}",
+            "timestamp": 1
+        }))
+        .unwrap();
+    session.sync().unwrap();
+    let id = session.id().to_owned();
+    drop(session);
+    let output = home
+        .pi_tool()
+        .args(["session", "export", &id[..8]])
+        .output()
+        .unwrap();
+    success(&output);
+    let page = home
+        .work()
+        .join("pi-session-2026-12-07T10-00-00-000Z_exportme.html");
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        format!(
+            "Exported to: {}\n",
+            page.file_name().unwrap().to_str().unwrap()
+        )
+    );
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(html.contains("fix &lt;script&gt;alert(1)&lt;/script&gt; \\u{1b}]52;c;eA==\\u{7}"));
+    assert!(!html.contains("<script"));
+
+    let out = home.root.path().join("chosen.html");
+    let output = home
+        .pi_tool()
+        .args(["--export", file.to_str().unwrap(), out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    success(&output);
+    assert_eq!(
+        String::from_utf8(output.stdout).unwrap(),
+        format!("Exported to: {}\n", out.display())
+    );
+    assert_eq!(
+        std::fs::read_to_string(&out).unwrap(),
+        html,
+        "the same page"
+    );
+
+    let not_a_session = home.root.path().join("notes.txt");
+    std::fs::write(&not_a_session, "hello").unwrap();
+    let refused = home.root.path().join("refused.html");
+    let output = home
+        .pi_tool()
+        .args([
+            "--export",
+            not_a_session.to_str().unwrap(),
+            refused.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert!(!output.status.success());
+    assert!(String::from_utf8_lossy(&output.stderr).contains("could not read the session"));
+    assert!(!refused.exists());
+}

@@ -445,6 +445,13 @@ impl CodingSession {
         self.recorder.with_session(|session| work(session))
     }
 
+    /// Writes the session as one self-contained HTML page (Pi's `/export` and RPC's
+    /// `export_html`) to `output`, or to `pi-session-<file name>.html` in the current
+    /// directory; the path written.
+    pub fn export_html(&self, output: Option<&Path>) -> Result<PathBuf, pi_export::ExportError> {
+        self.with_entries(|session| pi_export::write_session_html(session, output))
+    }
+
     /// Compacts the session now (Pi's `/compact`), with `focus` as extra instructions for
     /// the summary. Refused while a prompt runs.
     pub async fn compact(

@@ -8,7 +8,7 @@
 //! their `--no-...` switches choose them, and each message starting with `/skill:NAME` or
 //! `/TEMPLATE` is expanded before it is sent, as in Pi.
 //!
-//! Options Pi has and this program does not (extensions, themes, `--export`, the RPC and interactive modes) are refused with a one-line reason, not an
+//! Options Pi has and this program does not (extensions, themes, the interactive mode) are refused with a one-line reason, not an
 //! unknown-argument error.
 
 use std::io::{IsTerminal, Read};
@@ -149,8 +149,9 @@ pub(crate) struct PiArgs {
     /// Accepted: there are no themes.
     #[arg(long, hide = true)]
     no_themes: bool,
-    /// Not built: the HTML export.
-    #[arg(long, value_name = "FILE", num_args = 1..=2, hide = true)]
+    /// Write the session file IN as one HTML page (to OUT, else `pi-session-<name>.html`)
+    /// and exit.
+    #[arg(long, value_name = "IN [OUT]", num_args = 1..=2)]
     export: Vec<String>,
     #[command(flatten)]
     approval: ApprovalArgs,
@@ -216,10 +217,6 @@ impl PiArgs {
             (
                 !self.theme.is_empty(),
                 "--theme: themes belong to the interactive mode, which is not built yet",
-            ),
-            (
-                !self.export.is_empty(),
-                "--export: the HTML export is not built yet",
             ),
         ];
         // Pi's package commands, which would otherwise be read as a message.
@@ -437,6 +434,24 @@ pub(crate) async fn run(
     environment: &pi_tool::environment::ToolEnvironment,
     shutdown: &crate::shutdown::Shutdown,
 ) -> anyhow::Result<ExitCode> {
+    if let Some(input) = args.export.first() {
+        // Pi's `--export IN [OUT]`: OUT may also come as the first message.
+        let output = args.export.get(1).or(args.messages.first());
+        // Pi exits 1 when the export fails.
+        return match pi_export::export_file(Path::new(input), output.map(Path::new)) {
+            Ok(written) => {
+                crate::output::print_line(&crate::terminal_text::visible(&format!(
+                    "Exported to: {}",
+                    written.display()
+                )))?;
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(error) => {
+                report!("pi-tool: {}", pi_tool::error_text(&error));
+                Ok(ExitCode::from(EXIT_TOOL_ERROR))
+            }
+        };
+    }
     let front_end = args.front_end();
     let approver: Arc<dyn pi_approval::Approver> = match front_end {
         FrontEnd::Interactive => anyhow::bail!(

@@ -191,7 +191,6 @@ fn not_built(command: &str) -> Option<&'static str> {
     Some(match command {
         "set_auto_retry" | "abort_retry" => "automatic retry is not built yet",
         "bash" | "abort_bash" => "running bash outside the agent is not built yet",
-        "export_html" => "the HTML export is not built yet",
         "extension_ui_response" => "there are no extensions, so no UI request was made",
         _ => return None,
     })
@@ -431,6 +430,13 @@ async fn handle(
                 |data| success(id, kind, Some(data)),
             ),
         "get_tree" => success(id, kind, Some(tree(session))),
+        "export_html" => {
+            let output = command.get("outputPath").and_then(Value::as_str);
+            match session.export_html(output.map(std::path::Path::new)) {
+                Ok(path) => success(id, kind, Some(json!({"path": path}))),
+                Err(error) => failure(id, kind, &pi_tool::error_text(&error)),
+            }
+        }
         "compact" => {
             let focus = command.get("customInstructions").and_then(Value::as_str);
             match session.compact(focus).await {

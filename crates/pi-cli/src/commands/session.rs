@@ -1,5 +1,5 @@
 //! `pi-tool session list [--all] [--json]`, `session context FILE [--leaf ID]`,
-//! `session tree FILE`, `session stats FILE [--json]` and `session approvals FILE [--json]`: Pi's session files as a person (or a test comparing us with Pi) reads
+//! `session tree FILE`, `session export FILE [-o OUT.html]`, `session stats FILE [--json]` and `session approvals FILE [--json]`: Pi's session files as a person (or a test comparing us with Pi) reads
 //! them. Nothing here writes to a session.
 
 use std::path::{Path, PathBuf};
@@ -70,6 +70,16 @@ enum SessionCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Write the session as one self-contained HTML page (Pi's `--export`): the tree, every
+    /// message of every branch, tool calls with their results and diffs, images; the page
+    /// runs no script and fetches nothing.
+    Export {
+        /// A session file, or an id prefix.
+        file: String,
+        /// The page's path (default: `pi-session-<file name>.html` in the current directory).
+        #[arg(short, long, value_name = "OUT.html")]
+        output: Option<PathBuf>,
+    },
     /// Compact the session now (Pi's `/compact`): the model given by the flags summarises
     /// the older conversation, the newest `compaction.keepRecentTokens` stay verbatim, and the
     /// new entry is printed as JSON. Nothing is written when the summary is refused.
@@ -107,6 +117,14 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
                     crate::output::print_line(&crate::terminal_text::visible(&line))?;
                 }
             }
+        }
+        SessionCommand::Export { file, output } => {
+            let session = load(&file, &dir()?)?;
+            let path = pi_export::write_session_html(&session, output.as_deref())?;
+            crate::output::print_line(&crate::terminal_text::visible(&format!(
+                "Exported to: {}",
+                path.display()
+            )))?;
         }
         SessionCommand::Context { file, leaf } => {
             let session = load(&file, &dir()?)?;

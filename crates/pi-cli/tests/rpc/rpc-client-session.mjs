@@ -25,6 +25,7 @@ try {
   result.name = (await client.getState()).sessionName;
   result.tree = await client.getTree();
   result.entries = await client.getEntries();
+  result.exported = await client.exportHtml(join(cwd, "session.html"));
   result.models = (await client.getAvailableModels()).map((model) => `${model.provider}/${model.id}`);
   try {
     await client.setModel("nope", "nothing");
