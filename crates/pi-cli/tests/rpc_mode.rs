@@ -176,3 +176,91 @@ fn framing_is_lf_only_and_bad_lines_get_an_error_response() {
     assert_eq!(lines[3]["id"], "b");
     assert_eq!(lines[3]["data"]["sessionName"], "x\u{2028}y");
 }
+
+/// Pi's `set_auto_retry` and `abort_retry` on the raw pipe: with the retry off a transient
+/// failure ends the prompt at once; turned on again, the retry waits (a minute, as the
+/// settings say) until `abort_retry` ends the wait and the prompt with the failure it had.
+#[test]
+fn auto_retry_is_turned_off_and_a_waiting_retry_is_aborted() {
+    let overloaded = || {
+        support::Reply::json(
+            "503 Service Unavailable",
+            r#"{"error":{"message":"The server is overloaded","type":"server_error"}}"#,
+        )
+    };
+    let (url, seen) = support::serve(vec![overloaded(), overloaded()]);
+    let dirs = dirs(&url);
+    std::fs::write(
+        dirs.path().join("agent/settings.json"),
+        r#"{"retry": {"baseDelayMs": 60000, "provider": {"maxRetries": 0}}}"#,
+    )
+    .unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .current_dir(dirs.path().join("work"))
+        .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
+        .args(["--mode", "rpc", "--no-session"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    // Owns stdin: dropping it ends the input, and the RPC mode with it.
+    let mut send = move |line: &str| {
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    };
+    // Every line up to and including the first whose type is `until`.
+    let mut read_until = |until: &str| {
+        let mut lines = Vec::new();
+        for line in stdout.by_ref() {
+            let line: Value = serde_json::from_str(&line.unwrap()).unwrap();
+            let done = line["type"] == until;
+            lines.push(line);
+            if done {
+                return lines;
+            }
+        }
+        panic!("the output ended before {until}: {lines:?}");
+    };
+    send(r#"{"id":"off","type":"set_auto_retry","enabled":false}"#);
+    send(r#"{"id":"p1","type":"prompt","message":"hi"}"#);
+    let first = read_until("agent_settled");
+    assert!(
+        first
+            .iter()
+            .any(|line| line["id"] == "off" && line["success"] == true),
+        "{first:?}"
+    );
+    assert!(
+        !first.iter().any(|line| line["type"] == "auto_retry_start"),
+        "{first:?}"
+    );
+    assert!(first.iter().any(|line| line["type"] == "agent_end"));
+
+    send(r#"{"id":"on","type":"set_auto_retry","enabled":true}"#);
+    send(r#"{"id":"p2","type":"prompt","message":"again"}"#);
+    let waiting = read_until("auto_retry_start");
+    assert_eq!(waiting.last().unwrap()["delayMs"], 60000);
+    send(r#"{"id":"stop","type":"abort_retry"}"#);
+    let rest = read_until("agent_settled");
+    let end = rest
+        .iter()
+        .find(|line| line["type"] == "auto_retry_end")
+        .expect("auto_retry_end");
+    assert_eq!(end["success"], false);
+    assert_eq!(end["finalError"], "Retry cancelled");
+    assert!(
+        rest.iter()
+            .any(|line| line["id"] == "stop" && line["success"] == true)
+    );
+    drop(send);
+    assert!(child.wait().unwrap().success());
+    assert_eq!(
+        seen.lock().unwrap().len(),
+        2,
+        "one request per prompt, none retried"
+    );
+}

@@ -93,6 +93,11 @@ pub struct CodingSession {
     streaming: std::sync::atomic::AtomicBool,
     /// When a failed response is asked for again.
     retry: RetryPolicy,
+    /// Whether it is (RPC's `set_auto_retry` turns it off and on while the session runs).
+    retry_enabled: std::sync::atomic::AtomicBool,
+    /// The wait before the next attempt, while one is waited for: [`Self::abort_retry`]
+    /// cancels it.
+    retry_wait: Mutex<Option<CancellationToken>>,
     /// Writes each message into the session as it ends.
     follower: JoinHandle<()>,
     _mcp_servers: McpServers,
@@ -210,6 +215,8 @@ impl CodingSession {
                 stop,
                 current: Mutex::new(None),
                 streaming: std::sync::atomic::AtomicBool::new(false),
+                retry_enabled: std::sync::atomic::AtomicBool::new(retry.enabled),
+                retry_wait: Mutex::new(None),
                 retry,
                 follower,
                 _mcp_servers: mcp_servers,
@@ -354,7 +361,7 @@ impl CodingSession {
             messages.extend(run.messages);
             let may_retry = failed_transiently
                 && recording_failure.is_none()
-                && self.retry.enabled
+                && self.retry_enabled.load(std::sync::atomic::Ordering::SeqCst)
                 && attempt < self.retry.max_retries
                 && !signal.is_cancelled();
             if !may_retry {
@@ -370,23 +377,29 @@ impl CodingSession {
             }
             attempt += 1;
             let delay = self.retry.delay(attempt);
+            // Ready to be aborted before anyone hears of the wait.
+            let wait = CancellationToken::new();
+            *lock(&self.retry_wait) = Some(wait.clone());
             self.agent.announce(AgentEvent::AutoRetryStart {
                 attempt,
                 max_attempts: self.retry.max_retries,
                 delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
                 error_message: run.error.clone().unwrap_or_default(),
             });
-            let cancelled = tokio::select! {
-                () = tokio::time::sleep(delay) => false,
-                () = signal.cancelled() => true,
+            let stopped = tokio::select! {
+                () = tokio::time::sleep(delay) => None,
+                () = signal.cancelled() => Some(pi_agent::EndReason::Aborted),
+                // `abort_retry`: no more attempts; the prompt ends with the failure it had.
+                () = wait.cancelled() => Some(pi_agent::EndReason::Error),
             };
-            if cancelled {
+            *lock(&self.retry_wait) = None;
+            if let Some(end) = stopped {
                 self.agent.announce(AgentEvent::AutoRetryEnd {
                     success: false,
                     attempt,
                     final_error: Some("Retry cancelled".to_owned()),
                 });
-                return outcome(messages, pi_agent::EndReason::Aborted, run.error, None);
+                return outcome(messages, end, run.error, None);
             }
             // The failed answer stays in the file, but the request asks again without it.
             self.recorder.next_run();
@@ -476,6 +489,26 @@ impl CodingSession {
         // The next prompt continues from the compacted context.
         *lock(&self.history) = None;
         outcome.map_err(|source| RuntimeError::Compaction { source })
+    }
+
+    /// Turns the automatic retry of transient failures on or off (Pi's `set_auto_retry`);
+    /// a prompt running now follows the new setting from its next failure.
+    pub fn set_auto_retry(&self, enabled: bool) {
+        self.retry_enabled
+            .store(enabled, std::sync::atomic::Ordering::SeqCst);
+    }
+
+    /// Whether failed responses are asked for again.
+    pub fn auto_retry(&self) -> bool {
+        self.retry_enabled.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Stops a retry being waited for (Pi's `abort_retry`): no further attempt, the prompt
+    /// ends with the failure it had. Nothing happens when no retry is waited for.
+    pub fn abort_retry(&self) {
+        if let Some(wait) = lock(&self.retry_wait).as_ref() {
+            wait.cancel();
+        }
     }
 
     /// Stops the prompt running now (its tools see their signal cancelled, every call is

@@ -134,6 +134,15 @@ impl SessionHost {
         &self.registry
     }
 
+    /// Turns the automatic retry of transient failures on or off, for this session and the
+    /// ones it is started again as (Pi's `set_auto_retry`).
+    pub fn set_auto_retry(&mut self, enabled: bool) {
+        self.setup.retry.enabled = enabled;
+        if let Some(session) = &self.session {
+            session.set_auto_retry(enabled);
+        }
+    }
+
     /// What the session is started from.
     pub fn setup(&self) -> &SessionSetup {
         &self.setup

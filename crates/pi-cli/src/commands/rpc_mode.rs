@@ -115,7 +115,21 @@ pub(crate) async fn serve(
             break;
         };
         let busy = listener.busy(&session);
-        let response = if CHANGES.contains(&kind_of(&command)) {
+        let response = if kind_of(&command) == "set_auto_retry" {
+            // The host keeps it for the sessions it starts again.
+            let id = command.get("id");
+            match command.get("enabled").and_then(Value::as_bool) {
+                Some(enabled) => {
+                    host.set_auto_retry(enabled);
+                    Some(success(id, "set_auto_retry", None))
+                }
+                None => Some(failure(
+                    id,
+                    "set_auto_retry",
+                    "the command needs an \"enabled\" boolean",
+                )),
+            }
+        } else if CHANGES.contains(&kind_of(&command)) {
             let before = Arc::as_ptr(&session);
             drop(session);
             let response = change(&command, &mut host, busy).await;
@@ -189,7 +203,6 @@ fn with_id(mut response: Value, id: Option<&Value>) -> Value {
 /// Why a command Pi has is not answered here yet.
 fn not_built(command: &str) -> Option<&'static str> {
     Some(match command {
-        "set_auto_retry" | "abort_retry" => "automatic retry is not built yet",
         "bash" | "abort_bash" => "running bash outside the agent is not built yet",
         "extension_ui_response" => "there are no extensions, so no UI request was made",
         _ => return None,
@@ -370,6 +383,10 @@ async fn handle(
             if let Some(task) = listener.running.take() {
                 let _ = task.await;
             }
+            success(id, kind, None)
+        }
+        "abort_retry" => {
+            session.abort_retry();
             success(id, kind, None)
         }
         "get_state" => {
