@@ -157,7 +157,7 @@ def with_tools(pi_tool, name, attack, flags, prepare=None, check=None):
 
 def measure(pi_tool, name, attack, flags, where, kept, check=None):
     server = Server(attack)
-    command = [pi_tool, "agent", "--provider", "openai", "--model", "fake",
+    command = [pi_tool, "agent", "--demo-tools", "--provider", "openai", "--model", "fake",
                "--base-url", f"http://127.0.0.1:{server.port}/v1", *where, *flags, "go"]
     start = time.monotonic()
     child = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

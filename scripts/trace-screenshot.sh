@@ -40,7 +40,7 @@ cat > "$work/script.json" <<'JSON'
 JSON
 
 OTEL_EXPORTER_OTLP_ENDPOINT="$endpoint" OTEL_SERVICE_NAME=pi-tool \
-  "$pi_tool" agent --json --no-session --approval yolo --tool-timeout 0.5 \
+  "$pi_tool" agent --demo-tools --json --no-session --approval yolo --tool-timeout 0.5 \
   --faux "$work/script.json" --mcp "$pi_tool serve --test-tools" --mcp-prefix m_ \
   --otlp "$endpoint" go > /dev/null
 # The server's batch lands a moment after the agent's.

@@ -284,12 +284,18 @@ async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
         pi_tool::environment::ToolEnvironment::new(),
         |environment, name| environment.passing(name.clone()),
     );
-    // Pi's command line offers the coding tools only; the subcommands keep the course's two
-    // demonstration tools (`echo`, `uppercase`) beside them.
-    let mut tools = if pi_mode {
-        pi_tool::ToolRegistry::default()
-    } else {
+    // A model is offered the coding tools only: the course's two demonstration tools (`echo`,
+    // `uppercase`) are for the tool author's commands (`tools`, `call`, `run`, `serve`...),
+    // and for `agent` only with `--demo-tools`.
+    let demo_tools = match &cli.command {
+        None => false,
+        Some(Command::Agent(args)) => args.demo_tools,
+        Some(_) => true,
+    };
+    let mut tools = if demo_tools {
         pi_tool::builtin::registry()
+    } else {
+        pi_tool::ToolRegistry::default()
     };
     // The coding tools without sandbox or confinement, for modes that ask to run a refused
     // call outside the sandbox.

@@ -111,6 +111,7 @@ fn run(
     let (url, seen) = fake(bodies);
     let mut args = vec![
         "agent".to_owned(),
+        "--demo-tools".into(),
         "--provider".into(),
         provider.into(),
         "--model".into(),

@@ -277,6 +277,7 @@ fn agent_runs_the_offline_demo_end_to_end() {
     let output = pi_tool()
         .args([
             "agent",
+            "--demo-tools",
             "--json",
             "--faux",
             &demo_script(),

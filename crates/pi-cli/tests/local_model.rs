@@ -76,6 +76,7 @@ fn agent(url: &str, extra: &[&str], prompt: &str) -> Vec<Value> {
     let mut command = Command::new(env!("CARGO_BIN_EXE_pi-tool"));
     command.args([
         "agent",
+        "--demo-tools",
         "--json",
         "--no-session",
         "--provider",

@@ -124,6 +124,7 @@ fn agent_uses_a_python_sdk_servers_tools() {
     let output = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
         .args([
             "agent",
+            "--demo-tools",
             "--approval",
             "full-auto",
             "--json",

@@ -120,6 +120,7 @@ fn run_and_check(protocol: &str) {
     let output = Command::new(pi_tool)
         .args([
             "agent",
+            "--demo-tools",
             "--json",
             "--no-session",
             "--approval",

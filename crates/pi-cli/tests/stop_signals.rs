@@ -372,6 +372,7 @@ fn agent_is_stopped_by(signal: Signal, sandbox: Sandbox) {
     let pi = PiTool::start(
         &[
             "agent",
+            "--demo-tools",
             "--approval",
             "full-auto",
             "--faux",

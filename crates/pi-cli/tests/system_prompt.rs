@@ -143,8 +143,11 @@ fn a_run_tells_the_model_who_it_is_its_tools_the_project_context_the_date_and_th
         prompt.ends_with(&format!("\nWorking directory: {}", tree.project.display())),
         "{prompt}"
     );
-    // The demonstration tools are offered today, so they are listed too.
-    assert!(prompt.contains("- echo: "));
+    // The course's demonstration tools are never offered to a model unless asked for.
+    assert!(
+        !prompt.contains("- echo: ") && !prompt.contains("- uppercase: "),
+        "{prompt}"
+    );
     // `--json` lists the files that went in, in the prompt's order.
     let sources = sources(&stderr);
     let kinds: Vec<&str> = sources

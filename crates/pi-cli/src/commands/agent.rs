@@ -57,6 +57,10 @@ pub(crate) struct AgentArgs {
     /// A real model's wire.
     #[arg(long, requires = "model")]
     provider: Option<Wire>,
+    /// Also offer the course's two demonstration tools, `echo` and `uppercase` (for scripted
+    /// runs and examples: a real model is never shown them unless asked for).
+    #[arg(long)]
+    pub(crate) demo_tools: bool,
     /// The model id, e.g. `gpt-4.1`, `claude-sonnet-4-5`, `gemini-2.5-flash`.
     #[arg(long)]
     model: Option<String>,
