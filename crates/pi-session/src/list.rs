@@ -4,7 +4,7 @@
 //! `{"type":"..."` prefix Pi and we write).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::error::{Result, SessionError};
 use crate::header::SessionHeader;
+use crate::text_file::MAX_LINE_BYTES;
 
 /// One session file, as a picker shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -91,13 +92,27 @@ pub fn read_summary(path: &Path) -> Result<Option<SessionSummary>> {
     let mut line = Vec::new();
     let mut header = None;
     let mut summary_fields = (None, None, 0usize, 0usize);
+    let mut line_number = 0;
+    // One byte over the limit, so that a line of the limit and its newline are read whole.
+    let most = u64::try_from(MAX_LINE_BYTES)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
     loop {
         line.clear();
-        let read = reader
+        line_number += 1;
+        let read = (&mut reader)
+            .take(most)
             .read_until(b'\n', &mut line)
             .map_err(|e| SessionError::io("read", path, e))?;
         if read == 0 {
             break;
+        }
+        if line.len() > MAX_LINE_BYTES && line.last() != Some(&b'\n') {
+            return Err(SessionError::LineTooLong {
+                path: path.to_path_buf(),
+                line: line_number,
+                limit: MAX_LINE_BYTES,
+            });
         }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
