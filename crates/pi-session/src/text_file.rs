@@ -139,16 +139,25 @@ pub(crate) fn for_each_line_within(
         } else {
             match memchr::memrchr(b'\n', content) {
                 Some(newline) => newline + 1,
-                None if buffer.len() >= most => {
-                    // The buffer holds only the start of one line (what came before it was
-                    // moved out), and that start is already over the limit.
-                    return Err(ReadLinesError::LineTooLong(
-                        lines_before + read_end.lines + 1,
-                    ));
-                }
                 None => {
-                    // A line longer than the buffer: read on into a bigger one.
-                    buffer.resize(buffer.len().saturating_mul(2).min(most), 0);
+                    // The buffer holds only the start of one line (what came before it was
+                    // moved out). Its end is found first, reading ahead without keeping: a
+                    // line over the limit is refused having held no more than the buffer,
+                    // and one within it is read on into a buffer of its size, grown once.
+                    let searched = buffer_offset + filled as u64;
+                    let stop = buffer_offset.saturating_add(most as u64);
+                    let length = match line_end(file, searched, limit, stop)? {
+                        Some(end) => usize::try_from(end - buffer_offset).unwrap_or(usize::MAX),
+                        None => usize::MAX,
+                    };
+                    if length > max_line {
+                        return Err(ReadLinesError::LineTooLong(
+                            lines_before + read_end.lines + 1,
+                        ));
+                    }
+                    // Room for the line and its newline; never smaller than it was.
+                    let size = length.saturating_add(1).max(buffer.len());
+                    buffer.resize(size, 0);
                     continue;
                 }
             }
@@ -214,6 +223,37 @@ fn visit_lines(
         visit(start, part.len(), true)?;
     }
     ControlFlow::Continue(())
+}
+
+/// Where the line that goes on at `from` ends: the offset of its newline, or of the file's end
+/// (or `limit`) when it has none; `None` when it goes on to `stop` or beyond.
+fn line_end(file: &File, from: u64, limit: Option<u64>, stop: u64) -> io::Result<Option<u64>> {
+    let mut probe = vec![0; PROBE_BYTES];
+    let mut offset = from;
+    let end = limit.map_or(stop, |limit| limit.min(stop));
+    while offset < end {
+        let want = usize::try_from(end - offset).map_or(PROBE_BYTES, |left| left.min(PROBE_BYTES));
+        let chunk = match probe.get_mut(..want) {
+            Some(chunk) => chunk,
+            None => &mut probe,
+        };
+        let read = match file.read_at(chunk, offset) {
+            Ok(read) => read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        let Some(chunk) = chunk.get(..read).filter(|chunk| !chunk.is_empty()) else {
+            return Ok(Some(offset));
+        };
+        if let Some(newline) = memchr::memchr(b'\n', chunk) {
+            return Ok(Some(offset + newline as u64));
+        }
+        offset += read as u64;
+    }
+    // The limit of a range ends the line there; `stop` means it is too long.
+    Ok(limit
+        .filter(|&limit| limit <= stop && offset >= limit)
+        .map(|_| offset))
 }
 
 /// The offset just after the first newline at or after `from`, if it is before `len`.
