@@ -383,10 +383,12 @@ impl Workspace {
     /// decomposed ones. A missing name is looked up in its directory among the names that
     /// read the same once those differences are set aside, and taken when exactly one does.
     /// Only directories the workspace may reach are listed; whatever is found is confined as
-    /// any other path.
+    /// any other path. A name found in no spelling is a new one: its Unicode spaces are plain
+    /// spaces, as upstream Pi names a new file ([`pi_tool::path::spelled_as_new`]).
     pub fn resolve(&self, path: &str) -> PathBuf {
         let typed = self.resolve_as_typed(path);
-        pi_tool::path::respelled(&typed, |directory| self.may_list(directory)).unwrap_or(typed)
+        pi_tool::path::respelled(&typed, |directory| self.may_list(directory))
+            .unwrap_or_else(|| pi_tool::path::spelled_as_new(&typed))
     }
 
     fn resolve_as_typed(&self, path: &str) -> PathBuf {

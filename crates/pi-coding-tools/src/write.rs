@@ -30,6 +30,29 @@ fn write(path: &std::path::Path, params: &WriteParams) -> Outcome {
     Ok(ToolOutput::text(format!(
         "Successfully wrote {} bytes to {}",
         params.content.len(),
-        params.path
+        written_name(&params.path, path).display()
     )))
+}
+
+/// The path as typed, with the name of the file actually written when it is spelled
+/// otherwise (a no-break space typed, a plain one written; a plain space typed, the file's
+/// narrow no-break space found): the model reads which file it now has. A name that differs
+/// in more than spelling (the file a link leads to) is left as typed.
+fn written_name(typed: &str, written: &std::path::Path) -> std::path::PathBuf {
+    let typed = std::path::Path::new(typed);
+    let (Some(typed_name), Some(written_name)) = (typed.file_name(), written.file_name()) else {
+        return typed.to_path_buf();
+    };
+    let respelled = typed_name != written_name
+        && match (typed_name.to_str(), written_name.to_str()) {
+            (Some(typed_name), Some(written_name)) => {
+                pi_tool::path::folded(typed_name) == pi_tool::path::folded(written_name)
+            }
+            _ => false,
+        };
+    if respelled {
+        typed.with_file_name(written_name)
+    } else {
+        typed.to_path_buf()
+    }
 }

@@ -778,6 +778,71 @@ async fn paths_typed_with_plain_spaces_and_apostrophes_find_the_file() {
     assert!(ambiguous.is_error, "{}", ambiguous.text());
 }
 
+/// A new file's name typed with a no-break space (or another Unicode space) is written with a
+/// plain space, as upstream Pi 0.80.6 writes it (its paths read every Unicode space as a plain
+/// one), and the result names the file written. An existing name keeps its spelling.
+#[tokio::test]
+async fn a_new_files_unicode_spaces_are_written_plain_and_the_result_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let wrote = call(
+        dir.path(),
+        "write",
+        json!({"path": "notes/new\u{a0}file\u{202f}AM.txt", "content": "hi"}),
+    )
+    .await;
+    assert!(!wrote.is_error, "{}", wrote.text());
+    assert_eq!(
+        wrote.text(),
+        "Successfully wrote 2 bytes to notes/new file AM.txt"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("notes/new file AM.txt")).unwrap(),
+        "hi"
+    );
+    assert!(
+        !dir.path()
+            .join("notes/new\u{a0}file\u{202f}AM.txt")
+            .exists()
+    );
+    // Read back as typed.
+    let read = call(
+        dir.path(),
+        "read",
+        json!({"path": "notes/new\u{a0}file\u{202f}AM.txt"}),
+    )
+    .await;
+    assert_eq!(read.text(), "hi");
+    // A file that is there under a no-break space is written in place, under its own name.
+    write(dir.path(), "kept\u{a0}name.txt", "old");
+    let over = call(
+        dir.path(),
+        "write",
+        json!({"path": "kept\u{a0}name.txt", "content": "new"}),
+    )
+    .await;
+    assert_eq!(
+        over.text(),
+        "Successfully wrote 3 bytes to kept\u{a0}name.txt"
+    );
+    assert_eq!(
+        fs::read_to_string(dir.path().join("kept\u{a0}name.txt")).unwrap(),
+        "new"
+    );
+    assert!(!dir.path().join("kept name.txt").exists());
+    // Typed with a plain space, the existing no-break name is found, and named.
+    let plain = call(
+        dir.path(),
+        "write",
+        json!({"path": "kept name.txt", "content": "newer"}),
+    )
+    .await;
+    assert_eq!(
+        plain.text(),
+        "Successfully wrote 5 bytes to kept\u{a0}name.txt"
+    );
+    assert!(!dir.path().join("kept name.txt").exists());
+}
+
 /// A respelled path is confined as any other: a link under such a name that leads outside is
 /// refused.
 #[tokio::test]

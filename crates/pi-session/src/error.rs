@@ -53,6 +53,16 @@ pub enum SessionError {
         /// Why.
         reason: NotASessionReason,
     },
+    /// A line of the file is longer than [`crate::MAX_LINE_BYTES`]; the file was left as it was.
+    #[error("{}: line {line} is longer than the limit of {} MiB for a session line; the file was left untouched", path.display(), limit >> 20)]
+    LineTooLong {
+        /// The file.
+        path: PathBuf,
+        /// The line's 1-based number.
+        line: usize,
+        /// The limit in bytes.
+        limit: usize,
+    },
     /// Parent links loop; building a context would never reach a root.
     #[error("{}: parent links form a cycle through entries {}", path.display(), ids.join(" -> "))]
     Cycle {
@@ -135,6 +145,18 @@ pub enum SessionError {
 }
 
 impl SessionError {
+    /// The error for lines of `path` that could not be read.
+    pub(crate) fn lines(path: impl Into<PathBuf>, error: crate::text_file::ReadLinesError) -> Self {
+        match error {
+            crate::text_file::ReadLinesError::Io(source) => Self::io("read", path, source),
+            crate::text_file::ReadLinesError::LineTooLong(line) => Self::LineTooLong {
+                path: path.into(),
+                line,
+                limit: crate::MAX_LINE_BYTES,
+            },
+        }
+    }
+
     pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>, source: io::Error) -> Self {
         Self::Io {
             op,

@@ -70,4 +70,5 @@ pub use paths::{
 };
 pub use report::{DuplicateId, LoadReport, MalformedEntry, Orphan, SkippedLine, TornTail};
 pub use session::Session;
+pub use text_file::MAX_LINE_BYTES;
 pub use view::TreeView;

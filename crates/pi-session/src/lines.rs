@@ -5,7 +5,6 @@
 //! half of its bytes (split just after a newline near the middle): checking each line's JSON is
 //! nearly the whole cost of a load and the lines are independent.
 
-use std::io;
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
@@ -16,7 +15,7 @@ use crate::parse::{self, KeptLine};
 use crate::quick_scan;
 use crate::report::LoadReport;
 use crate::scan::{self, Scanned};
-use crate::text_file::{self, LineText, RawLine, ReadEnd};
+use crate::text_file::{self, LineText, RawLine, ReadEnd, ReadLinesError};
 
 /// The entries of a version-3 file and what was skipped reading them.
 #[derive(Debug, Default)]
@@ -56,7 +55,17 @@ pub(crate) fn read_entries(
     source: &Arc<SourceFile>,
     start: u64,
     lines_before: usize,
-) -> io::Result<(ReadEntries, ReadEnd)> {
+) -> Result<(ReadEntries, ReadEnd), ReadLinesError> {
+    read_entries_within(source, start, lines_before, crate::MAX_LINE_BYTES)
+}
+
+/// [`read_entries`] with lines of at most `max_line` bytes (tests use small ones).
+fn read_entries_within(
+    source: &Arc<SourceFile>,
+    start: u64,
+    lines_before: usize,
+    max_line: usize,
+) -> Result<(ReadEntries, ReadEnd), ReadLinesError> {
     let file = source.file();
     let len = file.metadata()?.len();
     let split = if len.saturating_sub(start) >= halves::PARALLEL_BYTES as u64 && halves::two_cores()
@@ -66,13 +75,20 @@ pub(crate) fn read_entries(
         None
     };
     let Some(split) = split else {
-        return read_range(source, start, None, lines_before);
+        return read_range(source, start, None, lines_before, max_line);
     };
     let (first, second) = halves::on_two_threads(
-        || read_range(source, start, Some(split), lines_before),
-        || read_range(source, split, None, 0),
+        || read_range(source, start, Some(split), lines_before, max_line),
+        || read_range(source, split, None, 0, max_line),
     );
-    let ((mut read, first_end), (rest, end)) = (first?, second?);
+    let (mut read, first_end) = first?;
+    // The second half numbered its lines from its own start.
+    let (rest, end) = second.map_err(|error| match error {
+        ReadLinesError::LineTooLong(line) => {
+            ReadLinesError::LineTooLong(line + lines_before + first_end.lines)
+        }
+        other => other,
+    })?;
     read.append(rest, lines_before + first_end.lines);
     Ok((
         read,
@@ -94,12 +110,20 @@ fn read_range(
     start: u64,
     limit: Option<u64>,
     lines_before: usize,
-) -> io::Result<(ReadEntries, ReadEnd)> {
+    max_line: usize,
+) -> Result<(ReadEntries, ReadEnd), ReadLinesError> {
     let mut read = ReadEntries::default();
-    let end = text_file::for_each_line(source.file(), start, limit, lines_before, |line, text| {
-        read_line(&mut read, source, line, text);
-        ControlFlow::Continue(())
-    })?;
+    let end = text_file::for_each_line_within(
+        source.file(),
+        start,
+        limit,
+        lines_before,
+        max_line,
+        |line, text| {
+            read_line(&mut read, source, line, text);
+            ControlFlow::Continue(())
+        },
+    )?;
     Ok((read, end))
 }
 
@@ -152,5 +176,64 @@ fn read_line(read: &mut ReadEntries, source: &Arc<SourceFile>, line: RawLine, te
             let reason = format!("not an entry: {error}");
             parse::skip(&line, reason, text.as_bytes(), entries_before, report, kept);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A file of `before` entries of about 1 KiB each, a line of `long` bytes, then one entry.
+    fn file_with_a_long_line(before: usize, long: usize) -> (tempfile::TempDir, Arc<SourceFile>) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut text = String::new();
+        let entry = |index: usize| {
+            format!(
+                r#"{{"type":"label","id":"e{index}","parentId":null,"timestamp":"2026-01-01T00:00:00.000Z","targetId":"x","label":"{}"}}"#,
+                "l".repeat(1000)
+            )
+        };
+        for index in 0..before {
+            text.push_str(&entry(index));
+            text.push('\n');
+        }
+        text.push_str(&"z".repeat(long));
+        text.push('\n');
+        text.push_str(&entry(before));
+        text.push('\n');
+        std::fs::write(&path, text).unwrap();
+        let file = std::fs::File::open(&path).unwrap();
+        (dir, Arc::new(SourceFile::new(file, &path)))
+    }
+
+    fn too_long_line(result: Result<(ReadEntries, ReadEnd), ReadLinesError>) -> usize {
+        match result {
+            Err(ReadLinesError::LineTooLong(line)) => line,
+            other => panic!("expected a line too long, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_named_by_its_number_in_either_half() {
+        // 2,000 entries of ~1 KiB: two halves on a machine with two cores; the long line
+        // sits in the second half.
+        let (_dir, source) = file_with_a_long_line(2000, 300 << 10);
+        let line = too_long_line(read_entries_within(&source, 0, 1, 256 << 10));
+        assert_eq!(
+            line, 2002,
+            "numbered from the file's first line (one before)"
+        );
+        // In the first half.
+        let (_dir, source) = file_with_a_long_line(10, 300 << 10);
+        assert_eq!(
+            too_long_line(read_entries_within(&source, 0, 1, 256 << 10)),
+            12
+        );
+        // At the limit itself the line is read (and skipped as not JSON).
+        let (_dir, source) = file_with_a_long_line(2000, 256 << 10);
+        let (read, end) = read_entries_within(&source, 0, 1, 256 << 10).unwrap();
+        assert_eq!((read.entries.len(), end.lines), (2001, 2002));
+        assert_eq!(read.report.skipped.len(), 1);
     }
 }

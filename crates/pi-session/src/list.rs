@@ -4,7 +4,7 @@
 //! `{"type":"..."` prefix Pi and we write).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader};
+use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::error::{Result, SessionError};
 use crate::header::SessionHeader;
+use crate::text_file;
 
 /// One session file, as a picker shows it.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,43 +88,40 @@ pub fn read_summary(path: &Path) -> Result<Option<SessionSummary>> {
     if !metadata.is_file() {
         return Ok(None);
     }
-    let mut reader = BufReader::new(file);
-    let mut line = Vec::new();
     let mut header = None;
+    let mut not_a_session = false;
     let mut summary_fields = (None, None, 0usize, 0usize);
-    loop {
-        line.clear();
-        let read = reader
-            .read_until(b'\n', &mut line)
-            .map_err(|e| SessionError::io("read", path, e))?;
-        if read == 0 {
-            break;
-        }
+    // Line by line through one small buffer: a line over the limit is refused unread.
+    text_file::for_each_line(&file, 0, None, 0, |_, text| {
+        let line = text.map_or_else(|bytes| bytes, str::as_bytes);
         if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
+            return ControlFlow::Continue(());
         }
         if header.is_none() {
-            match serde_json::from_slice::<Value>(&line) {
+            match serde_json::from_slice::<Value>(line) {
                 // Lines before the header that are not JSON are skipped, as Pi does.
-                Err(_) => continue,
+                Err(_) => {}
                 Ok(value) => match SessionHeader::from_value(value) {
                     Some(found) => header = Some(found),
-                    None => return Ok(None),
+                    None => {
+                        not_a_session = true;
+                        return ControlFlow::Break(());
+                    }
                 },
             }
-            continue;
+            return ControlFlow::Continue(());
         }
         let (name, first_message, entries, messages) = &mut summary_fields;
         *entries += 1;
-        match entry_type(&line).as_deref() {
+        match entry_type(line).as_deref() {
             Some("message") => {
                 *messages += 1;
-                if first_message.is_none() && contains(&line, br#""role":"user""#) {
-                    *first_message = user_text(&line);
+                if first_message.is_none() && contains(line, br#""role":"user""#) {
+                    *first_message = user_text(line);
                 }
             }
             Some("session_info") => {
-                *name = serde_json::from_slice::<Value>(&line)
+                *name = serde_json::from_slice::<Value>(line)
                     .ok()
                     .and_then(|value| value.get("name").and_then(Value::as_str).map(str::to_owned))
                     .map(|name| name.trim().to_owned())
@@ -131,6 +129,11 @@ pub fn read_summary(path: &Path) -> Result<Option<SessionSummary>> {
             }
             _ => {}
         }
+        ControlFlow::Continue(())
+    })
+    .map_err(|error| SessionError::lines(path, error))?;
+    if not_a_session {
+        return Ok(None);
     }
     let Some(header) = header else {
         return Ok(None);

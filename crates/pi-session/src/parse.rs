@@ -79,7 +79,7 @@ pub(crate) struct ParsedFile {
 /// Parses the session file `source` (opened at `path`); version 1 and 2 files are migrated in
 /// memory.
 pub(crate) fn parse(path: &Path, source: &Arc<SourceFile>) -> Result<ParsedFile> {
-    let read_error = |error| SessionError::io("read", path, error);
+    let read_error = |error| SessionError::lines(path, error);
     let mut report = LoadReport::default();
     let mut kept = Vec::new();
     let mut header = Ok(None);

@@ -24,8 +24,31 @@ use std::os::unix::fs::FileExt;
 /// 8; 10,000 entries: no change).
 pub(crate) const BUFFER_BYTES: usize = 64 << 10;
 
+/// The longest line a session file may have, in bytes (without its newline): 128 MiB. A
+/// longer line makes opening, listing or reading the file fail with
+/// [`SessionError::LineTooLong`](crate::SessionError::LineTooLong) naming the line, after
+/// holding at most this many of its bytes (a 1 GB line took 3 GB before). Far above what a
+/// session writes: a model response is at most 32 MiB by default, a tool result 16 MiB.
+pub const MAX_LINE_BYTES: usize = 128 << 20;
+
 /// How much is read at a time while looking for a newline to split a file at.
 const PROBE_BYTES: usize = 64 << 10;
+
+/// Why lines could not be read.
+#[derive(Debug)]
+pub(crate) enum ReadLinesError {
+    /// A system call failed.
+    Io(io::Error),
+    /// The line with this 1-based number is longer than [`MAX_LINE_BYTES`]; reading
+    /// stopped there, having held at most that many bytes of it.
+    LineTooLong(usize),
+}
+
+impl From<io::Error> for ReadLinesError {
+    fn from(error: io::Error) -> Self {
+        Self::Io(error)
+    }
+}
 
 /// One line of the file, without its newline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,9 +85,24 @@ pub(crate) fn for_each_line(
     start: u64,
     limit: Option<u64>,
     lines_before: usize,
+    each: impl FnMut(RawLine, LineText<'_>) -> ControlFlow<()>,
+) -> Result<ReadEnd, ReadLinesError> {
+    for_each_line_within(file, start, limit, lines_before, MAX_LINE_BYTES, each)
+}
+
+/// [`for_each_line`] with lines of at most `max_line` bytes (tests use small ones).
+pub(crate) fn for_each_line_within(
+    file: &File,
+    start: u64,
+    limit: Option<u64>,
+    lines_before: usize,
+    max_line: usize,
     mut each: impl FnMut(RawLine, LineText<'_>) -> ControlFlow<()>,
-) -> io::Result<ReadEnd> {
-    let mut buffer = vec![0; BUFFER_BYTES];
+) -> Result<ReadEnd, ReadLinesError> {
+    // One byte more than a line may have, so that a line of `max_line` bytes and its
+    // newline fit.
+    let most = max_line.saturating_add(1);
+    let mut buffer = vec![0; BUFFER_BYTES.min(most)];
     // The file offset of `buffer[0]`, and how many bytes of it hold file content.
     let mut buffer_offset = start;
     let mut filled = 0;
@@ -92,7 +130,7 @@ pub(crate) fn for_each_line(
                 Ok(0) => at_end = true,
                 Ok(read) => filled += read,
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
-                Err(error) => return Err(error),
+                Err(error) => return Err(error.into()),
             }
         }
         let content = buffer.get(..filled).unwrap_or_default();
@@ -102,8 +140,24 @@ pub(crate) fn for_each_line(
             match memchr::memrchr(b'\n', content) {
                 Some(newline) => newline + 1,
                 None => {
-                    // A line longer than the buffer: read on into a bigger one.
-                    buffer.resize(buffer.len() * 2, 0);
+                    // The buffer holds only the start of one line (what came before it was
+                    // moved out). Its end is found first, reading ahead without keeping: a
+                    // line over the limit is refused having held no more than the buffer,
+                    // and one within it is read on into a buffer of its size, grown once.
+                    let searched = buffer_offset + filled as u64;
+                    let stop = buffer_offset.saturating_add(most as u64);
+                    let length = match line_end(file, searched, limit, stop)? {
+                        Some(end) => usize::try_from(end - buffer_offset).unwrap_or(usize::MAX),
+                        None => usize::MAX,
+                    };
+                    if length > max_line {
+                        return Err(ReadLinesError::LineTooLong(
+                            lines_before + read_end.lines + 1,
+                        ));
+                    }
+                    // Room for the line and its newline; never smaller than it was.
+                    let size = length.saturating_add(1).max(buffer.len());
+                    buffer.resize(size, 0);
                     continue;
                 }
             }
@@ -169,6 +223,37 @@ fn visit_lines(
         visit(start, part.len(), true)?;
     }
     ControlFlow::Continue(())
+}
+
+/// Where the line that goes on at `from` ends: the offset of its newline, or of the file's end
+/// (or `limit`) when it has none; `None` when it goes on to `stop` or beyond.
+fn line_end(file: &File, from: u64, limit: Option<u64>, stop: u64) -> io::Result<Option<u64>> {
+    let mut probe = vec![0; PROBE_BYTES];
+    let mut offset = from;
+    let end = limit.map_or(stop, |limit| limit.min(stop));
+    while offset < end {
+        let want = usize::try_from(end - offset).map_or(PROBE_BYTES, |left| left.min(PROBE_BYTES));
+        let chunk = match probe.get_mut(..want) {
+            Some(chunk) => chunk,
+            None => &mut probe,
+        };
+        let read = match file.read_at(chunk, offset) {
+            Ok(read) => read,
+            Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        let Some(chunk) = chunk.get(..read).filter(|chunk| !chunk.is_empty()) else {
+            return Ok(Some(offset));
+        };
+        if let Some(newline) = memchr::memchr(b'\n', chunk) {
+            return Ok(Some(offset + newline as u64));
+        }
+        offset += read as u64;
+    }
+    // The limit of a range ends the line there; `stop` means it is too long.
+    Ok(limit
+        .filter(|&limit| limit <= stop && offset >= limit)
+        .map(|_| offset))
 }
 
 /// The offset just after the first newline at or after `from`, if it is before `len`.
@@ -304,6 +389,29 @@ mod tests {
         .unwrap();
         assert_eq!(visited, 3);
         assert_eq!((end.end, end.lines), (23, 3));
+    }
+
+    #[test]
+    fn a_line_over_the_limit_stops_the_reading_and_is_named() {
+        let bytes = b"{}\n0123456789\n0123456789a\n{}\n";
+        let (_temp, file) = file_with(bytes);
+        let mut seen = 0;
+        let result = for_each_line_within(&file, 0, None, 4, 10, |_, _| {
+            seen += 1;
+            ControlFlow::Continue(())
+        });
+        assert!(
+            matches!(result, Err(ReadLinesError::LineTooLong(7))),
+            "{result:?}"
+        );
+        assert_eq!(seen, 2, "the lines before it were read");
+        // A torn last line over the limit too.
+        let (_temp, file) = file_with(b"{}\n0123456789abc");
+        let result = for_each_line_within(&file, 0, None, 0, 10, |_, _| ControlFlow::Continue(()));
+        assert!(
+            matches!(result, Err(ReadLinesError::LineTooLong(2))),
+            "{result:?}"
+        );
     }
 
     #[test]

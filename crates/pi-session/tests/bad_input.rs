@@ -394,3 +394,45 @@ fn a_failed_append_reports_and_leaves_the_file_as_it_was() {
     assert!(stdout.contains("REPORTED cannot append to"), "{stdout}");
     assert!(Session::load(&path).unwrap().report().is_clean());
 }
+
+#[test]
+fn a_line_over_the_limit_is_an_error_naming_it_and_the_file_is_untouched() {
+    use std::os::unix::fs::FileExt;
+    let dir = tempfile::tempdir().unwrap();
+    let lines = [HEADER.to_owned(), entry("a", None, "one")];
+    let path = write(dir.path(), &lines, "");
+    // Line 3: a run of zero bytes (a hole: no disk used) one MiB over the limit, then an
+    // entry. Before the limit, reading it took three times its size in memory.
+    let file = fs::OpenOptions::new().write(true).open(&path).unwrap();
+    let start = file.metadata().unwrap().len();
+    let long = pi_session::MAX_LINE_BYTES as u64 + (1 << 20);
+    file.set_len(start + long).unwrap();
+    file.write_at(
+        format!("\n{}\n", entry("b", Some("a"), "two")).as_bytes(),
+        start + long,
+    )
+    .unwrap();
+    drop(file);
+    let length = fs::metadata(&path).unwrap().len();
+
+    let expected = format!(
+        "{}: line 3 is longer than the limit of 128 MiB for a session line; the file was left untouched",
+        path.display()
+    );
+    match Session::open(&path) {
+        Err(error @ SessionError::LineTooLong { line: 3, .. }) => {
+            assert_eq!(error.to_string(), expected);
+        }
+        other => panic!("expected line 3 too long, got {other:?}"),
+    }
+    match pi_session::read_summary(&path) {
+        Err(error @ SessionError::LineTooLong { line: 3, .. }) => {
+            assert_eq!(error.to_string(), expected);
+        }
+        other => panic!("expected line 3 too long, got {other:?}"),
+    }
+    let listing = pi_session::list_sessions(dir.path()).unwrap();
+    assert!(listing.sessions.is_empty());
+    assert_eq!(listing.unreadable.len(), 1);
+    assert_eq!(fs::metadata(&path).unwrap().len(), length);
+}

@@ -161,15 +161,84 @@ pub fn respelled(path: &Path, may_list: impl Fn(&Path) -> bool) -> Option<PathBu
     (found != path).then_some(found)
 }
 
+/// `path` as a new file is named, as upstream Pi names it: in each name from the first that
+/// does not exist on, every Unicode space (a no-break space a model or a person typed, U+00A0,
+/// U+2000–U+200A, U+202F, U+205F, U+3000) a plain space. What exists keeps its spelling.
+pub fn spelled_as_new(path: &Path) -> PathBuf {
+    let Some(text) = path.to_str() else {
+        return path.to_path_buf();
+    };
+    // Most paths have no such space: nothing to look at on disk.
+    if !text.chars().any(is_unicode_space) {
+        return path.to_path_buf();
+    }
+    let mut spelled = PathBuf::new();
+    let mut missing = false;
+    for component in path.components() {
+        let std::path::Component::Normal(name) = component else {
+            spelled.push(component);
+            continue;
+        };
+        let next = spelled.join(name);
+        missing = missing || next.symlink_metadata().is_err();
+        match name.to_str() {
+            Some(name) if missing => spelled.push(name.replace(is_unicode_space, " ")),
+            _ => spelled = next,
+        }
+    }
+    spelled
+}
+
+/// A space other than the plain one that upstream Pi reads as a plain space in a path.
+fn is_unicode_space(character: char) -> bool {
+    matches!(
+        character,
+        '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}'
+    )
+}
+
 /// `name` as it reads: composed (NFC), every Unicode space a plain space, curly apostrophes
 /// straight.
 pub fn folded(name: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
     name.nfc()
         .map(|character| match character {
-            '\u{a0}' | '\u{2000}'..='\u{200a}' | '\u{202f}' | '\u{205f}' | '\u{3000}' => ' ',
+            space if is_unicode_space(space) => ' ',
             '\u{2018}' | '\u{2019}' => '\'',
             other => other,
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_new_names_unicode_spaces_are_plain_and_what_exists_keeps_its_spelling() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir(root.join("old\u{a0}dir")).unwrap();
+        std::fs::write(root.join("kept\u{202f}AM.png"), "x").unwrap();
+        // A new file: every Unicode space plain, as upstream writes it.
+        assert_eq!(
+            spelled_as_new(&root.join("a\u{a0}b\u{3000}c.txt")),
+            root.join("a b c.txt")
+        );
+        // An existing directory keeps its no-break space; the new names below it do not.
+        assert_eq!(
+            spelled_as_new(&root.join("old\u{a0}dir/new\u{a0}dir/f\u{2009}g")),
+            root.join("old\u{a0}dir/new dir/f g")
+        );
+        // An existing file is left as it is named.
+        assert_eq!(
+            spelled_as_new(&root.join("kept\u{202f}AM.png")),
+            root.join("kept\u{202f}AM.png")
+        );
+        // Nothing to change: given back.
+        assert_eq!(
+            spelled_as_new(Path::new("plain name.txt")),
+            Path::new("plain name.txt")
+        );
+    }
 }
