@@ -48,7 +48,7 @@ pub fn replay(messages: &[Message], cwd: &Path) -> Vec<SessionUpdate> {
                             arguments,
                             ..
                         } => {
-                            let shown = diffs_of(name, arguments, cwd);
+                            let shown = diffs_of(name, arguments, cwd, false);
                             diffs.insert(id.to_string(), shown.clone());
                             updates.push(SessionUpdate::ToolCall(
                                 AcpToolCall::new(id.to_string(), title_of(name, arguments))

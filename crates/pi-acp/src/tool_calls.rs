@@ -88,9 +88,10 @@ pub fn locations_of(tool: &str, arguments: &Value, cwd: &Path) -> Vec<ToolCallLo
 }
 
 /// The change an `edit` or `write` call asks for, as ACP diffs: one per replacement of an
-/// edit; for a write, the file's text now (when it exists and is small) and the new text.
-/// Empty for any other tool or arguments that do not say what changes.
-pub fn diffs_of(tool: &str, arguments: &Value, cwd: &Path) -> Vec<ToolCallContent> {
+/// edit; for a write, the new text, and with `read_old` the file's text now (when it exists
+/// and is small: a call about to run; a replayed call's file has changed since). Empty for
+/// any other tool or arguments that do not say what changes.
+pub fn diffs_of(tool: &str, arguments: &Value, cwd: &Path, read_old: bool) -> Vec<ToolCallContent> {
     let Some(path) = absolute_path(arguments, cwd) else {
         return Vec::new();
     };
@@ -101,6 +102,7 @@ pub fn diffs_of(tool: &str, arguments: &Value, cwd: &Path) -> Vec<ToolCallConten
             };
             let old = std::fs::metadata(&path)
                 .ok()
+                .filter(|_| read_old)
                 .filter(|metadata| metadata.is_file() && metadata.len() <= MAX_DIFF_FILE_BYTES)
                 .and_then(|_| std::fs::read_to_string(&path).ok());
             vec![ToolCallContent::Diff(
@@ -204,6 +206,7 @@ mod tests {
             "write",
             &json!({"path": "a.txt", "content": "new text"}),
             dir.path(),
+            true,
         );
         let ToolCallContent::Diff(diff) = &write[0] else {
             panic!("{write:?}")
@@ -215,6 +218,7 @@ mod tests {
             "write",
             &json!({"path": "b.txt", "content": "x"}),
             dir.path(),
+            true,
         );
         let ToolCallContent::Diff(diff) = &created[0] else {
             panic!("{created:?}")
@@ -224,8 +228,19 @@ mod tests {
             "edit",
             &json!({"path": "a.txt", "edits": [{"oldText": "old", "newText": "new"}, {"oldText": "t", "newText": "T"}]}),
             dir.path(),
+            true,
         );
         assert_eq!(edit.len(), 2);
-        assert!(diffs_of("read", &json!({"path": "a.txt"}), dir.path()).is_empty());
+        assert!(diffs_of("read", &json!({"path": "a.txt"}), dir.path(), true).is_empty());
+        let replayed = diffs_of(
+            "write",
+            &json!({"path": "a.txt", "content": "new text"}),
+            dir.path(),
+            false,
+        );
+        let ToolCallContent::Diff(diff) = &replayed[0] else {
+            panic!("{replayed:?}")
+        };
+        assert_eq!(diff.old_text, None);
     }
 }

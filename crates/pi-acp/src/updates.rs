@@ -118,7 +118,7 @@ impl TurnUpdates {
         if self.open.contains_key(call.id.as_str()) {
             return Vec::new();
         }
-        let diffs = diffs_of(&call.name, &call.arguments, &self.cwd);
+        let diffs = diffs_of(&call.name, &call.arguments, &self.cwd, true);
         let update = AcpToolCall::new(call.id.to_string(), title_of(&call.name, &call.arguments))
             .kind(kind_of(&call.name))
             .status(status)
