@@ -174,3 +174,114 @@ fn an_editor_initializes_creates_a_session_and_prompts_over_stdio() {
     let status = server.child.wait().unwrap();
     assert!(status.success(), "{status}");
 }
+
+fn tool_call(id: &str, name: &str, arguments: &Value) -> support::Reply {
+    let chunk = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
+        {"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": arguments.to_string()}}
+    ]}, "finish_reason": "tool_calls"}]});
+    support::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+}
+
+impl Server {
+    fn initialize(&mut self) {
+        self.send(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#,
+        );
+        self.until_response(1);
+    }
+
+    /// Runs a prompt, answering each permission request with the next of `answers`; the
+    /// response, the updates and the permission requests.
+    fn prompt(
+        &mut self,
+        id: u64,
+        session_id: &str,
+        text: &str,
+        answers: &mut Vec<&str>,
+    ) -> (Value, Vec<Value>, Vec<Value>) {
+        let prompt = json!({"jsonrpc":"2.0","id":id,"method":"session/prompt","params":{
+            "sessionId": session_id, "prompt": [{"type":"text","text":text}]}});
+        self.send(&prompt.to_string());
+        let mut updates = Vec::new();
+        let mut asked = Vec::new();
+        loop {
+            let message = self.read();
+            match message["method"].as_str() {
+                Some("session/request_permission") => {
+                    assert!(!answers.is_empty(), "unexpected question: {message}");
+                    let answer = answers.remove(0);
+                    let reply = json!({"jsonrpc":"2.0","id":message["id"],"result":{
+                        "outcome":{"outcome":"selected","optionId":answer}}});
+                    self.send(&reply.to_string());
+                    asked.push(message);
+                }
+                Some(_) => updates.push(message),
+                None if message["id"] == json!(id) => return (message, updates, asked),
+                None => panic!("an unexpected response: {message}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn an_editors_mcp_server_joins_the_session_and_always_answers_hold_for_it() {
+    let echo = |id: &str, value: &str| tool_call(id, "echo", &json!({"value": value}));
+    let (url, seen) = support::serve(vec![
+        echo("call_1", "one"),
+        answer("Echoed."),
+        echo("call_2", "two"),
+        answer("Echoed again."),
+        tool_call("call_3", "bash", &json!({"command": "touch made.txt"})),
+        answer("Refused."),
+        tool_call("call_4", "bash", &json!({"command": "touch made.txt"})),
+        answer("Refused again."),
+    ]);
+    let dirs = dirs(&url);
+    let work = dirs.path().join("work");
+    let mut server = Server::start(&dirs);
+    server.initialize();
+    // This program's own MCP server (`pi-tool serve`, stdio) offers `echo`.
+    let new = json!({"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd": work,
+        "mcpServers":[{"name":"demo","command":env!("CARGO_BIN_EXE_pi-tool"),"args":["serve"],
+                       "env":[{"name":"DEMO_SETTING","value":"1"}]}]}});
+    server.send(&new.to_string());
+    let (created, _) = server.until_response(2);
+    let session_id = created["result"]["sessionId"].as_str().unwrap().to_owned();
+
+    // Allowed always: the second echo runs without a question.
+    let mut answers = vec!["allow_always"];
+    let (done, updates, asked) = server.prompt(3, &session_id, "echo one", &mut answers);
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0]["params"]["toolCall"]["toolCallId"], "call_1");
+    let result = updates
+        .iter()
+        .find(|update| update["params"]["update"]["status"] == "completed")
+        .unwrap();
+    assert_eq!(
+        result["params"]["update"]["content"][0]["content"]["text"],
+        "one"
+    );
+    let (done, _, asked) = server.prompt(4, &session_id, "echo two", &mut answers);
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    assert!(asked.is_empty(), "{asked:?}");
+
+    // Rejected always: the same command is refused without a question.
+    let mut answers = vec!["reject_always"];
+    let (_, _, asked) = server.prompt(5, &session_id, "touch it", &mut answers);
+    assert_eq!(asked.len(), 1);
+    let (_, updates, asked) = server.prompt(6, &session_id, "touch it again", &mut answers);
+    assert!(asked.is_empty(), "{asked:?}");
+    let failed = updates
+        .iter()
+        .find(|update| update["params"]["update"]["status"] == "failed")
+        .unwrap();
+    let text = failed["params"]["update"]["content"][0]["content"]["text"].to_string();
+    assert!(text.contains("rejected"), "{text}");
+    assert!(!work.join("made.txt").exists());
+    // The model saw the echoed values.
+    let bodies = support::bodies(&seen);
+    assert!(bodies[1].to_string().contains("one"));
+    drop(server.stdin);
+    assert!(server.child.wait().unwrap().success());
+}
