@@ -7,10 +7,11 @@ use std::sync::Arc;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, CancelNotification, Implementation, InitializeRequest, InitializeResponse,
-    LoadSessionRequest, LoadSessionResponse, McpCapabilities, NewSessionRequest,
-    NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse, SessionNotification,
-    SessionUpdate, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
+    AgentCapabilities, AuthenticateRequest, AuthenticateResponse, CancelNotification,
+    Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
+    McpCapabilities, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
+    PromptResponse, SessionNotification, SessionUpdate, SetSessionConfigOptionRequest,
+    SetSessionConfigOptionResponse,
 };
 use agent_client_protocol::{Agent, Client, ConnectTo};
 
@@ -55,6 +56,14 @@ fn connection(
         .on_receive_request(
             async move |_initialize: InitializeRequest, responder, _connection| {
                 responder.respond(initialize_response())
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        // No method is advertised: the keys are the program's own (its settings, `auth.json`,
+        // the environment). A client that authenticates anyway is told it is done.
+        .on_receive_request(
+            async move |_request: AuthenticateRequest, responder, _connection| {
+                responder.respond(AuthenticateResponse::new())
             },
             agent_client_protocol::on_receive_request!(),
         )

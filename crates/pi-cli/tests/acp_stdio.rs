@@ -109,6 +109,11 @@ fn an_editor_initializes_creates_a_session_and_prompts_over_stdio() {
     );
     assert_eq!(result["agentInfo"]["name"], "pi-tool");
 
+    // No authentication is needed; a client that asks anyway is answered.
+    server.send(r#"{"jsonrpc":"2.0","id":10,"method":"authenticate","params":{"methodId":"any"}}"#);
+    let (authenticated, _) = server.until_response(10);
+    assert!(authenticated.get("result").is_some(), "{authenticated}");
+
     // Bad messages: each gets one error, and the server goes on.
     server.send("not json");
     let parse = server.read();
