@@ -17,6 +17,9 @@ fi
 # Upstream Pi 0.80.6 (Node and npm packages, into .peers/pi): the interop tests read what it
 # writes and have it continue what we write.
 scripts/setup-pi.sh >/dev/null
+# The official ACP TypeScript SDK (into .peers/acp, run with the Node above): it drives
+# `pi-tool acp` as an editor would.
+scripts/setup-acp.sh >/dev/null
 # The tests that need these peers are ignored by a plain `cargo test` (which says so); here they
 # run (--include-ignored). The local model's is skipped, saying why, only when its install fails.
 skip=()

@@ -166,6 +166,10 @@ enum Command {
     Session(commands::session::SessionArgs),
     /// Serve the built-in tools over MCP: stdio by default, streamable HTTP with --http.
     Serve(commands::serve::ServeArgs),
+    /// Serve the Agent Client Protocol on stdin and stdout, for an editor (Zed, JetBrains,
+    /// Neovim, Emacs) to drive the agent: the same options as Pi's print mode; each editor
+    /// session works in its own directory, with the coding tools confined to it.
+    Acp(Box<commands::pi_mode::PiArgs>),
     /// Use any MCP server's tools: `mcp tools -- CMD ARGS...`, `mcp call NAME 'JSON' -- CMD ARGS...`
     /// (or `--url http://HOST:PORT/mcp`).
     Mcp(commands::mcp::McpArgs),
@@ -228,7 +232,13 @@ async fn run(cli: Cli) -> ExitCode {
     };
     let answers = matches!(
         cli.command,
-        None | Some(Command::Call(_) | Command::Run(_) | Command::Agent(_) | Command::Serve(_))
+        None | Some(
+            Command::Call(_)
+                | Command::Run(_)
+                | Command::Agent(_)
+                | Command::Serve(_)
+                | Command::Acp(_)
+        )
     );
     let given_up = async {
         shutdown.token().cancelled().await;
@@ -253,7 +263,7 @@ async fn run(cli: Cli) -> ExitCode {
 /// Builds the tools and runs the command.
 async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
     // Pi's command line (no subcommand) works on the current directory with the coding tools.
-    let pi_mode = cli.command.is_none();
+    let pi_mode = matches!(cli.command, None | Some(Command::Acp(_)));
     if pi_mode && cli.coding_tools.is_none() {
         cli.coding_tools = Some(std::path::PathBuf::from("."));
     }
@@ -268,6 +278,9 @@ async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
                 .approval()
                 .load_trusting(&cwd, cli.pi.project_trust())
         })),
+        Some(Command::Acp(args)) => Some(
+            work_dir().and_then(|cwd| args.approval().load_trusting(&cwd, args.project_trust())),
+        ),
         _ => None,
     };
     let approvals = match loaded.transpose() {
@@ -300,38 +313,31 @@ async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
     // The coding tools without sandbox or confinement, for modes that ask to run a refused
     // call outside the sandbox.
     let mut outside_tools = None;
-    if let Some(dir) = &cli.coding_tools {
-        let mut workspace = if cli.unconfined_file_tools || yolo {
-            pi_coding_tools::Workspace::unconfined(dir)
-        } else {
-            pi_coding_tools::Workspace::new(dir)
-        };
-        for extra in &cli.allow_dir {
-            workspace = workspace.with_root(extra);
-        }
-        workspace = workspace.with_environment(environment.clone());
-        if cli.no_network {
-            workspace = workspace.without_network();
-        }
-        let sandbox = match cli.sandbox {
+    let asks_outside = approvals
+        .as_ref()
+        .is_some_and(|setup| setup.mode.table().asks_outside_sandbox);
+    let recipe = WorkspaceRecipe {
+        unconfined: cli.unconfined_file_tools || yolo,
+        allow_dir: cli.allow_dir.clone(),
+        environment: environment.clone(),
+        no_network: cli.no_network,
+        sandbox: match cli.sandbox {
             SandboxChoice::Strongest => pi_coding_tools::ShellSandbox::Strongest,
             SandboxChoice::Landlock => pi_coding_tools::ShellSandbox::Landlock,
             SandboxChoice::Bubblewrap => pi_coding_tools::ShellSandbox::Bubblewrap,
-        };
-        workspace = workspace.with_shell_sandbox(sandbox);
+        },
+        // `grep`, `find` and `ls` leave out what a rule denies reading, as `read` is refused it.
+        policy: approvals
+            .as_ref()
+            .map(|setup| std::sync::Arc::new(setup.policy())),
+        keep_output_files: cli.keep_output_files
+            || matches!(cli.command, Some(Command::Call(_) | Command::Run(_))),
+        asks_outside,
+    };
+    if let Some(dir) = &cli.coding_tools {
+        let workspace = recipe.workspace(dir);
         if let Some(notice) = workspace.shell_sandbox_notice() {
             report!("pi-tool: {notice}");
-        }
-        // `grep`, `find` and `ls` leave out what a rule denies reading, as `read` is refused it.
-        if let Some(setup) = &approvals {
-            let policy = std::sync::Arc::new(setup.policy());
-            workspace = workspace.with_unreadable(pi_coding_tools::Unreadable::new(move |path| {
-                policy.denies_reading(path).is_some()
-            }));
-        }
-        let one_shot = matches!(cli.command, Some(Command::Call(_) | Command::Run(_)));
-        if cli.keep_output_files || one_shot {
-            workspace = workspace.keeping_output_files();
         }
         if let Some(reason) = workspace
             .file_confinement()
@@ -342,9 +348,6 @@ async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
                 dir.display()
             );
         }
-        let asks_outside = approvals
-            .as_ref()
-            .is_some_and(|setup| setup.mode.table().asks_outside_sandbox);
         if asks_outside {
             outside_tools = Some(pi_coding_tools::all_tools(&workspace.without_confinement()));
         }
@@ -363,7 +366,7 @@ async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
         // which the course's examples pin.
         None if matches!(
             cli.command,
-            None | Some(Command::Agent(_) | Command::Serve(_))
+            None | Some(Command::Agent(_) | Command::Serve(_) | Command::Acp(_))
         ) =>
         {
             Wording::Pi
@@ -379,6 +382,18 @@ async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
         None => match (work_dir(), approvals) {
             (Ok(cwd), Some(approvals)) => {
                 commands::pi_mode::run(cli.pi, tools, &cwd, approvals, &environment, shutdown).await
+            }
+            (Err(error), _) => Err(error),
+            (Ok(_), None) => Err(anyhow::anyhow!("the approvals were not read")),
+        },
+        Some(Command::Acp(args)) => match (work_dir(), approvals) {
+            (Ok(cwd), Some(approvals)) => {
+                let place = commands::pi_mode::RunPlace {
+                    cwd: &cwd,
+                    environment: &environment,
+                    shutdown,
+                };
+                commands::acp::run(*args, tools, &place, approvals, recipe, wording).await
             }
             (Err(error), _) => Err(error),
             (Ok(_), None) => Err(anyhow::anyhow!("the approvals were not read")),
@@ -411,5 +426,56 @@ async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
             report!("pi-tool: {}", pi_tool::error_text(error.as_ref()));
             ExitCode::from(commands::EXIT_USAGE)
         }
+    }
+}
+
+/// How the coding tools' workspace is made from the options, for any directory: the one the
+/// program works in, and each directory an ACP editor opens a session in.
+#[derive(Clone)]
+pub(crate) struct WorkspaceRecipe {
+    /// `--unconfined-file-tools`, or the `yolo` approval mode.
+    unconfined: bool,
+    /// `--allow-dir`.
+    allow_dir: Vec<std::path::PathBuf>,
+    /// What the tools pass on to commands.
+    environment: pi_tool::environment::ToolEnvironment,
+    /// `--no-network`.
+    no_network: bool,
+    /// `--sandbox`.
+    sandbox: pi_coding_tools::ShellSandbox,
+    /// The approval policy, whose deny rules hide files from `grep`, `find` and `ls`.
+    policy: Option<std::sync::Arc<pi_approval::Policy>>,
+    /// `--keep-output-files` (always for `call` and `run`).
+    keep_output_files: bool,
+    /// Whether the approval mode asks to run a refused call outside the sandbox.
+    pub(crate) asks_outside: bool,
+}
+
+impl WorkspaceRecipe {
+    /// The workspace of `dir`.
+    pub(crate) fn workspace(&self, dir: &std::path::Path) -> pi_coding_tools::Workspace {
+        let mut workspace = if self.unconfined {
+            pi_coding_tools::Workspace::unconfined(dir)
+        } else {
+            pi_coding_tools::Workspace::new(dir)
+        };
+        for extra in &self.allow_dir {
+            workspace = workspace.with_root(extra);
+        }
+        workspace = workspace.with_environment(self.environment.clone());
+        if self.no_network {
+            workspace = workspace.without_network();
+        }
+        workspace = workspace.with_shell_sandbox(self.sandbox);
+        if let Some(policy) = &self.policy {
+            let policy = std::sync::Arc::clone(policy);
+            workspace = workspace.with_unreadable(pi_coding_tools::Unreadable::new(move |path| {
+                policy.denies_reading(path).is_some()
+            }));
+        }
+        if self.keep_output_files {
+            workspace = workspace.keeping_output_files();
+        }
+        workspace
     }
 }

@@ -125,7 +125,7 @@ pub use cost::calculate_cost;
 pub use frontmatter::FrontmatterError;
 pub use initial_message::{FileArguments, command_line_prompts, split_file_arguments};
 pub use list_models::{ModelList, ModelRow, list_models, token_count};
-pub use mcp_servers::McpServers;
+pub use mcp_servers::{McpServerSpec, McpServers};
 pub use model::{CostRates, CostTier, InputKind, Model, ModelCost, ThinkingLevelMap};
 pub use model_api::ModelApi;
 pub use model_pattern::{

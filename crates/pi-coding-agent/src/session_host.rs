@@ -148,6 +148,37 @@ impl SessionHost {
         &self.setup
     }
 
+    /// Where new sessions and forks go (`--session-dir`); `None`: the project's default
+    /// directory (see [`crate::session_dir`]).
+    pub fn session_dir(&self) -> Option<&Path> {
+        self.session_dir.as_deref()
+    }
+
+    /// Another host with this one's registry, model and session directory, started from
+    /// `setup` on `session`: a front end serving several sessions at once (the ACP server,
+    /// one per editor session, each in its own directory with its own tools and approver)
+    /// starts each from the first.
+    pub fn start_another(
+        &self,
+        setup: SessionSetup,
+        session: Session,
+    ) -> Result<(SessionHost, Changed), HostError> {
+        let started = setup.start(session, &self.model)?;
+        let host = SessionHost::new(
+            setup,
+            self.registry.clone(),
+            self.session_dir.clone(),
+            self.model.clone(),
+            started.session,
+        );
+        Ok((
+            host,
+            Changed {
+                warnings: started.warnings,
+            },
+        ))
+    }
+
     /// Whether a prompt runs on the session.
     pub fn is_busy(&self) -> bool {
         self.session

@@ -248,3 +248,27 @@ async fn nothing_changes_while_a_prompt_holds_the_session() {
     host.set_thinking_level(ThinkingLevel::Low).await.unwrap();
     assert_eq!(host.close().await, None);
 }
+
+#[tokio::test]
+async fn another_host_runs_in_its_own_directory_with_the_same_model() {
+    let dirs = dirs();
+    let file = stored_session(&dirs);
+    let host = host(&dirs, &file, "thinker");
+    let elsewhere = dirs.cwd.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let mut setup = host.setup().clone();
+    setup.cwd = elsewhere.clone();
+    let (other, _) = host
+        .start_another(setup, Session::create(&dirs.sessions, &elsewhere))
+        .unwrap();
+    assert_eq!(other.setup().cwd, elsewhere);
+    assert_eq!(other.model().model.id, "thinker");
+    assert_eq!(other.session_dir(), Some(dirs.sessions.as_path()));
+    assert_eq!(message_count(&other), 0);
+    // The first host's session is untouched.
+    assert_eq!(message_count(&host), 4);
+    assert_ne!(
+        other.session().unwrap().session_id(),
+        host.session().unwrap().session_id()
+    );
+}

@@ -106,12 +106,25 @@ impl McpClient {
         args: &[String],
         environment: &ToolEnvironment,
     ) -> Result<Self, ClientError> {
+        Self::connect_stdio_with(command, args, &[], environment).await
+    }
+
+    /// As [`McpClient::connect_stdio_in`], with `variables` set in the server's environment
+    /// (the values its user gave for it, as an editor's MCP settings do).
+    pub async fn connect_stdio_with(
+        command: &str,
+        args: &[String],
+        variables: &[(String, String)],
+        environment: &ToolEnvironment,
+    ) -> Result<Self, ClientError> {
         let mut child = tokio::process::Command::new(command);
         child.args(args);
         // A server we cannot vet gets no API key or token of ours unless passed on purpose.
         for name in environment.withheld() {
             child.env_remove(name);
         }
+        // Given for this server by its user: on purpose.
+        child.envs(variables.iter().map(|(name, value)| (name, value)));
         let transport = TokioChildProcess::new(child).map_err(|error| ClientError::Connect {
             target: command.to_owned(),
             source: Box::new(error),

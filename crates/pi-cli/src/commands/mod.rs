@@ -1,5 +1,6 @@
 //! One module per subcommand.
 
+pub(crate) mod acp;
 pub(crate) mod agent;
 mod agent_compaction;
 mod agent_prompt;

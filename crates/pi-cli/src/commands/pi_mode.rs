@@ -181,6 +181,11 @@ impl PiArgs {
         &self.approval
     }
 
+    /// `--mcp-prefix`: the prefix of MCP servers' tool names.
+    pub(crate) fn mcp_prefix(&self) -> &str {
+        &self.mcp_prefix
+    }
+
     /// `-a`/`-na`: this run's answer on trusting the project's own files, if given.
     pub(crate) fn project_trust(&self) -> Option<bool> {
         if self.approve {
@@ -244,6 +249,8 @@ pub(crate) enum FrontEnd {
     Rpc,
     /// A terminal on both sides and no `-p`: Pi's interactive mode.
     Interactive,
+    /// `pi-tool acp`: the Agent Client Protocol server.
+    Acp,
 }
 
 impl PiArgs {
@@ -325,7 +332,7 @@ pub(crate) async fn prepare(
     // interactive mode the keyboard.
     let piped = match front_end {
         FrontEnd::Print | FrontEnd::Json => read_piped_stdin()?,
-        FrontEnd::Rpc | FrontEnd::Interactive => None,
+        FrontEnd::Rpc | FrontEnd::Interactive | FrontEnd::Acp => None,
     };
     let prompts = command_line_prompts(piped, files, &messages);
     let (mcp_servers, renamed) =
@@ -457,6 +464,8 @@ pub(crate) async fn run(
         FrontEnd::Interactive => anyhow::bail!(
             "the interactive mode is not built yet: give -p (print the answer) or --mode json"
         ),
+        // `front_end()` never answers `Acp`: `pi-tool acp` is its own command.
+        FrontEnd::Acp => anyhow::bail!("the ACP server is `pi-tool acp`"),
         FrontEnd::Rpc => Arc::new(pi_coding_agent::NobodyToAsk {
             cwd: cwd.to_path_buf(),
             why: "the RPC mode has no one to ask yet",

@@ -1,0 +1,48 @@
+//! `pi-tool acp`: an [Agent Client Protocol](https://agentclientprotocol.com) server, so an
+//! editor (Zed, JetBrains IDEs, Neovim's CodeCompanion, Emacs) drives the coding agent over
+//! stdio. The protocol is the official `agent-client-protocol` crate's; the agent is the
+//! session runtime every front end shares ([`pi_coding_agent::SessionHost`]). This crate only
+//! translates between them:
+//!
+//! - `session/new` starts one of our Pi-format sessions in the editor's `cwd`, with the
+//!   coding tools confined to it and the editor's MCP servers' tools (stdio and HTTP);
+//!   `session/load` opens a stored one again and replays it as updates.
+//! - `session/prompt` runs the loop: text and thinking stream as `agent_message_chunk` /
+//!   `agent_thought_chunk`, each tool call as a `tool_call` then `tool_call_update`s with its
+//!   kind, title, locations, raw input and content (a diff for `edit` and `write`); the stop
+//!   reason comes from how the run ended. `session/cancel` ends the turn `cancelled`, every
+//!   call answered.
+//! - A call the approval policy asks about becomes a `session/request_permission` (allow or
+//!   reject, once or for the session), recorded in the session like a terminal's answer.
+//! - The model and the thinking level are session config options.
+
+mod approver;
+mod error;
+mod replay;
+mod server;
+mod sessions;
+mod tool_calls;
+mod turn;
+mod updates;
+
+pub use approver::EditorApprover;
+pub use error::AcpError;
+pub use replay::replay;
+pub use server::serve;
+pub use sessions::{
+    EditorSession, MODEL_OPTION, SessionTools, Sessions, THINKING_OPTION, ToolsFor, config_options,
+    set_config_option,
+};
+pub use tool_calls::{content_of, diffs_of, kind_of, locations_of, title_of};
+pub use turn::{stop_reason, user_message};
+pub use updates::{TurnUpdates, result_update};
+
+/// Serves ACP on this process's stdin and stdout (how an editor starts an agent) until the
+/// editor closes them. `report` writes a warning for the person (stderr: editors show it in
+/// their logs, never in the protocol).
+pub async fn serve_stdio(
+    sessions: Sessions,
+    report: fn(&str),
+) -> Result<(), agent_client_protocol::Error> {
+    serve(sessions, agent_client_protocol::Stdio::new(), report).await
+}

