@@ -105,6 +105,7 @@ mod settings;
 mod skill;
 mod skills;
 mod system_prompt;
+mod terminal_text;
 mod thinking_level;
 mod tool_selection;
 mod tools;
@@ -169,6 +170,7 @@ pub use settings::{
 pub use skill::{MAX_SKILL_DESCRIPTION_CHARS, MAX_SKILL_NAME_CHARS, Skill};
 pub use skills::skills_section;
 pub use system_prompt::{PromptParts, build_system_prompt};
+pub use terminal_text::visible;
 pub use thinking_level::{DEFAULT_THINKING, ThinkingLevel, UnknownThinkingLevel};
 pub use tool_selection::{DEFAULT_TOOLS, SelectedTools, ToolSelection, name_list};
 pub use tools::OfferedTool;

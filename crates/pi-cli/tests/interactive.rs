@@ -1,0 +1,327 @@
+//! The interactive mode as a person uses it: the real `pi-tool` on a pseudo-terminal (its
+//! screen read through a terminal emulator), against a local fake of the OpenAI Chat wire
+//! named in `models.json`. A prompt and its streamed answer with the footer; a tool call and
+//! its result; Esc during a long `bash` (every call answered, the shell gone); a steering
+//! message queued mid-run; an approval answered inline; `/new`; exit and `-c` showing the
+//! history; a model's escape sequences shown, not obeyed; Ctrl+C twice.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::{Value, json};
+use support::tui::Tui;
+
+/// A streamed text answer, in two pieces, with its usage.
+fn answer(first: &str, second: &str) -> support::Reply {
+    let chunks = [
+        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": first}}]}),
+        json!({"choices": [{"index": 0, "delta": {"content": second}, "finish_reason": "stop"}]}),
+        json!({"choices": [], "usage": {"prompt_tokens": 1200, "completion_tokens": 34, "total_tokens": 1234}}),
+    ];
+    let mut body = String::new();
+    for chunk in chunks {
+        body.push_str(&format!("data: {chunk}\n\n"));
+    }
+    body.push_str("data: [DONE]\n\n");
+    support::Reply::sse(body)
+}
+
+/// An answer that calls `tool` with `arguments`.
+fn call(id: &str, tool: &str, arguments: &Value) -> support::Reply {
+    let chunk = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
+        {"index": 0, "id": id, "type": "function", "function": {"name": tool, "arguments": arguments.to_string()}}
+    ]}, "finish_reason": "tool_calls"}]});
+    support::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+}
+
+/// A home with a work directory and an agent directory whose `models.json` names the fake.
+struct Home {
+    root: tempfile::TempDir,
+}
+
+impl Home {
+    fn new(url: &str) -> Self {
+        let root = tempfile::tempdir().unwrap();
+        let work = root.path().join("work");
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::write(work.join("notes.txt"), "milk, eggs").unwrap();
+        let agent = root.path().join("agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        let models = json!({"providers": {"local": {
+            "baseUrl": format!("{url}/v1"), "api": "openai-completions",
+            "models": [{"id": "local-model", "contextWindow": 100000}]
+        }}});
+        std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+        Self { root }
+    }
+
+    fn work(&self) -> PathBuf {
+        self.root.path().join("work")
+    }
+
+    fn agent(&self) -> PathBuf {
+        self.root.path().join("agent")
+    }
+
+    /// `pi-tool ARGS` in the work directory, on a terminal.
+    fn start(&self, args: &[&str]) -> Tui {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pi-tool"));
+        command
+            .env("PI_CODING_AGENT_DIR", self.agent())
+            .env("HOME", self.root.path())
+            .env("TERM", "xterm-256color")
+            .current_dir(self.work())
+            .args(args);
+        let mut tui = Tui::spawn(command);
+        tui.expect("local/local-model");
+        tui
+    }
+
+    /// Every session file, and each one's lines.
+    fn sessions(&self) -> Vec<Vec<Value>> {
+        let mut files = Vec::new();
+        collect(&self.agent().join("sessions"), &mut files);
+        files
+            .iter()
+            .map(|file| {
+                std::fs::read_to_string(file)
+                    .unwrap()
+                    .lines()
+                    .map(|line| serde_json::from_str(line).unwrap())
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect(&path, files);
+        } else if path.extension().is_some_and(|ext| ext == "jsonl") {
+            files.push(path);
+        }
+    }
+}
+
+fn exited_well(status: &str) {
+    assert!(
+        status.contains("Exited(") && status.ends_with(", 0)"),
+        "{status}"
+    );
+}
+
+#[test]
+fn a_prompt_streams_its_answer_and_the_footer_counts_it() {
+    let (url, seen) = support::serve(vec![answer("Hello from ", "the model.")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("Say hello");
+    let shown = tui.expect("Hello from the model.");
+    assert!(shown.contains("› Say hello"), "{shown}");
+    // The footer: tokens in and out, cost, the context's share of the window, the model.
+    tui.expect("↑1.2k ↓34 $0.000 1.2%/100.0k  local/local-model • off");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    // The transcript stays on the terminal; the terminal is given back.
+    let after = tui.everything();
+    assert!(after.contains("Hello from the model."), "{after}");
+    let emulator = tui.emulator();
+    assert!(!emulator.screen().hide_cursor());
+    assert!(!emulator.screen().bracketed_paste());
+    assert_eq!(support::bodies(&seen).len(), 1);
+}
+
+#[test]
+fn a_tool_call_is_shown_with_its_result() {
+    let (url, _seen) = support::serve(vec![
+        call("call_1", "read", &json!({"path": "notes.txt"})),
+        answer("You need ", "milk and eggs."),
+    ]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("What do I need?");
+    tui.expect("● read notes.txt");
+    tui.expect("⎿ milk, eggs");
+    tui.expect("You need milk and eggs.");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn escape_during_a_long_bash_answers_the_call_and_ends_the_shell() {
+    let (url, seen) = support::serve(vec![call(
+        "call_1",
+        "bash",
+        &json!({"command": "echo $$ > shell.pid; sleep 600"}),
+    )]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&["--approval", "yolo"]);
+    tui.line("Wait a long time");
+    tui.expect("● bash $ echo $$ > shell.pid; sleep 600");
+    let pid_file = home.work().join("shell.pid");
+    tui.wait_for("the shell to start", |_| {
+        std::fs::read_to_string(&pid_file).is_ok_and(|text| text.trim().parse::<i32>().is_ok())
+    });
+    let pid: i32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    tui.expect("Working…");
+    tui.keys("\x1b");
+    tui.expect("Aborted");
+    // The shell is gone (its group was ended and reaped).
+    tui.wait_for("the shell to end", |_| {
+        !Path::new(&format!("/proc/{pid}")).exists()
+    });
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    // Every call has its result in the session.
+    let sessions = home.sessions();
+    assert_eq!(sessions.len(), 1);
+    let messages: Vec<&Value> = sessions[0]
+        .iter()
+        .filter(|line| line["type"] == "message")
+        .map(|line| &line["message"])
+        .collect();
+    let results: Vec<&Value> = messages
+        .iter()
+        .copied()
+        .filter(|m| m["role"] == "toolResult")
+        .collect();
+    assert_eq!(results.len(), 1, "{messages:?}");
+    assert_eq!(results[0]["toolCallId"], "call_1");
+    assert_eq!(support::bodies(&seen).len(), 1);
+}
+
+#[test]
+fn enter_while_the_agent_works_queues_a_steering_message() {
+    let (url, seen) = support::serve(vec![
+        call("call_1", "bash", &json!({"command": "sleep 3; echo slept"})),
+        answer("Checked ", "the tests too."),
+    ]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&["--approval", "yolo"]);
+    tui.line("Run the slow thing");
+    tui.expect("● bash $ sleep 3; echo slept");
+    tui.line("also check the tests");
+    tui.expect("Steering: also check the tests");
+    tui.expect("Checked the tests too.");
+    let shown = tui.expect("› also check the tests");
+    assert!(!shown.contains("Steering: also check the tests"), "{shown}");
+    let bodies = support::bodies(&seen);
+    assert_eq!(bodies.len(), 2);
+    assert!(
+        bodies[1]["messages"]
+            .to_string()
+            .contains("also check the tests")
+    );
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn an_approval_is_asked_inline_and_yes_runs_the_call() {
+    let (url, _seen) = support::serve(vec![
+        call("call_1", "bash", &json!({"command": "touch made.txt"})),
+        answer("Made ", "it."),
+    ]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("Make a file");
+    tui.expect("bash wants to run (call call_1)");
+    tui.expect("$ touch made.txt");
+    tui.expect("Run it? [y] yes once");
+    assert!(!home.work().join("made.txt").exists());
+    tui.keys("y");
+    tui.expect("→ allowed once");
+    tui.expect("Made it.");
+    assert!(home.work().join("made.txt").exists());
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn slash_new_starts_another_session() {
+    let (url, seen) = support::serve(vec![answer("One", "."), answer("Two", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("first question");
+    tui.expect("One.");
+    tui.line("/new");
+    tui.expect("New session started");
+    tui.line("second question");
+    tui.expect("Two.");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    let bodies = support::bodies(&seen);
+    assert!(!bodies[1]["messages"].to_string().contains("first question"));
+    assert_eq!(home.sessions().len(), 2);
+}
+
+#[test]
+fn continuing_shows_the_history() {
+    let (url, _seen) = support::serve(vec![answer("Noted: ", "milk.")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("remember the milk");
+    tui.expect("Noted: milk.");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    let mut again = home.start(&["-c"]);
+    let shown = again.expect("Noted: milk.");
+    assert!(shown.contains("› remember the milk"), "{shown}");
+    again.keys("\x04");
+    exited_well(&again.wait_exit());
+}
+
+#[test]
+fn escape_sequences_from_the_model_are_shown_not_obeyed() {
+    let (url, _seen) = support::serve(vec![answer(
+        "before \u{1b}]52;c;cm0gLXJmIH4K\u{7}\u{1b}]0;pwned\u{7}",
+        "\u{1b}[2J\u{1b}[H after",
+    )]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("show me");
+    let shown = tui.expect("after");
+    assert!(
+        shown.contains("before \\e]52;c;cm0gLXJmIH4K\\x07\\e]0;pwned\\x07\\e[2J\\e[H after"),
+        "{shown}"
+    );
+    // Nothing was cleared: the prompt is still there.
+    assert!(shown.contains("› show me"), "{shown}");
+    let obeyed = tui.emulator().callbacks();
+    assert!(obeyed.titles.is_empty(), "{:?}", obeyed.titles);
+    assert!(obeyed.clipboard.is_empty(), "{:?}", obeyed.clipboard);
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn ctrl_c_clears_the_input_and_twice_exits() {
+    let (url, seen) = support::serve(vec![]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.keys("some draft");
+    tui.expect("› some draft");
+    tui.keys("\x03");
+    tui.wait_for("the input cleared", |shown| !shown.contains("some draft"));
+    tui.expect("Press Ctrl+C again to exit");
+    tui.keys("\x03");
+    exited_well(&tui.wait_exit());
+    assert!(support::bodies(&seen).is_empty());
+}
