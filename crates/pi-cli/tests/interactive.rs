@@ -13,115 +13,10 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use serde_json::{Value, json};
-use support::tui::Tui;
-
-/// A streamed text answer, in two pieces, with its usage.
-fn answer(first: &str, second: &str) -> support::Reply {
-    let chunks = [
-        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": first}}]}),
-        json!({"choices": [{"index": 0, "delta": {"content": second}, "finish_reason": "stop"}]}),
-        json!({"choices": [], "usage": {"prompt_tokens": 1200, "completion_tokens": 34, "total_tokens": 1234}}),
-    ];
-    let mut body = String::new();
-    for chunk in chunks {
-        body.push_str(&format!("data: {chunk}\n\n"));
-    }
-    body.push_str("data: [DONE]\n\n");
-    support::Reply::sse(body)
-}
-
-/// An answer that calls `tool` with `arguments`.
-fn call(id: &str, tool: &str, arguments: &Value) -> support::Reply {
-    let chunk = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
-        {"index": 0, "id": id, "type": "function", "function": {"name": tool, "arguments": arguments.to_string()}}
-    ]}, "finish_reason": "tool_calls"}]});
-    support::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
-}
-
-/// A home with a work directory and an agent directory whose `models.json` names the fake.
-struct Home {
-    root: tempfile::TempDir,
-}
-
-impl Home {
-    fn new(url: &str) -> Self {
-        let root = tempfile::tempdir().unwrap();
-        let work = root.path().join("work");
-        std::fs::create_dir_all(&work).unwrap();
-        std::fs::write(work.join("notes.txt"), "milk, eggs").unwrap();
-        let agent = root.path().join("agent");
-        std::fs::create_dir_all(&agent).unwrap();
-        let models = json!({"providers": {"local": {
-            "baseUrl": format!("{url}/v1"), "api": "openai-completions",
-            "models": [{"id": "local-model", "contextWindow": 100000}]
-        }}});
-        std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
-        Self { root }
-    }
-
-    fn work(&self) -> PathBuf {
-        self.root.path().join("work")
-    }
-
-    fn agent(&self) -> PathBuf {
-        self.root.path().join("agent")
-    }
-
-    /// `pi-tool ARGS` in the work directory, on a terminal.
-    fn start(&self, args: &[&str]) -> Tui {
-        let mut command = Command::new(env!("CARGO_BIN_EXE_pi-tool"));
-        command
-            .env("PI_CODING_AGENT_DIR", self.agent())
-            .env("HOME", self.root.path())
-            .env("TERM", "xterm-256color")
-            .current_dir(self.work())
-            .args(args);
-        let mut tui = Tui::spawn(command);
-        tui.expect("local/local-model");
-        tui
-    }
-
-    /// Every session file, and each one's lines.
-    fn sessions(&self) -> Vec<Vec<Value>> {
-        let mut files = Vec::new();
-        collect(&self.agent().join("sessions"), &mut files);
-        files
-            .iter()
-            .map(|file| {
-                std::fs::read_to_string(file)
-                    .unwrap()
-                    .lines()
-                    .map(|line| serde_json::from_str(line).unwrap())
-                    .collect()
-            })
-            .collect()
-    }
-}
-
-fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            collect(&path, files);
-        } else if path.extension().is_some_and(|ext| ext == "jsonl") {
-            files.push(path);
-        }
-    }
-}
-
-fn exited_well(status: &str) {
-    assert!(
-        status.contains("Exited(") && status.ends_with(", 0)"),
-        "{status}"
-    );
-}
+use support::tui::{Home, answer, call, exited_well};
 
 #[test]
 fn a_prompt_streams_its_answer_and_the_footer_counts_it() {
@@ -220,8 +115,10 @@ fn enter_while_the_agent_works_queues_a_steering_message() {
     tui.line("also check the tests");
     tui.expect("Steering: also check the tests");
     tui.expect("Checked the tests too.");
-    let shown = tui.expect("› also check the tests");
-    assert!(!shown.contains("Steering: also check the tests"), "{shown}");
+    // Delivered: in the transcript, no longer in the queue.
+    tui.wait_for("the steering message delivered", |shown| {
+        shown.contains("› also check the tests") && !shown.contains("Steering: also check")
+    });
     let bodies = support::bodies(&seen);
     assert_eq!(bodies.len(), 2);
     assert!(

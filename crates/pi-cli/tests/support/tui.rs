@@ -9,8 +9,11 @@ use std::io::{ErrorKind, Write};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
+use std::path::{Path, PathBuf};
+
 use expectrl::Session;
 use expectrl::session::OsSession;
+use serde_json::{Value, json};
 
 /// The terminal's size.
 pub(crate) const ROWS: u16 = 40;
@@ -180,6 +183,11 @@ impl Tui {
         format!("{:?}", self.session.get_process().wait().unwrap())
     }
 
+    /// The program's process id.
+    pub(crate) fn pid(&self) -> i32 {
+        self.session.get_process().pid().as_raw()
+    }
+
     /// The emulator's state (cursor, modes) and what it was asked to do.
     pub(crate) fn emulator(&mut self) -> &vt100::Parser<Obeyed> {
         self.pump();
@@ -191,4 +199,116 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack
         .windows(needle.len())
         .position(|window| window == needle)
+}
+
+/// A streamed text answer, in two pieces, with its usage.
+pub(crate) fn answer(first: &str, second: &str) -> super::Reply {
+    let chunks = [
+        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": first}}]}),
+        json!({"choices": [{"index": 0, "delta": {"content": second}, "finish_reason": "stop"}]}),
+        json!({"choices": [], "usage": {"prompt_tokens": 1200, "completion_tokens": 34, "total_tokens": 1234}}),
+    ];
+    let mut body = String::new();
+    for chunk in chunks {
+        body.push_str(&format!("data: {chunk}\n\n"));
+    }
+    body.push_str("data: [DONE]\n\n");
+    super::Reply::sse(body)
+}
+
+/// An answer that calls `tool` with `arguments`.
+pub(crate) fn call(id: &str, tool: &str, arguments: &Value) -> super::Reply {
+    let chunk = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
+        {"index": 0, "id": id, "type": "function", "function": {"name": tool, "arguments": arguments.to_string()}}
+    ]}, "finish_reason": "tool_calls"}]});
+    super::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+}
+
+/// A home with a work directory and an agent directory whose `models.json` names the fake.
+pub(crate) struct Home {
+    root: tempfile::TempDir,
+}
+
+impl Home {
+    pub(crate) fn new(url: &str) -> Self {
+        Self::with_models(
+            url,
+            &json!([{"id": "local-model", "contextWindow": 100000}]),
+        )
+    }
+
+    /// A home whose `local` provider has `models`.
+    pub(crate) fn with_models(url: &str, models: &Value) -> Self {
+        let root = tempfile::tempdir().unwrap();
+        let work = root.path().join("work");
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::write(work.join("notes.txt"), "milk, eggs").unwrap();
+        let agent = root.path().join("agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        let models = json!({"providers": {"local": {
+            "baseUrl": format!("{url}/v1"), "api": "openai-completions",
+            "models": models
+        }}});
+        std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+        Self { root }
+    }
+
+    pub(crate) fn work(&self) -> PathBuf {
+        self.root.path().join("work")
+    }
+
+    pub(crate) fn agent(&self) -> PathBuf {
+        self.root.path().join("agent")
+    }
+
+    /// `pi-tool ARGS` in the work directory, on a terminal.
+    pub(crate) fn start(&self, args: &[&str]) -> Tui {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pi-tool"));
+        command
+            .env("PI_CODING_AGENT_DIR", self.agent())
+            .env("HOME", self.root.path())
+            .env("TERM", "xterm-256color")
+            .current_dir(self.work())
+            .args(args);
+        let mut tui = Tui::spawn(command);
+        tui.expect("local/local-model");
+        tui
+    }
+
+    /// Every session file, and each one's lines.
+    pub(crate) fn sessions(&self) -> Vec<Vec<Value>> {
+        let mut files = Vec::new();
+        collect(&self.agent().join("sessions"), &mut files);
+        files
+            .iter()
+            .map(|file| {
+                std::fs::read_to_string(file)
+                    .unwrap()
+                    .lines()
+                    .map(|line| serde_json::from_str(line).unwrap())
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+fn collect(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect(&path, files);
+        } else if path.extension().is_some_and(|ext| ext == "jsonl") {
+            files.push(path);
+        }
+    }
+}
+
+pub(crate) fn exited_well(status: &str) {
+    assert!(
+        status.contains("Exited(") && status.ends_with(", 0)"),
+        "{status}"
+    );
 }

@@ -1,0 +1,197 @@
+//! The interactive mode's keys and slash commands, typed on a pseudo-terminal as a person
+//! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; Alt+Enter's
+//! follow-up; `!cmd`; `/name` and `/session`; `/model` (picker and pattern); `/fork`;
+//! `/resume`; Tab completion; a prompt template; SIGTERM giving the terminal back.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+mod support;
+
+use serde_json::json;
+use support::tui::{Home, answer, call, exited_well};
+
+fn two_models(url: &str) -> Home {
+    Home::with_models(
+        url,
+        &json!([
+            {"id": "local-model", "reasoning": true, "contextWindow": 100000},
+            {"id": "other-model", "contextWindow": 50000}
+        ]),
+    )
+}
+
+#[test]
+fn shift_tab_changes_the_thinking_level_and_ctrl_p_the_model() {
+    let (url, seen) = support::serve(vec![answer("From the ", "other one.")]);
+    let home = two_models(&url);
+    let mut tui = home.start(&["--model", "local/local-model"]);
+    tui.expect("local/local-model • medium");
+    tui.keys("\x1b[Z");
+    tui.expect("local/local-model • high");
+    tui.keys("\x10");
+    tui.expect("local/other-model • off");
+    tui.line("who are you?");
+    tui.expect("From the other one.");
+    let bodies = support::bodies(&seen);
+    assert_eq!(bodies[0]["model"], "other-model");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn alt_enter_while_the_agent_works_queues_a_follow_up() {
+    let (url, seen) = support::serve(vec![
+        call("call_1", "bash", &json!({"command": "sleep 2"})),
+        answer("Slept", "."),
+        answer("In short: ", "slept."),
+    ]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&["--approval", "yolo"]);
+    tui.line("sleep a bit");
+    tui.expect("● bash $ sleep 2");
+    tui.keys("then summarise");
+    tui.keys("\x1b\r");
+    tui.expect("Follow-up: then summarise");
+    tui.expect("In short: slept.");
+    let bodies = support::bodies(&seen);
+    assert_eq!(bodies.len(), 3);
+    assert!(!bodies[1]["messages"].to_string().contains("then summarise"));
+    assert!(bodies[2]["messages"].to_string().contains("then summarise"));
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn a_bang_command_runs_in_the_shell_and_shows_its_output() {
+    let (url, seen) = support::serve(vec![]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("!echo hi-from-the-shell; cat notes.txt");
+    tui.expect("● bash $ echo hi-from-the-shell; cat notes.txt");
+    tui.expect("⎿ hi-from-the-shell");
+    tui.expect("milk, eggs");
+    assert!(support::bodies(&seen).is_empty());
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn name_and_session_commands() {
+    let (url, _seen) = support::serve(vec![answer("Hi", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("hello");
+    tui.expect("Hi.");
+    tui.line("/name my-work");
+    tui.expect("~/work • my-work");
+    tui.line("/session");
+    tui.expect("Session file:");
+    tui.expect("Messages:     2 (1 user, 1 assistant, 0 tool calls)");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    let sessions = home.sessions();
+    assert!(
+        sessions[0]
+            .iter()
+            .any(|line| line["type"] == "session_info" && line["name"] == "my-work")
+    );
+}
+
+#[test]
+fn model_picker_and_pattern() {
+    let (url, _seen) = support::serve(vec![]);
+    let home = two_models(&url);
+    let mut tui = home.start(&["--model", "local/local-model"]);
+    tui.line("/model");
+    tui.expect("Choose a model");
+    tui.expect("local/local-model (current)");
+    tui.keys("other");
+    tui.keys("\r");
+    tui.expect("Model: local/other-model");
+    tui.expect("local/other-model • off");
+    tui.line("/model local-mo");
+    tui.expect("Model: local/local-model");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn fork_from_an_earlier_message_and_resume_the_first_session() {
+    let (url, _seen) = support::serve(vec![answer("A", "."), answer("B", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("alpha question");
+    tui.expect("A.");
+    tui.line("beta question");
+    tui.expect("B.");
+    tui.line("/fork");
+    tui.expect("Fork from which message?");
+    tui.keys("\r");
+    tui.expect("Forked into a new session");
+    // The message forked from is back in the editor, to edit and send.
+    tui.expect("› beta question");
+    assert_eq!(home.sessions().len(), 2);
+    tui.keys("\x15");
+    tui.line("/resume");
+    tui.expect("Resume which session?");
+    tui.keys("\r");
+    tui.expect("Resumed");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn tab_completes_commands_and_templates_expand() {
+    let (url, seen) = support::serve(vec![answer("Reviewed", ".")]);
+    let home = Home::new(&url);
+    std::fs::create_dir_all(home.agent().join("prompts")).unwrap();
+    std::fs::write(
+        home.agent().join("prompts/review.md"),
+        "---\ndescription: Review a path\n---\nReview $1 for bugs.",
+    )
+    .unwrap();
+    let mut tui = home.start(&[]);
+    tui.keys("/rev");
+    tui.expect("/review");
+    tui.expect("Review a path");
+    tui.keys("\t");
+    tui.keys("src");
+    tui.expect("› /review src");
+    tui.keys("\r");
+    tui.expect("Reviewed.");
+    let bodies = support::bodies(&seen);
+    assert!(
+        bodies[0]["messages"]
+            .to_string()
+            .contains("Review src for bugs.")
+    );
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn sigterm_gives_the_terminal_back() {
+    let (url, _seen) = support::serve(vec![]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.keys("a draft");
+    tui.expect("› a draft");
+    assert!(tui.emulator().screen().bracketed_paste());
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(tui.pid()),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let status = tui.wait_exit();
+    assert!(
+        status.contains("Exited(") && status.ends_with(", 143)"),
+        "{status}"
+    );
+    let emulator = tui.emulator();
+    assert!(!emulator.screen().hide_cursor());
+    assert!(!emulator.screen().bracketed_paste());
+}
