@@ -222,3 +222,78 @@ fn ctrl_c_clears_the_input_and_twice_exits() {
     exited_well(&tui.wait_exit());
     assert!(support::bodies(&seen).is_empty());
 }
+
+/// An answer that thinks first, then says `text`.
+fn thinking_answer(thinking: &str, text: &str) -> support::Reply {
+    let chunks = [
+        json!({"choices": [{"index": 0, "delta": {"role": "assistant", "reasoning_content": thinking}}]}),
+        json!({"choices": [{"index": 0, "delta": {"content": text}, "finish_reason": "stop"}]}),
+    ];
+    let mut body = String::new();
+    for chunk in chunks {
+        body.push_str(&format!("data: {chunk}\n\n"));
+    }
+    body.push_str("data: [DONE]\n\n");
+    support::Reply::sse(body)
+}
+
+#[test]
+fn thinking_is_shown_dimmed_before_the_answer() {
+    let (url, _seen) = support::serve(vec![thinking_answer("Let me weigh this.", "Forty-two.")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("the answer?");
+    tui.expect("Forty-two.");
+    assert_eq!(tui.dim_italic("Let me weigh this."), Some((true, true)));
+    assert_eq!(tui.dim_italic("Forty-two."), Some((false, false)));
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn no_with_a_reason_reaches_the_model_and_always_saves_the_rule() {
+    let (url, seen) = support::serve(vec![
+        call("call_1", "bash", &json!({"command": "rm -rf build"})),
+        answer("Understood, ", "not deleting."),
+        call("call_2", "bash", &json!({"command": "touch kept.txt"})),
+        answer("Touched", "."),
+    ]);
+    let home = Home::new(&url);
+    std::fs::create_dir_all(home.work().join("build")).unwrap();
+    let mut tui = home.start(&[]);
+    tui.line("clean up");
+    tui.expect("$ rm -rf build");
+    // A key typed before the question is asked goes to the editor, not to the question.
+    tui.expect("Run it? [y] yes once");
+    tui.keys("r");
+    tui.expect("Your reason, for the model");
+    tui.line("keep the build");
+    tui.expect("→ refused: keep the build");
+    tui.expect("Understood, not deleting.");
+    assert!(home.work().join("build").exists());
+    assert!(
+        support::bodies(&seen)[1]["messages"]
+            .to_string()
+            .contains("keep the build")
+    );
+    tui.line("touch a file");
+    tui.wait_for("the second question", |shown| {
+        shown.contains("bash wants to run (call call_2)") && shown.contains("Run it? [y]")
+    });
+    tui.keys("a");
+    tui.expect("The rule to save to your settings");
+    tui.expect("› bash(touch kept.txt)");
+    tui.keys("\r");
+    tui.expect("Saved bash(touch kept.txt)");
+    tui.expect("Touched.");
+    assert!(home.work().join("kept.txt").exists());
+    let settings: Value =
+        serde_json::from_str(&std::fs::read_to_string(home.agent().join("settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        settings["permissions"]["allow"],
+        json!(["bash(touch kept.txt)"])
+    );
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}

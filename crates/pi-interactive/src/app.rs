@@ -110,6 +110,8 @@ pub(crate) struct App {
     user_settings: Option<PathBuf>,
     quit: bool,
     run_started: Option<Instant>,
+    /// A compaction's end was shown from its event (a `/compact` then says no more).
+    compaction_shown: bool,
 }
 
 /// Waits for the task, or forever when there is none.
@@ -164,6 +166,7 @@ impl App {
             user_settings,
             quit: false,
             run_started: None,
+            compaction_shown: false,
         };
         app.show_history();
         app.pending.push(transcript::notice(&format!(
@@ -573,15 +576,19 @@ impl App {
             AgentEvent::CompactionStart { .. } => {
                 self.set_status(transcript::notice("Compacting the conversation…"));
             }
-            AgentEvent::CompactionEnd { result, error, .. } => match (result, error) {
-                (_, Some(error)) => self
-                    .pending
-                    .push(transcript::error(&format!("Compaction failed: {error}"))),
-                (Some(_), None) => self
-                    .pending
-                    .push(transcript::notice("The conversation was compacted.")),
-                (None, None) => {}
-            },
+            AgentEvent::CompactionEnd { result, error, .. } => {
+                self.compaction_shown = true;
+                match (result, error) {
+                    (_, Some(error)) => self
+                        .pending
+                        .push(transcript::error(&format!("Compaction failed: {error}"))),
+                    (Some(compacted), None) => self.pending.push(transcript::notice(&format!(
+                        "Compacted: {} tokens of context before, about {} after.",
+                        compacted.tokens_before, compacted.tokens_after
+                    ))),
+                    (None, None) => {}
+                }
+            }
             AgentEvent::AutoRetryStart {
                 attempt,
                 max_attempts,
@@ -641,6 +648,7 @@ impl App {
 
     fn on_done(&mut self, done: Done) {
         self.run_started = None;
+        self.status = None;
         self.tools.clear();
         self.pending.extend(self.stream.finish());
         match done {
@@ -670,8 +678,14 @@ impl App {
                 }
                 self.queued.clear();
             }
-            Done::Compact(Ok(summary)) => self.pending.push(transcript::notice(&summary)),
-            Done::Compact(Err(error)) => self.pending.push(transcript::error(&error)),
+            Done::Compact(result) => {
+                if !std::mem::take(&mut self.compaction_shown) {
+                    match result {
+                        Ok(summary) => self.pending.push(transcript::notice(&summary)),
+                        Err(error) => self.pending.push(transcript::error(&error)),
+                    }
+                }
+            }
             Done::Shell { command, output } => match output {
                 Ok((text, code)) => {
                     self.pending.push(tool_view::start_line(
@@ -1103,6 +1117,7 @@ impl App {
                 };
                 let session = Arc::clone(session);
                 self.set_status(transcript::notice("Compacting… (esc stops it)"));
+                self.compaction_shown = false;
                 self.task = Some(tokio::spawn(async move {
                     let result = session
                         .compact(focus.as_deref())

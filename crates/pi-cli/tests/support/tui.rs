@@ -183,6 +183,31 @@ impl Tui {
         format!("{:?}", self.session.get_process().wait().unwrap())
     }
 
+    /// Whether the first cell of `text` on the screen is dim and italic; `None` when the
+    /// screen does not show it.
+    pub(crate) fn dim_italic(&mut self, text: &str) -> Option<(bool, bool)> {
+        self.pump();
+        let screen = self.parser.screen();
+        for (row, line) in screen.rows(0, COLS).enumerate() {
+            if let Some(at) = line.find(text) {
+                let column = line[..at].chars().count();
+                let cell = screen.cell(u16::try_from(row).ok()?, u16::try_from(column).ok()?)?;
+                return Some((cell.dim(), cell.italic()));
+            }
+        }
+        None
+    }
+
+    /// Resizes the terminal (the program gets SIGWINCH).
+    pub(crate) fn resize(&mut self, rows: u16, cols: u16) {
+        self.pump();
+        self.parser.screen_mut().set_size(rows, cols);
+        self.session
+            .get_process_mut()
+            .set_window_size(cols, rows)
+            .unwrap();
+    }
+
     /// The program's process id.
     pub(crate) fn pid(&self) -> i32 {
         self.session.get_process().pid().as_raw()
