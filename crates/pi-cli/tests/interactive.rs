@@ -297,3 +297,24 @@ fn no_with_a_reason_reaches_the_model_and_always_saves_the_rule() {
     tui.keys("\x04");
     exited_well(&tui.wait_exit());
 }
+
+#[test]
+fn markdown_in_the_answer_is_styled() {
+    let (url, _seen) = support::serve(vec![answer(
+        "## Plan\n- run **cargo test**\n",
+        "- then `cargo fmt`\n",
+    )]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("plan?");
+    tui.expect("• then cargo fmt");
+    tui.expect("• run cargo test");
+    assert!(tui.cell_of("Plan").unwrap().bold());
+    assert!(tui.cell_of("cargo test").unwrap().bold());
+    assert_eq!(
+        tui.cell_of("cargo fmt").unwrap().fgcolor(),
+        vt100::Color::Idx(6)
+    );
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}

@@ -20,6 +20,7 @@ mod approver;
 mod editor;
 mod footer;
 mod keys;
+mod markdown;
 mod picker;
 mod slash;
 mod terminal;

@@ -78,26 +78,9 @@ impl Stream {
     }
 }
 
-/// A line of the model's answer: headings bold, code fences and code cyan, the rest plain.
+/// A line of the model's answer, its markdown styled ([`crate::markdown`]).
 pub(crate) fn answer_line(line: &str, in_code: &mut bool) -> Line<'static> {
-    let shown = visible(line).into_owned();
-    let trimmed = line.trim_start();
-    if trimmed.starts_with("```") {
-        *in_code = !*in_code;
-        return Line::from(Span::styled(shown, Style::default().fg(Color::DarkGray)));
-    }
-    if *in_code {
-        return Line::from(Span::styled(shown, Style::default().fg(Color::Cyan)));
-    }
-    if trimmed.starts_with('#') {
-        return Line::from(Span::styled(
-            shown,
-            Style::default()
-                .fg(Color::Yellow)
-                .add_modifier(Modifier::BOLD),
-        ));
-    }
-    Line::from(shown)
+    crate::markdown::line(line, in_code)
 }
 
 /// A line of thinking: dimmed and in italics.

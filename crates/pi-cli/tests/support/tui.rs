@@ -186,13 +186,18 @@ impl Tui {
     /// Whether the first cell of `text` on the screen is dim and italic; `None` when the
     /// screen does not show it.
     pub(crate) fn dim_italic(&mut self, text: &str) -> Option<(bool, bool)> {
+        self.cell_of(text).map(|cell| (cell.dim(), cell.italic()))
+    }
+
+    /// The first cell of `text` on the screen.
+    pub(crate) fn cell_of(&mut self, text: &str) -> Option<vt100::Cell> {
         self.pump();
         let screen = self.parser.screen();
         for (row, line) in screen.rows(0, COLS).enumerate() {
             if let Some(at) = line.find(text) {
                 let column = line[..at].chars().count();
                 let cell = screen.cell(u16::try_from(row).ok()?, u16::try_from(column).ok()?)?;
-                return Some((cell.dim(), cell.italic()));
+                return Some(cell.clone());
             }
         }
         None
