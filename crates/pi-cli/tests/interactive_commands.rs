@@ -1,6 +1,6 @@
 //! The interactive mode's keys and slash commands, typed on a pseudo-terminal as a person
 //! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; Alt+Enter's
-//! follow-up; `!cmd`; `/name` and `/session`; `/model` (picker and pattern); `/fork`;
+//! follow-up; `!cmd` (the model reads it) and `!!cmd` (it does not); `/name` and `/session`; `/model` (picker and pattern); `/fork`;
 //! `/resume`; Tab completion; a prompt template; SIGTERM giving the terminal back.
 #![allow(
     clippy::unwrap_used,
@@ -66,17 +66,39 @@ fn alt_enter_while_the_agent_works_queues_a_follow_up() {
 }
 
 #[test]
-fn a_bang_command_runs_in_the_shell_and_shows_its_output() {
-    let (url, seen) = support::serve(vec![]);
+fn a_bang_command_runs_and_the_model_reads_it_and_two_bangs_keep_it_out() {
+    let (url, seen) = support::serve(vec![answer("It printed ", "milk and eggs.")]);
     let home = Home::new(&url);
     let mut tui = home.start(&[]);
     tui.line("!echo hi-from-the-shell; cat notes.txt");
     tui.expect("● bash $ echo hi-from-the-shell; cat notes.txt");
     tui.expect("⎿ hi-from-the-shell");
     tui.expect("milk, eggs");
+    tui.line("!!echo kept-private");
+    tui.expect("⎿ kept-private");
+    tui.expect("(kept out of the model's context: !!)");
     assert!(support::bodies(&seen).is_empty());
+    tui.line("what did it print?");
+    tui.expect("It printed milk and eggs.");
+    let context = support::bodies(&seen)[0]["messages"].to_string();
+    assert!(
+        context.contains("Ran `echo hi-from-the-shell; cat notes.txt`"),
+        "{context}"
+    );
+    assert!(context.contains("milk, eggs"), "{context}");
+    assert!(!context.contains("kept-private"), "{context}");
     tui.keys("\x04");
     exited_well(&tui.wait_exit());
+    // Pi's bashExecution messages, in the session file.
+    let sessions = home.sessions();
+    let roles: Vec<&str> = sessions[0]
+        .iter()
+        .filter_map(|line| line["message"]["role"].as_str())
+        .collect();
+    assert_eq!(
+        roles,
+        ["bashExecution", "bashExecution", "user", "assistant"]
+    );
 }
 
 #[test]

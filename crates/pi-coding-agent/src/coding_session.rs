@@ -445,6 +445,28 @@ impl CodingSession {
         self.recorder.with_session(|session| work(session))
     }
 
+    /// Records a shell command the person ran (Pi's `bashExecution`): the model reads it with
+    /// the next prompt, unless it is excluded from the context (`!!cmd`). Refused while a
+    /// prompt runs.
+    pub fn record_bash_execution(
+        &self,
+        execution: &crate::user_bash::BashExecution,
+    ) -> Result<(), RuntimeError> {
+        if self.is_streaming() {
+            return Err(RuntimeError::Busy("recording a shell command"));
+        }
+        let timestamp = u64::try_from(chrono::Utc::now().timestamp_millis()).unwrap_or(0);
+        self.recorder
+            .with_session(|session| session.append_message_value(execution.to_message(timestamp)))
+            .map_err(|source| RuntimeError::Session {
+                what: "recording a shell command".to_owned(),
+                source,
+            })?;
+        // The next prompt reads the conversation again, with the command in it.
+        *lock(&self.history) = None;
+        Ok(())
+    }
+
     /// Compacts the session now (Pi's `/compact`), with `focus` as extra instructions for
     /// the summary. Refused while a prompt runs.
     pub async fn compact(

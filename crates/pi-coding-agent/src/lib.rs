@@ -109,6 +109,7 @@ mod terminal_text;
 mod thinking_level;
 mod tool_selection;
 mod tools;
+mod user_bash;
 mod variables;
 mod warning;
 
@@ -174,5 +175,6 @@ pub use terminal_text::visible;
 pub use thinking_level::{DEFAULT_THINKING, ThinkingLevel, UnknownThinkingLevel};
 pub use tool_selection::{DEFAULT_TOOLS, SelectedTools, ToolSelection, name_list};
 pub use tools::OfferedTool;
+pub use user_bash::{BashExecution, USER_BASH_MAX_BYTES, USER_BASH_MAX_LINES};
 pub use variables::Variables;
 pub use warning::{PromptWarning, ResourceKind};

@@ -13,7 +13,9 @@ use crossterm::event::{Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use pi_agent::AgentEvent;
 use pi_ai::{AssistantMessageEvent, Message, UserContent, UserMessage};
 use pi_approval::{Answer, Rule, RuleKind};
-use pi_coding_agent::{HostError, PromptOutcome, SessionHost, suggested_rules, visible};
+use pi_coding_agent::{
+    BashExecution, HostError, PromptOutcome, SessionHost, suggested_rules, visible,
+};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
@@ -44,8 +46,6 @@ const HISTORY_SHOWN: usize = 200;
 const DOUBLE_CTRL_C: Duration = Duration::from_secs(2);
 /// How long a status line stays.
 const STATUS_SHOWN: Duration = Duration::from_secs(5);
-/// The most bytes of a `!command`'s output kept.
-const SHELL_OUTPUT_LIMIT: usize = 1 << 20;
 
 /// What a finished task gives back.
 enum Done {
@@ -53,7 +53,7 @@ enum Done {
     Compact(Result<String, String>),
     Shell {
         command: String,
-        output: Result<(String, Option<i32>), String>,
+        output: Result<BashExecution, String>,
     },
 }
 
@@ -112,6 +112,8 @@ pub(crate) struct App {
     run_started: Option<Instant>,
     /// A compaction's end was shown from its event (a `/compact` then says no more).
     compaction_shown: bool,
+    /// Stops the `!command` running.
+    shell_stop: Option<CancellationToken>,
 }
 
 /// Waits for the task, or forever when there is none.
@@ -167,6 +169,7 @@ impl App {
             quit: false,
             run_started: None,
             compaction_shown: false,
+            shell_stop: None,
         };
         app.show_history();
         app.pending.push(transcript::notice(&format!(
@@ -686,27 +689,53 @@ impl App {
                     }
                 }
             }
-            Done::Shell { command, output } => match output {
-                Ok((text, code)) => {
-                    self.pending.push(tool_view::start_line(
-                        "bash",
-                        &serde_json::json!({"command": command}),
-                    ));
-                    let failed = code != Some(0);
-                    let mut shown = text.clone();
-                    if failed {
-                        shown.push_str(&format!(
-                            "\n(exit {})",
-                            code.map_or_else(|| "by a signal".to_owned(), |code| code.to_string())
-                        ));
-                    }
-                    self.pending.extend(tool_view::result_lines(&shown, failed));
-                    self.last_result = Some(text);
+            Done::Shell { command, output } => {
+                self.shell_stop = None;
+                match output {
+                    Ok(execution) => self.show_shell(&command, &execution),
+                    Err(error) => self.pending.push(transcript::error(&error)),
                 }
-                Err(error) => self.pending.push(transcript::error(&error)),
-            },
+            }
         }
         self.refresh_footer();
+    }
+
+    /// A `!cmd`'s output, and the command recorded for the model (unless `!!`).
+    fn show_shell(&mut self, command: &str, execution: &BashExecution) {
+        self.pending.push(tool_view::start_line(
+            "bash",
+            &serde_json::json!({"command": command}),
+        ));
+        let failed = execution.cancelled || execution.exit_code != Some(0);
+        let mut shown = execution.output.clone();
+        if execution.cancelled {
+            shown.push_str("\n(stopped)");
+        } else if failed {
+            shown.push_str(&format!(
+                "\n(exit {})",
+                execution
+                    .exit_code
+                    .map_or_else(|| "by a signal".to_owned(), |code| code.to_string())
+            ));
+        }
+        self.pending.extend(tool_view::result_lines(&shown, failed));
+        self.last_result = Some(execution.output.clone());
+        let recorded = self
+            .host
+            .session()
+            .map_err(|error| error.to_string())
+            .and_then(|session| {
+                session
+                    .record_bash_execution(execution)
+                    .map_err(|error| pi_tool::error_text(&error))
+            });
+        match recorded {
+            Err(error) => self.pending.push(transcript::error(&error)),
+            Ok(()) if execution.exclude_from_context => self.pending.push(transcript::notice(
+                "  (kept out of the model's context: !!)",
+            )),
+            Ok(()) => {}
+        }
     }
 
     /// After an abort, the messages still queued go back to the editor, as Pi does.
@@ -918,10 +947,12 @@ impl App {
         if let Ok(session) = self.host.session() {
             session.abort();
         }
-        if let Some(task) = &self.task
+        if let Some(stop) = &self.shell_stop {
+            stop.cancel();
+        } else if let Some(task) = &self.task
             && self.run_started.is_none()
         {
-            // A shell command or a compaction: stopped by dropping it.
+            // A compaction: stopped by dropping it.
             task.abort();
         }
         self.set_status(transcript::error("Aborting…"));
@@ -964,12 +995,11 @@ impl App {
             return;
         }
         if let Some(command) = text.strip_prefix('!') {
-            let command = command
-                .strip_prefix('!')
-                .unwrap_or(command)
-                .trim()
-                .to_owned();
-            self.run_shell(command);
+            let (command, excluded) = match command.strip_prefix('!') {
+                Some(command) => (command, true),
+                None => (command, false),
+            };
+            self.run_shell(command.trim().to_owned(), excluded);
             return;
         }
         match slash::parse(&text) {
@@ -1031,7 +1061,8 @@ impl App {
         }
     }
 
-    fn run_shell(&mut self, command: String) {
+    /// `!cmd` (the model reads it with the next prompt) or `!!cmd` (it does not).
+    fn run_shell(&mut self, command: String, exclude_from_context: bool) {
         if self.task.is_some() {
             self.pending.push(transcript::error(
                 "The agent is working: wait for it, or press Esc, before running a command.",
@@ -1039,31 +1070,14 @@ impl App {
             return;
         }
         let cwd = self.cwd.clone();
+        let stop = CancellationToken::new();
+        self.shell_stop = Some(stop.clone());
         self.set_status(transcript::notice(&format!(
             "Running {command}… (esc stops it)"
         )));
         self.task = Some(tokio::spawn(async move {
-            let output = tokio::process::Command::new("bash")
-                .arg("-c")
-                .arg(&command)
-                .current_dir(&cwd)
-                .stdin(std::process::Stdio::null())
-                .kill_on_drop(true)
-                .output()
+            let output = BashExecution::run(&command, &cwd, exclude_from_context, &stop)
                 .await
-                .map(|output| {
-                    let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
-                    text.push_str(&String::from_utf8_lossy(&output.stderr));
-                    if text.len() > SHELL_OUTPUT_LIMIT {
-                        let mut end = SHELL_OUTPUT_LIMIT;
-                        while !text.is_char_boundary(end) {
-                            end -= 1;
-                        }
-                        text.truncate(end);
-                        text.push_str("\n… (cut)");
-                    }
-                    (text, output.status.code())
-                })
                 .map_err(|error| format!("Could not run {command}: {error}"));
             Done::Shell { command, output }
         }));
