@@ -1,7 +1,7 @@
 //! The interactive mode's keys and slash commands, typed on a pseudo-terminal as a person
 //! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; Alt+Enter's
 //! follow-up; `!cmd` (the model reads it) and `!!cmd` (it does not); `/name` and `/session`; `/model` (picker and pattern); `/fork`;
-//! `/resume`; Tab completion; a prompt template; SIGTERM giving the terminal back.
+//! `/resume`; Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -216,4 +216,69 @@ fn sigterm_gives_the_terminal_back() {
     let emulator = tui.emulator();
     assert!(!emulator.screen().hide_cursor());
     assert!(!emulator.screen().bracketed_paste());
+}
+
+#[test]
+fn at_completes_workspace_files() {
+    let (url, seen) = support::serve(vec![answer("Read ", "it.")]);
+    let home = Home::new(&url);
+    std::fs::create_dir_all(home.work().join("src")).unwrap();
+    std::fs::write(home.work().join("src/parser.rs"), "fn parse() {}").unwrap();
+    let mut tui = home.start(&[]);
+    tui.keys("look at @pars");
+    tui.expect("@src/parser.rs");
+    tui.keys("\t");
+    tui.expect("› look at @src/parser.rs");
+    tui.keys("please\r");
+    tui.expect("Read it.");
+    assert!(
+        support::bodies(&seen)[0]["messages"]
+            .to_string()
+            .contains("look at @src/parser.rs please")
+    );
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn alt_up_takes_queued_messages_back_and_ctrl_t_hides_thinking() {
+    let thinking = {
+        let chunks = [
+            json!({"choices": [{"index": 0, "delta": {"role": "assistant", "reasoning_content": "secret musing"}}]}),
+            json!({"choices": [{"index": 0, "delta": {"content": "Visible answer."}, "finish_reason": "stop"}]}),
+        ];
+        let mut body = String::new();
+        for chunk in chunks {
+            body.push_str(&format!("data: {chunk}\n\n"));
+        }
+        body.push_str("data: [DONE]\n\n");
+        support::Reply::sse(body)
+    };
+    let (url, seen) = support::serve(vec![
+        call("call_1", "bash", &json!({"command": "sleep 2"})),
+        thinking,
+    ]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&["--approval", "yolo"]);
+    tui.keys("\x14");
+    tui.expect("Thinking is hidden");
+    tui.line("go");
+    tui.expect("● bash $ sleep 2");
+    tui.line("a queued thought");
+    tui.expect("Steering: a queued thought");
+    tui.keys("\x1b[1;3A");
+    tui.wait_for("the queue back in the editor", |shown| {
+        shown.contains("› a queued thought") && !shown.contains("Steering: a queued")
+    });
+    tui.expect("Visible answer.");
+    let shown = tui.expect("Thinking… (hidden; ctrl+t shows it)");
+    assert!(!shown.contains("secret musing"), "{shown}");
+    // Taken back: never sent.
+    assert!(
+        !support::bodies(&seen)[1]["messages"]
+            .to_string()
+            .contains("a queued thought")
+    );
+    tui.keys("\x15\x04");
+    exited_well(&tui.wait_exit());
 }

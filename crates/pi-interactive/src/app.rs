@@ -28,6 +28,7 @@ use unicode_width::UnicodeWidthStr;
 use crate::approval_view;
 use crate::approver::{ApprovalAsk, ApprovalInbox};
 use crate::editor::Editor;
+use crate::file_complete;
 use crate::footer::FooterInfo;
 use crate::picker::{Pick, Picker};
 use crate::slash::{self, Slash};
@@ -114,6 +115,12 @@ pub(crate) struct App {
     compaction_shown: bool,
     /// Stops the `!command` running.
     shell_stop: Option<CancellationToken>,
+    /// The workspace's files, read on the first `@`.
+    files: Option<Vec<String>>,
+    /// Thinking is shown collapsed (Ctrl+T).
+    hide_thinking: bool,
+    /// Lines of thinking not shown in the block streaming now.
+    hidden_thinking: usize,
 }
 
 /// Waits for the task, or forever when there is none.
@@ -170,6 +177,9 @@ impl App {
             run_started: None,
             compaction_shown: false,
             shell_stop: None,
+            files: None,
+            hide_thinking: false,
+            hidden_thinking: 0,
         };
         app.show_history();
         app.pending.push(transcript::notice(&format!(
@@ -424,6 +434,20 @@ impl App {
                 )),
             }];
         }
+        let word = self.editor.word_before_cursor();
+        if let Some(typed) = word.strip_prefix('@')
+            && let Some(files) = &self.files
+        {
+            return file_complete::matches(files, typed, 8)
+                .into_iter()
+                .map(|file| {
+                    Line::from(Span::styled(
+                        format!("@{}", visible(file)),
+                        Style::default().fg(Color::Cyan),
+                    ))
+                })
+                .collect();
+        }
         let completions = slash::completions(
             &self.editor.text(),
             self.host
@@ -504,9 +528,18 @@ impl App {
                     let lines = self.stream.push(BlockKind::Text, &delta);
                     self.pending.extend(lines);
                 }
+                AssistantMessageEvent::ThinkingDelta { delta, .. } if self.hide_thinking => {
+                    self.hidden_thinking += delta.matches('\n').count().max(1);
+                }
                 AssistantMessageEvent::ThinkingDelta { delta, .. } => {
                     let lines = self.stream.push(BlockKind::Thinking, &delta);
                     self.pending.extend(lines);
+                }
+                AssistantMessageEvent::ThinkingEnd { .. } if self.hidden_thinking > 0 => {
+                    self.hidden_thinking = 0;
+                    self.pending.push(transcript::thinking_line(
+                        "Thinking… (hidden; ctrl+t shows it)",
+                    ));
                 }
                 AssistantMessageEvent::TextEnd { .. }
                 | AssistantMessageEvent::ThinkingEnd { .. } => {
@@ -738,6 +771,12 @@ impl App {
         }
     }
 
+    /// Alt+Up: the queued messages back into the editor, out of the queue.
+    fn dequeue(&mut self) {
+        self.restore_queue();
+        self.queued.clear();
+    }
+
     /// After an abort, the messages still queued go back to the editor, as Pi does.
     fn restore_queue(&mut self) {
         let Ok(session) = self.host.session() else {
@@ -817,6 +856,16 @@ impl App {
                 }
             }
             KeyCode::Char('p') if ctrl => self.cycle_model().await,
+            KeyCode::Char('l') if ctrl => self.command(Slash::Model(None)).await,
+            KeyCode::Char('t') if ctrl => {
+                self.hide_thinking = !self.hide_thinking;
+                self.set_status(transcript::notice(if self.hide_thinking {
+                    "Thinking is hidden from now on (ctrl+t shows it)"
+                } else {
+                    "Thinking is shown"
+                }));
+            }
+            KeyCode::Up if alt => self.dequeue(),
             KeyCode::Char('o') if ctrl => self.show_last_result(),
             KeyCode::Char('a') if ctrl => self.editor.home(),
             KeyCode::Char('e') if ctrl => self.editor.end(),
@@ -825,7 +874,12 @@ impl App {
             KeyCode::BackTab => self.cycle_thinking().await,
             KeyCode::Esc => self.abort(),
             KeyCode::Tab => self.complete(),
-            KeyCode::Char(character) if !ctrl => self.editor.insert_char(character),
+            KeyCode::Char(character) if !ctrl => {
+                self.editor.insert_char(character);
+                if character == '@' && self.files.is_none() {
+                    self.files = Some(file_complete::workspace_files(&self.cwd));
+                }
+            }
             KeyCode::Backspace => self.editor.backspace(),
             KeyCode::Delete => self.editor.delete(),
             KeyCode::Left => self.editor.left(),
@@ -959,6 +1013,17 @@ impl App {
     }
 
     fn complete(&mut self) {
+        let word = self.editor.word_before_cursor();
+        if let Some(typed) = word.strip_prefix('@') {
+            let files = self
+                .files
+                .get_or_insert_with(|| file_complete::workspace_files(&self.cwd));
+            if let Some(file) = file_complete::matches(files, typed, 1).first() {
+                let replacement = format!("@{file} ");
+                self.editor.replace_word_before_cursor(&replacement);
+            }
+            return;
+        }
         let text = self.editor.text();
         let commands = match self.host.session() {
             Ok(session) => slash::completions(&text, session.commands()),

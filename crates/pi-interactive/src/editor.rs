@@ -243,6 +243,25 @@ impl Editor {
         }
     }
 
+    /// The word before the cursor (since the last whitespace), for completion.
+    pub fn word_before_cursor(&self) -> String {
+        let before: Vec<char> = self.current().chars().take(self.column).collect();
+        let start = before
+            .iter()
+            .rposition(|c| c.is_whitespace())
+            .map_or(0, |at| at + 1);
+        before.get(start..).unwrap_or_default().iter().collect()
+    }
+
+    /// Replaces the word before the cursor with `word`.
+    pub fn replace_word_before_cursor(&mut self, word: &str) {
+        let length = self.word_before_cursor().chars().count();
+        for _ in 0..length {
+            self.backspace();
+        }
+        self.insert(word);
+    }
+
     fn current(&self) -> &str {
         self.lines.get(self.row).map_or("", String::as_str)
     }
@@ -301,6 +320,16 @@ mod tests {
         editor.down();
         editor.down();
         assert_eq!(editor.text(), "draft");
+    }
+
+    #[test]
+    fn the_word_before_the_cursor_is_replaced() {
+        let mut editor = Editor::new();
+        editor.insert("look at @src/ma");
+        assert_eq!(editor.word_before_cursor(), "@src/ma");
+        editor.replace_word_before_cursor("@src/main.rs ");
+        assert_eq!(editor.text(), "look at @src/main.rs ");
+        assert_eq!(editor.word_before_cursor(), "");
     }
 
     #[test]

@@ -18,6 +18,7 @@ mod app;
 mod approval_view;
 mod approver;
 mod editor;
+mod file_complete;
 mod footer;
 mod keys;
 mod markdown;

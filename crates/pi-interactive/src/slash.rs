@@ -111,9 +111,13 @@ Ctrl+C           clear the input; twice in a row: exit
 Ctrl+D           exit, when the input is empty
 Shift+Tab        next thinking level
 Ctrl+P           next model
+Ctrl+L           choose the model
+Ctrl+T           hide or show thinking (from now on)
 Ctrl+O           show the last tool result whole
-Tab              complete a /command
-!cmd             run a shell command (its output is shown)";
+Alt+Up           the queued messages back into the editor
+Tab              complete a /command or an @file
+@                complete a file of the workspace
+!cmd             run a shell command; the model reads its output (!!cmd: it does not)";
 
 #[cfg(test)]
 mod tests {
