@@ -1,7 +1,7 @@
 //! The interactive mode under strain, on a pseudo-terminal: the terminal resized while a tool
 //! runs and an answer streams (the inline viewport asks the terminal where the cursor is on a
 //! resize: nothing may wait on a key for it), a tool printing many lines, a very long line,
-//! and compaction asked for with `/compact`.
+//! compaction asked for with `/compact`, and a session of 10,000 messages resumed.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -11,7 +11,9 @@
 
 mod support;
 
-use serde_json::json;
+use std::time::Instant;
+
+use serde_json::{Value, json};
 use support::tui::{Home, answer, call, exited_well};
 
 #[test]
@@ -102,4 +104,54 @@ fn slash_compact_summarises_the_conversation() {
     exited_well(&tui.wait_exit());
     let sessions = home.sessions();
     assert!(sessions[0].iter().any(|line| line["type"] == "compaction"));
+}
+
+/// A session file of `count` messages (user and assistant in turn, ~1 KB each).
+fn long_session(path: &std::path::Path, cwd: &std::path::Path, count: usize) {
+    let mut text = json!({"type": "session", "version": 3, "id": "long-session",
+        "timestamp": "2026-01-01T00:00:00.000Z", "cwd": cwd})
+    .to_string();
+    text.push('\n');
+    let filler = "let value = compute(input); // a line of code\n".repeat(20);
+    let mut parent = Value::Null;
+    for index in 0..count {
+        let id = format!("{index:08x}");
+        let message = if index % 2 == 0 {
+            json!({"role": "user", "content": format!("question {index}"), "timestamp": 1})
+        } else {
+            json!({"role": "assistant", "content": [{"type": "text", "text": format!("answer {index}\n{filler}")}],
+                "api": "openai-completions", "provider": "local", "model": "local-model",
+                "usage": {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
+                    "cost": {"input": 0.0, "output": 0.0, "cacheRead": 0.0, "cacheWrite": 0.0, "total": 0.0}},
+                "stopReason": "stop", "timestamp": 2})
+        };
+        let entry = json!({"type": "message", "id": id, "parentId": parent,
+            "timestamp": "2026-01-01T00:00:00.000Z", "message": message});
+        text.push_str(&entry.to_string());
+        text.push('\n');
+        parent = json!(id);
+    }
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn a_session_of_ten_thousand_messages_opens_ready_to_type() {
+    let (url, _seen) = support::serve(vec![]);
+    let home = Home::new(&url);
+    let path = home.agent().join("long.jsonl");
+    long_session(&path, &home.work(), 10_000);
+    let started = Instant::now();
+    let mut tui = home.start(&["--session", path.to_str().unwrap()]);
+    // The last answer is shown, the earlier ones are counted, and the editor takes keys.
+    tui.expect("answer 9999");
+    tui.expect("9800 earlier messages");
+    tui.keys("x");
+    tui.expect("› x");
+    let ready = started.elapsed();
+    // A debug build on a busy machine: the bound catches a hang or a quadratic start, the
+    // figure is printed for the record.
+    println!("10,000 messages: ready to type after {ready:?}");
+    assert!(ready.as_secs() < 20, "{ready:?}");
+    tui.keys("\x15\x04");
+    exited_well(&tui.wait_exit());
 }
