@@ -1,7 +1,7 @@
 //! The interactive mode's keys and slash commands, typed on a pseudo-terminal as a person
 //! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; Alt+Enter's
 //! follow-up; `!cmd` (the model reads it) and `!!cmd` (it does not); `/name` and `/session`; `/model` (picker and pattern); `/fork`;
-//! `/resume`; Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
+//! `/resume`; `/tree`; Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -281,4 +281,51 @@ fn alt_up_takes_queued_messages_back_and_ctrl_t_hides_thinking() {
     );
     tui.keys("\x15\x04");
     exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn tree_goes_back_to_a_question_and_branches_from_there() {
+    let (url, seen) = support::serve(vec![answer("A", "."), answer("B", "."), answer("C", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("alpha question");
+    tui.expect("A.");
+    tui.line("beta question");
+    tui.expect("B.");
+    tui.line("/tree");
+    tui.expect("Go to which message?");
+    tui.expect("› • assistant: B.");
+    tui.keys("\x1b[A");
+    tui.expect("› • user: beta question");
+    tui.keys("\r");
+    tui.expect("Moved in the session tree");
+    tui.expect("› beta question");
+    tui.keys("\x15");
+    tui.line("gamma question");
+    tui.expect("C.");
+    let context = support::bodies(&seen)[2]["messages"].to_string();
+    assert!(
+        context.contains("alpha question") && context.contains("gamma question"),
+        "{context}"
+    );
+    assert!(!context.contains("beta question"), "{context}");
+    tui.line("/tree");
+    tui.expect("  • user: gamma question");
+    tui.expect("    user: beta question");
+    tui.keys("\x1b");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    // One file: the new question's parent is the first answer, beside the old branch.
+    let sessions = home.sessions();
+    assert_eq!(sessions.len(), 1);
+    let messages: Vec<&serde_json::Value> = sessions[0]
+        .iter()
+        .filter(|line| line["type"] == "message")
+        .collect();
+    let first_answer = messages[1]["id"].clone();
+    let gamma = messages
+        .iter()
+        .find(|m| m["message"]["content"] == "gamma question")
+        .unwrap();
+    assert_eq!(gamma["parentId"], first_answer);
 }

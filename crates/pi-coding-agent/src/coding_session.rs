@@ -445,6 +445,31 @@ impl CodingSession {
         self.recorder.with_session(|session| work(session))
     }
 
+    /// The user and assistant messages of every branch of the session (Pi's `/tree`).
+    pub fn tree_points(&self) -> Vec<crate::session_tree::TreePoint> {
+        self.recorder
+            .with_session(|session| crate::session_tree::tree_points(session))
+    }
+
+    /// Goes to the message `entry_id` of the tree (Pi's `/tree`): to just before a user
+    /// message, whose text comes back to edit and send again (the next prompt starts a new
+    /// branch there), or onto an answer, to go on from it. Refused while a prompt runs.
+    pub fn navigate(&self, entry_id: &str) -> Result<Option<String>, RuntimeError> {
+        if self.is_streaming() {
+            return Err(RuntimeError::Busy("moving in the session tree"));
+        }
+        let text = self
+            .recorder
+            .with_session(|session| crate::session_tree::navigate(session, entry_id))
+            .map_err(|source| RuntimeError::Session {
+                what: format!("going to {entry_id}"),
+                source,
+            })?;
+        // The next prompt continues from the new leaf.
+        *lock(&self.history) = None;
+        Ok(text)
+    }
+
     /// Records a shell command the person ran (Pi's `bashExecution`): the model reads it with
     /// the next prompt, unless it is excluded from the context (`!!cmd`). Refused while a
     /// prompt runs.

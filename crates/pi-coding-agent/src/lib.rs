@@ -101,6 +101,7 @@ mod session_host;
 mod session_open;
 mod session_setup;
 mod session_stats;
+mod session_tree;
 mod settings;
 mod skill;
 mod skills;
@@ -163,6 +164,7 @@ pub use session_open::{
 };
 pub use session_setup::SessionSetup;
 pub use session_stats::{SessionStats, TokenTotals};
+pub use session_tree::{TreePoint, tree_points};
 pub use settings::{
     DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_RETRIES, ImageSettings, PROJECT_SETTINGS_DIR,
     ProviderRetrySettings, RetrySettings, SETTINGS_FILE, Settings, SettingsError, SettingsFile,

@@ -1257,7 +1257,41 @@ impl App {
                 }
             }
             Slash::Resume => self.open_resume_picker(),
+            Slash::Tree => self.open_tree_picker(),
         }
+    }
+
+    fn open_tree_picker(&mut self) {
+        let Ok(session) = self.host.session() else {
+            return;
+        };
+        let points = session.tree_points();
+        if points.is_empty() {
+            self.pending
+                .push(transcript::error("The session has no message yet."));
+            return;
+        }
+        let here = points
+            .iter()
+            .rposition(|point| point.on_branch)
+            .unwrap_or(0);
+        let items = points
+            .into_iter()
+            .map(|point| {
+                let mark = if point.on_branch { "•" } else { " " };
+                (
+                    format!(
+                        "{}{mark} {}: {}",
+                        "  ".repeat(point.depth.min(8)),
+                        point.role,
+                        tool_view::one_line(&point.text, 80)
+                    ),
+                    Pick::Tree(point.entry_id),
+                )
+            })
+            .collect();
+        self.picker =
+            Some(Picker::new("Go to which message? (• the current branch)", items).selecting(here));
     }
 
     fn open_resume_picker(&mut self) {
@@ -1343,6 +1377,30 @@ impl App {
                 );
                 if let Some(text) = text {
                     self.editor.set_text(&text);
+                }
+            }
+            Pick::Tree(entry) => {
+                let moved = self
+                    .host
+                    .session()
+                    .map_err(|error| error.to_string())
+                    .and_then(|session| {
+                        session
+                            .navigate(&entry)
+                            .map_err(|error| pi_tool::error_text(&error))
+                    });
+                match moved {
+                    Ok(text) => {
+                        self.pending.push(transcript::notice(
+                            "Moved in the session tree; the branch from here:",
+                        ));
+                        self.show_history();
+                        if let Some(text) = text {
+                            self.editor.set_text(&text);
+                        }
+                        self.refresh_footer();
+                    }
+                    Err(error) => self.pending.push(transcript::error(&error)),
                 }
             }
             Pick::Resume(path) => {

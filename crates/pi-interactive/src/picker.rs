@@ -15,6 +15,8 @@ pub(crate) enum Pick {
     Resume(PathBuf),
     /// Fork at this user message's entry.
     Fork(String),
+    /// Go to this message of the session's tree.
+    Tree(String),
 }
 
 /// The list, its filter and the selected item.
@@ -43,6 +45,12 @@ impl Picker {
             .iter()
             .filter(|(label, _)| label.to_lowercase().contains(&filter))
             .collect()
+    }
+
+    /// The same picker with item `index` selected.
+    pub(crate) fn selecting(mut self, index: usize) -> Self {
+        self.selected = index.min(self.items.len().saturating_sub(1));
+        self
     }
 
     /// The selection one up.

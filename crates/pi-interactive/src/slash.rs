@@ -19,6 +19,8 @@ pub(crate) enum Slash {
     Compact(Option<String>),
     /// `/fork`: a new session from an earlier message of this one.
     Fork,
+    /// `/tree`: go to another message of this session's tree (a new branch from there).
+    Tree,
     /// `/clone`: a copy of this session.
     Clone,
     /// `/resume`: another session of this project.
@@ -30,7 +32,7 @@ pub(crate) enum Slash {
 }
 
 /// The built-in commands and what they do, as completion lists them.
-pub(crate) const COMMANDS: [(&str, &str); 10] = [
+pub(crate) const COMMANDS: [(&str, &str); 11] = [
     ("model", "choose the model"),
     ("new", "start a new session"),
     ("name", "name this session"),
@@ -40,6 +42,10 @@ pub(crate) const COMMANDS: [(&str, &str); 10] = [
     ),
     ("compact", "compact the conversation now (optional focus)"),
     ("fork", "a new session from an earlier message"),
+    (
+        "tree",
+        "go to another message of this session (branch from there)",
+    ),
     ("clone", "continue in a copy of this session"),
     ("resume", "continue another session"),
     ("hotkeys", "show the keys"),
@@ -65,6 +71,7 @@ pub(crate) fn parse(text: &str) -> Result<Option<Slash>, String> {
         "session" => Slash::Session,
         "compact" => Slash::Compact(argument),
         "fork" => Slash::Fork,
+        "tree" => Slash::Tree,
         "clone" => Slash::Clone,
         "resume" => Slash::Resume,
         "hotkeys" => Slash::Hotkeys,
