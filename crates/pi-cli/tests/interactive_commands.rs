@@ -1,7 +1,7 @@
 //! The interactive mode's keys and slash commands, typed on a pseudo-terminal as a person
 //! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; Alt+Enter's
 //! follow-up; `!cmd` (the model reads it) and `!!cmd` (it does not); `/name` and `/session`; `/model` (picker and pattern); `/fork`;
-//! `/resume`; `/tree`; Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
+//! `/resume`; `/tree`; `/copy` (OSC 52) and `/export` (JSONL); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -328,4 +328,29 @@ fn tree_goes_back_to_a_question_and_branches_from_there() {
         .find(|m| m["message"]["content"] == "gamma question")
         .unwrap();
     assert_eq!(gamma["parentId"], first_answer);
+}
+
+#[test]
+fn copy_puts_the_last_answer_on_the_clipboard_and_export_writes_the_session() {
+    let (url, _seen) = support::serve(vec![answer("Copy ", "this text.")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("say something");
+    tui.expect("Copy this text.");
+    assert!(tui.emulator().callbacks().clipboard.is_empty());
+    tui.line("/copy");
+    tui.expect("Copied the last answer to the clipboard");
+    // "Copy this text." in base64, through OSC 52.
+    assert_eq!(
+        tui.emulator().callbacks().clipboard,
+        vec![b"Q29weSB0aGlzIHRleHQu".to_vec()]
+    );
+    tui.line("/export saved.jsonl");
+    tui.expect("Exported the session to");
+    tui.line("/export saved.html");
+    tui.expect("Only a JSONL copy is built yet");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    let saved = std::fs::read_to_string(home.work().join("saved.jsonl")).unwrap();
+    assert!(saved.contains("Copy this text."));
 }

@@ -121,6 +121,8 @@ pub(crate) struct App {
     hide_thinking: bool,
     /// Lines of thinking not shown in the block streaming now.
     hidden_thinking: usize,
+    /// An OSC 52 sequence to write at the next draw (`/copy`).
+    clipboard: Option<String>,
 }
 
 /// Waits for the task, or forever when there is none.
@@ -180,6 +182,7 @@ impl App {
             files: None,
             hide_thinking: false,
             hidden_thinking: 0,
+            clipboard: None,
         };
         app.show_history();
         app.pending.push(transcript::notice(&format!(
@@ -273,6 +276,12 @@ impl App {
     // ----- drawing -----
 
     fn draw(&mut self, screen: &mut Screen) -> std::io::Result<()> {
+        if let Some(sequence) = self.clipboard.take() {
+            use std::io::Write as _;
+            let backend = screen.backend_mut();
+            backend.write_all(sequence.as_bytes())?;
+            backend.flush()?;
+        }
         screen.autoresize()?;
         self.insert_pending(screen)?;
         screen.draw(|frame| {
@@ -1151,7 +1160,10 @@ impl App {
     // ----- commands -----
 
     async fn command(&mut self, command: Slash) {
-        let changes_session = !matches!(command, Slash::Hotkeys | Slash::Quit | Slash::Session);
+        let changes_session = !matches!(
+            command,
+            Slash::Hotkeys | Slash::Quit | Slash::Session | Slash::Copy | Slash::Export(_)
+        );
         if changes_session && self.task.is_some() {
             self.pending.push(transcript::error(
                 "Agent is already processing; wait for it to finish, or press Esc first.",
@@ -1258,6 +1270,70 @@ impl App {
             }
             Slash::Resume => self.open_resume_picker(),
             Slash::Tree => self.open_tree_picker(),
+            Slash::Copy => self.copy_last_answer(),
+            Slash::Export(target) => self.export(target.as_deref()),
+        }
+    }
+
+    fn copy_last_answer(&mut self) {
+        let text = self
+            .host
+            .session()
+            .map_err(|error| error.to_string())
+            .and_then(|session| {
+                session
+                    .last_assistant_text()
+                    .map_err(|error| pi_tool::error_text(&error))
+            });
+        match text {
+            Ok(Some(text)) if !text.is_empty() => {
+                self.clipboard = Some(crate::clipboard::osc52(&text));
+                self.pending.push(transcript::notice(
+                    "Copied the last answer to the clipboard (through the terminal: OSC 52)",
+                ));
+            }
+            Ok(_) => self
+                .pending
+                .push(transcript::error("No answer to copy yet.")),
+            Err(error) => self.pending.push(transcript::error(&error)),
+        }
+    }
+
+    /// `/export FILE`: the session file copied (JSONL; the HTML export is not built).
+    fn export(&mut self, target: Option<&str>) {
+        let Some(target) = target else {
+            self.pending.push(transcript::error(
+                "/export needs a file: /export session.jsonl",
+            ));
+            return;
+        };
+        if !target.ends_with(".jsonl") {
+            self.pending.push(transcript::error(
+                "Only a JSONL copy is built yet: /export FILE.jsonl (the HTML export is not)",
+            ));
+            return;
+        }
+        let source = self
+            .host
+            .session()
+            .ok()
+            .and_then(|session| session.session_file());
+        let Some(source) = source else {
+            self.pending.push(transcript::error(
+                "This session is not kept in a file (--no-session).",
+            ));
+            return;
+        };
+        let destination = self.cwd.join(target);
+        match std::fs::copy(&source, &destination) {
+            Ok(_) => self.pending.push(transcript::notice(&format!(
+                "Exported the session to {}",
+                destination.display()
+            ))),
+            Err(error) => self.pending.push(transcript::error(&format!(
+                "Could not write {}: {error}",
+                destination.display()
+            ))),
         }
     }
 

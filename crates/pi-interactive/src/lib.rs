@@ -17,6 +17,7 @@
 mod app;
 mod approval_view;
 mod approver;
+mod clipboard;
 mod editor;
 mod file_complete;
 mod footer;

@@ -27,12 +27,16 @@ pub(crate) enum Slash {
     Resume,
     /// `/hotkeys`: the keys.
     Hotkeys,
+    /// `/copy`: the last answer to the clipboard.
+    Copy,
+    /// `/export FILE.jsonl`: a copy of the session file.
+    Export(Option<String>),
     /// `/quit`: exit.
     Quit,
 }
 
 /// The built-in commands and what they do, as completion lists them.
-pub(crate) const COMMANDS: [(&str, &str); 11] = [
+pub(crate) const COMMANDS: [(&str, &str); 13] = [
     ("model", "choose the model"),
     ("new", "start a new session"),
     ("name", "name this session"),
@@ -48,6 +52,8 @@ pub(crate) const COMMANDS: [(&str, &str); 11] = [
     ),
     ("clone", "continue in a copy of this session"),
     ("resume", "continue another session"),
+    ("copy", "copy the last answer to the clipboard (OSC 52)"),
+    ("export", "write a copy of the session file (JSONL)"),
     ("hotkeys", "show the keys"),
     ("quit", "exit"),
 ];
@@ -75,6 +81,8 @@ pub(crate) fn parse(text: &str) -> Result<Option<Slash>, String> {
         "clone" => Slash::Clone,
         "resume" => Slash::Resume,
         "hotkeys" => Slash::Hotkeys,
+        "copy" => Slash::Copy,
+        "export" => Slash::Export(argument),
         "quit" | "exit" => Slash::Quit,
         _ => return Ok(None),
     }))
