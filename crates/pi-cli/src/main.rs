@@ -19,7 +19,6 @@ mod hidden_arguments;
 mod panic_log;
 mod shutdown;
 mod telemetry;
-mod terminal_text;
 
 use std::process::ExitCode;
 use std::time::Duration;

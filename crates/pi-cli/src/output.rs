@@ -10,12 +10,12 @@ use std::io::{self, Write};
 /// `eprintln!` that goes on when stderr is a closed pipe (see the module's comment). What it
 /// says often carries text others control (a provider's error body, a session file's rule, a
 /// server's tool name): control characters are shown, never sent
-/// ([`crate::terminal_text::visible`]).
+/// ([`pi_coding_agent::visible`]).
 macro_rules! report {
     ($($message:tt)*) => {{
         use std::io::Write as _;
         let line = format!($($message)*);
-        let _ = writeln!(std::io::stderr(), "{}", $crate::terminal_text::visible(&line));
+        let _ = writeln!(std::io::stderr(), "{}", ::pi_coding_agent::visible(&line));
     }};
 }
 

@@ -465,6 +465,53 @@ impl CodingSession {
         self.with_entries(|session| pi_export::write_session_html(session, output))
     }
 
+    /// The user and assistant messages of every branch of the session (Pi's `/tree`).
+    pub fn tree_points(&self) -> Vec<crate::session_tree::TreePoint> {
+        self.recorder
+            .with_session(|session| crate::session_tree::tree_points(session))
+    }
+
+    /// Goes to the message `entry_id` of the tree (Pi's `/tree`): to just before a user
+    /// message, whose text comes back to edit and send again (the next prompt starts a new
+    /// branch there), or onto an answer, to go on from it. Refused while a prompt runs.
+    pub fn navigate(&self, entry_id: &str) -> Result<Option<String>, RuntimeError> {
+        if self.is_streaming() {
+            return Err(RuntimeError::Busy("moving in the session tree"));
+        }
+        let text = self
+            .recorder
+            .with_session(|session| crate::session_tree::navigate(session, entry_id))
+            .map_err(|source| RuntimeError::Session {
+                what: format!("going to {entry_id}"),
+                source,
+            })?;
+        // The next prompt continues from the new leaf.
+        *lock(&self.history) = None;
+        Ok(text)
+    }
+
+    /// Records a shell command the person ran (Pi's `bashExecution`): the model reads it with
+    /// the next prompt, unless it is excluded from the context (`!!cmd`). Refused while a
+    /// prompt runs.
+    pub fn record_bash_execution(
+        &self,
+        execution: &crate::user_bash::BashExecution,
+    ) -> Result<(), RuntimeError> {
+        if self.is_streaming() {
+            return Err(RuntimeError::Busy("recording a shell command"));
+        }
+        let timestamp = u64::try_from(chrono::Utc::now().timestamp_millis()).unwrap_or(0);
+        self.recorder
+            .with_session(|session| session.append_message_value(execution.to_message(timestamp)))
+            .map_err(|source| RuntimeError::Session {
+                what: "recording a shell command".to_owned(),
+                source,
+            })?;
+        // The next prompt reads the conversation again, with the command in it.
+        *lock(&self.history) = None;
+        Ok(())
+    }
+
     /// Compacts the session now (Pi's `/compact`), with `focus` as extra instructions for
     /// the summary. Refused while a prompt runs.
     pub async fn compact(

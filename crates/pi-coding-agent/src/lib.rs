@@ -101,13 +101,16 @@ mod session_host;
 mod session_open;
 mod session_setup;
 mod session_stats;
+mod session_tree;
 mod settings;
 mod skill;
 mod skills;
 mod system_prompt;
+mod terminal_text;
 mod thinking_level;
 mod tool_selection;
 mod tools;
+mod user_bash;
 mod variables;
 mod warning;
 
@@ -162,6 +165,7 @@ pub use session_open::{
 };
 pub use session_setup::SessionSetup;
 pub use session_stats::{SessionStats, TokenTotals};
+pub use session_tree::{TreePoint, tree_points};
 pub use settings::{
     DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_RETRIES, ImageSettings, PROJECT_SETTINGS_DIR,
     ProviderRetrySettings, RetrySettings, SETTINGS_FILE, Settings, SettingsError, SettingsFile,
@@ -170,8 +174,10 @@ pub use settings::{
 pub use skill::{MAX_SKILL_DESCRIPTION_CHARS, MAX_SKILL_NAME_CHARS, Skill};
 pub use skills::skills_section;
 pub use system_prompt::{PromptParts, build_system_prompt};
+pub use terminal_text::visible;
 pub use thinking_level::{DEFAULT_THINKING, ThinkingLevel, UnknownThinkingLevel};
 pub use tool_selection::{DEFAULT_TOOLS, SelectedTools, ToolSelection, name_list};
 pub use tools::OfferedTool;
+pub use user_bash::{BashExecution, USER_BASH_MAX_BYTES, USER_BASH_MAX_LINES};
 pub use variables::Variables;
 pub use warning::{PromptWarning, ResourceKind};

@@ -179,6 +179,12 @@ impl SessionHost {
         ))
     }
 
+    /// Where new sessions and forks go, and where the project's sessions are listed from
+    /// (`--session-dir`, else the project's directory under the agent directory).
+    pub fn session_directory(&self) -> Result<PathBuf, HostError> {
+        Ok(session_dir(self.session_dir.as_deref(), &self.setup.cwd)?)
+    }
+
     /// Whether a prompt runs on the session.
     pub fn is_busy(&self) -> bool {
         self.session

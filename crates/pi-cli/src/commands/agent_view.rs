@@ -8,7 +8,7 @@ use pi_agent::AgentEvent;
 use pi_ai::AssistantMessageEvent;
 use tokio::sync::mpsc::UnboundedReceiver;
 
-use crate::terminal_text::visible;
+use pi_coding_agent::visible;
 
 /// Longest result excerpt shown.
 const EXCERPT: usize = 200;

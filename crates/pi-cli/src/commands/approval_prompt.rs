@@ -61,7 +61,7 @@ fn say(text: &str) {
     let mut stderr = std::io::stderr().lock();
     // What the model sent, shown, never sent to the terminal: an escape sequence in a
     // command must not repaint the prompt into another command.
-    let _ = stderr.write_all(crate::terminal_text::visible(text).as_bytes());
+    let _ = stderr.write_all(pi_coding_agent::visible(text).as_bytes());
     let _ = stderr.flush();
 }
 

@@ -8,7 +8,7 @@
 //! their `--no-...` switches choose them, and each message starting with `/skill:NAME` or
 //! `/TEMPLATE` is expanded before it is sent, as in Pi.
 //!
-//! Options Pi has and this program does not (extensions, themes, the interactive mode) are refused with a one-line reason, not an
+//! Options Pi has and this program does not (extensions, themes) are refused with a one-line reason, not an
 //! unknown-argument error.
 
 use std::io::{IsTerminal, Read};
@@ -221,7 +221,7 @@ impl PiArgs {
             ),
             (
                 !self.theme.is_empty(),
-                "--theme: themes belong to the interactive mode, which is not built yet",
+                "--theme: themes belong to the interactive mode, which has none yet",
             ),
         ];
         // Pi's package commands, which would otherwise be read as a message.
@@ -431,7 +431,7 @@ pub(crate) async fn prepare(
     Ok(Some(PreparedRun { host, prompts }))
 }
 
-/// Runs Pi's print, JSON or RPC mode. `tools` holds every tool that could be offered (the
+/// Runs Pi's print, JSON, RPC or interactive mode. `tools` holds every tool that could be offered (the
 /// coding tools of `cwd`); the flags choose among them.
 pub(crate) async fn run(
     args: PiArgs,
@@ -447,7 +447,7 @@ pub(crate) async fn run(
         // Pi exits 1 when the export fails.
         return match pi_export::export_file(Path::new(input), output.map(Path::new)) {
             Ok(written) => {
-                crate::output::print_line(&crate::terminal_text::visible(&format!(
+                crate::output::print_line(&pi_coding_agent::visible(&format!(
                     "Exported to: {}",
                     written.display()
                 )))?;
@@ -460,10 +460,14 @@ pub(crate) async fn run(
         };
     }
     let front_end = args.front_end();
+    let user_settings = approvals.user_settings.clone();
+    let mut inbox = None;
     let approver: Arc<dyn pi_approval::Approver> = match front_end {
-        FrontEnd::Interactive => anyhow::bail!(
-            "the interactive mode is not built yet: give -p (print the answer) or --mode json"
-        ),
+        FrontEnd::Interactive => {
+            let (approver, approvals) = pi_interactive::TuiApprover::new(cwd.to_path_buf());
+            inbox = Some(approvals);
+            Arc::new(approver)
+        }
         // `front_end()` never answers `Acp`: `pi-tool acp` is its own command.
         FrontEnd::Acp => anyhow::bail!("the ACP server is `pi-tool acp`"),
         FrontEnd::Rpc => Arc::new(pi_coding_agent::NobodyToAsk {
@@ -485,6 +489,21 @@ pub(crate) async fn run(
     };
     if front_end == FrontEnd::Rpc {
         return super::rpc_mode::serve(host, shutdown).await;
+    }
+    if let Some(approvals) = inbox {
+        let closing = pi_interactive::run(pi_interactive::Interactive {
+            host,
+            prompts,
+            approvals,
+            user_settings,
+            stop: shutdown.token().clone(),
+        })
+        .await?;
+        if let Some(failure) = closing {
+            report!("pi-tool: {failure}");
+            return Ok(ExitCode::from(EXIT_TOOL_ERROR));
+        }
+        return Ok(ExitCode::SUCCESS);
     }
     print_mode(host, prompts, front_end == FrontEnd::Json, args.verbose).await
 }
@@ -590,7 +609,7 @@ fn print_answer(
     }
     // The answer is the model's text, for a terminal or a pipe: shown, never obeyed.
     let shown = if std::io::stdout().is_terminal() {
-        crate::terminal_text::visible(&text).into_owned()
+        pi_coding_agent::visible(&text).into_owned()
     } else {
         text
     };

@@ -114,14 +114,14 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
             } else {
                 for summary in &listing.sessions {
                     let line = summary_line(summary, all);
-                    crate::output::print_line(&crate::terminal_text::visible(&line))?;
+                    crate::output::print_line(&pi_coding_agent::visible(&line))?;
                 }
             }
         }
         SessionCommand::Export { file, output } => {
             let session = load(&file, &dir()?)?;
             let path = pi_export::write_session_html(&session, output.as_deref())?;
-            crate::output::print_line(&crate::terminal_text::visible(&format!(
+            crate::output::print_line(&pi_coding_agent::visible(&format!(
                 "Exported to: {}",
                 path.display()
             )))?;
@@ -151,7 +151,7 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
         }
         SessionCommand::Tree { file } => {
             let session = load(&file, &dir()?)?;
-            crate::output::print(&crate::terminal_text::visible(&tree_text(&session)?))?;
+            crate::output::print(&pi_coding_agent::visible(&tree_text(&session)?))?;
         }
         SessionCommand::Compact { file, focus, model } => {
             let path = match find_session(&file, &dir()?)? {
@@ -167,9 +167,9 @@ pub(crate) fn run(args: SessionArgs, cwd: &Path) -> anyhow::Result<ExitCode> {
                 if json {
                     out.push_str(&serde_json::to_string(&record)?);
                 } else {
-                    out.push_str(&crate::terminal_text::visible(
-                        &super::approval::record_line(&record),
-                    ));
+                    out.push_str(&pi_coding_agent::visible(&super::approval::record_line(
+                        &record,
+                    )));
                 }
                 out.push('\n');
             }

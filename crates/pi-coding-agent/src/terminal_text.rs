@@ -13,7 +13,7 @@ use std::borrow::Cow;
 /// `text` with every control character but newline and tab, and every bidirectional
 /// control, written out visibly: ESC as `\e`, other C0/C1 controls and DEL as `\xNN`,
 /// bidi controls as `<U+202E>`. Borrowed when there is nothing to show differently.
-pub(crate) fn visible(text: &str) -> Cow<'_, str> {
+pub fn visible(text: &str) -> Cow<'_, str> {
     if !text.chars().any(needs_showing) {
         return Cow::Borrowed(text);
     }

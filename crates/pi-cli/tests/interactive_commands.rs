@@ -1,0 +1,359 @@
+//! The interactive mode's keys and slash commands, typed on a pseudo-terminal as a person
+//! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; Alt+Enter's
+//! follow-up; `!cmd` (the model reads it) and `!!cmd` (it does not); `/name` and `/session`; `/model` (picker and pattern); `/fork`;
+//! `/resume`; `/tree`; `/copy` (OSC 52) and `/export` (JSONL); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::indexing_slicing,
+    missing_docs
+)]
+
+mod support;
+// The pseudo-terminal harness (kept out of `support`, which other crates include too).
+#[path = "support/tui.rs"]
+mod tui;
+
+use serde_json::json;
+use tui::{Home, answer, call, exited_well};
+
+fn two_models(url: &str) -> Home {
+    Home::with_models(
+        url,
+        &json!([
+            {"id": "local-model", "reasoning": true, "contextWindow": 100000},
+            {"id": "other-model", "contextWindow": 50000}
+        ]),
+    )
+}
+
+#[test]
+fn shift_tab_changes_the_thinking_level_and_ctrl_p_the_model() {
+    let (url, seen) = support::serve(vec![answer("From the ", "other one.")]);
+    let home = two_models(&url);
+    let mut tui = home.start(&["--model", "local/local-model"]);
+    tui.expect("local/local-model • medium");
+    tui.keys("\x1b[Z");
+    tui.expect("local/local-model • high");
+    tui.keys("\x10");
+    tui.expect("local/other-model • off");
+    tui.line("who are you?");
+    tui.expect("From the other one.");
+    let bodies = support::bodies(&seen);
+    assert_eq!(bodies[0]["model"], "other-model");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn alt_enter_while_the_agent_works_queues_a_follow_up() {
+    let (url, seen) = support::serve(vec![
+        call("call_1", "bash", &json!({"command": "sleep 2"})),
+        answer("Slept", "."),
+        answer("In short: ", "slept."),
+    ]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&["--approval", "yolo"]);
+    tui.line("sleep a bit");
+    tui.expect("● bash $ sleep 2");
+    tui.keys("then summarise");
+    tui.keys("\x1b\r");
+    tui.expect("Follow-up: then summarise");
+    tui.expect("In short: slept.");
+    let bodies = support::bodies(&seen);
+    assert_eq!(bodies.len(), 3);
+    assert!(!bodies[1]["messages"].to_string().contains("then summarise"));
+    assert!(bodies[2]["messages"].to_string().contains("then summarise"));
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn a_bang_command_runs_and_the_model_reads_it_and_two_bangs_keep_it_out() {
+    let (url, seen) = support::serve(vec![answer("It printed ", "milk and eggs.")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("!echo hi-from-the-shell; cat notes.txt");
+    tui.expect("● bash $ echo hi-from-the-shell; cat notes.txt");
+    tui.expect("⎿ hi-from-the-shell");
+    tui.expect("milk, eggs");
+    tui.line("!!echo kept-private");
+    tui.expect("⎿ kept-private");
+    tui.expect("(kept out of the model's context: !!)");
+    assert!(support::bodies(&seen).is_empty());
+    tui.line("what did it print?");
+    tui.expect("It printed milk and eggs.");
+    let context = support::bodies(&seen)[0]["messages"].to_string();
+    assert!(
+        context.contains("Ran `echo hi-from-the-shell; cat notes.txt`"),
+        "{context}"
+    );
+    assert!(context.contains("milk, eggs"), "{context}");
+    assert!(!context.contains("kept-private"), "{context}");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    // Pi's bashExecution messages, in the session file.
+    let sessions = home.sessions();
+    let roles: Vec<&str> = sessions[0]
+        .iter()
+        .filter_map(|line| line["message"]["role"].as_str())
+        .collect();
+    assert_eq!(
+        roles,
+        ["bashExecution", "bashExecution", "user", "assistant"]
+    );
+}
+
+#[test]
+fn name_and_session_commands() {
+    let (url, _seen) = support::serve(vec![answer("Hi", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("hello");
+    tui.expect("Hi.");
+    tui.line("/name my-work");
+    tui.expect("~/work • my-work");
+    tui.line("/session");
+    tui.expect("Session file:");
+    tui.expect("Messages:     2 (1 user, 1 assistant, 0 tool calls)");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    let sessions = home.sessions();
+    assert!(
+        sessions[0]
+            .iter()
+            .any(|line| line["type"] == "session_info" && line["name"] == "my-work")
+    );
+}
+
+#[test]
+fn model_picker_and_pattern() {
+    let (url, _seen) = support::serve(vec![]);
+    let home = two_models(&url);
+    let mut tui = home.start(&["--model", "local/local-model"]);
+    tui.line("/model");
+    tui.expect("Choose a model");
+    tui.expect("local/local-model (current)");
+    tui.keys("other");
+    tui.keys("\r");
+    tui.expect("Model: local/other-model");
+    tui.expect("local/other-model • off");
+    tui.line("/model local-mo");
+    tui.expect("Model: local/local-model");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn fork_from_an_earlier_message_and_resume_the_first_session() {
+    let (url, _seen) = support::serve(vec![answer("A", "."), answer("B", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("alpha question");
+    tui.expect("A.");
+    tui.line("beta question");
+    tui.expect("B.");
+    tui.line("/fork");
+    tui.expect("Fork from which message?");
+    tui.keys("\r");
+    tui.expect("Forked into a new session");
+    // The message forked from is back in the editor, to edit and send.
+    tui.expect("› beta question");
+    assert_eq!(home.sessions().len(), 2);
+    tui.keys("\x15");
+    tui.line("/resume");
+    tui.expect("Resume which session?");
+    tui.keys("\r");
+    tui.expect("Resumed");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn tab_completes_commands_and_templates_expand() {
+    let (url, seen) = support::serve(vec![answer("Reviewed", ".")]);
+    let home = Home::new(&url);
+    std::fs::create_dir_all(home.agent().join("prompts")).unwrap();
+    std::fs::write(
+        home.agent().join("prompts/review.md"),
+        "---\ndescription: Review a path\n---\nReview $1 for bugs.",
+    )
+    .unwrap();
+    let mut tui = home.start(&[]);
+    tui.keys("/rev");
+    tui.expect("/review");
+    tui.expect("Review a path");
+    tui.keys("\t");
+    tui.keys("src");
+    tui.expect("› /review src");
+    tui.keys("\r");
+    tui.expect("Reviewed.");
+    let bodies = support::bodies(&seen);
+    assert!(
+        bodies[0]["messages"]
+            .to_string()
+            .contains("Review src for bugs.")
+    );
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn sigterm_gives_the_terminal_back() {
+    let (url, _seen) = support::serve(vec![]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.keys("a draft");
+    tui.expect("› a draft");
+    assert!(tui.emulator().screen().bracketed_paste());
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(tui.pid()),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let status = tui.wait_exit();
+    assert!(
+        status.contains("Exited(") && status.ends_with(", 143)"),
+        "{status}"
+    );
+    let emulator = tui.emulator();
+    assert!(!emulator.screen().hide_cursor());
+    assert!(!emulator.screen().bracketed_paste());
+}
+
+#[test]
+fn at_completes_workspace_files() {
+    let (url, seen) = support::serve(vec![answer("Read ", "it.")]);
+    let home = Home::new(&url);
+    std::fs::create_dir_all(home.work().join("src")).unwrap();
+    std::fs::write(home.work().join("src/parser.rs"), "fn parse() {}").unwrap();
+    let mut tui = home.start(&[]);
+    tui.keys("look at @pars");
+    tui.expect("@src/parser.rs");
+    tui.keys("\t");
+    tui.expect("› look at @src/parser.rs");
+    tui.keys("please\r");
+    tui.expect("Read it.");
+    assert!(
+        support::bodies(&seen)[0]["messages"]
+            .to_string()
+            .contains("look at @src/parser.rs please")
+    );
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn alt_up_takes_queued_messages_back_and_ctrl_t_hides_thinking() {
+    let thinking = {
+        let chunks = [
+            json!({"choices": [{"index": 0, "delta": {"role": "assistant", "reasoning_content": "secret musing"}}]}),
+            json!({"choices": [{"index": 0, "delta": {"content": "Visible answer."}, "finish_reason": "stop"}]}),
+        ];
+        let mut body = String::new();
+        for chunk in chunks {
+            body.push_str(&format!("data: {chunk}\n\n"));
+        }
+        body.push_str("data: [DONE]\n\n");
+        support::Reply::sse(body)
+    };
+    let (url, seen) = support::serve(vec![
+        call("call_1", "bash", &json!({"command": "sleep 2"})),
+        thinking,
+    ]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&["--approval", "yolo"]);
+    tui.keys("\x14");
+    tui.expect("Thinking is hidden");
+    tui.line("go");
+    tui.expect("● bash $ sleep 2");
+    tui.line("a queued thought");
+    tui.expect("Steering: a queued thought");
+    tui.keys("\x1b[1;3A");
+    tui.wait_for("the queue back in the editor", |shown| {
+        shown.contains("› a queued thought") && !shown.contains("Steering: a queued")
+    });
+    tui.expect("Visible answer.");
+    let shown = tui.expect("Thinking… (hidden; ctrl+t shows it)");
+    assert!(!shown.contains("secret musing"), "{shown}");
+    // Taken back: never sent.
+    assert!(
+        !support::bodies(&seen)[1]["messages"]
+            .to_string()
+            .contains("a queued thought")
+    );
+    tui.keys("\x15\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn tree_goes_back_to_a_question_and_branches_from_there() {
+    let (url, seen) = support::serve(vec![answer("A", "."), answer("B", "."), answer("C", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("alpha question");
+    tui.expect("A.");
+    tui.line("beta question");
+    tui.expect("B.");
+    tui.line("/tree");
+    tui.expect("Go to which message?");
+    tui.expect("› • assistant: B.");
+    tui.keys("\x1b[A");
+    tui.expect("› • user: beta question");
+    tui.keys("\r");
+    tui.expect("Moved in the session tree");
+    tui.expect("› beta question");
+    tui.keys("\x15");
+    tui.line("gamma question");
+    tui.expect("C.");
+    let context = support::bodies(&seen)[2]["messages"].to_string();
+    assert!(
+        context.contains("alpha question") && context.contains("gamma question"),
+        "{context}"
+    );
+    assert!(!context.contains("beta question"), "{context}");
+    tui.line("/tree");
+    tui.expect("  • user: gamma question");
+    tui.expect("    user: beta question");
+    tui.keys("\x1b");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    // One file: the new question's parent is the first answer, beside the old branch.
+    let sessions = home.sessions();
+    assert_eq!(sessions.len(), 1);
+    let messages: Vec<&serde_json::Value> = sessions[0]
+        .iter()
+        .filter(|line| line["type"] == "message")
+        .collect();
+    let first_answer = messages[1]["id"].clone();
+    let gamma = messages
+        .iter()
+        .find(|m| m["message"]["content"] == "gamma question")
+        .unwrap();
+    assert_eq!(gamma["parentId"], first_answer);
+}
+
+#[test]
+fn copy_puts_the_last_answer_on_the_clipboard_and_export_writes_the_session() {
+    let (url, _seen) = support::serve(vec![answer("Copy ", "this text.")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("say something");
+    tui.expect("Copy this text.");
+    assert!(tui.emulator().callbacks().clipboard.is_empty());
+    tui.line("/copy");
+    tui.expect("Copied the last answer to the clipboard");
+    // "Copy this text." in base64, through OSC 52.
+    assert_eq!(
+        tui.emulator().callbacks().clipboard,
+        vec![b"Q29weSB0aGlzIHRleHQu".to_vec()]
+    );
+    tui.line("/export saved.jsonl");
+    tui.expect("Exported the session to");
+    tui.line("/export saved.html");
+    tui.expect("Only a JSONL copy is built yet");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    let saved = std::fs::read_to_string(home.work().join("saved.jsonl")).unwrap();
+    assert!(saved.contains("Copy this text."));
+}
