@@ -9,8 +9,10 @@ agent hangs up. Usage: scripts/memory-bounds.py PATH/TO/pi-tool  (scripts/memory
 builds the release binary and runs this).
 """
 
+import glob
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -170,7 +172,7 @@ def measure(pi_tool, name, attack, flags, where, kept, check=None):
     server.close()
     peak = usage.ru_maxrss * 1024  # KiB on Linux
     code = os.waitstatus_to_exitcode(status)
-    lines = b"".join(stderr).decode(errors="replace").strip().splitlines()
+    lines = outcome_lines(stderr)
     said = (lines[-1] if lines else "completed").replace("pi-tool: the run ended: ", "")
     if len(said) > 140:
         said = said[:137] + "..."
@@ -207,23 +209,149 @@ def main():
         "read", {"path": "huge.log", "limit": 1}), [], prepare=sparse_file)
     with_tools(pi_tool, "(f) `edit` of /dev/zero", one_call(
         "edit", {"path": "/dev/zero", "edits": [{"oldText": "a", "newText": "b"}]}),
-        ["--unconfined-file-tools"])
+        ["--unconfined-file-tools", "--allow", "edit(/dev/zero)"])
     with_tools(pi_tool, "(g) `bash` writing 1 GB fast, then a last line", one_call(
         "bash", {"command": "yes 0123456789 | head -c 1000000000; echo THE-LAST-LINE"}),
         ["--keep-output-files"], check=full_output)
+    # Issue 42: a response of 200,000 tiny calls (3 MB) took 273 s and 1.6 GB, quadratic.
+    run(pi_tool, "(h) 200,000 tool calls in one 3 MB response", many_calls(200000, 0), [], 0)
+    # A blocking read cut off by the time limit: the process exits, its transcript written.
+    with_tools(pi_tool, "(i) `read` of a 1 TB sparse file", one_call(
+        "read", {"path": "huge.log"}), ["--tool-timeout", "3"],
+        prepare=lambda directory: sparse_file(directory, 1 << 40))
+    sessions_and_tools(pi_tool)
 
 
-def sparse_file(directory):
+def command_row(name, command, kept=0, env=None):
+    """A scenario that is one `pi-tool` command (no model): its peak RSS, time and outcome."""
+    start = time.monotonic()
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env={**os.environ, **(env or {})})
+    out = []
+    err = []
+    readers = [threading.Thread(target=lambda: out.append(count_bytes(child.stdout)), daemon=True),
+               threading.Thread(target=lambda: err.append(child.stderr.read()), daemon=True)]
+    for reader in readers:
+        reader.start()
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.monotonic() - start
+    for reader in readers:
+        reader.join(5)
+    peak = usage.ru_maxrss * 1024
+    code = os.waitstatus_to_exitcode(status)
+    lines = outcome_lines(err)
+    said = lines[-1] if lines else "completed"
+    said = re.sub(re.escape(tempfile.gettempdir()) + r"/pi-memory-bounds-[^ :]*", "FILE", said)
+    if len(said) > 140:
+        said = said[:137] + "..."
+    size, tail = out[0] if out else (0, b"")
+    said = f"{said}; {size:,} bytes on stdout"
+    if size < 4096:
+        said += ", ending " + repr(tail.decode(errors="replace").strip()[-110:])
+    ratio = f"{peak / kept:.1f}x" if kept else "-"
+    shown = " ".join("FILE" if part.startswith(tempfile.gettempdir()) else part
+                     for part in command[1:])
+    print(f"| {name} | `{shown}` | {peak / MIB:.0f} MiB | {ratio} | {seconds:.1f} s "
+          f"| exit {code}, {said.replace('|', '/')} |", flush=True)
+
+
+def count_bytes(stream):
+    """How many bytes `stream` gave, and its last few."""
+    total, tail = 0, b""
+    while True:
+        piece = stream.read(1 << 20)
+        if not piece:
+            return total, tail
+        total += len(piece)
+        tail = (tail + piece)[-512:]
+
+
+def outcome_lines(chunks):
+    """stderr's lines, less the start-up warning that bubblewrap is missing (said once on a
+    machine without it, not an outcome)."""
+    lines = b"".join(chunks).decode(errors="replace").strip().splitlines()
+    return [line for line in lines if not line.startswith("pi-tool: bubblewrap is not installed")]
+
+
+SESSION_HEADER = ('{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z",'
+                  '"cwd":"/w"}\n')
+
+
+def message_line(entry_id, parent):
+    parent = "null" if parent is None else f'"{parent}"'
+    return (f'{{"type":"message","id":"{entry_id}","parentId":{parent},'
+            f'"timestamp":"2026-01-01T00:00:01.000Z","message":{{"role":"user",'
+            f'"content":"branch {entry_id} {"x" * 200}","timestamp":1}}}}\n')
+
+
+def nested_branches(path, count):
+    """`count` levels, each with a branch that ends there and one that goes on (~12 MB at
+    20,000): `session tree` printed 801 MB of indentation for it before depth was shown."""
+    with open(path, "w") as file:
+        file.write(SESSION_HEADER)
+        parent = None
+        for level in range(count):
+            file.write(message_line(f"s{level}", parent))
+            file.write(message_line(f"n{level}", parent))
+            parent = f"n{level}"
+
+
+def long_session_line(path, size):
+    """A session whose second entry is one line of `size` bytes (a hole of zero bytes: no disk
+    used) then a last entry."""
+    with open(path, "wb") as file:
+        file.write(SESSION_HEADER.encode())
+        file.write(message_line("a", None).encode())
+        start = file.tell()
+        file.truncate(start + size)
+        file.seek(start + size)
+        file.write(b"\n" + message_line("b", "a").encode())
+
+
+def one_line_file(directory, size=1 << 30):
+    """`size` bytes of text on one line, a match at its end."""
+    piece = b"a" * (1 << 20)
+    with open(os.path.join(directory, "one-line.txt"), "wb") as file:
+        for _ in range(size >> 20):
+            file.write(piece)
+        file.write(b" needle\n")
+
+
+def sessions_and_tools(pi_tool):
+    """The rows of issue 42 that are not a model's stream: a session's line and tree, grep."""
+    with tempfile.TemporaryDirectory(prefix="pi-memory-bounds-") as directory:
+        tree = os.path.join(directory, "nested.jsonl")
+        nested_branches(tree, 20000)
+        command_row(f"(k) `session tree` of 20,000 nested branches "
+                    f"({os.path.getsize(tree) / 1e6:.0f} MB)",
+                    [pi_tool, "session", "tree", tree], kept=os.path.getsize(tree))
+        agent = os.path.join(directory, "agent")
+        os.makedirs(os.path.join(agent, "sessions", "--w--"))
+        long_line = os.path.join(agent, "sessions", "--w--", "long-line.jsonl")
+        long_session_line(long_line, 1 << 30)
+        command_row("(l) `session tree` of a session with a 1 GiB line",
+                    [pi_tool, "session", "tree", long_line])
+        command_row("(l) `session list --all` with that session among them",
+                    [pi_tool, "session", "list", "--all"], env={"PI_CODING_AGENT_DIR": agent})
+    with tempfile.TemporaryDirectory(prefix="pi-memory-bounds-") as directory:
+        one_line_file(directory)
+        command_row("(m) `grep` of a 1 GiB one-line file",
+                    [pi_tool, "--coding-tools", directory, "call", "grep",
+                     json.dumps({"pattern": "needle"})])
+
+
+def sparse_file(directory, size=2 << 30):
     with open(os.path.join(directory, "huge.log"), "wb") as file:
         file.write(b"first line\n")
-        file.truncate(2 << 30)
+        file.truncate(size)
 
 
 def full_output(directory, body):
     """Whether the model was shown the real last line, and the newest full-output file's size
     (every byte kept?); the file is removed."""
-    logs = [os.path.join(tempfile.gettempdir(), name) for name in os.listdir(tempfile.gettempdir())
-            if name.startswith("pi-bash-") and name.endswith(".log")]
+    # In the temporary directory, or in the shell's private one kept there (pi-bash-tmp-*).
+    logs = glob.glob(os.path.join(tempfile.gettempdir(), "pi-bash-*.log")) + glob.glob(
+        os.path.join(tempfile.gettempdir(), "pi-bash-tmp-*", "pi-bash-*.log"))
     if not logs:
         return "no full-output file"
     newest = max(logs, key=os.path.getmtime)

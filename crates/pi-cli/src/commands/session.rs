@@ -197,7 +197,8 @@ fn load(target: &str, dir: &Path) -> anyhow::Result<Session> {
         FoundSession::Existing(path) => path,
         FoundSession::NewFile(path) => anyhow::bail!("{}: no such file", path.display()),
     };
-    let session = Session::load(&path).with_context(|| format!("reading {}", path.display()))?;
+    // Every error of a load names the file already.
+    let session = Session::load(&path)?;
     print_report(&path, session.report());
     Ok(session)
 }
