@@ -3,7 +3,8 @@
 //! named in `models.json`. A prompt and its streamed answer with the footer; a tool call and
 //! its result; Esc during a long `bash` (every call answered, the shell gone); a steering
 //! message queued mid-run; an approval answered inline; `/new`; exit and `-c` showing the
-//! history; a model's escape sequences shown, not obeyed; Ctrl+C twice.
+//! history; a model's escape sequences shown, not obeyed; Ctrl+C twice; Shift+Enter and the
+//! history; a failed request in red.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -316,5 +317,58 @@ fn markdown_in_the_answer_is_styled() {
         vt100::Color::Idx(6)
     );
     tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn shift_enter_makes_a_new_line_and_up_brings_back_what_was_sent() {
+    let (url, seen) = support::serve(vec![answer("Two ", "lines."), answer("Again", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.keys("line one");
+    // Shift+Enter as terminals with the keyboard protocol send it, then Ctrl+J.
+    tui.keys("\x1b[13;2u");
+    tui.keys("line two");
+    tui.keys("\n");
+    tui.keys("line three");
+    tui.expect("  line three");
+    tui.keys("\r");
+    tui.expect("Two lines.");
+    let first = support::bodies(&seen)[0]["messages"].to_string();
+    assert!(
+        first.contains("line one\\nline two\\nline three"),
+        "{first}"
+    );
+    // Up brings the message back; sent again, it is the same text.
+    tui.keys("\x1b[A");
+    tui.expect("› line one");
+    tui.keys("\r");
+    tui.expect("Again.");
+    let second = support::bodies(&seen)[1]["messages"].to_string();
+    assert_eq!(
+        second.matches("line one\\nline two\\nline three").count(),
+        2,
+        "{second}"
+    );
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn a_failed_request_is_shown_in_red() {
+    let (url, _seen) = support::serve(vec![support::Reply::json(
+        "400 Bad Request",
+        r#"{"error": {"message": "the model refused the request"}}"#,
+    )]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("hello?");
+    tui.expect("the model refused the request");
+    let cell = tui.cell_of("Error:").unwrap();
+    assert_eq!(cell.fgcolor(), vt100::Color::Idx(1));
+    // The session goes on.
+    tui.keys("still here");
+    tui.expect("› still here");
+    tui.keys("\x15\x04");
     exited_well(&tui.wait_exit());
 }
