@@ -372,3 +372,22 @@ fn a_failed_request_is_shown_in_red() {
     tui.keys("\x15\x04");
     exited_well(&tui.wait_exit());
 }
+
+#[test]
+fn messages_on_the_command_line_are_sent_first() {
+    let (url, seen) = support::serve(vec![
+        answer("First ", "reply."),
+        answer("Second ", "reply."),
+    ]);
+    let home = Home::new(&url);
+    std::fs::write(home.work().join("plan.md"), "step one").unwrap();
+    let mut tui = home.start(&["@plan.md", "read the plan", "and then this"]);
+    tui.expect("First reply.");
+    tui.expect("› and then this");
+    tui.expect("Second reply.");
+    let bodies = support::bodies(&seen);
+    assert!(bodies[0]["messages"].to_string().contains("step one"));
+    assert!(bodies[1]["messages"].to_string().contains("and then this"));
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
