@@ -110,6 +110,8 @@ fn name_and_session_commands() {
     tui.expect("Hi.");
     tui.line("/name my-work");
     tui.expect("~/work • my-work");
+    tui.line("/hotkeys");
+    tui.expect("Ctrl+C           clear the input; twice in a row: exit");
     tui.line("/session");
     tui.expect("Session file:");
     tui.expect("Messages:     2 (1 user, 1 assistant, 0 tool calls)");
