@@ -391,3 +391,38 @@ fn messages_on_the_command_line_are_sent_first() {
     tui.keys("\x04");
     exited_well(&tui.wait_exit());
 }
+
+#[test]
+fn an_edit_asks_with_its_diff_and_shows_it_coloured() {
+    let (url, _seen) = support::serve(vec![
+        call(
+            "call_1",
+            "edit",
+            &json!({"path": "notes.txt", "edits": [{"oldText": "milk, eggs", "newText": "milk, eggs, bread"}]}),
+        ),
+        answer("Added ", "bread."),
+    ]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("add bread");
+    tui.expect("edit wants to run (call call_1)");
+    tui.expect("    -milk, eggs");
+    tui.expect("    +milk, eggs, bread");
+    tui.expect("Run it? [y] yes once");
+    assert_eq!(
+        tui.cell_of("+milk").unwrap().fgcolor(),
+        vt100::Color::Idx(2)
+    );
+    assert_eq!(
+        tui.cell_of("-milk").unwrap().fgcolor(),
+        vt100::Color::Idx(1)
+    );
+    tui.keys("y");
+    tui.expect("Added bread.");
+    assert_eq!(
+        std::fs::read_to_string(home.work().join("notes.txt")).unwrap(),
+        "milk, eggs, bread"
+    );
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
