@@ -123,6 +123,8 @@ pub(crate) struct App {
     hidden_thinking: usize,
     /// An OSC 52 sequence to write at the next draw (`/copy`).
     clipboard: Option<String>,
+    /// Ctrl+G: the text goes to the external editor next.
+    wants_editor: bool,
 }
 
 /// Waits for the task, or forever when there is none.
@@ -183,6 +185,7 @@ impl App {
             hide_thinking: false,
             hidden_thinking: 0,
             clipboard: None,
+            wants_editor: false,
         };
         app.show_history();
         app.pending.push(transcript::notice(&format!(
@@ -212,7 +215,12 @@ impl App {
             tokio::select! {
                 () = stop.cancelled() => break,
                 key = keys.next() => match key {
-                    Some(Ok(event)) => self.on_terminal(event, screen).await?,
+                    Some(Ok(event)) => {
+                        self.on_terminal(event, screen).await?;
+                        if std::mem::take(&mut self.wants_editor) {
+                            self.external_editor(screen, &keys).await?;
+                        }
+                    }
                     Some(Err(error)) => return Err(error),
                     None => break,
                 },
@@ -866,6 +874,7 @@ impl App {
             }
             KeyCode::Char('p') if ctrl => self.cycle_model().await,
             KeyCode::Char('l') if ctrl => self.command(Slash::Model(None)).await,
+            KeyCode::Char('g') if ctrl => self.wants_editor = true,
             KeyCode::Char('t') if ctrl => {
                 self.hide_thinking = !self.hide_thinking;
                 self.set_status(transcript::notice(if self.hide_thinking {
@@ -1019,6 +1028,72 @@ impl App {
             task.abort();
         }
         self.set_status(transcript::error("Aborting…"));
+    }
+
+    /// Ctrl+G: the editor's text in `$VISUAL` (or `$EDITOR`), back when it exits. The key
+    /// reader pauses meanwhile, so the two programs do not share the keyboard.
+    async fn external_editor(
+        &mut self,
+        screen: &mut Screen,
+        keys: &crate::keys::KeyReader,
+    ) -> std::io::Result<()> {
+        let program = ["VISUAL", "EDITOR"].iter().find_map(|name| {
+            std::env::var(name)
+                .ok()
+                .filter(|value| !value.trim().is_empty())
+        });
+        let Some(program) = program else {
+            self.set_status(transcript::error(
+                "Set $VISUAL or $EDITOR to edit in an editor",
+            ));
+            return Ok(());
+        };
+        let path = std::env::temp_dir().join(format!(
+            "pi-tool-message-{}-{}.md",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |since| since.as_nanos())
+        ));
+        std::fs::write(&path, self.editor.text())?;
+        keys.pause().await;
+        crate::terminal::restore();
+        let file = path.clone();
+        let ran = tokio::task::spawn_blocking(move || {
+            // Through the shell, as `$EDITOR` may hold arguments (`code --wait`).
+            std::process::Command::new("sh")
+                .arg("-c")
+                .arg(format!("{program} \"$1\""))
+                .arg("sh")
+                .arg(&file)
+                .status()
+        })
+        .await;
+        let entered = crate::terminal::enter();
+        // The editor drew on the screen: the viewport is drawn whole again.
+        let cleared = screen.clear();
+        keys.resume();
+        entered?;
+        cleared?;
+        match ran {
+            Ok(Ok(status)) if status.success() => match std::fs::read_to_string(&path) {
+                Ok(text) => self.editor.set_text(text.trim_end_matches('\n')),
+                Err(error) => self.pending.push(transcript::error(&format!(
+                    "Could not read the edited text: {error}"
+                ))),
+            },
+            Ok(Ok(status)) => self.pending.push(transcript::error(&format!(
+                "The editor ended with {status}; the text is as it was"
+            ))),
+            Ok(Err(error)) => self.pending.push(transcript::error(&format!(
+                "Could not start the editor: {error}"
+            ))),
+            Err(error) => self
+                .pending
+                .push(transcript::error(&format!("The editor failed: {error}"))),
+        }
+        let _ = std::fs::remove_file(&path);
+        Ok(())
     }
 
     fn complete(&mut self) {

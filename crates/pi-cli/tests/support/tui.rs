@@ -293,7 +293,13 @@ impl Home {
 
     /// `pi-tool ARGS` in the work directory, on a terminal.
     pub(crate) fn start(&self, args: &[&str]) -> Tui {
+        self.start_with_env(args, &[])
+    }
+
+    /// `pi-tool ARGS` with more environment variables.
+    pub(crate) fn start_with_env(&self, args: &[&str], variables: &[(&str, &str)]) -> Tui {
         let mut command = Command::new(env!("CARGO_BIN_EXE_pi-tool"));
+        command.envs(variables.iter().copied());
         command
             .env("PI_CODING_AGENT_DIR", self.agent())
             .env("HOME", self.root.path())
