@@ -13,11 +13,13 @@
 )]
 
 mod support;
+#[path = "support/tui.rs"]
+mod tui;
 
 use std::path::Path;
 
 use serde_json::{Value, json};
-use support::tui::{Home, answer, call, exited_well};
+use tui::{Home, answer, call, exited_well};
 
 #[test]
 fn a_prompt_streams_its_answer_and_the_footer_counts_it() {

@@ -10,9 +10,11 @@
 )]
 
 mod support;
+#[path = "support/tui.rs"]
+mod tui;
 
 use serde_json::json;
-use support::tui::{Home, answer, call, exited_well};
+use tui::{Home, answer, call, exited_well};
 
 fn two_models(url: &str) -> Home {
     Home::with_models(

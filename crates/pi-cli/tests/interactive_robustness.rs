@@ -10,11 +10,13 @@
 )]
 
 mod support;
+#[path = "support/tui.rs"]
+mod tui;
 
 use std::time::Instant;
 
 use serde_json::{Value, json};
-use support::tui::{Home, answer, call, exited_well};
+use tui::{Home, answer, call, exited_well};
 
 #[test]
 fn a_resize_mid_run_keeps_the_screen_working() {

@@ -7,8 +7,6 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 
-pub(crate) mod tui;
-
 use serde_json::Value;
 
 /// One request the fake read: the path of its request line and its JSON body (`null` when

@@ -3,6 +3,7 @@
 //! cursor-position queries a real terminal answers (ratatui's inline viewport asks where the
 //! cursor is), records whether the program tried to set the window title or the clipboard,
 //! and keeps the scrollback so the whole transcript can be read.
+//! Not in `support/mod.rs`: other crates' tests include that file and lack vt100.
 #![allow(dead_code)]
 
 use std::io::{ErrorKind, Write};
@@ -232,7 +233,7 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 }
 
 /// A streamed text answer, in two pieces, with its usage.
-pub(crate) fn answer(first: &str, second: &str) -> super::Reply {
+pub(crate) fn answer(first: &str, second: &str) -> crate::support::Reply {
     let chunks = [
         json!({"choices": [{"index": 0, "delta": {"role": "assistant", "content": first}}]}),
         json!({"choices": [{"index": 0, "delta": {"content": second}, "finish_reason": "stop"}]}),
@@ -243,15 +244,15 @@ pub(crate) fn answer(first: &str, second: &str) -> super::Reply {
         body.push_str(&format!("data: {chunk}\n\n"));
     }
     body.push_str("data: [DONE]\n\n");
-    super::Reply::sse(body)
+    crate::support::Reply::sse(body)
 }
 
 /// An answer that calls `tool` with `arguments`.
-pub(crate) fn call(id: &str, tool: &str, arguments: &Value) -> super::Reply {
+pub(crate) fn call(id: &str, tool: &str, arguments: &Value) -> crate::support::Reply {
     let chunk = json!({"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [
         {"index": 0, "id": id, "type": "function", "function": {"name": tool, "arguments": arguments.to_string()}}
     ]}, "finish_reason": "tool_calls"}]});
-    super::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+    crate::support::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
 }
 
 /// A home with a work directory and an agent directory whose `models.json` names the fake.
