@@ -3,7 +3,8 @@
 //! named in `models.json`. A prompt and its streamed answer with the footer; a tool call and
 //! its result; Esc during a long `bash` (every call answered, the shell gone); a steering
 //! message queued mid-run; an approval answered inline; `/new`; exit and `-c` showing the
-//! history; a model's escape sequences shown, not obeyed; Ctrl+C twice.
+//! history; a model's escape sequences shown, not obeyed; Ctrl+C twice; Shift+Enter and the
+//! history; a failed request in red.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -12,7 +13,6 @@
 )]
 
 mod support;
-// The pseudo-terminal harness (kept out of `support`, which other crates include too).
 #[path = "support/tui.rs"]
 mod tui;
 
@@ -317,6 +317,113 @@ fn markdown_in_the_answer_is_styled() {
     assert_eq!(
         tui.cell_of("cargo fmt").unwrap().fgcolor(),
         vt100::Color::Idx(6)
+    );
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn shift_enter_makes_a_new_line_and_up_brings_back_what_was_sent() {
+    let (url, seen) = support::serve(vec![answer("Two ", "lines."), answer("Again", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.keys("line one");
+    // Shift+Enter as terminals with the keyboard protocol send it, then Ctrl+J.
+    tui.keys("\x1b[13;2u");
+    tui.keys("line two");
+    tui.keys("\n");
+    tui.keys("line three");
+    tui.expect("  line three");
+    tui.keys("\r");
+    tui.expect("Two lines.");
+    let first = support::bodies(&seen)[0]["messages"].to_string();
+    assert!(
+        first.contains("line one\\nline two\\nline three"),
+        "{first}"
+    );
+    // Up brings the message back; sent again, it is the same text.
+    tui.keys("\x1b[A");
+    tui.expect("› line one");
+    tui.keys("\r");
+    tui.expect("Again.");
+    let second = support::bodies(&seen)[1]["messages"].to_string();
+    assert_eq!(
+        second.matches("line one\\nline two\\nline three").count(),
+        2,
+        "{second}"
+    );
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn a_failed_request_is_shown_in_red() {
+    let (url, _seen) = support::serve(vec![support::Reply::json(
+        "400 Bad Request",
+        r#"{"error": {"message": "the model refused the request"}}"#,
+    )]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("hello?");
+    tui.expect("the model refused the request");
+    let cell = tui.cell_of("Error:").unwrap();
+    assert_eq!(cell.fgcolor(), vt100::Color::Idx(1));
+    // The session goes on.
+    tui.keys("still here");
+    tui.expect("› still here");
+    tui.keys("\x15\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn messages_on_the_command_line_are_sent_first() {
+    let (url, seen) = support::serve(vec![
+        answer("First ", "reply."),
+        answer("Second ", "reply."),
+    ]);
+    let home = Home::new(&url);
+    std::fs::write(home.work().join("plan.md"), "step one").unwrap();
+    let mut tui = home.start(&["@plan.md", "read the plan", "and then this"]);
+    tui.expect("First reply.");
+    tui.expect("› and then this");
+    tui.expect("Second reply.");
+    let bodies = support::bodies(&seen);
+    assert!(bodies[0]["messages"].to_string().contains("step one"));
+    assert!(bodies[1]["messages"].to_string().contains("and then this"));
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn an_edit_asks_with_its_diff_and_shows_it_coloured() {
+    let (url, _seen) = support::serve(vec![
+        call(
+            "call_1",
+            "edit",
+            &json!({"path": "notes.txt", "edits": [{"oldText": "milk, eggs", "newText": "milk, eggs, bread"}]}),
+        ),
+        answer("Added ", "bread."),
+    ]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("add bread");
+    tui.expect("edit wants to run (call call_1)");
+    tui.expect("    -milk, eggs");
+    tui.expect("    +milk, eggs, bread");
+    tui.expect("Run it? [y] yes once");
+    assert_eq!(
+        tui.cell_of("+milk").unwrap().fgcolor(),
+        vt100::Color::Idx(2)
+    );
+    assert_eq!(
+        tui.cell_of("-milk").unwrap().fgcolor(),
+        vt100::Color::Idx(1)
+    );
+    tui.keys("y");
+    tui.expect("Added bread.");
+    assert_eq!(
+        std::fs::read_to_string(home.work().join("notes.txt")).unwrap(),
+        "milk, eggs, bread"
     );
     tui.keys("\x04");
     exited_well(&tui.wait_exit());

@@ -1,7 +1,7 @@
 //! The interactive mode's keys and slash commands, typed on a pseudo-terminal as a person
 //! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; Alt+Enter's
 //! follow-up; `!cmd` (the model reads it) and `!!cmd` (it does not); `/name` and `/session`; `/model` (picker and pattern); `/fork`;
-//! `/resume`; `/tree`; `/copy` (OSC 52) and `/export` (JSONL); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
+//! `/resume`; `/tree`; Ctrl+G's external editor; `/copy` (OSC 52) and `/export` (JSONL); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -10,7 +10,6 @@
 )]
 
 mod support;
-// The pseudo-terminal harness (kept out of `support`, which other crates include too).
 #[path = "support/tui.rs"]
 mod tui;
 
@@ -113,6 +112,8 @@ fn name_and_session_commands() {
     tui.expect("Hi.");
     tui.line("/name my-work");
     tui.expect("~/work • my-work");
+    tui.line("/hotkeys");
+    tui.expect("Ctrl+C           clear the input; twice in a row: exit");
     tui.line("/session");
     tui.expect("Session file:");
     tui.expect("Messages:     2 (1 user, 1 assistant, 0 tool calls)");
@@ -356,4 +357,32 @@ fn copy_puts_the_last_answer_on_the_clipboard_and_export_writes_the_session() {
     exited_well(&tui.wait_exit());
     let saved = std::fs::read_to_string(home.work().join("saved.jsonl")).unwrap();
     assert!(saved.contains("Copy this text."));
+}
+
+#[test]
+fn ctrl_g_edits_the_message_in_the_external_editor() {
+    let (url, seen) = support::serve(vec![answer("Got ", "it.")]);
+    let home = Home::new(&url);
+    // An "editor" that appends a line to what it was given.
+    let editor = home.agent().join("editor.sh");
+    std::fs::write(
+        &editor,
+        "#!/bin/sh\nprintf '\\nand a line from the editor' >> \"$1\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&editor, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut tui = home.start_with_env(&[], &[("VISUAL", editor.to_str().unwrap())]);
+    tui.keys("my draft");
+    tui.keys("\x07");
+    tui.expect("  and a line from the editor");
+    tui.expect("› my draft");
+    tui.keys("\r");
+    tui.expect("Got it.");
+    let context = support::bodies(&seen)[0]["messages"].to_string();
+    assert!(
+        context.contains("my draft\\nand a line from the editor"),
+        "{context}"
+    );
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
 }

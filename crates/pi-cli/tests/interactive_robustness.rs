@@ -1,7 +1,8 @@
 //! The interactive mode under strain, on a pseudo-terminal: the terminal resized while a tool
 //! runs and an answer streams (the inline viewport asks the terminal where the cursor is on a
 //! resize: nothing may wait on a key for it), a tool printing many lines, a very long line,
-//! compaction asked for with `/compact`, and a session of 10,000 messages resumed.
+//! compaction asked for with `/compact`, a session of 10,000 messages resumed, binary output,
+//! and an answer in 2,000 deltas.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -10,7 +11,6 @@
 )]
 
 mod support;
-// The pseudo-terminal harness (kept out of `support`, which other crates include too).
 #[path = "support/tui.rs"]
 mod tui;
 
@@ -61,7 +61,11 @@ fn many_lines_of_output_and_a_very_long_line_stay_on_screen_right() {
     // The long line was cut into rows of the terminal's width, not wrapped by the terminal.
     let shown = tui.screen();
     assert!(shown.lines().all(|line| line.chars().count() <= 100));
-    tui.line("still responsive");
+    // Ctrl+O prints the last result whole (as the tool kept it: its tail).
+    tui.keys("\x0f");
+    tui.wait_for("the whole result", |shown| {
+        shown.lines().any(|line| line.trim_end() == "    99999")
+    });
     tui.keys("\x04");
     exited_well(&tui.wait_exit());
 }
@@ -155,6 +159,81 @@ fn a_session_of_ten_thousand_messages_opens_ready_to_type() {
     // figure is printed for the record.
     println!("10,000 messages: ready to type after {ready:?}");
     assert!(ready.as_secs() < 20, "{ready:?}");
+    tui.keys("\x15\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn binary_output_and_two_thousand_deltas_leave_the_screen_intact() {
+    let mut body = String::new();
+    for index in 0..2_000 {
+        let delta = if index == 0 {
+            json!({"role": "assistant", "content": "tok "})
+        } else {
+            json!({"content": "tok "})
+        };
+        body.push_str(&format!(
+            "data: {}\n\n",
+            json!({"choices": [{"index": 0, "delta": delta}]})
+        ));
+    }
+    body.push_str(&format!(
+        "data: {}\n\ndata: [DONE]\n\n",
+        json!({"choices": [{"index": 0, "delta": {"content": "END"}, "finish_reason": "stop"}]})
+    ));
+    let (url, _seen) = support::serve(vec![
+        call(
+            "call_1",
+            "bash",
+            &json!({"command": "cat noise.bin; echo; echo after-binary"}),
+        ),
+        support::Reply::sse(body),
+    ]);
+    let home = Home::new(&url);
+    // 4,000 bytes of noise, the same every run (a linear congruential generator), as valid
+    // UTF-8 (vt100 gives U+FFFD, which a lossy decoding of invalid bytes makes, no width,
+    // where terminals give it one column): controls, ASCII, and some 2- and 3-byte characters.
+    let mut state: u32 = 12_345;
+    let noise: String = (0..4_000)
+        .map(|_| {
+            state = state.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+            let byte = (state >> 16) as u8;
+            match byte {
+                0..=127 => char::from(byte),
+                128..=191 => char::from_u32(0x400 + u32::from(byte)).unwrap(),
+                _ => char::from_u32(0x4e00 + u32::from(byte)).unwrap(),
+            }
+        })
+        .collect();
+    std::fs::write(home.work().join("noise.bin"), noise).unwrap();
+    let mut tui = home.start(&["--approval", "yolo"]);
+    tui.line("go");
+    // 2,000 deltas of "tok " fill 80 rows exactly; END starts the next.
+    // Every row of the transcript is where it belongs: the viewport's two rules are the only
+    // ones, no piece of an earlier frame is left among the transcript's rows.
+    // (Read as a whole frame: a read may end mid-frame, so this waits for one that holds.)
+    let rules = |shown: &str| {
+        shown
+            .lines()
+            .filter(|line| line.contains("────────"))
+            .count()
+    };
+    let stale = |shown: &str| {
+        shown
+            .lines()
+            .any(|line| line.contains('─') && !line.contains("────────"))
+    };
+    let shown = tui.wait_for(
+        "the whole answer under a drawn viewport, nothing stale",
+        |shown| shown.contains("\nEND") && rules(shown) == 2 && !stale(shown),
+    );
+    assert_eq!(shown.matches("tok").count(), 2_000);
+    // The binary was shown, not obeyed: no title, no clipboard, the footer where it was.
+    let obeyed = tui.emulator().callbacks();
+    assert!(obeyed.titles.is_empty() && obeyed.clipboard.is_empty());
+    tui.expect("local/local-model • off");
+    tui.keys("still typing");
+    tui.expect("› still typing");
     tui.keys("\x15\x04");
     exited_well(&tui.wait_exit());
 }

@@ -23,7 +23,7 @@ pub fn visible(text: &str) -> Cow<'_, str> {
             shown.push(character);
         } else if character == '\u{1b}' {
             shown.push_str("\\e");
-        } else if is_bidi_control(character) {
+        } else if is_bidi_control(character) || is_invisible_joiner(character) {
             shown.push_str(&format!("<U+{:04X}>", u32::from(character)));
         } else {
             shown.push_str(&format!("\\x{:02x}", u32::from(character)));
@@ -33,7 +33,31 @@ pub fn visible(text: &str) -> Cow<'_, str> {
 }
 
 fn needs_showing(character: char) -> bool {
-    (character.is_control() && character != '\n' && character != '\t') || is_bidi_control(character)
+    (character.is_control() && character != '\n' && character != '\t')
+        || is_bidi_control(character)
+        || is_invisible_joiner(character)
+}
+
+/// Characters that print nothing yet change how their neighbours are drawn or read: zero-width
+/// spaces and joiners, variation selectors, tags, the byte-order mark, Hangul fillers. They can
+/// hide text from a person reading a command, and terminals disagree on the width of the
+/// clusters they form, which shifts every cell after them on the row.
+fn is_invisible_joiner(character: char) -> bool {
+    matches!(
+        character,
+        '\u{200b}'..='\u{200d}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{feff}'
+            | '\u{fe00}'..='\u{fe0f}'
+            | '\u{e0000}'..='\u{e007f}'
+            | '\u{e0100}'..='\u{e01ef}'
+            | '\u{115f}'
+            | '\u{1160}'
+            | '\u{3164}'
+            | '\u{ffa0}'
+            | '\u{034f}'
+            | '\u{180b}'..='\u{180f}'
+    )
 }
 
 /// The characters that reorder how a line reads (Unicode's explicit directional formatting
@@ -76,5 +100,12 @@ mod tests {
     #[test]
     fn bidi_overrides_are_named() {
         assert_eq!(visible("a\u{202e}b\u{2066}c"), "a<U+202E>b<U+2066>c");
+    }
+
+    #[test]
+    fn invisible_joiners_are_named_and_accents_stay() {
+        assert_eq!(visible("rm\u{200b} -rf"), "rm<U+200B> -rf");
+        assert_eq!(visible("\u{2714}\u{fe0f}"), "\u{2714}<U+FE0F>");
+        assert_eq!(visible("cafe\u{301}"), "cafe\u{301}");
     }
 }

@@ -17,6 +17,10 @@ const WAIT: Duration = Duration::from_millis(30);
 pub(crate) struct KeyReader {
     events: mpsc::UnboundedReceiver<std::io::Result<Event>>,
     stop: Arc<AtomicBool>,
+    /// Asks the thread to stop reading (another program has the terminal).
+    paused: Arc<AtomicBool>,
+    /// The thread's answer: it is not reading.
+    idle: Arc<AtomicBool>,
 }
 
 impl KeyReader {
@@ -24,11 +28,19 @@ impl KeyReader {
     pub(crate) fn start() -> std::io::Result<Self> {
         let (sender, events) = mpsc::unbounded_channel();
         let stop = Arc::new(AtomicBool::new(false));
+        let paused = Arc::new(AtomicBool::new(false));
+        let idle = Arc::new(AtomicBool::new(false));
         let stopped = Arc::clone(&stop);
+        let (pause, quiet) = (Arc::clone(&paused), Arc::clone(&idle));
         std::thread::Builder::new()
             .name("pi-keys".to_owned())
             .spawn(move || {
                 while !stopped.load(Ordering::Relaxed) {
+                    if pause.load(Ordering::SeqCst) {
+                        quiet.store(true, Ordering::SeqCst);
+                        std::thread::sleep(WAIT);
+                        continue;
+                    }
                     let event = match event::poll(WAIT) {
                         Ok(false) => continue,
                         Ok(true) => event::read(),
@@ -40,7 +52,30 @@ impl KeyReader {
                     }
                 }
             })?;
-        Ok(Self { events, stop })
+        Ok(Self {
+            events,
+            stop,
+            paused,
+            idle,
+        })
+    }
+
+    /// Stops reading until [`KeyReader::resume`], once the read under way is done (another
+    /// program is about to read the terminal).
+    pub(crate) async fn pause(&self) {
+        self.idle.store(false, Ordering::SeqCst);
+        self.paused.store(true, Ordering::SeqCst);
+        for _ in 0..100 {
+            if self.idle.load(Ordering::SeqCst) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
+    /// Reads again.
+    pub(crate) fn resume(&self) {
+        self.paused.store(false, Ordering::SeqCst);
     }
 
     /// The next event; `None` once the reader stopped.

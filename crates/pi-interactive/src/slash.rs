@@ -127,6 +127,7 @@ Ctrl+D           exit, when the input is empty
 Shift+Tab        next thinking level
 Ctrl+P           next model
 Ctrl+L           choose the model
+Ctrl+G           edit the message in $VISUAL or $EDITOR
 Ctrl+T           hide or show thinking (from now on)
 Ctrl+O           show the last tool result whole
 Alt+Up           the queued messages back into the editor

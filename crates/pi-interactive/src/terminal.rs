@@ -22,6 +22,18 @@ pub(crate) struct TerminalGuard {
     restored: bool,
 }
 
+/// Raw mode, bracketed paste and the keyboard protocol on (again, after another program had
+/// the terminal).
+pub(crate) fn enter() -> std::io::Result<()> {
+    terminal::enable_raw_mode()?;
+    let mut stdout = std::io::stdout();
+    execute!(
+        stdout,
+        EnableBracketedPaste,
+        PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
+    )
+}
+
 /// Puts the terminal as it was; safe to call more than once.
 pub(crate) fn restore() {
     let mut stdout = std::io::stdout();
@@ -41,13 +53,7 @@ impl TerminalGuard {
     /// not ignore the request), and a panic hook that restores the terminal first.
     pub(crate) fn take() -> std::io::Result<Self> {
         install_panic_hook();
-        terminal::enable_raw_mode()?;
-        let mut stdout = std::io::stdout();
-        execute!(
-            stdout,
-            EnableBracketedPaste,
-            PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
-        )?;
+        enter()?;
         Ok(Self { restored: false })
     }
 

@@ -5,6 +5,9 @@
 use ratatui::text::{Line, Span};
 use unicode_width::UnicodeWidthChar;
 
+/// Columns between tab stops.
+const TAB_STOP: usize = 4;
+
 /// `line` as rows of at most `width` columns, its spans' styles kept; a line with no text is
 /// one empty row. Characters wider than `width` still get a row of their own.
 pub(crate) fn wrap_line(line: &Line<'static>, width: u16) -> Vec<Line<'static>> {
@@ -16,7 +19,13 @@ pub(crate) fn wrap_line(line: &Line<'static>, width: u16) -> Vec<Line<'static>> 
         let style = span.style.patch(line.style);
         let mut piece = String::new();
         for character in span.content.chars() {
-            let wide = character.width().unwrap_or(0);
+            // A tab is spaces to the next stop: ratatui drops control characters, and the
+            // terminal would move the cursor by itself.
+            let (character, wide) = match character {
+                '\t' => (' ', TAB_STOP - used % TAB_STOP),
+                other => (other, other.width().unwrap_or(0)),
+            };
+            let count = if character == ' ' { wide.max(1) } else { 1 };
             if used + wide > width && used > 0 {
                 if !piece.is_empty() {
                     row.push(Span::styled(std::mem::take(&mut piece), style));
@@ -24,8 +33,10 @@ pub(crate) fn wrap_line(line: &Line<'static>, width: u16) -> Vec<Line<'static>> 
                 rows.push(Line::from(std::mem::take(&mut row)));
                 used = 0;
             }
-            piece.push(character);
-            used += wide;
+            for _ in 0..count {
+                piece.push(character);
+            }
+            used += wide.max(usize::from(character == ' '));
         }
         if !piece.is_empty() {
             row.push(Span::styled(piece, style));
@@ -68,6 +79,12 @@ mod tests {
         assert_eq!(texts, ["abc", "def", "g"]);
         assert_eq!(rows[1].spans[0].style.fg, Some(Color::Red));
         assert_eq!(rows[1].spans[1].style.fg, None);
+    }
+
+    #[test]
+    fn tabs_become_spaces_to_the_next_stop() {
+        let rows = wrap_line(&Line::from("a\tb\t\tc"), 40);
+        assert_eq!(plain(&rows[0]), "a   b       c");
     }
 
     #[test]

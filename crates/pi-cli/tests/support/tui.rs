@@ -3,6 +3,7 @@
 //! cursor-position queries a real terminal answers (ratatui's inline viewport asks where the
 //! cursor is), records whether the program tried to set the window title or the clipboard,
 //! and keeps the scrollback so the whole transcript can be read.
+//! Not in `support/mod.rs`: other crates' tests include that file and lack vt100.
 #![allow(dead_code)]
 
 use std::io::{ErrorKind, Write};
@@ -293,7 +294,13 @@ impl Home {
 
     /// `pi-tool ARGS` in the work directory, on a terminal.
     pub(crate) fn start(&self, args: &[&str]) -> Tui {
+        self.start_with_env(args, &[])
+    }
+
+    /// `pi-tool ARGS` with more environment variables.
+    pub(crate) fn start_with_env(&self, args: &[&str], variables: &[(&str, &str)]) -> Tui {
         let mut command = Command::new(env!("CARGO_BIN_EXE_pi-tool"));
+        command.envs(variables.iter().copied());
         command
             .env("PI_CODING_AGENT_DIR", self.agent())
             .env("HOME", self.root.path())
