@@ -14,7 +14,8 @@
 //!   call answered.
 //! - A call the approval policy asks about becomes a `session/request_permission` (allow or
 //!   reject, once or for the session), recorded in the session like a terminal's answer.
-//! - The model and the thinking level are session config options.
+//! - The approval modes are ACP session modes; the model and the thinking level are
+//!   session config options.
 
 mod approver;
 mod error;
@@ -31,7 +32,7 @@ pub use replay::replay;
 pub use server::serve;
 pub use sessions::{
     EditorSession, MODEL_OPTION, SessionTools, Sessions, THINKING_OPTION, ToolsFor, config_options,
-    set_config_option,
+    modes, set_config_option, set_mode,
 };
 pub use tool_calls::{content_of, diffs_of, kind_of, locations_of, title_of};
 pub use turn::{stop_reason, user_message};

@@ -11,13 +11,15 @@ use agent_client_protocol::v1::schema::{
     Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
     McpCapabilities, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
     PromptResponse, SessionNotification, SessionUpdate, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse,
+    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, Client, ConnectTo};
 
 use crate::error::AcpError;
 use crate::replay::replay;
-use crate::sessions::{EditorSession, Sessions, config_options, set_config_option};
+use crate::sessions::{
+    EditorSession, Sessions, config_options, modes, set_config_option, set_mode,
+};
 use crate::turn::{stop_reason, user_message};
 use crate::updates::TurnUpdates;
 
@@ -43,7 +45,8 @@ fn connection(
     Agent,
     impl agent_client_protocol::HandleDispatchFrom<Client> + 'static,
 > {
-    let (for_new, for_load, for_prompt, for_cancel, for_config) = (
+    let (for_new, for_load, for_prompt, for_cancel, for_config, for_mode) = (
+        Arc::clone(&sessions),
         Arc::clone(&sessions),
         Arc::clone(&sessions),
         Arc::clone(&sessions),
@@ -75,8 +78,12 @@ fn connection(
                 Ok((session, warnings)) => {
                     warnings.iter().for_each(|warning| report(warning));
                     let id = session_id_of(&session).await;
-                    let options = config_options(&*session.host.lock().await);
-                    responder.respond(NewSessionResponse::new(id).config_options(options))
+                    let host = session.host.lock().await;
+                    responder.respond(
+                        NewSessionResponse::new(id)
+                            .modes(modes(&host))
+                            .config_options(config_options(&host)),
+                    )
                 }
                 Err(error) => responder.respond_with_error(error.to_rpc()),
             },
@@ -110,8 +117,11 @@ fn connection(
                 for update in replay(&messages, &session.cwd) {
                     notify(&connection, &request.session_id.0, update);
                 }
-                let options = config_options(&host);
-                responder.respond(LoadSessionResponse::new().config_options(options))
+                responder.respond(
+                    LoadSessionResponse::new()
+                        .modes(modes(&host))
+                        .config_options(config_options(&host)),
+                )
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -153,6 +163,21 @@ fn connection(
                 .await;
                 match changed {
                     Ok(options) => responder.respond(SetSessionConfigOptionResponse::new(options)),
+                    Err(error) => responder.respond_with_error(error.to_rpc()),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionModeRequest, responder, _connection| {
+                let changed = async {
+                    let session = for_mode.get(&request.session_id)?;
+                    let mut host = session.host.lock().await;
+                    set_mode(&mut host, &request.mode_id.0).await
+                }
+                .await;
+                match changed {
+                    Ok(()) => responder.respond(SetSessionModeResponse::new()),
                     Err(error) => responder.respond_with_error(error.to_rpc()),
                 }
             },

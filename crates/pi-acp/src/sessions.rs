@@ -10,8 +10,9 @@ use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     McpServer, SessionConfigOption, SessionConfigOptionCategory, SessionConfigSelectOption,
-    SessionId,
+    SessionId, SessionMode, SessionModeState,
 };
+use pi_approval::Mode;
 use pi_coding_agent::{CodingSession, McpServerSpec, McpServers, SessionHost, session_dir};
 use pi_session::Session;
 use pi_tool::ToolRegistry;
@@ -354,6 +355,54 @@ pub async fn set_config_option(
         other => return Err(AcpError::BadValue(format!("no config option {other:?}"))),
     };
     changed
+        .map(|_| ())
+        .map_err(|error| AcpError::Session(pi_tool::error_text(&error)))
+}
+
+/// The approval modes an editor may switch a session to: the program's own mode, and those
+/// that need no other tools than the ones made at start (`yolo`'s are unconfined, so it is
+/// offered only when the program started in it).
+fn offered_modes(current: Mode) -> Vec<Mode> {
+    let mut modes = vec![Mode::ReadOnly, Mode::Ask, Mode::AutoEdit, Mode::FullAuto];
+    if !modes.contains(&current) {
+        modes.push(current);
+    }
+    modes
+}
+
+fn describe(mode: Mode) -> &'static str {
+    match mode {
+        Mode::ReadOnly => "Only reads run; everything else is refused",
+        Mode::Ask => "Reads run; edits and commands ask first",
+        Mode::AutoEdit => "Reads and edits inside the project run; commands ask first",
+        Mode::FullAuto => "Everything runs inside the sandbox; what it refuses asks",
+        Mode::Yolo => "Nothing asks and nothing is sandboxed",
+    }
+}
+
+/// The session's approval modes, as ACP session modes.
+pub fn modes(host: &SessionHost) -> SessionModeState {
+    let current = host.setup().approvals.mode;
+    let available = offered_modes(current)
+        .into_iter()
+        .map(|mode| SessionMode::new(mode.as_str(), mode.as_str()).description(describe(mode)))
+        .collect();
+    SessionModeState::new(current.as_str(), available)
+}
+
+/// Switches the session's approval mode (the session starts again with the same model and
+/// file; refused while a prompt runs).
+pub async fn set_mode(host: &mut SessionHost, id: &str) -> Result<(), AcpError> {
+    let mode: Mode = id
+        .parse()
+        .map_err(|_| AcpError::BadValue(format!("no mode {id:?}")))?;
+    if !offered_modes(host.setup().approvals.mode).contains(&mode) {
+        return Err(AcpError::BadValue(format!(
+            "the mode {id:?} needs the program started in it (--approval {id})"
+        )));
+    }
+    host.set_approval_mode(mode)
+        .await
         .map(|_| ())
         .map_err(|error| AcpError::Session(pi_tool::error_text(&error)))
 }

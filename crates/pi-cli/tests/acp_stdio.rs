@@ -290,3 +290,60 @@ fn an_editors_mcp_server_joins_the_session_and_always_answers_hold_for_it() {
     drop(server.stdin);
     assert!(server.child.wait().unwrap().success());
 }
+
+#[test]
+fn approval_modes_are_session_modes_the_editor_switches() {
+    let write = |id: &str| tool_call(id, "write", &json!({"path": "made.txt", "content": "made"}));
+    let (url, _seen) = support::serve(vec![
+        write("call_1"),
+        answer("Refused."),
+        write("call_2"),
+        answer("Written."),
+    ]);
+    let dirs = dirs(&url);
+    let work = dirs.path().join("work");
+    let mut server = Server::start(&dirs);
+    server.initialize();
+    let new = json!({"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd": work, "mcpServers":[]}});
+    server.send(&new.to_string());
+    let (created, _) = server.until_response(2);
+    let session_id = created["result"]["sessionId"].as_str().unwrap().to_owned();
+    let modes = &created["result"]["modes"];
+    assert_eq!(modes["currentModeId"], "ask", "{created}");
+    let ids: Vec<&str> = modes["availableModes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mode| mode["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["read-only", "ask", "auto-edit", "full-auto"]);
+    let set = |id: u64, mode: &str| {
+        json!({"jsonrpc":"2.0","id":id,"method":"session/set_mode","params":{
+            "sessionId": session_id, "modeId": mode}})
+        .to_string()
+    };
+    server.send(&set(3, "yolo"));
+    let (refused, _) = server.until_response(3);
+    assert!(refused.get("error").is_some(), "{refused}");
+
+    // Read-only: the write is refused without a question.
+    server.send(&set(4, "read-only"));
+    let (switched, _) = server.until_response(4);
+    assert!(switched.get("result").is_some(), "{switched}");
+    let (_, _, asked) = server.prompt(5, &session_id, "write it", &mut Vec::new());
+    assert!(asked.is_empty());
+    assert!(!work.join("made.txt").exists());
+
+    // Auto-edit: an edit inside the project runs without a question.
+    server.send(&set(6, "auto-edit"));
+    server.until_response(6);
+    let (done, _, asked) = server.prompt(7, &session_id, "write it", &mut Vec::new());
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    assert!(asked.is_empty());
+    assert_eq!(
+        std::fs::read_to_string(work.join("made.txt")).unwrap(),
+        "made"
+    );
+    drop(server.stdin);
+    assert!(server.child.wait().unwrap().success());
+}
