@@ -42,7 +42,7 @@ pub use updates::{TurnUpdates, result_update};
 /// editor closes them. `report` writes a warning for the person (stderr: editors show it in
 /// their logs, never in the protocol).
 pub async fn serve_stdio(
-    sessions: Sessions,
+    sessions: std::sync::Arc<Sessions>,
     report: fn(&str),
 ) -> Result<(), agent_client_protocol::Error> {
     serve(sessions, agent_client_protocol::Stdio::new(), report).await

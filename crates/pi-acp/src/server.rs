@@ -24,17 +24,19 @@ use crate::turn::{stop_reason, user_message};
 use crate::updates::TurnUpdates;
 
 /// Serves ACP over `transport` until the editor closes it; every session is ended (prompts
-/// aborted, every call answered, every message written) before this returns.
+/// aborted, every call answered, every message written) before this returns. A caller that
+/// stops it early (a stop signal) calls [`Sessions::close_all`] itself.
 pub async fn serve(
-    sessions: Sessions,
+    sessions: Arc<Sessions>,
     transport: impl ConnectTo<Agent> + 'static,
     report: fn(&str),
 ) -> Result<(), agent_client_protocol::Error> {
-    let sessions = Arc::new(sessions);
     let served = connection(Arc::clone(&sessions), report)
         .connect_to(transport)
         .await;
-    sessions.close_all().await;
+    for failure in sessions.close_all().await {
+        report(&failure);
+    }
     served
 }
 

@@ -178,19 +178,32 @@ impl Sessions {
         Ok((editor_session, warnings))
     }
 
-    /// Ends every session (prompts aborted, every call answered, every message written).
-    pub async fn close_all(&self) {
+    /// Ends every session: a prompt still running is aborted (every call answered) and each
+    /// session closed, so every message is in its file. The failures of session files that
+    /// stopped taking entries, in words.
+    pub async fn close_all(&self) -> Vec<String> {
         let open: Vec<_> = lock(&self.open)
             .drain()
             .map(|(_, session)| session)
             .collect();
+        let mut failures = Vec::new();
         for session in open {
             session.cancel();
-            let host = session.host.lock().await;
-            if let Ok(running) = host.session() {
-                running.abort();
+            // The connection's tasks are gone by now, so nothing else holds the session.
+            match Arc::try_unwrap(session) {
+                Ok(session) => {
+                    if let Some(failure) = session.host.into_inner().close().await {
+                        failures.push(failure);
+                    }
+                }
+                Err(shared) => {
+                    if let Ok(running) = shared.host.lock().await.session() {
+                        running.abort();
+                    }
+                }
             }
         }
+        failures
     }
 }
 

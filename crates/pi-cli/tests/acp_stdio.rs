@@ -347,3 +347,65 @@ fn approval_modes_are_session_modes_the_editor_switches() {
     drop(server.stdin);
     assert!(server.child.wait().unwrap().success());
 }
+
+/// Every `.jsonl` file under `dir`, read.
+fn session_files(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(session_files(&path));
+        } else if path
+            .extension()
+            .is_some_and(|extension| extension == "jsonl")
+        {
+            found.push(std::fs::read_to_string(&path).unwrap());
+        }
+    }
+    found
+}
+
+#[test]
+fn an_editor_that_goes_away_mid_tool_leaves_every_call_answered_in_the_file() {
+    let (url, _seen) = support::serve(vec![tool_call(
+        "call_slow",
+        "bash",
+        &json!({"command": "sleep 30"}),
+    )]);
+    let dirs = dirs(&url);
+    let work = dirs.path().join("work");
+    let mut server = Server::start(&dirs);
+    server.initialize();
+    let new = json!({"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd": work, "mcpServers":[]}});
+    server.send(&new.to_string());
+    let (created, _) = server.until_response(2);
+    let session_id = created["result"]["sessionId"].as_str().unwrap().to_owned();
+    let prompt = json!({"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{
+        "sessionId": session_id, "prompt": [{"type":"text","text":"run it"}]}});
+    server.send(&prompt.to_string());
+    loop {
+        let message = server.read();
+        if message["method"] == "session/request_permission" {
+            let reply = json!({"jsonrpc":"2.0","id":message["id"],"result":{
+                "outcome":{"outcome":"selected","optionId":"allow_once"}}});
+            server.send(&reply.to_string());
+        }
+        if message["params"]["update"]["status"] == "in_progress" {
+            break;
+        }
+    }
+    let started = std::time::Instant::now();
+    drop(server.stdin);
+    assert!(server.child.wait().unwrap().success());
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    let files = session_files(&dirs.path().join("agent"));
+    let file = files
+        .iter()
+        .find(|text| text.contains("call_slow"))
+        .expect("the session file");
+    assert!(
+        file.lines()
+            .any(|line| line.contains("\"toolResult\"") && line.contains("call_slow")),
+        "{file}"
+    );
+}
