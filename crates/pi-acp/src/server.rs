@@ -1,5 +1,5 @@
 //! The connection: each ACP request the server answers, wired to the official crate's
-//! handlers. Prompts run in tasks of the connection (the dispatch loop goes on, so a
+//! handlers. Prompts run in tasks of their own (the dispatch loop goes on, so a
 //! `session/cancel` or a permission answer arrives while a turn runs).
 
 use std::sync::Arc;
@@ -129,14 +129,23 @@ fn connection(
         )
         .on_receive_request(
             async move |request: PromptRequest, responder, connection| {
-                let sessions = Arc::clone(&for_prompt);
-                let turn_connection = connection.clone();
-                connection.spawn(async move {
-                    match prompt(&sessions, request, &turn_connection).await {
+                let editor = match for_prompt.get(&request.session_id) {
+                    Ok(editor) => editor,
+                    Err(error) => return responder.respond_with_error(error.to_rpc()),
+                };
+                // A task of the runtime, not of the connection: when the editor goes away
+                // mid-turn, the turn still ends (aborted, every call answered and written)
+                // before its session is closed (`Sessions::close_all` waits for it).
+                let turn_editor = Arc::clone(&editor);
+                let turn = tokio::spawn(async move {
+                    // An answer to an editor that went away has nowhere to go.
+                    let _ = match prompt(&turn_editor, request, &connection).await {
                         Ok(response) => responder.respond(response),
                         Err(error) => responder.respond_with_error(error.to_rpc()),
-                    }
-                })
+                    };
+                });
+                editor.add_turn(turn);
+                Ok(())
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -214,11 +223,10 @@ fn notify(connection: &ConnectionTo<Client>, session_id: &str, update: SessionUp
 
 /// Runs one prompt turn, streaming its updates; the stop reason when it ends.
 async fn prompt(
-    sessions: &Sessions,
+    editor: &EditorSession,
     request: PromptRequest,
     connection: &ConnectionTo<Client>,
 ) -> Result<PromptResponse, AcpError> {
-    let editor = sessions.get(&request.session_id)?;
     let session = {
         let host = editor.host.lock().await;
         if host.is_busy() {

@@ -43,9 +43,18 @@ pub struct EditorSession {
     /// The session a prompt runs on now, for `session/cancel` (the host is locked while it
     /// changes, never while a prompt runs).
     pub running: Mutex<Option<Arc<CodingSession>>>,
+    /// The prompt tasks started on this session (finished ones are dropped as new ones come).
+    turns: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 impl EditorSession {
+    /// Keeps the task running a prompt, so closing the session waits for it.
+    pub fn add_turn(&self, turn: tokio::task::JoinHandle<()>) {
+        let mut turns = lock(&self.turns);
+        turns.retain(|turn| !turn.is_finished());
+        turns.push(turn);
+    }
+
     /// Notes the session a prompt runs on (`None` when it ends).
     pub fn set_running(&self, session: Option<Arc<CodingSession>>) {
         *lock(&self.running) = session;
@@ -58,6 +67,11 @@ impl EditorSession {
         }
     }
 }
+
+/// How often a turn that goes on after the connection ended is told again to stop.
+const CANCEL_AGAIN: std::time::Duration = std::time::Duration::from_millis(50);
+/// How long closing waits for a turn to end before dropping it.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What every session of the connection is started from.
 pub struct Sessions {
@@ -173,6 +187,7 @@ impl Sessions {
             cwd,
             host: tokio::sync::Mutex::new(host),
             running: Mutex::new(None),
+            turns: Mutex::new(Vec::new()),
         });
         lock(&self.open).insert(id, Arc::clone(&editor_session));
         Ok((editor_session, warnings))
@@ -189,7 +204,23 @@ impl Sessions {
         let mut failures = Vec::new();
         for session in open {
             session.cancel();
-            // The connection's tasks are gone by now, so nothing else holds the session.
+            // The aborted turns end (every call answered) and let go of the session. A turn
+            // that had not started its run when first told is told again until it ends.
+            let turns = std::mem::take(&mut *lock(&session.turns));
+            for mut turn in turns {
+                let deadline = tokio::time::Instant::now() + CLOSE_WAIT;
+                loop {
+                    session.cancel();
+                    tokio::select! {
+                        _ = &mut turn => break,
+                        () = tokio::time::sleep(CANCEL_AGAIN) => {}
+                    }
+                    if tokio::time::Instant::now() >= deadline {
+                        turn.abort();
+                        break;
+                    }
+                }
+            }
             match Arc::try_unwrap(session) {
                 Ok(session) => {
                     if let Some(failure) = session.host.into_inner().close().await {
