@@ -14,10 +14,12 @@
 //!   call answered.
 //! - A call the approval policy asks about becomes a `session/request_permission` (allow or
 //!   reject, once or for the session), recorded in the session like a terminal's answer.
+//! - The skills and prompt templates are the editor's slash commands.
 //! - The approval modes are ACP session modes; the model and the thinking level are
 //!   session config options.
 
 mod approver;
+mod commands;
 mod error;
 mod replay;
 mod server;
@@ -27,6 +29,7 @@ mod turn;
 mod updates;
 
 pub use approver::EditorApprover;
+pub use commands::available_commands;
 pub use error::AcpError;
 pub use replay::replay;
 pub use server::serve;

@@ -7,14 +7,17 @@ use std::sync::Arc;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, AuthenticateRequest, AuthenticateResponse, CancelNotification,
-    Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
-    McpCapabilities, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
-    PromptResponse, SessionNotification, SessionUpdate, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse, SetSessionModeRequest, SetSessionModeResponse,
+    AgentCapabilities, AuthenticateRequest, AuthenticateResponse, AvailableCommandsUpdate,
+    CancelNotification, Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest,
+    LoadSessionResponse, McpCapabilities, NewSessionRequest, NewSessionResponse,
+    PromptCapabilities, PromptRequest, PromptResponse, SessionNotification, SessionUpdate,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, Client, ConnectTo};
+use pi_coding_agent::SessionHost;
 
+use crate::commands::available_commands;
 use crate::error::AcpError;
 use crate::replay::replay;
 use crate::sessions::{
@@ -82,10 +85,12 @@ fn connection(
                     let id = session_id_of(&session).await;
                     let host = session.host.lock().await;
                     responder.respond(
-                        NewSessionResponse::new(id)
+                        NewSessionResponse::new(id.clone())
                             .modes(modes(&host))
                             .config_options(config_options(&host)),
-                    )
+                    )?;
+                    announce_commands(&connection, &id, &host);
+                    Ok(())
                 }
                 Err(error) => responder.respond_with_error(error.to_rpc()),
             },
@@ -123,7 +128,9 @@ fn connection(
                     LoadSessionResponse::new()
                         .modes(modes(&host))
                         .config_options(config_options(&host)),
-                )
+                )?;
+                announce_commands(&connection, &request.session_id.0, &host);
+                Ok(())
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -214,6 +221,22 @@ async fn session_id_of(session: &EditorSession) -> String {
     host.session()
         .map(|running| running.session_id())
         .unwrap_or_default()
+}
+
+/// Tells the editor the session's slash commands (its skills and prompt templates), when it
+/// has any.
+fn announce_commands(connection: &ConnectionTo<Client>, session_id: &str, host: &SessionHost) {
+    let Ok(session) = host.session() else {
+        return;
+    };
+    let commands = available_commands(session.commands());
+    if !commands.is_empty() {
+        notify(
+            connection,
+            session_id,
+            SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands)),
+        );
+    }
 }
 
 fn notify(connection: &ConnectionTo<Client>, session_id: &str, update: SessionUpdate) {

@@ -54,6 +54,21 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        // A test waiting for a message that never comes fails (stdout closes) instead of
+        // hanging: the server is stopped after a minute.
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs(60));
+            // Only while it is still our child: its pid may have been given to another.
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let parent = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|ppid| ppid.parse::<u32>().ok());
+            if parent == Some(std::process::id()) {
+                let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+            }
+        });
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         Self {
@@ -95,6 +110,13 @@ fn an_editor_initializes_creates_a_session_and_prompts_over_stdio() {
     let (url, seen) = support::serve(vec![answer("Hello from the model.")]);
     let dirs = dirs(&url);
     let work = dirs.path().join("work");
+    let prompts = dirs.path().join("agent/prompts");
+    std::fs::create_dir_all(&prompts).unwrap();
+    std::fs::write(
+        prompts.join("review.md"),
+        "---\ndescription: Review a file\n---\nReview $1",
+    )
+    .unwrap();
     let mut server = Server::start(&dirs);
     server.send(
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#,
@@ -150,6 +172,18 @@ fn an_editor_initializes_creates_a_session_and_prompts_over_stdio() {
     let options = &created["result"]["configOptions"];
     assert_eq!(options[0]["id"], "model");
     assert_eq!(options[0]["currentValue"], "local/local-model");
+    // The user's prompt template is the editor's slash command.
+    let commands = server.read();
+    let update = &commands["params"]["update"];
+    assert_eq!(
+        update["sessionUpdate"], "available_commands_update",
+        "{commands}"
+    );
+    assert_eq!(update["availableCommands"][0]["name"], "review");
+    assert_eq!(
+        update["availableCommands"][0]["description"],
+        "Review a file"
+    );
 
     let prompt = json!({"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{
         "sessionId": session_id, "prompt": [{"type":"text","text":"Say hello"}]}});
