@@ -8,9 +8,10 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthenticateRequest, AuthenticateResponse, AvailableCommandsUpdate,
-    CancelNotification, Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest,
-    LoadSessionResponse, McpCapabilities, NewSessionRequest, NewSessionResponse,
-    PromptCapabilities, PromptRequest, PromptResponse, SessionNotification, SessionUpdate,
+    CancelNotification, Implementation, InitializeRequest, InitializeResponse, ListSessionsRequest,
+    ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities,
+    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
+    SessionCapabilities, SessionListCapabilities, SessionNotification, SessionUpdate,
     SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
     SetSessionModeResponse,
 };
@@ -50,7 +51,8 @@ fn connection(
     Agent,
     impl agent_client_protocol::HandleDispatchFrom<Client> + 'static,
 > {
-    let (for_new, for_load, for_prompt, for_cancel, for_config, for_mode) = (
+    let (for_new, for_load, for_prompt, for_cancel, for_config, for_mode, for_list) = (
+        Arc::clone(&sessions),
         Arc::clone(&sessions),
         Arc::clone(&sessions),
         Arc::clone(&sessions),
@@ -187,6 +189,16 @@ fn connection(
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
+            async move |request: ListSessionsRequest, responder, _connection| match for_list
+                .list(request.cwd.as_deref())
+                .await
+            {
+                Ok(sessions) => responder.respond(ListSessionsResponse::new(sessions)),
+                Err(error) => responder.respond_with_error(error.to_rpc()),
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
             async move |request: SetSessionModeRequest, responder, _connection| {
                 let changed = async {
                     let session = for_mode.get(&request.session_id)?;
@@ -211,7 +223,10 @@ fn initialize_response() -> InitializeResponse {
             AgentCapabilities::new()
                 .load_session(true)
                 .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
-                .mcp_capabilities(McpCapabilities::new().http(true)),
+                .mcp_capabilities(McpCapabilities::new().http(true))
+                .session_capabilities(
+                    SessionCapabilities::new().list(SessionListCapabilities::new()),
+                ),
         )
         .agent_info(Implementation::new("pi-tool", env!("CARGO_PKG_VERSION")).title("Pi (Rust)"))
 }

@@ -10,7 +10,7 @@ use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     McpServer, SessionConfigOption, SessionConfigOptionCategory, SessionConfigSelectOption,
-    SessionId, SessionMode, SessionModeState,
+    SessionId, SessionInfo, SessionMode, SessionModeState,
 };
 use pi_approval::Mode;
 use pi_coding_agent::{CodingSession, McpServerSpec, McpServers, SessionHost, session_dir};
@@ -68,6 +68,9 @@ impl EditorSession {
     }
 }
 
+/// The longest session title listed (a first message can be long).
+const MAX_TITLE_CHARS: usize = 80;
+
 /// How often a turn that goes on after the connection ended is told again to stop.
 const CANCEL_AGAIN: std::time::Duration = std::time::Duration::from_millis(50);
 /// How long closing waits for a turn to end before dropping it.
@@ -123,6 +126,39 @@ impl Sessions {
         let session = Session::create(&dir, &cwd);
         drop(template);
         self.start(cwd, session, mcp, connection).await
+    }
+
+    /// The stored sessions of `cwd` (the program's directory when the editor names none),
+    /// newest first: their id, directory and title (the name, else the first message).
+    pub async fn list(&self, cwd: Option<&Path>) -> Result<Vec<SessionInfo>, AcpError> {
+        let template = self.template.lock().await;
+        let cwd = match cwd {
+            Some(cwd) => checked_cwd(cwd)?,
+            None => template.setup().cwd.clone(),
+        };
+        let dir = session_dir(template.session_dir(), &cwd).map_err(AcpError::runtime)?;
+        drop(template);
+        if !dir.is_dir() {
+            return Ok(Vec::new());
+        }
+        let mut listing = pi_session::list_sessions(&dir)
+            .map_err(|error| AcpError::Session(pi_tool::error_text(&error)))?
+            .sessions;
+        listing.sort_by(|a, b| b.modified.cmp(&a.modified));
+        Ok(listing
+            .into_iter()
+            .map(|summary| {
+                let title = summary
+                    .name
+                    .or(summary.first_message)
+                    .map(|title| title.chars().take(MAX_TITLE_CHARS).collect::<String>());
+                SessionInfo::new(
+                    summary.header.id().to_owned(),
+                    summary.header.cwd().to_owned(),
+                )
+                .title(title)
+            })
+            .collect())
     }
 
     /// The session whose id is `id`, among `cwd`'s sessions, opened again.
