@@ -144,7 +144,7 @@ impl Sessions {
         let mut listing = pi_session::list_sessions(&dir)
             .map_err(|error| AcpError::Session(pi_tool::error_text(&error)))?
             .sessions;
-        listing.sort_by(|a, b| b.modified.cmp(&a.modified));
+        listing.sort_by_key(|summary| std::cmp::Reverse(summary.modified));
         Ok(listing
             .into_iter()
             .map(|summary| {
