@@ -14,9 +14,12 @@
 //!   call answered.
 //! - A call the approval policy asks about becomes a `session/request_permission` (allow or
 //!   reject, once or for the session), recorded in the session like a terminal's answer.
-//! - The model and the thinking level are session config options.
+//! - The skills and prompt templates are the editor's slash commands.
+//! - The approval modes are ACP session modes; the model and the thinking level are
+//!   session config options.
 
 mod approver;
+mod commands;
 mod error;
 mod replay;
 mod server;
@@ -26,12 +29,13 @@ mod turn;
 mod updates;
 
 pub use approver::EditorApprover;
+pub use commands::available_commands;
 pub use error::AcpError;
 pub use replay::replay;
 pub use server::serve;
 pub use sessions::{
     EditorSession, MODEL_OPTION, SessionTools, Sessions, THINKING_OPTION, ToolsFor, config_options,
-    set_config_option,
+    modes, set_config_option, set_mode,
 };
 pub use tool_calls::{content_of, diffs_of, kind_of, locations_of, title_of};
 pub use turn::{stop_reason, user_message};
@@ -41,7 +45,7 @@ pub use updates::{TurnUpdates, result_update};
 /// editor closes them. `report` writes a warning for the person (stderr: editors show it in
 /// their logs, never in the protocol).
 pub async fn serve_stdio(
-    sessions: Sessions,
+    sessions: std::sync::Arc<Sessions>,
     report: fn(&str),
 ) -> Result<(), agent_client_protocol::Error> {
     serve(sessions, agent_client_protocol::Stdio::new(), report).await

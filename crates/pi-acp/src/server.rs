@@ -1,5 +1,5 @@
 //! The connection: each ACP request the server answers, wired to the official crate's
-//! handlers. Prompts run in tasks of the connection (the dispatch loop goes on, so a
+//! handlers. Prompts run in tasks of their own (the dispatch loop goes on, so a
 //! `session/cancel` or a permission answer arrives while a turn runs).
 
 use std::sync::Arc;
@@ -7,32 +7,40 @@ use std::sync::Arc;
 use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    AgentCapabilities, AuthenticateRequest, AuthenticateResponse, CancelNotification,
-    Implementation, InitializeRequest, InitializeResponse, LoadSessionRequest, LoadSessionResponse,
-    McpCapabilities, NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest,
-    PromptResponse, SessionNotification, SessionUpdate, SetSessionConfigOptionRequest,
-    SetSessionConfigOptionResponse,
+    AgentCapabilities, AuthenticateRequest, AuthenticateResponse, AvailableCommandsUpdate,
+    CancelNotification, Implementation, InitializeRequest, InitializeResponse, ListSessionsRequest,
+    ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities,
+    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
+    SessionCapabilities, SessionListCapabilities, SessionNotification, SessionUpdate,
+    SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+    SetSessionModeResponse,
 };
 use agent_client_protocol::{Agent, Client, ConnectTo};
+use pi_coding_agent::SessionHost;
 
+use crate::commands::available_commands;
 use crate::error::AcpError;
 use crate::replay::replay;
-use crate::sessions::{EditorSession, Sessions, config_options, set_config_option};
+use crate::sessions::{
+    EditorSession, Sessions, config_options, modes, set_config_option, set_mode,
+};
 use crate::turn::{stop_reason, user_message};
 use crate::updates::TurnUpdates;
 
 /// Serves ACP over `transport` until the editor closes it; every session is ended (prompts
-/// aborted, every call answered, every message written) before this returns.
+/// aborted, every call answered, every message written) before this returns. A caller that
+/// stops it early (a stop signal) calls [`Sessions::close_all`] itself.
 pub async fn serve(
-    sessions: Sessions,
+    sessions: Arc<Sessions>,
     transport: impl ConnectTo<Agent> + 'static,
     report: fn(&str),
 ) -> Result<(), agent_client_protocol::Error> {
-    let sessions = Arc::new(sessions);
     let served = connection(Arc::clone(&sessions), report)
         .connect_to(transport)
         .await;
-    sessions.close_all().await;
+    for failure in sessions.close_all().await {
+        report(&failure);
+    }
     served
 }
 
@@ -43,7 +51,9 @@ fn connection(
     Agent,
     impl agent_client_protocol::HandleDispatchFrom<Client> + 'static,
 > {
-    let (for_new, for_load, for_prompt, for_cancel, for_config) = (
+    let (for_new, for_load, for_prompt, for_cancel, for_config, for_mode, for_list) = (
+        Arc::clone(&sessions),
+        Arc::clone(&sessions),
         Arc::clone(&sessions),
         Arc::clone(&sessions),
         Arc::clone(&sessions),
@@ -75,8 +85,14 @@ fn connection(
                 Ok((session, warnings)) => {
                     warnings.iter().for_each(|warning| report(warning));
                     let id = session_id_of(&session).await;
-                    let options = config_options(&*session.host.lock().await);
-                    responder.respond(NewSessionResponse::new(id).config_options(options))
+                    let host = session.host.lock().await;
+                    responder.respond(
+                        NewSessionResponse::new(id.clone())
+                            .modes(modes(&host))
+                            .config_options(config_options(&host)),
+                    )?;
+                    announce_commands(&connection, &id, &host);
+                    Ok(())
                 }
                 Err(error) => responder.respond_with_error(error.to_rpc()),
             },
@@ -110,21 +126,35 @@ fn connection(
                 for update in replay(&messages, &session.cwd) {
                     notify(&connection, &request.session_id.0, update);
                 }
-                let options = config_options(&host);
-                responder.respond(LoadSessionResponse::new().config_options(options))
+                responder.respond(
+                    LoadSessionResponse::new()
+                        .modes(modes(&host))
+                        .config_options(config_options(&host)),
+                )?;
+                announce_commands(&connection, &request.session_id.0, &host);
+                Ok(())
             },
             agent_client_protocol::on_receive_request!(),
         )
         .on_receive_request(
             async move |request: PromptRequest, responder, connection| {
-                let sessions = Arc::clone(&for_prompt);
-                let turn_connection = connection.clone();
-                connection.spawn(async move {
-                    match prompt(&sessions, request, &turn_connection).await {
+                let editor = match for_prompt.get(&request.session_id) {
+                    Ok(editor) => editor,
+                    Err(error) => return responder.respond_with_error(error.to_rpc()),
+                };
+                // A task of the runtime, not of the connection: when the editor goes away
+                // mid-turn, the turn still ends (aborted, every call answered and written)
+                // before its session is closed (`Sessions::close_all` waits for it).
+                let turn_editor = Arc::clone(&editor);
+                let turn = tokio::spawn(async move {
+                    // An answer to an editor that went away has nowhere to go.
+                    let _ = match prompt(&turn_editor, request, &connection).await {
                         Ok(response) => responder.respond(response),
                         Err(error) => responder.respond_with_error(error.to_rpc()),
-                    }
-                })
+                    };
+                });
+                editor.add_turn(turn);
+                Ok(())
             },
             agent_client_protocol::on_receive_request!(),
         )
@@ -158,6 +188,31 @@ fn connection(
             },
             agent_client_protocol::on_receive_request!(),
         )
+        .on_receive_request(
+            async move |request: ListSessionsRequest, responder, _connection| match for_list
+                .list(request.cwd.as_deref())
+                .await
+            {
+                Ok(sessions) => responder.respond(ListSessionsResponse::new(sessions)),
+                Err(error) => responder.respond_with_error(error.to_rpc()),
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
+        .on_receive_request(
+            async move |request: SetSessionModeRequest, responder, _connection| {
+                let changed = async {
+                    let session = for_mode.get(&request.session_id)?;
+                    let mut host = session.host.lock().await;
+                    set_mode(&mut host, &request.mode_id.0).await
+                }
+                .await;
+                match changed {
+                    Ok(()) => responder.respond(SetSessionModeResponse::new()),
+                    Err(error) => responder.respond_with_error(error.to_rpc()),
+                }
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
 }
 
 /// What the server can do: load sessions; prompts of text, images and embedded context; MCP
@@ -168,7 +223,10 @@ fn initialize_response() -> InitializeResponse {
             AgentCapabilities::new()
                 .load_session(true)
                 .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
-                .mcp_capabilities(McpCapabilities::new().http(true)),
+                .mcp_capabilities(McpCapabilities::new().http(true))
+                .session_capabilities(
+                    SessionCapabilities::new().list(SessionListCapabilities::new()),
+                ),
         )
         .agent_info(Implementation::new("pi-tool", env!("CARGO_PKG_VERSION")).title("Pi (Rust)"))
 }
@@ -180,6 +238,22 @@ async fn session_id_of(session: &EditorSession) -> String {
         .unwrap_or_default()
 }
 
+/// Tells the editor the session's slash commands (its skills and prompt templates), when it
+/// has any.
+fn announce_commands(connection: &ConnectionTo<Client>, session_id: &str, host: &SessionHost) {
+    let Ok(session) = host.session() else {
+        return;
+    };
+    let commands = available_commands(session.commands());
+    if !commands.is_empty() {
+        notify(
+            connection,
+            session_id,
+            SessionUpdate::AvailableCommandsUpdate(AvailableCommandsUpdate::new(commands)),
+        );
+    }
+}
+
 fn notify(connection: &ConnectionTo<Client>, session_id: &str, update: SessionUpdate) {
     // A closed connection has nobody to show the update to.
     let _ = connection.send_notification(SessionNotification::new(session_id.to_owned(), update));
@@ -187,11 +261,10 @@ fn notify(connection: &ConnectionTo<Client>, session_id: &str, update: SessionUp
 
 /// Runs one prompt turn, streaming its updates; the stop reason when it ends.
 async fn prompt(
-    sessions: &Sessions,
+    editor: &EditorSession,
     request: PromptRequest,
     connection: &ConnectionTo<Client>,
 ) -> Result<PromptResponse, AcpError> {
-    let editor = sessions.get(&request.session_id)?;
     let session = {
         let host = editor.host.lock().await;
         if host.is_busy() {

@@ -10,8 +10,9 @@ use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     McpServer, SessionConfigOption, SessionConfigOptionCategory, SessionConfigSelectOption,
-    SessionId,
+    SessionId, SessionInfo, SessionMode, SessionModeState,
 };
+use pi_approval::Mode;
 use pi_coding_agent::{CodingSession, McpServerSpec, McpServers, SessionHost, session_dir};
 use pi_session::Session;
 use pi_tool::ToolRegistry;
@@ -42,9 +43,18 @@ pub struct EditorSession {
     /// The session a prompt runs on now, for `session/cancel` (the host is locked while it
     /// changes, never while a prompt runs).
     pub running: Mutex<Option<Arc<CodingSession>>>,
+    /// The prompt tasks started on this session (finished ones are dropped as new ones come).
+    turns: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
 
 impl EditorSession {
+    /// Keeps the task running a prompt, so closing the session waits for it.
+    pub fn add_turn(&self, turn: tokio::task::JoinHandle<()>) {
+        let mut turns = lock(&self.turns);
+        turns.retain(|turn| !turn.is_finished());
+        turns.push(turn);
+    }
+
     /// Notes the session a prompt runs on (`None` when it ends).
     pub fn set_running(&self, session: Option<Arc<CodingSession>>) {
         *lock(&self.running) = session;
@@ -57,6 +67,14 @@ impl EditorSession {
         }
     }
 }
+
+/// The longest session title listed (a first message can be long).
+const MAX_TITLE_CHARS: usize = 80;
+
+/// How often a turn that goes on after the connection ended is told again to stop.
+const CANCEL_AGAIN: std::time::Duration = std::time::Duration::from_millis(50);
+/// How long closing waits for a turn to end before dropping it.
+const CLOSE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// What every session of the connection is started from.
 pub struct Sessions {
@@ -108,6 +126,39 @@ impl Sessions {
         let session = Session::create(&dir, &cwd);
         drop(template);
         self.start(cwd, session, mcp, connection).await
+    }
+
+    /// The stored sessions of `cwd` (the program's directory when the editor names none),
+    /// newest first: their id, directory and title (the name, else the first message).
+    pub async fn list(&self, cwd: Option<&Path>) -> Result<Vec<SessionInfo>, AcpError> {
+        let template = self.template.lock().await;
+        let cwd = match cwd {
+            Some(cwd) => checked_cwd(cwd)?,
+            None => template.setup().cwd.clone(),
+        };
+        let dir = session_dir(template.session_dir(), &cwd).map_err(AcpError::runtime)?;
+        drop(template);
+        if !dir.is_dir() {
+            return Ok(Vec::new());
+        }
+        let mut listing = pi_session::list_sessions(&dir)
+            .map_err(|error| AcpError::Session(pi_tool::error_text(&error)))?
+            .sessions;
+        listing.sort_by_key(|summary| std::cmp::Reverse(summary.modified));
+        Ok(listing
+            .into_iter()
+            .map(|summary| {
+                let title = summary
+                    .name
+                    .or(summary.first_message)
+                    .map(|title| title.chars().take(MAX_TITLE_CHARS).collect::<String>());
+                SessionInfo::new(
+                    summary.header.id().to_owned(),
+                    summary.header.cwd().to_owned(),
+                )
+                .title(title)
+            })
+            .collect())
     }
 
     /// The session whose id is `id`, among `cwd`'s sessions, opened again.
@@ -172,24 +223,54 @@ impl Sessions {
             cwd,
             host: tokio::sync::Mutex::new(host),
             running: Mutex::new(None),
+            turns: Mutex::new(Vec::new()),
         });
         lock(&self.open).insert(id, Arc::clone(&editor_session));
         Ok((editor_session, warnings))
     }
 
-    /// Ends every session (prompts aborted, every call answered, every message written).
-    pub async fn close_all(&self) {
+    /// Ends every session: a prompt still running is aborted (every call answered) and each
+    /// session closed, so every message is in its file. The failures of session files that
+    /// stopped taking entries, in words.
+    pub async fn close_all(&self) -> Vec<String> {
         let open: Vec<_> = lock(&self.open)
             .drain()
             .map(|(_, session)| session)
             .collect();
+        let mut failures = Vec::new();
         for session in open {
             session.cancel();
-            let host = session.host.lock().await;
-            if let Ok(running) = host.session() {
-                running.abort();
+            // The aborted turns end (every call answered) and let go of the session. A turn
+            // that had not started its run when first told is told again until it ends.
+            let turns = std::mem::take(&mut *lock(&session.turns));
+            for mut turn in turns {
+                let deadline = tokio::time::Instant::now() + CLOSE_WAIT;
+                loop {
+                    session.cancel();
+                    tokio::select! {
+                        _ = &mut turn => break,
+                        () = tokio::time::sleep(CANCEL_AGAIN) => {}
+                    }
+                    if tokio::time::Instant::now() >= deadline {
+                        turn.abort();
+                        break;
+                    }
+                }
+            }
+            match Arc::try_unwrap(session) {
+                Ok(session) => {
+                    if let Some(failure) = session.host.into_inner().close().await {
+                        failures.push(failure);
+                    }
+                }
+                Err(shared) => {
+                    if let Ok(running) = shared.host.lock().await.session() {
+                        running.abort();
+                    }
+                }
             }
         }
+        failures
     }
 }
 
@@ -354,6 +435,54 @@ pub async fn set_config_option(
         other => return Err(AcpError::BadValue(format!("no config option {other:?}"))),
     };
     changed
+        .map(|_| ())
+        .map_err(|error| AcpError::Session(pi_tool::error_text(&error)))
+}
+
+/// The approval modes an editor may switch a session to: the program's own mode, and those
+/// that need no other tools than the ones made at start (`yolo`'s are unconfined, so it is
+/// offered only when the program started in it).
+fn offered_modes(current: Mode) -> Vec<Mode> {
+    let mut modes = vec![Mode::ReadOnly, Mode::Ask, Mode::AutoEdit, Mode::FullAuto];
+    if !modes.contains(&current) {
+        modes.push(current);
+    }
+    modes
+}
+
+fn describe(mode: Mode) -> &'static str {
+    match mode {
+        Mode::ReadOnly => "Only reads run; everything else is refused",
+        Mode::Ask => "Reads run; edits and commands ask first",
+        Mode::AutoEdit => "Reads and edits inside the project run; commands ask first",
+        Mode::FullAuto => "Everything runs inside the sandbox; what it refuses asks",
+        Mode::Yolo => "Nothing asks and nothing is sandboxed",
+    }
+}
+
+/// The session's approval modes, as ACP session modes.
+pub fn modes(host: &SessionHost) -> SessionModeState {
+    let current = host.setup().approvals.mode;
+    let available = offered_modes(current)
+        .into_iter()
+        .map(|mode| SessionMode::new(mode.as_str(), mode.as_str()).description(describe(mode)))
+        .collect();
+    SessionModeState::new(current.as_str(), available)
+}
+
+/// Switches the session's approval mode (the session starts again with the same model and
+/// file; refused while a prompt runs).
+pub async fn set_mode(host: &mut SessionHost, id: &str) -> Result<(), AcpError> {
+    let mode: Mode = id
+        .parse()
+        .map_err(|_| AcpError::BadValue(format!("no mode {id:?}")))?;
+    if !offered_modes(host.setup().approvals.mode).contains(&mode) {
+        return Err(AcpError::BadValue(format!(
+            "the mode {id:?} needs the program started in it (--approval {id})"
+        )));
+    }
+    host.set_approval_mode(mode)
+        .await
         .map(|_| ())
         .map_err(|error| AcpError::Session(pi_tool::error_text(&error)))
 }

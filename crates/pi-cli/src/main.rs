@@ -8,7 +8,8 @@
 //! (JSONL in, JSONL out, order kept), `check` checks arguments against a schema, `agent` runs
 //! the agent loop with a real model or a scripted one (each run recorded in a Pi session),
 //! `session` reads and compacts session files, `serve` serves the tools over MCP, `mcp` uses another MCP
-//! server's tools, `policy check` says what the approval policy decides about a call.
+//! server's tools, `policy check` says what the approval policy decides about a call, `acp`
+//! serves an editor over the Agent Client Protocol (`commands::acp`, over the `pi-acp` crate).
 
 // First: its `report!` is used by the modules after it.
 #[macro_use]

@@ -1,10 +1,12 @@
-//! `pi-tool acp` driven by the official ACP TypeScript SDK (`@agentclientprotocol/sdk`,
-//! installed by `scripts/setup-acp.sh`; run with the Node `scripts/setup-pi.sh` installs),
-//! against a local fake of the OpenAI Chat wire named in `models.json`: initialize, a new
-//! session, a `write` that asks permission (allowed once, then rejected), a turn cancelled
-//! while `bash` runs, and the session loaded again on a second connection. The client checks
-//! the updates' shapes; this test also checks every update and permission request against
-//! the protocol's JSON schema, shipped with the SDK.
+//! `pi-tool acp` driven by real ACP clients, each against a local fake of the OpenAI Chat
+//! wire named in `models.json`: the official TypeScript SDK (`@agentclientprotocol/sdk`,
+//! installed by `scripts/setup-acp.sh`; run with the Node `scripts/setup-pi.sh` installs) and
+//! the Python `agent-client-protocol` SDK (in `.venv`, `scripts/setup-python-peers.sh`). Each
+//! runs the same session: initialize, a new session, a `write` that asks permission (allowed
+//! once, then rejected), a turn cancelled while `bash` runs, and the session loaded again by
+//! a second process. The clients check the updates' shapes (the Python SDK parses each with
+//! its schema models); the TypeScript run also has every update and permission request
+//! checked here against the protocol's JSON schema, shipped with the SDK.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -48,6 +50,60 @@ fn validator(schema: &Value, name: &str) -> jsonschema::Validator {
     jsonschema::validator_for(&root).unwrap()
 }
 
+/// The scripted model every client's session runs against, and its directories: a work
+/// directory holding `notes.txt`, an agent directory whose `models.json` names the fake.
+struct Scripted {
+    _dirs: tempfile::TempDir,
+    work: PathBuf,
+    agent: PathBuf,
+    seen: support::Seen,
+}
+
+impl Scripted {
+    fn new() -> Self {
+        let (url, seen) = support::serve(vec![
+            tool_call(
+                "call_write_1",
+                "write",
+                &json!({"path": "notes.txt", "content": "milk, eggs, bread"}),
+            ),
+            answer("Written."),
+            tool_call(
+                "call_write_2",
+                "write",
+                &json!({"path": "notes.txt", "content": "nothing"}),
+            ),
+            answer("Not written, then."),
+            tool_call("call_bash_1", "bash", &json!({"command": "sleep 30"})),
+        ]);
+        let dirs = tempfile::tempdir().unwrap();
+        let work = dirs.path().join("work");
+        std::fs::create_dir_all(&work).unwrap();
+        std::fs::write(work.join("notes.txt"), "milk, eggs").unwrap();
+        let agent = dirs.path().join("agent");
+        std::fs::create_dir_all(&agent).unwrap();
+        let models = json!({"providers": {"local": {
+            "baseUrl": format!("{url}/v1"), "api": "openai-completions",
+            "models": [{"id": "local-model"}]
+        }}});
+        std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+        Self {
+            _dirs: dirs,
+            work,
+            agent,
+            seen,
+        }
+    }
+
+    /// The model was asked five times and read the rejection: nothing ran.
+    fn check_model_requests(&self) {
+        let bodies = support::bodies(&self.seen);
+        assert_eq!(bodies.len(), 5, "{bodies:?}");
+        let rejection = bodies[3].to_string();
+        assert!(rejection.contains("denied"), "{rejection}");
+    }
+}
+
 #[test]
 #[ignore = "needs the ACP TypeScript SDK and Node: run scripts/test.sh (scripts/setup-acp.sh, scripts/setup-pi.sh)"]
 fn the_typescript_sdk_drives_a_session() {
@@ -63,39 +119,15 @@ fn the_typescript_sdk_drives_a_session() {
         "the ACP TypeScript SDK is not installed at {}: run scripts/setup-acp.sh",
         sdk.display()
     );
-    let (url, seen) = support::serve(vec![
-        tool_call(
-            "call_write_1",
-            "write",
-            &json!({"path": "notes.txt", "content": "milk, eggs, bread"}),
-        ),
-        answer("Written."),
-        tool_call(
-            "call_write_2",
-            "write",
-            &json!({"path": "notes.txt", "content": "nothing"}),
-        ),
-        answer("Not written, then."),
-        tool_call("call_bash_1", "bash", &json!({"command": "sleep 30"})),
-    ]);
-    let dirs = tempfile::tempdir().unwrap();
-    let work = dirs.path().join("work");
-    std::fs::create_dir_all(&work).unwrap();
-    std::fs::write(work.join("notes.txt"), "milk, eggs").unwrap();
-    let agent = dirs.path().join("agent");
-    std::fs::create_dir_all(&agent).unwrap();
-    let models = json!({"providers": {"local": {
-        "baseUrl": format!("{url}/v1"), "api": "openai-completions",
-        "models": [{"id": "local-model"}]
-    }}});
-    std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+    let scripted = Scripted::new();
+    let (work, agent) = (&scripted.work, &scripted.agent);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/acp/ts-client-session.mjs");
     let output = std::process::Command::new(&node)
         .arg(script)
         .arg(&sdk)
-        .arg(&work)
+        .arg(work)
         .env("PI_TOOL_BIN", env!("CARGO_BIN_EXE_pi-tool"))
-        .env("PI_CODING_AGENT_DIR", &agent)
+        .env("PI_CODING_AGENT_DIR", agent)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -145,9 +177,47 @@ fn the_typescript_sdk_drives_a_session() {
         assert!(permission.is_valid(request), "{request}");
     }
 
-    // The model read the rejection and was told nothing ran.
-    let bodies = support::bodies(&seen);
-    assert_eq!(bodies.len(), 5, "{bodies:?}");
-    let rejection = bodies[3].to_string();
-    assert!(rejection.contains("denied"), "{rejection}");
+    scripted.check_model_requests();
+}
+
+#[test]
+#[ignore = "needs the Python agent-client-protocol SDK in .venv: run scripts/test.sh (scripts/setup-python-peers.sh)"]
+fn the_python_sdk_drives_a_session() {
+    let python = std::env::var_os("PI_PEER_PYTHON").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python"),
+        PathBuf::from,
+    );
+    assert!(
+        python.exists(),
+        "{} is missing: run scripts/setup-python-peers.sh",
+        python.display()
+    );
+    let scripted = Scripted::new();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/acp/py-client-session.py");
+    let output = std::process::Command::new(&python)
+        .arg(script)
+        .arg(&scripted.work)
+        .env("PI_TOOL_BIN", env!("CARGO_BIN_EXE_pi-tool"))
+        .env("PI_CODING_AGENT_DIR", &scripted.agent)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(
+        result["turn1"],
+        json!([
+            "tool_call",
+            "tool_call_update",
+            "tool_call_update",
+            "agent_message_chunk"
+        ]),
+        "{result}"
+    );
+    assert_eq!(result["permissions"].as_array().unwrap().len(), 3);
+    assert_eq!(
+        result["replay"].as_array().unwrap().first(),
+        Some(&json!("user_message_chunk"))
+    );
+    scripted.check_model_requests();
 }

@@ -54,6 +54,21 @@ impl Server {
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        // A test waiting for a message that never comes fails (stdout closes) instead of
+        // hanging: the server is stopped after a minute.
+        let pid = nix::unistd::Pid::from_raw(i32::try_from(child.id()).unwrap());
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_secs(60));
+            // Only while it is still our child: its pid may have been given to another.
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let parent = stat
+                .rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+                .and_then(|ppid| ppid.parse::<u32>().ok());
+            if parent == Some(std::process::id()) {
+                let _ = nix::sys::signal::kill(pid, nix::sys::signal::Signal::SIGKILL);
+            }
+        });
         let stdin = child.stdin.take().unwrap();
         let stdout = BufReader::new(child.stdout.take().unwrap());
         Self {
@@ -95,6 +110,13 @@ fn an_editor_initializes_creates_a_session_and_prompts_over_stdio() {
     let (url, seen) = support::serve(vec![answer("Hello from the model.")]);
     let dirs = dirs(&url);
     let work = dirs.path().join("work");
+    let prompts = dirs.path().join("agent/prompts");
+    std::fs::create_dir_all(&prompts).unwrap();
+    std::fs::write(
+        prompts.join("review.md"),
+        "---\ndescription: Review a file\n---\nReview $1",
+    )
+    .unwrap();
     let mut server = Server::start(&dirs);
     server.send(
         r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#,
@@ -150,6 +172,18 @@ fn an_editor_initializes_creates_a_session_and_prompts_over_stdio() {
     let options = &created["result"]["configOptions"];
     assert_eq!(options[0]["id"], "model");
     assert_eq!(options[0]["currentValue"], "local/local-model");
+    // The user's prompt template is the editor's slash command.
+    let commands = server.read();
+    let update = &commands["params"]["update"];
+    assert_eq!(
+        update["sessionUpdate"], "available_commands_update",
+        "{commands}"
+    );
+    assert_eq!(update["availableCommands"][0]["name"], "review");
+    assert_eq!(
+        update["availableCommands"][0]["description"],
+        "Review a file"
+    );
 
     let prompt = json!({"jsonrpc":"2.0","id":7,"method":"session/prompt","params":{
         "sessionId": session_id, "prompt": [{"type":"text","text":"Say hello"}]}});
@@ -289,4 +323,123 @@ fn an_editors_mcp_server_joins_the_session_and_always_answers_hold_for_it() {
     assert!(bodies[1].to_string().contains("one"));
     drop(server.stdin);
     assert!(server.child.wait().unwrap().success());
+}
+
+#[test]
+fn approval_modes_are_session_modes_the_editor_switches() {
+    let write = |id: &str| tool_call(id, "write", &json!({"path": "made.txt", "content": "made"}));
+    let (url, _seen) = support::serve(vec![
+        write("call_1"),
+        answer("Refused."),
+        write("call_2"),
+        answer("Written."),
+    ]);
+    let dirs = dirs(&url);
+    let work = dirs.path().join("work");
+    let mut server = Server::start(&dirs);
+    server.initialize();
+    let new = json!({"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd": work, "mcpServers":[]}});
+    server.send(&new.to_string());
+    let (created, _) = server.until_response(2);
+    let session_id = created["result"]["sessionId"].as_str().unwrap().to_owned();
+    let modes = &created["result"]["modes"];
+    assert_eq!(modes["currentModeId"], "ask", "{created}");
+    let ids: Vec<&str> = modes["availableModes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mode| mode["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["read-only", "ask", "auto-edit", "full-auto"]);
+    let set = |id: u64, mode: &str| {
+        json!({"jsonrpc":"2.0","id":id,"method":"session/set_mode","params":{
+            "sessionId": session_id, "modeId": mode}})
+        .to_string()
+    };
+    server.send(&set(3, "yolo"));
+    let (refused, _) = server.until_response(3);
+    assert!(refused.get("error").is_some(), "{refused}");
+
+    // Read-only: the write is refused without a question.
+    server.send(&set(4, "read-only"));
+    let (switched, _) = server.until_response(4);
+    assert!(switched.get("result").is_some(), "{switched}");
+    let (_, _, asked) = server.prompt(5, &session_id, "write it", &mut Vec::new());
+    assert!(asked.is_empty());
+    assert!(!work.join("made.txt").exists());
+
+    // Auto-edit: an edit inside the project runs without a question.
+    server.send(&set(6, "auto-edit"));
+    server.until_response(6);
+    let (done, _, asked) = server.prompt(7, &session_id, "write it", &mut Vec::new());
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    assert!(asked.is_empty());
+    assert_eq!(
+        std::fs::read_to_string(work.join("made.txt")).unwrap(),
+        "made"
+    );
+    drop(server.stdin);
+    assert!(server.child.wait().unwrap().success());
+}
+
+/// Every `.jsonl` file under `dir`, read.
+fn session_files(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(session_files(&path));
+        } else if path
+            .extension()
+            .is_some_and(|extension| extension == "jsonl")
+        {
+            found.push(std::fs::read_to_string(&path).unwrap());
+        }
+    }
+    found
+}
+
+#[test]
+fn an_editor_that_goes_away_mid_tool_leaves_every_call_answered_in_the_file() {
+    let (url, _seen) = support::serve(vec![tool_call(
+        "call_slow",
+        "bash",
+        &json!({"command": "sleep 30"}),
+    )]);
+    let dirs = dirs(&url);
+    let work = dirs.path().join("work");
+    let mut server = Server::start(&dirs);
+    server.initialize();
+    let new = json!({"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd": work, "mcpServers":[]}});
+    server.send(&new.to_string());
+    let (created, _) = server.until_response(2);
+    let session_id = created["result"]["sessionId"].as_str().unwrap().to_owned();
+    let prompt = json!({"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{
+        "sessionId": session_id, "prompt": [{"type":"text","text":"run it"}]}});
+    server.send(&prompt.to_string());
+    loop {
+        let message = server.read();
+        if message["method"] == "session/request_permission" {
+            let reply = json!({"jsonrpc":"2.0","id":message["id"],"result":{
+                "outcome":{"outcome":"selected","optionId":"allow_once"}}});
+            server.send(&reply.to_string());
+        }
+        if message["params"]["update"]["status"] == "in_progress" {
+            break;
+        }
+    }
+    let started = std::time::Instant::now();
+    drop(server.stdin);
+    assert!(server.child.wait().unwrap().success());
+    assert!(started.elapsed() < std::time::Duration::from_secs(10));
+    let files = session_files(&dirs.path().join("agent"));
+    let file = files
+        .iter()
+        .find(|text| text.contains("call_slow"))
+        .expect("the session file");
+    assert!(
+        file.lines()
+            .any(|line| line.contains("\"toolResult\"") && line.contains("call_slow")),
+        "{file}"
+    );
 }

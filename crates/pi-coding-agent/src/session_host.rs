@@ -253,6 +253,23 @@ impl SessionHost {
         self.restart(Change::Model(resolved)).await.map(Some)
     }
 
+    /// Asks and allows as `mode` says from now on (an editor's approval mode selector): the
+    /// session starts again with the same model and file. The tools are as they were made
+    /// (a mode that runs them unconfined, `yolo`, needs them made so from the start).
+    pub async fn set_approval_mode(
+        &mut self,
+        mode: pi_approval::Mode,
+    ) -> Result<Changed, HostError> {
+        self.idle()?;
+        if self.setup.approvals.mode == mode {
+            return Ok(Changed::default());
+        }
+        // Kept even when the start fails: the session brought back is started from this
+        // setup too, so the mode in force is always the setup's.
+        self.setup.approvals.mode = mode;
+        self.restart(Change::Model(self.model.clone())).await
+    }
+
     /// Starts a new, empty session in the session directory, with the same model.
     pub async fn new_session(&mut self) -> Result<Changed, HostError> {
         self.idle()?;

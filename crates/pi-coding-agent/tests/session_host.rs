@@ -272,3 +272,15 @@ async fn another_host_runs_in_its_own_directory_with_the_same_model() {
         host.session().unwrap().session_id()
     );
 }
+
+#[tokio::test]
+async fn an_approval_mode_change_keeps_the_conversation() {
+    let dirs = dirs();
+    let file = stored_session(&dirs);
+    let mut host = host(&dirs, &file, "plain");
+    assert_eq!(host.setup().approvals.mode, Mode::FullAuto);
+    host.set_approval_mode(Mode::ReadOnly).await.unwrap();
+    assert_eq!(host.setup().approvals.mode, Mode::ReadOnly);
+    assert_eq!(host.session().unwrap().session_file().unwrap(), file);
+    assert_eq!(message_count(&host), 4);
+}

@@ -47,15 +47,20 @@ pub(crate) async fn run(
             outside_tools,
         })
     });
-    let sessions = Sessions::new(
+    let sessions = Arc::new(Sessions::new(
         host,
         tools_for,
         place.environment.clone(),
         args.mcp_prefix().to_owned(),
-    );
+    ));
     tokio::select! {
-        served = pi_acp::serve_stdio(sessions, warn) => served?,
-        () = place.shutdown.token().cancelled() => {}
+        served = pi_acp::serve_stdio(Arc::clone(&sessions), warn) => served?,
+        () = place.shutdown.token().cancelled() => {
+            // Stopped by a signal: the connection is gone, its sessions are closed here.
+            for failure in sessions.close_all().await {
+                warn(&failure);
+            }
+        }
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -317,14 +317,15 @@ pub(crate) async fn prepare(
         return Ok(None);
     }
     let json = front_end == FrontEnd::Json;
-    let session = match agent_session::choose_with_id(
-        &args.session,
-        args.session_id.as_deref(),
-        json,
-        cwd,
-    )? {
-        Chosen::Listed => return Ok(None),
-        Chosen::Run(session) => *session,
+    let session = if front_end == FrontEnd::Acp {
+        // The ACP server's own session is only what the editor's sessions start from: kept
+        // in memory, so no empty session file is left behind each time an editor starts it.
+        pi_session::Session::in_memory(cwd)
+    } else {
+        match agent_session::choose_with_id(&args.session, args.session_id.as_deref(), json, cwd)? {
+            Chosen::Listed => return Ok(None),
+            Chosen::Run(session) => *session,
+        }
     };
     let (files, messages) = split_file_arguments(&args.messages);
     let files = FileArguments::read(&files, cwd)?;

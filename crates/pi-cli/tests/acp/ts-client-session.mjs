@@ -167,10 +167,16 @@ await new Promise((resolve) => first.child.on("exit", resolve));
 const second = startServer();
 const two = recorder();
 const loaded = await two.app.connectWith(second.stream, async (agent) => {
-  await agent.request(methods.agent.initialize, {
+  const init = await agent.request(methods.agent.initialize, {
     protocolVersion: PROTOCOL_VERSION,
     clientCapabilities: {},
   });
+  assert.ok(init.agentCapabilities.sessionCapabilities.list);
+  const listed = await agent.request(methods.agent.session.list, { cwd: workDir });
+  assert.deepEqual(
+    listed.sessions.map((session) => [session.sessionId, session.cwd, session.title]),
+    [[result.sessionId, workDir, "Write the notes"]],
+  );
   const response = await agent.request(methods.agent.session.load, {
     sessionId: result.sessionId,
     cwd: workDir,
