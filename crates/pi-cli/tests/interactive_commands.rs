@@ -1,7 +1,7 @@
 //! The interactive mode's keys and slash commands, typed on a pseudo-terminal as a person
 //! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; Alt+Enter's
 //! follow-up; `!cmd` (the model reads it) and `!!cmd` (it does not); `/name` and `/session`; `/model` (picker and pattern); `/fork`;
-//! `/resume`; `/tree`; Ctrl+G's external editor; `/copy` (OSC 52) and `/export` (JSONL); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
+//! `/resume`; `/tree`; Ctrl+G's external editor; `/copy` (OSC 52) and `/export` (JSONL and HTML); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -350,13 +350,15 @@ fn copy_puts_the_last_answer_on_the_clipboard_and_export_writes_the_session() {
         vec![b"Q29weSB0aGlzIHRleHQu".to_vec()]
     );
     tui.line("/export saved.jsonl");
-    tui.expect("Exported the session to");
+    tui.expect("Session exported to:");
     tui.line("/export saved.html");
-    tui.expect("Only a JSONL copy is built yet");
+    tui.expect("saved.html");
     tui.keys("\x04");
     exited_well(&tui.wait_exit());
     let saved = std::fs::read_to_string(home.work().join("saved.jsonl")).unwrap();
     assert!(saved.contains("Copy this text."));
+    let page = std::fs::read_to_string(home.work().join("saved.html")).unwrap();
+    assert!(page.contains("<!DOCTYPE html>") && page.contains("Copy this text."));
 }
 
 #[test]

@@ -146,7 +146,7 @@ pub use models_file::{
     ModelOverride, ModelsConfig, ModelsFile, ModelsFileError, ProviderConfig,
 };
 pub use pi_event_json::pi_event_json;
-pub use pi_export::ExportError;
+pub use pi_export::{ExportError, default_output_path as default_export_path};
 pub use prompt_commands::PromptCommands;
 pub use prompt_files::{APPEND_SYSTEM_FILE, PROJECT_DIR, SYSTEM_FILE};
 pub use prompt_template::{PromptTemplate, parse_command_args, substitute_args};

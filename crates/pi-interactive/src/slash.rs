@@ -29,7 +29,7 @@ pub(crate) enum Slash {
     Hotkeys,
     /// `/copy`: the last answer to the clipboard.
     Copy,
-    /// `/export FILE.jsonl`: a copy of the session file.
+    /// `/export [FILE]`: the session as an HTML page, or a copy of its file (`.jsonl`).
     Export(Option<String>),
     /// `/quit`: exit.
     Quit,
@@ -53,7 +53,10 @@ pub(crate) const COMMANDS: [(&str, &str); 13] = [
     ("clone", "continue in a copy of this session"),
     ("resume", "continue another session"),
     ("copy", "copy the last answer to the clipboard (OSC 52)"),
-    ("export", "write a copy of the session file (JSONL)"),
+    (
+        "export",
+        "write the session as an HTML page (or a .jsonl copy)",
+    ),
     ("hotkeys", "show the keys"),
     ("quit", "exit"),
 ];

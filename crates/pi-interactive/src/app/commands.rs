@@ -144,41 +144,41 @@ impl App {
         }
     }
 
-    /// `/export FILE`: the session file copied (JSONL; the HTML export is not built).
+    /// `/export [FILE]`, as Pi's: a `.jsonl` name gets a copy of the session file; any other
+    /// name, or none (`pi-session-<file name>.html`), one self-contained HTML page.
     pub(super) fn export(&mut self, target: Option<&str>) {
-        let Some(target) = target else {
-            self.pending.push(transcript::error(
-                "/export needs a file: /export session.jsonl",
-            ));
+        let Ok(session) = self.host.session() else {
             return;
         };
-        if !target.ends_with(".jsonl") {
-            self.pending.push(transcript::error(
-                "Only a JSONL copy is built yet: /export FILE.jsonl (the HTML export is not)",
-            ));
-            return;
-        }
-        let source = self
-            .host
-            .session()
-            .ok()
-            .and_then(|session| session.session_file());
-        let Some(source) = source else {
+        let Some(source) = session.session_file() else {
             self.pending.push(transcript::error(
                 "This session is not kept in a file (--no-session).",
             ));
             return;
         };
-        let destination = self.cwd.join(target);
-        match std::fs::copy(&source, &destination) {
-            Ok(_) => self.pending.push(transcript::notice(&format!(
-                "Exported the session to {}",
-                destination.display()
+        let written = match target {
+            Some(target) if target.ends_with(".jsonl") => {
+                let destination = self.cwd.join(target);
+                std::fs::copy(&source, &destination)
+                    .map(|_| destination.clone())
+                    .map_err(|error| format!("Could not write {}: {error}", destination.display()))
+            }
+            _ => {
+                let destination = self.cwd.join(target.map_or_else(
+                    || pi_coding_agent::default_export_path(&source),
+                    std::path::PathBuf::from,
+                ));
+                session
+                    .export_html(Some(&destination))
+                    .map_err(|error| pi_tool::error_text(&error))
+            }
+        };
+        match written {
+            Ok(path) => self.pending.push(transcript::notice(&format!(
+                "Session exported to: {}",
+                path.display()
             ))),
-            Err(error) => self.pending.push(transcript::error(&format!(
-                "Could not write {}: {error}",
-                destination.display()
-            ))),
+            Err(error) => self.pending.push(transcript::error(&error)),
         }
     }
 
