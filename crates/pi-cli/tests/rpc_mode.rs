@@ -268,3 +268,68 @@ fn auto_retry_is_turned_off_and_a_waiting_retry_is_aborted() {
         "one request per prompt, none retried"
     );
 }
+
+/// Pi's `bash` and `abort_bash` on the raw pipe: the command's output (standard output and
+/// error in order) and exit code come back as Pi's `BashResult`, the next prompt's request
+/// carries it as Pi's `bashExecution` text; a long command is stopped by `abort_bash`.
+#[test]
+fn bash_runs_the_persons_command_and_the_model_reads_it_next() {
+    let (url, seen) = support::serve(vec![answer("Noted.")]);
+    let dirs = dirs(&url);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .current_dir(dirs.path().join("work"))
+        .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
+        .args(["--mode", "rpc", "--no-session"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let mut send = move |line: &str| {
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    };
+    // The first line that is the response to `id`, or (with `id` empty) `agent_settled`.
+    let mut response_to = |id: &str| {
+        for line in stdout.by_ref() {
+            let line: Value = serde_json::from_str(&line.unwrap()).unwrap();
+            let wanted = if id.is_empty() {
+                line["type"] == "agent_settled"
+            } else {
+                line["type"] == "response" && line["id"] == id
+            };
+            if wanted {
+                return line;
+            }
+        }
+        panic!("no response to {id:?}");
+    };
+    send(r#"{"id":"b1","type":"bash","command":"cat notes.txt; echo; echo oops >&2; exit 3"}"#);
+    let ran = response_to("b1");
+    assert_eq!(ran["success"], true, "{ran}");
+    assert_eq!(ran["data"]["output"], "milk, eggs\noops");
+    assert_eq!(ran["data"]["exitCode"], 3);
+    assert_eq!(ran["data"]["cancelled"], false);
+    assert_eq!(ran["data"]["truncated"], false);
+
+    send(r#"{"id":"b2","type":"bash","command":"sleep 300"}"#);
+    send(r#"{"id":"stop","type":"abort_bash"}"#);
+    let stopped = response_to("b2");
+    assert_eq!(stopped["data"]["cancelled"], true, "{stopped}");
+    assert_eq!(stopped["data"]["exitCode"], Value::Null);
+
+    send(r#"{"id":"p","type":"prompt","message":"and now?"}"#);
+    let _ = response_to("p");
+    let _ = response_to("");
+    drop(send);
+    assert!(child.wait().unwrap().success());
+    let request = support::bodies(&seen)[0]["messages"].to_string();
+    assert!(
+        request.contains("Ran `cat notes.txt; echo; echo oops >&2; exit 3`"),
+        "{request}"
+    );
+    assert!(request.contains("milk, eggs"), "{request}");
+}

@@ -11,11 +11,12 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use pi_ai::{Message, UserContent, UserMessage};
-use pi_coding_agent::{CodingSession, HostError, Model, SessionHost, ThinkingLevel};
+use pi_coding_agent::{BashExecution, CodingSession, HostError, Model, SessionHost, ThinkingLevel};
 use pi_tool::Content;
 use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedSender, unbounded_channel};
 use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
 
 use super::event_lines::{forward, write_lines};
 use super::rpc_framing::{Record, next_record};
@@ -28,6 +29,8 @@ struct Listener {
     settled: UnboundedSender<()>,
     /// The prompt running, if any.
     running: Option<JoinHandle<()>>,
+    /// The person's shell command running (RPC's `bash`), and what stops it (`abort_bash`).
+    bash: Option<(CancellationToken, JoinHandle<()>)>,
 }
 
 impl Listener {
@@ -38,6 +41,7 @@ impl Listener {
             forwarder: tokio::spawn(forward(events, settle, out.clone())),
             settled,
             running: None,
+            bash: None,
         }
     }
 
@@ -203,7 +207,6 @@ fn with_id(mut response: Value, id: Option<&Value>) -> Value {
 /// Why a command Pi has is not answered here yet.
 fn not_built(command: &str) -> Option<&'static str> {
     Some(match command {
-        "bash" | "abort_bash" => "running bash outside the agent is not built yet",
         "extension_ui_response" => "there are no extensions, so no UI request was made",
         _ => return None,
     })
@@ -296,6 +299,42 @@ async fn change(command: &Value, host: &mut SessionHost, busy: bool) -> Value {
     }
 }
 
+/// RPC's `bash`: runs the person's command in the working directory, records it in the session
+/// as Pi's `bashExecution` (the model reads it with the next prompt), then answers with Pi's
+/// `BashResult`.
+async fn user_bash(
+    command: String,
+    session: Arc<CodingSession>,
+    cwd: std::path::PathBuf,
+    stop: CancellationToken,
+    id: Option<Value>,
+    out: UnboundedSender<Value>,
+) {
+    let response = match BashExecution::run(&command, &cwd, false, &stop).await {
+        Err(error) => failure(
+            id.as_ref(),
+            "bash",
+            &format!("Could not run the command: {error}"),
+        ),
+        Ok(run) => match session.record_bash_execution(&run) {
+            Err(error) => failure(id.as_ref(), "bash", &pi_tool::error_text(&error)),
+            Ok(()) => {
+                let mut data = json!({
+                    "output": run.output,
+                    "exitCode": run.exit_code,
+                    "cancelled": run.cancelled,
+                    "truncated": run.truncated,
+                });
+                if let Some(path) = &run.full_output_path {
+                    insert(&mut data, "fullOutputPath", json!(path));
+                }
+                success(id.as_ref(), "bash", Some(data))
+            }
+        },
+    };
+    let _ = out.send(response);
+}
+
 /// The user message of a `prompt`, `steer` or `follow_up`: its text (a `/template` or
 /// `/skill:name` expanded), then its images.
 fn user_message(command: &Value, session: &CodingSession) -> Result<Message, String> {
@@ -382,6 +421,42 @@ async fn handle(
             session.abort();
             if let Some(task) = listener.running.take() {
                 let _ = task.await;
+            }
+            success(id, kind, None)
+        }
+        "bash" => {
+            let Some(command_line) = command.get("command").and_then(Value::as_str) else {
+                return Some(failure(id, kind, "the command needs a \"command\" string"));
+            };
+            if busy {
+                return Some(failure(
+                    id,
+                    kind,
+                    "Agent is already processing; run the command once it is done",
+                ));
+            }
+            if listener
+                .bash
+                .as_ref()
+                .is_some_and(|(_, task)| !task.is_finished())
+            {
+                return Some(failure(id, kind, "A bash command is already running"));
+            }
+            let stop = CancellationToken::new();
+            let task = tokio::spawn(user_bash(
+                command_line.to_owned(),
+                Arc::clone(session),
+                host.setup().cwd.clone(),
+                stop.clone(),
+                id.cloned(),
+                out.clone(),
+            ));
+            listener.bash = Some((stop, task));
+            return None;
+        }
+        "abort_bash" => {
+            if let Some((stop, _)) = &listener.bash {
+                stop.cancel();
             }
             success(id, kind, None)
         }
