@@ -138,6 +138,72 @@ fn pi_rpc_client_drives_a_session() {
     assert_eq!(support::bodies(&seen).len(), 2);
 }
 
+/// `pi-tool --mode rpc --no-session` in `dirs`, spoken to line by line.
+struct RawPipe {
+    child: std::process::Child,
+    stdin: Option<std::process::ChildStdin>,
+    lines: std::io::Lines<std::io::BufReader<std::process::ChildStdout>>,
+}
+
+impl RawPipe {
+    fn start(dirs: &tempfile::TempDir) -> Self {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+            .current_dir(dirs.path().join("work"))
+            .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
+            .args(["--mode", "rpc", "--no-session"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+        Self {
+            child,
+            stdin,
+            lines,
+        }
+    }
+
+    fn send(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    /// Every line up to and including the first `wanted` accepts.
+    fn read_until(&mut self, wanted: impl Fn(&Value) -> bool) -> Vec<Value> {
+        let mut lines = Vec::new();
+        for line in self.lines.by_ref() {
+            let line: Value = serde_json::from_str(&line.unwrap()).unwrap();
+            let done = wanted(&line);
+            lines.push(line);
+            if done {
+                return lines;
+            }
+        }
+        panic!("the output ended first: {lines:?}");
+    }
+
+    /// Every line up to and including the first of type `kind`.
+    fn until_type(&mut self, kind: &str) -> Vec<Value> {
+        self.read_until(|line| line["type"] == kind)
+    }
+
+    /// The response to the command `id` (the lines before it are passed over).
+    fn response_to(&mut self, id: &str) -> Value {
+        let lines = self.read_until(|line| line["type"] == "response" && line["id"] == id);
+        lines.last().cloned().unwrap()
+    }
+
+    /// Ends the input (the RPC mode ends with it) and waits for the exit.
+    fn finish(mut self) -> std::process::ExitStatus {
+        drop(self.stdin.take());
+        self.child.wait().unwrap()
+    }
+}
+
 #[test]
 fn framing_is_lf_only_and_bad_lines_get_an_error_response() {
     let (url, _seen) = support::serve(vec![]);
@@ -195,39 +261,10 @@ fn auto_retry_is_turned_off_and_a_waiting_retry_is_aborted() {
         r#"{"retry": {"baseDelayMs": 60000, "provider": {"maxRetries": 0}}}"#,
     )
     .unwrap();
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pi-tool"))
-        .current_dir(dirs.path().join("work"))
-        .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
-        .args(["--mode", "rpc", "--no-session"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    // Owns stdin: dropping it ends the input, and the RPC mode with it.
-    let mut send = move |line: &str| {
-        stdin.write_all(line.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    };
-    // Every line up to and including the first whose type is `until`.
-    let mut read_until = |until: &str| {
-        let mut lines = Vec::new();
-        for line in stdout.by_ref() {
-            let line: Value = serde_json::from_str(&line.unwrap()).unwrap();
-            let done = line["type"] == until;
-            lines.push(line);
-            if done {
-                return lines;
-            }
-        }
-        panic!("the output ended before {until}: {lines:?}");
-    };
-    send(r#"{"id":"off","type":"set_auto_retry","enabled":false}"#);
-    send(r#"{"id":"p1","type":"prompt","message":"hi"}"#);
-    let first = read_until("agent_settled");
+    let mut rpc = RawPipe::start(&dirs);
+    rpc.send(r#"{"id":"off","type":"set_auto_retry","enabled":false}"#);
+    rpc.send(r#"{"id":"p1","type":"prompt","message":"hi"}"#);
+    let first = rpc.until_type("agent_settled");
     assert!(
         first
             .iter()
@@ -240,15 +277,15 @@ fn auto_retry_is_turned_off_and_a_waiting_retry_is_aborted() {
     );
     assert!(first.iter().any(|line| line["type"] == "agent_end"));
 
-    send(r#"{"id":"on","type":"set_auto_retry","enabled":true}"#);
-    send(r#"{"id":"p2","type":"prompt","message":"again"}"#);
-    let waiting = read_until("auto_retry_start");
+    rpc.send(r#"{"id":"on","type":"set_auto_retry","enabled":true}"#);
+    rpc.send(r#"{"id":"p2","type":"prompt","message":"again"}"#);
+    let waiting = rpc.until_type("auto_retry_start");
     assert_eq!(waiting.last().unwrap()["delayMs"], 60000);
-    send(r#"{"id":"stop","type":"abort_retry"}"#);
-    let mut rest = read_until("agent_settled");
+    rpc.send(r#"{"id":"stop","type":"abort_retry"}"#);
+    let mut rest = rpc.until_type("agent_settled");
     // The response and the prompt's last events come from two tasks: either may be first.
     if !rest.iter().any(|line| line["id"] == "stop") {
-        rest.extend(read_until("response"));
+        rest.extend(rpc.until_type("response"));
     }
     let end = rest
         .iter()
@@ -260,8 +297,7 @@ fn auto_retry_is_turned_off_and_a_waiting_retry_is_aborted() {
         rest.iter()
             .any(|line| line["id"] == "stop" && line["success"] == true)
     );
-    drop(send);
-    assert!(child.wait().unwrap().success());
+    assert!(rpc.finish().success());
     assert_eq!(
         seen.lock().unwrap().len(),
         2,
@@ -276,56 +312,25 @@ fn auto_retry_is_turned_off_and_a_waiting_retry_is_aborted() {
 fn bash_runs_the_persons_command_and_the_model_reads_it_next() {
     let (url, seen) = support::serve(vec![answer("Noted.")]);
     let dirs = dirs(&url);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pi-tool"))
-        .current_dir(dirs.path().join("work"))
-        .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
-        .args(["--mode", "rpc", "--no-session"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
-    let mut send = move |line: &str| {
-        stdin.write_all(line.as_bytes()).unwrap();
-        stdin.write_all(b"\n").unwrap();
-        stdin.flush().unwrap();
-    };
-    // The first line that is the response to `id`, or (with `id` empty) `agent_settled`.
-    let mut response_to = |id: &str| {
-        for line in stdout.by_ref() {
-            let line: Value = serde_json::from_str(&line.unwrap()).unwrap();
-            let wanted = if id.is_empty() {
-                line["type"] == "agent_settled"
-            } else {
-                line["type"] == "response" && line["id"] == id
-            };
-            if wanted {
-                return line;
-            }
-        }
-        panic!("no response to {id:?}");
-    };
-    send(r#"{"id":"b1","type":"bash","command":"cat notes.txt; echo; echo oops >&2; exit 3"}"#);
-    let ran = response_to("b1");
+    let mut rpc = RawPipe::start(&dirs);
+    rpc.send(r#"{"id":"b1","type":"bash","command":"cat notes.txt; echo; echo oops >&2; exit 3"}"#);
+    let ran = rpc.response_to("b1");
     assert_eq!(ran["success"], true, "{ran}");
     assert_eq!(ran["data"]["output"], "milk, eggs\noops");
     assert_eq!(ran["data"]["exitCode"], 3);
     assert_eq!(ran["data"]["cancelled"], false);
     assert_eq!(ran["data"]["truncated"], false);
 
-    send(r#"{"id":"b2","type":"bash","command":"sleep 300"}"#);
-    send(r#"{"id":"stop","type":"abort_bash"}"#);
-    let stopped = response_to("b2");
+    rpc.send(r#"{"id":"b2","type":"bash","command":"sleep 300"}"#);
+    rpc.send(r#"{"id":"stop","type":"abort_bash"}"#);
+    let stopped = rpc.response_to("b2");
     assert_eq!(stopped["data"]["cancelled"], true, "{stopped}");
     assert_eq!(stopped["data"]["exitCode"], Value::Null);
 
-    send(r#"{"id":"p","type":"prompt","message":"and now?"}"#);
-    let _ = response_to("p");
-    let _ = response_to("");
-    drop(send);
-    assert!(child.wait().unwrap().success());
+    rpc.send(r#"{"id":"p","type":"prompt","message":"and now?"}"#);
+    let _ = rpc.response_to("p");
+    rpc.read_until(|line| line["type"] == "agent_settled");
+    assert!(rpc.finish().success());
     let request = support::bodies(&seen)[0]["messages"].to_string();
     assert!(
         request.contains("Ran `cat notes.txt; echo; echo oops >&2; exit 3`"),

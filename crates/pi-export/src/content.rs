@@ -114,6 +114,15 @@ fn image(out: &mut String, block: &Value) {
     }
 }
 
+/// A message's content blocks (none when its content is a string or missing).
+pub(crate) fn content_blocks(message: &Value) -> &[Value] {
+    message
+        .get("content")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+}
+
 /// A string field of `value`, or `""`.
 pub(crate) fn str_field<'a>(value: &'a Value, key: &str) -> &'a str {
     value.get(key).and_then(Value::as_str).unwrap_or_default()

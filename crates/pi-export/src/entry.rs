@@ -208,11 +208,7 @@ fn assistant(out: &mut String, message: &Value, results: &Results<'_>) {
         }
     }
     out.push_str("</span></div>");
-    let blocks = message
-        .get("content")
-        .and_then(Value::as_array)
-        .map(Vec::as_slice)
-        .unwrap_or_default();
+    let blocks = content::content_blocks(message);
     for block in blocks {
         match str_field(block, "type") {
             "text" => content::markdown_block(out, str_field(block, "text")),

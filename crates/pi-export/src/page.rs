@@ -144,11 +144,7 @@ fn results_of<'a>(entries: &[&'a Entry]) -> Results<'a> {
         };
         match str_field(message, "role") {
             "assistant" => {
-                let blocks = message
-                    .get("content")
-                    .and_then(Value::as_array)
-                    .map(Vec::as_slice)
-                    .unwrap_or_default();
+                let blocks = crate::content::content_blocks(message);
                 for block in blocks {
                     if str_field(block, "type") == "toolCall" {
                         calls.insert(str_field(block, "id").to_owned());

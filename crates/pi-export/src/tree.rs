@@ -7,7 +7,6 @@ use std::collections::HashSet;
 use std::fmt::Write;
 
 use pi_session::{Entry, EntryKind, Session};
-use serde_json::Value;
 
 use crate::content::{joined_text, str_field};
 use crate::escape;
@@ -93,11 +92,7 @@ fn describe(entry: &Entry) -> String {
             match role {
                 "user" => format!("user: {}", joined_text(message.get("content"))),
                 "assistant" => {
-                    let blocks = message
-                        .get("content")
-                        .and_then(Value::as_array)
-                        .map(Vec::as_slice)
-                        .unwrap_or_default();
+                    let blocks = crate::content::content_blocks(message);
                     let text = joined_text(message.get("content"));
                     let calls: Vec<&str> = blocks
                         .iter()
