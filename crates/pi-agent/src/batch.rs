@@ -38,6 +38,19 @@ pub(crate) async fn run_batch(
         .take(config.max_calls_per_batch)
         .map(|call| Some(prepare_tool_call(call, &config.tools)))
         .collect();
+    // Each call's place behind the earlier calls on the same thing (its ordering key), taken
+    // for every call before any runs: a key taken when a call starts could see what an earlier
+    // call of the batch has changed since (a file it created).
+    let mut keys: Vec<Option<String>> = preparations
+        .iter()
+        .zip(calls)
+        .map(|(preparation, call)| {
+            preparation
+                .as_ref()
+                .and_then(|prepared| prepared.as_ref().ok())
+                .and_then(|prepared| prepared.tool().ordering_key(&call.arguments))
+        })
+        .collect();
     let exclusive = preparations
         .iter()
         .flatten()
@@ -61,12 +74,8 @@ pub(crate) async fn run_batch(
                     let aborted = ExecutedCall::failed(FailureKind::Aborted, aborted(config, call));
                     record(config, emitter, &mut results, next, call, aborted).await;
                 } else if let Some(preparation) = preparation {
-                    // Its place behind the earlier calls on the same thing is taken here, in
-                    // call order, before any of them runs.
-                    let key = preparation
-                        .as_ref()
-                        .ok()
-                        .and_then(|prepared| prepared.tool().ordering_key(&call.arguments));
+                    // Its place is taken in call order, with the key read before the batch.
+                    let key = keys.get_mut(next).and_then(Option::take);
                     let run = run_call(
                         config.clone(),
                         call.clone(),

@@ -443,9 +443,10 @@ fn canonical_root(root: &Path) -> PathBuf {
 /// What one file's write queue and its place in a batch are keyed by.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) enum FileKey {
-    /// An existing file: its device and inode, which every hard-linked name shares.
+    /// An existing file with several (hard-linked) names: its device and inode, which every
+    /// name shares.
     Inode { device: u64, inode: u64 },
-    /// A file not there yet: where its path really leads (see [`canonical`]).
+    /// Any other file, there or not yet: where its path really leads (see [`canonical`]).
     Path(PathBuf),
 }
 
@@ -464,11 +465,15 @@ fn queue_key(path: &Path) -> FileKey {
     use std::os::unix::fs::MetadataExt;
     let canonical = canonical(path);
     match std::fs::metadata(&canonical) {
-        Ok(metadata) => FileKey::Inode {
+        // Only a file with several names needs its inode to be known by each of them; any
+        // other keeps the key of its path, the key it had before it existed, so a batch that
+        // creates a file and then edits it keeps one queue for both (a key taken after the
+        // creation would differ from the one the creating write holds).
+        Ok(metadata) if metadata.is_file() && metadata.nlink() > 1 => FileKey::Inode {
             device: metadata.dev(),
             inode: metadata.ino(),
         },
-        Err(_) => FileKey::Path(canonical),
+        _ => FileKey::Path(canonical),
     }
 }
 
@@ -477,6 +482,16 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
+
+    #[test]
+    fn a_new_file_keeps_the_key_it_had_before_it_existed() {
+        let dir = tempfile::tempdir().unwrap();
+        let fresh = dir.path().join("fresh.txt");
+        let before = queue_key(&fresh);
+        std::fs::write(&fresh, "x").unwrap();
+        assert_eq!(queue_key(&fresh), before);
+        assert_eq!(queue_key(&dir.path().join("./fresh.txt")), before);
+    }
 
     #[test]
     fn hard_linked_names_share_one_key_and_other_files_do_not() {
