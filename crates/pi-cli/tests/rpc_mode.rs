@@ -338,3 +338,25 @@ fn bash_runs_the_persons_command_and_the_model_reads_it_next() {
     );
     assert!(request.contains("milk, eggs"), "{request}");
 }
+
+/// Pi's `set_auto_compaction`: `get_state` reports it, and it holds across a model change
+/// (which starts the session again).
+#[test]
+fn auto_compaction_is_turned_off_and_stays_off_across_a_model_change() {
+    let (url, _seen) = support::serve(vec![]);
+    let dirs = dirs(&url);
+    let mut rpc = RawPipe::start(&dirs);
+    rpc.send(r#"{"id":"s0","type":"get_state"}"#);
+    assert_eq!(rpc.response_to("s0")["data"]["autoCompactionEnabled"], true);
+    rpc.send(r#"{"id":"off","type":"set_auto_compaction","enabled":false}"#);
+    assert_eq!(rpc.response_to("off")["success"], true);
+    rpc.send(r#"{"id":"m","type":"set_model","provider":"local","modelId":"other-model"}"#);
+    assert_eq!(rpc.response_to("m")["success"], true);
+    rpc.send(r#"{"id":"s1","type":"get_state"}"#);
+    let state = rpc.response_to("s1");
+    assert_eq!(state["data"]["model"]["id"], "other-model");
+    assert_eq!(state["data"]["autoCompactionEnabled"], false);
+    rpc.send(r#"{"id":"bad","type":"set_auto_compaction"}"#);
+    assert_eq!(rpc.response_to("bad")["success"], false);
+    assert!(rpc.finish().success());
+}

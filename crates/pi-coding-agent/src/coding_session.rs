@@ -545,6 +545,17 @@ impl CodingSession {
             .store(enabled, std::sync::atomic::Ordering::SeqCst);
     }
 
+    /// Turns the automatic compaction on or off (Pi's `set_auto_compaction`); `/compact`
+    /// works either way.
+    pub fn set_auto_compaction(&self, enabled: bool) {
+        self.compactor.set_enabled(enabled);
+    }
+
+    /// Whether the session compacts by itself.
+    pub fn auto_compaction(&self) -> bool {
+        self.compactor.is_enabled()
+    }
+
     /// Whether failed responses are asked for again.
     pub fn auto_retry(&self) -> bool {
         self.retry_enabled.load(std::sync::atomic::Ordering::SeqCst)

@@ -28,6 +28,9 @@ pub struct Compactor {
     window: Option<u64>,
     /// Set after a compaction failed: it is not tried again (Pi's "Already compacted" loop).
     gave_up: AtomicBool,
+    /// Whether the automatic triggers run: the settings' `enabled`, until RPC's
+    /// `set_auto_compaction` says otherwise.
+    enabled: AtomicBool,
 }
 
 impl Compactor {
@@ -49,7 +52,18 @@ impl Compactor {
             settings: config.for_model(&model.provider, &model.model),
             window: resolve_context_window(window, &models, &model.provider, &model.model),
             gave_up: AtomicBool::new(false),
+            enabled: AtomicBool::new(config.for_model(&model.provider, &model.model).enabled),
         })
+    }
+
+    /// Turns the automatic compaction (at the threshold, and on an overflow) on or off.
+    pub fn set_enabled(&self, enabled: bool) {
+        self.enabled.store(enabled, Ordering::Relaxed);
+    }
+
+    /// Whether the automatic compaction runs.
+    pub fn is_enabled(&self) -> bool {
+        self.enabled.load(Ordering::Relaxed)
     }
 
     /// The compaction settings in force.
@@ -83,7 +97,7 @@ impl Compactor {
         signal: &CancellationToken,
     ) -> Option<Vec<Message>> {
         // `enabled: false` turns off both automatic triggers, as in Pi.
-        if !self.settings.enabled || self.gave_up.load(Ordering::Relaxed) || recorder.failed() {
+        if !self.is_enabled() || self.gave_up.load(Ordering::Relaxed) || recorder.failed() {
             return None;
         }
         let mut session = recorder.take_session();

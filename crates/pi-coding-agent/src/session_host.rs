@@ -87,6 +87,8 @@ pub struct SessionHost {
     model: ResolvedModel,
     /// `None` only after [`HostError::Ended`].
     session: Option<Arc<CodingSession>>,
+    /// The automatic compaction turned on or off while the host runs (else the settings').
+    auto_compaction: Option<bool>,
 }
 
 /// The change a command asks for, once checked.
@@ -113,6 +115,7 @@ impl SessionHost {
             session_dir,
             model,
             session: Some(Arc::new(session)),
+            auto_compaction: None,
         }
     }
 
@@ -140,6 +143,15 @@ impl SessionHost {
         self.setup.retry.enabled = enabled;
         if let Some(session) = &self.session {
             session.set_auto_retry(enabled);
+        }
+    }
+
+    /// Turns the automatic compaction on or off, for this session and the ones it is started
+    /// again as (Pi's `set_auto_compaction`).
+    pub fn set_auto_compaction(&mut self, enabled: bool) {
+        self.auto_compaction = Some(enabled);
+        if let Some(session) = &self.session {
+            session.set_auto_compaction(enabled);
         }
     }
 
@@ -445,6 +457,9 @@ impl SessionHost {
     }
 
     fn install(&mut self, session: CodingSession, (steering, follow_ups): (bool, bool)) {
+        if let Some(enabled) = self.auto_compaction {
+            session.set_auto_compaction(enabled);
+        }
         session.steering().set_one_at_a_time(steering);
         session.follow_ups().set_one_at_a_time(follow_ups);
         self.session = Some(Arc::new(session));

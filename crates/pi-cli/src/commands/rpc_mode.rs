@@ -119,7 +119,20 @@ pub(crate) async fn serve(
             break;
         };
         let busy = listener.busy(&session);
-        let response = if kind_of(&command) == "set_auto_retry" {
+        let response = if kind_of(&command) == "set_auto_compaction" {
+            let id = command.get("id");
+            match command.get("enabled").and_then(Value::as_bool) {
+                Some(enabled) => {
+                    host.set_auto_compaction(enabled);
+                    Some(success(id, "set_auto_compaction", None))
+                }
+                None => Some(failure(
+                    id,
+                    "set_auto_compaction",
+                    "the command needs an \"enabled\" boolean",
+                )),
+            }
+        } else if kind_of(&command) == "set_auto_retry" {
             // The host keeps it for the sessions it starts again.
             let id = command.get("id");
             match command.get("enabled").and_then(Value::as_bool) {
@@ -475,7 +488,7 @@ async fn handle(
                 "followUpMode": queue_mode(&session.follow_ups()),
                 "sessionFile": session.session_file(),
                 "sessionId": session.session_id(),
-                "autoCompactionEnabled": true,
+                "autoCompactionEnabled": session.auto_compaction(),
                 "messageCount": messages.unwrap_or(0),
                 "pendingMessageCount": session.steering().len() + session.follow_ups().len(),
             });
@@ -549,11 +562,6 @@ async fn handle(
                 Err(error) => session_error(error),
             }
         }
-        "set_auto_compaction" => failure(
-            id,
-            kind,
-            "turning automatic compaction off is read from settings.json (compaction.enabled) at start",
-        ),
         "set_steering_mode" | "set_follow_up_mode" => {
             let queue = if kind == "set_steering_mode" {
                 session.steering()
