@@ -56,18 +56,5 @@ for round in $(seq "$rounds"); do
     "$target/release/pi-tool" --session "$work/ours.jsonl"
   printf 'pi '; "$python" "$OLDPWD/bench/peers/tty_ready.py" local-model -- \
     "$node" "$cli" --session "$work/pi.jsonl"
-done | python3 -c '
-import json, statistics, sys
-rows = {}
-for line in sys.stdin:
-    name, _, data = line.partition(" ")
-    rows.setdefault(name, []).append(json.loads(data))
-print(f"| program | footer drawn (s) | first key drawn (s) | peak RSS (MiB) |")
-print("|---|---|---|---|")
-for name, runs in rows.items():
-    def median(key):
-        values = [run[key] for run in runs if run[key] is not None]
-        return f"{statistics.median(values):.3f}" if values else "never"
-    print(f"| {name} | {median(\"marker_s\")} | {median(\"ready_s\")} | {median(\"peak_mib\")} |")
-'
+done | python3 "$OLDPWD/bench/peers/tty_ready_table.py"
 echo "($count messages, $size MB, $rounds rounds, medians; $(nproc) CPUs)"
