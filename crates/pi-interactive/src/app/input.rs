@@ -236,14 +236,14 @@ impl App {
             ));
             return Ok(());
         };
-        let path = std::env::temp_dir().join(format!(
-            "pi-tool-message-{}-{}.md",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |since| since.as_nanos())
-        ));
-        std::fs::write(&path, self.editor.text())?;
+        // Private and new (not a name another user could have placed a link at): the draft
+        // may hold anything the person typed.
+        let draft = tempfile::Builder::new()
+            .prefix("pi-tool-message-")
+            .suffix(".md")
+            .tempfile()?;
+        std::fs::write(draft.path(), self.editor.text())?;
+        let path = draft.path().to_path_buf();
         keys.pause().await;
         crate::terminal::restore();
         let file = path.clone();
@@ -280,7 +280,8 @@ impl App {
                 .pending
                 .push(transcript::error(&format!("The editor failed: {error}"))),
         }
-        let _ = std::fs::remove_file(&path);
+        // Removed when dropped.
+        drop(draft);
         Ok(())
     }
 
