@@ -12,7 +12,7 @@ use agent_client_protocol::v1::schema::{
     ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
 };
 use pi_agent::AgentEvent;
-use pi_ai::{AssistantMessageEvent, Message};
+use pi_ai::AssistantMessageEvent;
 use pi_tool::{ToolCall, ToolResultMessage};
 
 use crate::tool_calls::{content_of, diffs_of, kind_of, locations_of, text_content, title_of};
@@ -84,12 +84,15 @@ impl TurnUpdates {
                     ToolCallUpdateFields::new().content(content),
                 ))]
             }
-            AgentEvent::ToolExecutionEnd { result, .. } => self.answer(result),
             // A call that never ran (refused, cancelled before it started) is answered by its
             // result message alone.
-            AgentEvent::MessageEnd {
-                message: Message::ToolResult(result),
-            } => self.answer(result),
+            AgentEvent::ToolExecutionEnd {
+                result: message, ..
+            }
+            | AgentEvent::MessageEnd { message } => match message.as_tool_result() {
+                Some(result) => self.answer(result),
+                None => Vec::new(),
+            },
             _ => Vec::new(),
         }
     }
@@ -220,7 +223,7 @@ mod tests {
         updates.extend(turn.on_event(&AgentEvent::ToolExecutionEnd {
             tool_call_id: "c1".into(),
             tool_name: "read".into(),
-            result: result("c1", "contents", false),
+            result: std::sync::Arc::new(result("c1", "contents", false).into()),
             is_error: false,
         }));
         let seen = json_of(&updates);
@@ -252,7 +255,7 @@ mod tests {
             },
         });
         let refused = turn.on_event(&AgentEvent::MessageEnd {
-            message: Message::ToolResult(result("c2", "never announced", true)),
+            message: std::sync::Arc::new(result("c2", "never announced", true).into()),
         });
         assert!(refused.is_empty());
         let end = json_of(&turn.finish());

@@ -7,11 +7,11 @@ use pi_ai::{
     AssistantMessage, AssistantMessageBuilder, AssistantMessageEvent, Message, Request, StopReason,
     Usage,
 };
-use pi_tool::{ExecutedCall, ToolDefinition, now_millis};
+use pi_tool::{ToolCall, ToolDefinition, now_millis};
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio_util::sync::CancellationToken;
 
-use crate::batch::{refuse_failed, refuse_truncated, run_batch};
+use crate::batch::{Answered, refuse_failed, refuse_truncated, run_batch};
 use crate::emitter::Emitter;
 use crate::{AgentConfig, AgentEvent, EndReason, MessageQueue};
 
@@ -117,6 +117,7 @@ impl Agent {
         let mut run = Run {
             added_from: history.len(),
             context: Arc::new(history),
+            added: Vec::new(),
             emitter: &self.emitter,
         };
         // Shown to the model every turn: listed once for the run, shared by its requests.
@@ -155,27 +156,27 @@ impl Agent {
             }
             let response = self.respond(&run.context, &tools, &signal);
             let assistant = crate::telemetry::traced_response(&self.config, response).await;
-            run.add(Message::Assistant(assistant.clone()));
+            let stop_reason = assistant.stop_reason;
+            // Each call once, shared by its task, its hooks and its result.
+            let calls: Vec<Arc<ToolCall>> =
+                assistant.tool_calls().into_iter().map(Arc::new).collect();
+            let error_message = assistant.error_message.clone();
+            let assistant = run.add_streamed(assistant);
 
-            if matches!(
-                assistant.stop_reason,
-                StopReason::Error | StopReason::Aborted
-            ) {
+            if matches!(stop_reason, StopReason::Error | StopReason::Aborted) {
                 // Calls that a failed response managed to propose still get their one result.
-                let calls = assistant.tool_calls();
                 let unanswered = refuse_failed(&self.config, &calls, &self.emitter).await;
                 for result in &unanswered {
-                    run.add(Message::ToolResult(result.message.clone()));
+                    run.add_shared(Arc::clone(&result.message));
                 }
-                self.turn_end(assistant.clone(), &unanswered);
-                let reason = if assistant.stop_reason == StopReason::Aborted {
+                self.turn_end(assistant, &unanswered);
+                let reason = if stop_reason == StopReason::Aborted {
                     EndReason::Aborted
                 } else {
                     EndReason::Error
                 };
-                break (reason, assistant.error_message.clone());
+                break (reason, error_message);
             }
-            let calls = assistant.tool_calls();
             if calls.is_empty() {
                 self.turn_end(assistant, &[]);
                 if run.inject(self.steering.take_due()) || run.inject(self.follow_ups.take_due()) {
@@ -183,13 +184,13 @@ impl Agent {
                 }
                 break (EndReason::Completed, None);
             }
-            let executed = if assistant.stop_reason == StopReason::Length {
+            let executed = if stop_reason == StopReason::Length {
                 refuse_truncated(&self.config, &calls, &self.emitter).await
             } else {
                 run_batch(&self.config, &calls, &signal, &self.emitter).await
             };
             for result in &executed {
-                run.add(Message::ToolResult(result.message.clone()));
+                run.add_shared(Arc::clone(&result.message));
             }
             self.turn_end(assistant, &executed);
             if signal.is_cancelled() {
@@ -200,9 +201,9 @@ impl Agent {
             }
             run.inject(self.steering.take_due());
         };
-        let messages = run.into_added();
+        let (messages, shared) = run.into_added();
         self.emitter.emit(AgentEvent::AgentEnd {
-            messages: messages.clone(),
+            messages: shared,
             reason: end,
         });
         AgentRun {
@@ -212,12 +213,12 @@ impl Agent {
         }
     }
 
-    fn turn_end(&self, message: AssistantMessage, executed: &[ExecutedCall]) {
+    fn turn_end(&self, message: Arc<Message>, executed: &[Answered]) {
         self.emitter.emit(AgentEvent::TurnEnd {
             message,
             tool_results: executed
                 .iter()
-                .map(|result| result.message.clone())
+                .map(|result| Arc::clone(&result.message))
                 .collect(),
         });
     }
@@ -237,35 +238,35 @@ impl Agent {
         let mut stream = self.config.provider.stream(request, signal.clone());
         let mut builder: Option<AssistantMessageBuilder> = None;
         while let Some(event) = stream.next().await {
-            let builder = builder.get_or_insert_with(|| {
-                let partial = match &event {
-                    AssistantMessageEvent::Start { partial } => partial.clone(),
-                    _ => self.empty_response(),
-                };
-                self.emitter.emit(AgentEvent::MessageStart {
-                    message: Message::Assistant(partial.clone()),
+            // `start`, `done` and `error` are this message's start and end, announced as such
+            // (Pi passes them on no further either); the final message is taken, not copied.
+            let update = match (&mut builder, event) {
+                (None, AssistantMessageEvent::Start { partial }) => {
+                    builder = Some(self.start_response(partial));
+                    None
+                }
+                (None, event) => builder
+                    .insert(self.start_response(self.empty_response()))
+                    .take(event),
+                (Some(builder), event) => builder.take(event),
+            };
+            if let Some(event) = update {
+                self.emitter.emit(AgentEvent::MessageUpdate {
+                    assistant_message_event: event,
                 });
-                AssistantMessageBuilder::new(partial)
-            });
-            builder.apply(&event);
-            self.emitter.emit(AgentEvent::MessageUpdate {
-                assistant_message_event: event,
-            });
-        }
-        let message = match builder {
-            Some(builder) => builder.finish(),
-            None => {
-                let empty = self.empty_response();
-                self.emitter.emit(AgentEvent::MessageStart {
-                    message: Message::Assistant(empty.clone()),
-                });
-                AssistantMessageBuilder::new(empty).finish()
             }
-        };
-        self.emitter.emit(AgentEvent::MessageEnd {
-            message: Message::Assistant(message.clone()),
+        }
+        builder
+            .unwrap_or_else(|| self.start_response(self.empty_response()))
+            .finish()
+    }
+
+    /// Announces the response's start and begins building it.
+    fn start_response(&self, partial: AssistantMessage) -> AssistantMessageBuilder {
+        self.emitter.emit(AgentEvent::MessageStart {
+            message: Arc::new(Message::Assistant(partial.clone())),
         });
-        message
+        AssistantMessageBuilder::new(partial)
     }
 
     fn empty_response(&self) -> AssistantMessage {
@@ -291,30 +292,53 @@ struct Run<'a> {
     context: Arc<Vec<Message>>,
     /// Where this run's own messages begin in `context`.
     added_from: usize,
+    /// This run's messages as its events share them: each message is copied once, for the
+    /// transcript the next request reads, whatever the number of events and subscribers.
+    added: Vec<Arc<Message>>,
     emitter: &'a Emitter,
 }
 
 impl Run<'_> {
-    /// Adds a complete message (announced as started and ended; assistant messages were
-    /// announced while streaming).
+    /// Adds a complete message, announced as started and ended.
     fn add(&mut self, message: Message) {
-        if !matches!(message, Message::Assistant(_)) {
-            self.emitter.emit(AgentEvent::MessageStart {
-                message: message.clone(),
-            });
-            self.emitter.emit(AgentEvent::MessageEnd {
-                message: message.clone(),
-            });
-        }
-        Arc::make_mut(&mut self.context).push(message);
+        self.add_shared(Arc::new(message));
     }
 
-    /// The messages this run added (moved out, unless a provider still holds the transcript).
-    fn into_added(self) -> Vec<Message> {
-        match Arc::try_unwrap(self.context) {
+    /// Adds a complete message its events share, announced as started and ended.
+    fn add_shared(&mut self, message: Arc<Message>) {
+        self.emitter.emit(AgentEvent::MessageStart {
+            message: Arc::clone(&message),
+        });
+        self.emitter.emit(AgentEvent::MessageEnd {
+            message: Arc::clone(&message),
+        });
+        self.keep(message);
+    }
+
+    /// Adds the streamed response (its start was announced while it streamed) and announces
+    /// its end; the shared message comes back for the turn's end.
+    fn add_streamed(&mut self, message: AssistantMessage) -> Arc<Message> {
+        let message = Arc::new(Message::Assistant(message));
+        self.emitter.emit(AgentEvent::MessageEnd {
+            message: Arc::clone(&message),
+        });
+        self.keep(Arc::clone(&message));
+        message
+    }
+
+    fn keep(&mut self, message: Arc<Message>) {
+        Arc::make_mut(&mut self.context).push(Message::clone(&message));
+        self.added.push(message);
+    }
+
+    /// The messages this run added (moved out, unless a provider still holds the transcript),
+    /// and the same as its events shared them.
+    fn into_added(self) -> (Vec<Message>, Vec<Arc<Message>>) {
+        let own = match Arc::try_unwrap(self.context) {
             Ok(mut all) => all.split_off(self.added_from),
             Err(shared) => shared.get(self.added_from..).unwrap_or_default().to_vec(),
-        }
+        };
+        (own, self.added)
     }
 
     /// Adds queued messages; whether there were any.

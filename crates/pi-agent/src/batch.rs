@@ -1,8 +1,11 @@
 //! One assistant message's tool calls, run as a batch: every call gets exactly one result,
 //! results come back in call order, `tool_execution_end` fires in completion order.
 
+use std::sync::Arc;
+
 use futures::stream::FuturesUnordered;
 use futures::{FutureExt, StreamExt};
+use pi_ai::Message;
 use pi_tool::model_text::{self, BLOCKED};
 use pi_tool::{
     CallContext, CallFailure, ExecutedCall, FailureKind, PreparedCall, ProgressCallback, ToolCall,
@@ -16,13 +19,32 @@ use crate::config::{AfterToolCallContext, BeforeToolCall, BeforeToolCallContext}
 use crate::emitter::Emitter;
 use crate::{AgentConfig, AgentEvent, ExecutionMode};
 
+/// A call's paired result as the run keeps it: one message, shared by its
+/// `tool_execution_end`, `message_start`/`message_end` and `turn_end` events.
+#[derive(Debug, Clone)]
+pub(crate) struct Answered {
+    /// The result, a [`Message::ToolResult`].
+    pub(crate) message: Arc<Message>,
+    /// Whether the result asks the loop to stop after this batch.
+    pub(crate) terminate: bool,
+}
+
+impl From<ExecutedCall> for Answered {
+    fn from(executed: ExecutedCall) -> Self {
+        Self {
+            message: Arc::new(Message::ToolResult(executed.message)),
+            terminate: executed.terminate,
+        }
+    }
+}
+
 /// Runs `calls` and returns one result per call, in call order.
 pub(crate) async fn run_batch(
     config: &AgentConfig,
-    calls: &[ToolCall],
+    calls: &[Arc<ToolCall>],
     signal: &CancellationToken,
     emitter: &Emitter,
-) -> Vec<ExecutedCall> {
+) -> Vec<Answered> {
     for call in calls {
         emitter.emit(AgentEvent::ToolExecutionStart {
             tool_call_id: call.id.clone(),
@@ -61,7 +83,7 @@ pub(crate) async fn run_batch(
         config.max_concurrency.unwrap_or(calls.len()).max(1)
     };
 
-    let mut results: Vec<Option<ExecutedCall>> = vec![None; calls.len()];
+    let mut results: Vec<Option<Answered>> = vec![None; calls.len()];
     let mut running = FuturesUnordered::new();
     let mut order = CallOrder::new();
     let mut next = 0;
@@ -78,7 +100,7 @@ pub(crate) async fn run_batch(
                     let key = keys.get_mut(next).and_then(Option::take);
                     let run = run_call(
                         config.clone(),
-                        call.clone(),
+                        Arc::clone(call),
                         preparation,
                         signal.clone(),
                         emitter.clone(),
@@ -117,7 +139,7 @@ pub(crate) async fn run_batch(
         .zip(calls)
         .map(|(result, call)| {
             result.unwrap_or_else(|| {
-                ExecutedCall::failed(FailureKind::Aborted, aborted(config, call))
+                ExecutedCall::failed(FailureKind::Aborted, aborted(config, call)).into()
             })
         })
         .collect()
@@ -126,9 +148,9 @@ pub(crate) async fn run_batch(
 /// Results for calls of a response that hit the token limit: none of them runs.
 pub(crate) async fn refuse_truncated(
     config: &AgentConfig,
-    calls: &[ToolCall],
+    calls: &[Arc<ToolCall>],
     emitter: &Emitter,
-) -> Vec<ExecutedCall> {
+) -> Vec<Answered> {
     refuse_all(config, calls, emitter, |call| {
         // Upstream Pi's exact words, without the "Tool x failed:" prefix.
         let reason = model_text::truncated_call(&call.name);
@@ -142,18 +164,18 @@ pub(crate) async fn refuse_truncated(
 /// Results for calls of a response that failed or was aborted: none of them runs.
 pub(crate) async fn refuse_failed(
     config: &AgentConfig,
-    calls: &[ToolCall],
+    calls: &[Arc<ToolCall>],
     emitter: &Emitter,
-) -> Vec<ExecutedCall> {
+) -> Vec<Answered> {
     refuse_all(config, calls, emitter, |call| aborted(config, call)).await
 }
 
 async fn refuse_all(
     config: &AgentConfig,
-    calls: &[ToolCall],
+    calls: &[Arc<ToolCall>],
     emitter: &Emitter,
     refusal: impl Fn(&ToolCall) -> ToolResultMessage,
-) -> Vec<ExecutedCall> {
+) -> Vec<Answered> {
     let mut results = vec![None; calls.len()];
     for (index, call) in calls.iter().enumerate() {
         emitter.emit(AgentEvent::ToolExecutionStart {
@@ -178,20 +200,22 @@ async fn refuse_all(
 async fn record(
     config: &AgentConfig,
     emitter: &Emitter,
-    results: &mut [Option<ExecutedCall>],
+    results: &mut [Option<Answered>],
     index: usize,
     call: &ToolCall,
     executed: ExecutedCall,
 ) {
     let executed = after_hook(config, call, executed).await;
+    let is_error = executed.message.is_error;
+    let answered = Answered::from(executed);
     emitter.emit(AgentEvent::ToolExecutionEnd {
         tool_call_id: call.id.clone(),
         tool_name: call.name.clone(),
-        is_error: executed.message.is_error,
-        result: executed.message.clone(),
+        is_error,
+        result: Arc::clone(&answered.message),
     });
     if let Some(slot) = results.get_mut(index) {
-        *slot = Some(executed);
+        *slot = Some(answered);
     }
 }
 
@@ -238,7 +262,7 @@ async fn after_hook(
 /// run's cancellation. Always returns the call's one result.
 async fn run_call(
     config: AgentConfig,
-    call: ToolCall,
+    call: Arc<ToolCall>,
     preparation: Result<PreparedCall, CallFailure>,
     signal: CancellationToken,
     emitter: Emitter,
@@ -254,7 +278,7 @@ async fn run_call(
         Some(hook) => {
             let context = BeforeToolCallContext {
                 arguments: prepared.validated_arguments(&call.arguments),
-                call: call.clone(),
+                call: ToolCall::clone(&call),
             };
             let decision = match std::panic::AssertUnwindSafe(hook(context))
                 .catch_unwind()

@@ -1,8 +1,10 @@
 //! What an agent run tells its subscribers, in Pi's event shapes.
 
-use pi_ai::{AssistantMessage, AssistantMessageEvent, Message};
+use std::sync::Arc;
+
+use pi_ai::{AssistantMessageEvent, Message};
 use pi_approval::ApprovalRecord;
-use pi_tool::{ArcStr, ToolResultMessage, ToolUpdate};
+use pi_tool::{ArcStr, ToolUpdate};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -24,6 +26,11 @@ pub enum EndReason {
 
 /// One event of a run. `message_update` carries the provider's delta event only (no snapshot of
 /// the partial message), so a long response streams in linear time.
+///
+/// Messages are shared, not copied: a message's `message_start`, `message_end`, the
+/// `tool_execution_end` of a result, `turn_end` and `agent_end` all hold the same
+/// [`Arc`], and every subscriber gets that same `Arc`, so an event costs the same with one
+/// subscriber or ten, and a 32 MiB answer is never copied for them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
@@ -32,7 +39,7 @@ pub enum AgentEvent {
     /// The run ended.
     AgentEnd {
         /// Every message this run added, prompts included.
-        messages: Vec<Message>,
+        messages: Vec<Arc<Message>>,
         /// Why it ended.
         reason: EndReason,
     },
@@ -41,17 +48,18 @@ pub enum AgentEvent {
     /// A turn ended.
     #[serde(rename_all = "camelCase")]
     TurnEnd {
-        /// The model's response.
-        message: AssistantMessage,
-        /// The results of its calls, in call order.
-        tool_results: Vec<ToolResultMessage>,
+        /// The model's response (a [`Message::Assistant`]).
+        message: Arc<Message>,
+        /// The results of its calls, in call order (each a [`Message::ToolResult`]).
+        tool_results: Vec<Arc<Message>>,
     },
     /// A message began (an assistant message starts empty and streams).
     MessageStart {
         /// The message.
-        message: Message,
+        message: Arc<Message>,
     },
-    /// The streaming assistant message changed.
+    /// The streaming assistant message changed. The stream's `start`, `done` and `error` are
+    /// not passed on (as in Pi): they are this message's `message_start` and `message_end`.
     #[serde(rename_all = "camelCase")]
     MessageUpdate {
         /// What changed.
@@ -60,7 +68,7 @@ pub enum AgentEvent {
     /// A message is complete.
     MessageEnd {
         /// The message.
-        message: Message,
+        message: Arc<Message>,
     },
     /// A tool call's execution began (before lookup and validation).
     #[serde(rename_all = "camelCase")]
@@ -89,8 +97,8 @@ pub enum AgentEvent {
         tool_call_id: ArcStr,
         /// The tool name.
         tool_name: ArcStr,
-        /// The result.
-        result: ToolResultMessage,
+        /// The result (a [`Message::ToolResult`], shared with its `message_end`).
+        result: Arc<Message>,
         /// Whether it is an error.
         is_error: bool,
     },

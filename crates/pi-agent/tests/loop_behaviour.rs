@@ -85,6 +85,68 @@ async fn one_tool_turn_emits_pis_event_sequence() {
 }
 
 #[tokio::test(start_paused = true)]
+async fn events_share_each_message_and_pass_on_no_stream_start_or_end() {
+    let model = faux(json!([
+        {"content": [call("c1", "echo", json!({"value": "Pi"}))]},
+        answer("done")
+    ]));
+    let (agent, mut first) = start(AgentConfig::new(model, tools()));
+    let mut second = agent.subscribe();
+    agent
+        .run(Vec::new(), prompt("go"), CancellationToken::new())
+        .await;
+    let (first, second) = (drain(&mut first), drain(&mut second));
+    assert_eq!(first.len(), second.len());
+    // Pi passes the stream's start, done and error on as message_start and message_end only.
+    assert!(first.iter().all(|event| !matches!(
+        event,
+        AgentEvent::MessageUpdate {
+            assistant_message_event: pi_ai::AssistantMessageEvent::Start { .. }
+                | pi_ai::AssistantMessageEvent::Done { .. }
+                | pi_ai::AssistantMessageEvent::Error { .. }
+        }
+    )));
+    let ends = |events: &[AgentEvent]| -> Vec<Arc<Message>> {
+        events
+            .iter()
+            .filter_map(|event| match event {
+                AgentEvent::MessageEnd { message } => Some(Arc::clone(message)),
+                _ => None,
+            })
+            .collect()
+    };
+    // Both subscribers hold the very same messages: none was copied for them.
+    let (ends_first, ends_second) = (ends(&first), ends(&second));
+    assert_eq!(ends_first.len(), 4);
+    for (a, b) in ends_first.iter().zip(&ends_second) {
+        assert!(Arc::ptr_eq(a, b));
+    }
+    // The tool's end, the turn's end and the run's end share them too.
+    let result = first.iter().find_map(|event| match event {
+        AgentEvent::ToolExecutionEnd { result, .. } => Some(Arc::clone(result)),
+        _ => None,
+    });
+    assert!(Arc::ptr_eq(&result.unwrap(), &ends_first[2]));
+    let turn = first.iter().find_map(|event| match event {
+        AgentEvent::TurnEnd {
+            message,
+            tool_results,
+        } => Some((Arc::clone(message), tool_results.clone())),
+        _ => None,
+    });
+    let (assistant, results) = turn.unwrap();
+    assert!(Arc::ptr_eq(&assistant, &ends_first[1]));
+    assert!(Arc::ptr_eq(&results[0], &ends_first[2]));
+    let Some(AgentEvent::AgentEnd { messages, .. }) = first.last() else {
+        panic!("no agent_end");
+    };
+    assert_eq!(messages.len(), 4);
+    for (a, b) in messages.iter().zip(&ends_first) {
+        assert!(Arc::ptr_eq(a, b));
+    }
+}
+
+#[tokio::test(start_paused = true)]
 async fn a_parallel_batch_ends_in_completion_order_but_records_in_call_order() {
     let model = faux(json!([
         {"content": [
@@ -525,7 +587,8 @@ async fn a_subscriber_that_reads_late_loses_nothing() {
     assert!(events.len() > 10);
     match events.last() {
         Some(AgentEvent::AgentEnd { messages, reason }) => {
-            assert_eq!(messages, &run.messages);
+            let shared: Vec<_> = messages.iter().map(|message| (**message).clone()).collect();
+            assert_eq!(shared, run.messages);
             assert_eq!(*reason, EndReason::Completed);
         }
         other => panic!("{other:?}"),

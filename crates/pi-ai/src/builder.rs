@@ -134,6 +134,28 @@ impl AssistantMessageBuilder {
         }
     }
 
+    /// Applies an event the builder may keep: `done` and `error` carry the final message, which
+    /// is taken as it is instead of copied (a long answer is then never held twice); any other
+    /// event is applied and handed back, for the caller to pass on.
+    pub fn take(&mut self, event: AssistantMessageEvent) -> Option<AssistantMessageEvent> {
+        match event {
+            AssistantMessageEvent::Done { message, .. }
+            | AssistantMessageEvent::Error { error: message, .. } => {
+                self.message = message;
+                self.finished = true;
+                None
+            }
+            AssistantMessageEvent::Start { partial } => {
+                self.message = partial;
+                None
+            }
+            other => {
+                self.apply(&other);
+                Some(other)
+            }
+        }
+    }
+
     /// The final message. A stream that ended without `done` or `error` (a provider bug) gives
     /// the message so far, marked as an error, so the loop still has something to record.
     pub fn finish(mut self) -> AssistantMessage {
@@ -220,5 +242,34 @@ mod tests {
         });
         assert!(builder.is_finished());
         assert_eq!(builder.finish(), done);
+    }
+
+    #[test]
+    fn take_keeps_the_final_message_and_hands_back_the_rest() {
+        let mut builder = AssistantMessageBuilder::new(empty());
+        let mut started = empty();
+        started.model = "started".into();
+        assert!(
+            builder
+                .take(AssistantMessageEvent::Start { partial: started })
+                .is_none()
+        );
+        assert_eq!(builder.message().model, "started");
+        let delta = builder.take(AssistantMessageEvent::TextStart { content_index: 0 });
+        assert_eq!(
+            delta,
+            Some(AssistantMessageEvent::TextStart { content_index: 0 })
+        );
+        assert!(!builder.is_finished());
+        let failed = empty().with_error(StopReason::Error, "boom");
+        assert!(
+            builder
+                .take(AssistantMessageEvent::Error {
+                    reason: StopReason::Error,
+                    error: failed.clone(),
+                })
+                .is_none()
+        );
+        assert_eq!(builder.finish(), failed);
     }
 }

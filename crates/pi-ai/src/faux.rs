@@ -196,18 +196,20 @@ impl Provider for FauxProvider {
             }
             state.responses.pop_front()
         };
-        let events = match next {
-            Some(response) => crate::message_events(response, self.chunk_chars),
-            None => vec![failure(
+        let Some(response) = next else {
+            let exhausted = failure(
                 StopReason::Error,
                 "No more faux responses queued",
                 empty_message(),
-            )],
+            );
+            return futures::stream::iter([exhausted]).boxed();
         };
         let delay = self.chunk_delay;
+        // Streamed one event at a time from the response, none built ahead.
+        let events = crate::MessageEvents::new(response, self.chunk_chars);
         futures::stream::unfold(
-            (events.into_iter(), signal, false, empty_message()),
-            move |(mut events, signal, ended, mut so_far)| async move {
+            (events, signal, false),
+            move |(mut events, signal, ended)| async move {
                 if ended {
                     return None;
                 }
@@ -220,20 +222,17 @@ impl Provider for FauxProvider {
                     tokio::task::yield_now().await;
                 }
                 if signal.is_cancelled() {
+                    let mut so_far = events.started().unwrap_or_else(empty_message);
                     so_far.timestamp = now_millis();
-                    let aborted =
-                        failure(StopReason::Aborted, "Request was aborted", so_far.clone());
-                    return Some((aborted, (events, signal, true, so_far)));
+                    let aborted = failure(StopReason::Aborted, "Request was aborted", so_far);
+                    return Some((aborted, (events, signal, true)));
                 }
                 let event = events.next()?;
-                if let AssistantMessageEvent::Start { partial } = &event {
-                    so_far = partial.clone();
-                }
                 let last = matches!(
                     event,
                     AssistantMessageEvent::Done { .. } | AssistantMessageEvent::Error { .. }
                 );
-                Some((event, (events, signal, last, so_far)))
+                Some((event, (events, signal, last)))
             },
         )
         .boxed()

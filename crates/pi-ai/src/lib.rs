@@ -35,7 +35,7 @@ pub use message::{
     UserContent, UserMessage, read_transcript, write_transcript,
 };
 pub use provider::{EventStream, ModelInfo, Provider, Request, ServerAddress};
-pub use replay::message_events;
+pub use replay::{MessageEvents, message_events};
 pub use thinking::{
     LevelMapping, ThinkingBudgets, ThinkingLevel, ThinkingLevelMap, UnknownThinkingLevel,
 };

@@ -304,6 +304,24 @@ pub enum Message {
     ToolResult(ToolResultMessage),
 }
 
+impl Message {
+    /// The assistant message, when it is one.
+    pub fn as_assistant(&self) -> Option<&AssistantMessage> {
+        match self {
+            Message::Assistant(message) => Some(message),
+            _ => None,
+        }
+    }
+
+    /// The tool result, when it is one.
+    pub fn as_tool_result(&self) -> Option<&ToolResultMessage> {
+        match self {
+            Message::ToolResult(message) => Some(message),
+            _ => None,
+        }
+    }
+}
+
 impl Serialize for Message {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         // Each message type writes its own `role` tag.

@@ -19,10 +19,8 @@ pub(crate) fn shows(event: &AgentEvent) -> bool {
         event,
         AgentEvent::MessageUpdate {
             assistant_message_event: AssistantMessageEvent::TextDelta { .. },
-        } | AgentEvent::MessageEnd {
-            message: pi_ai::Message::Assistant(_),
         } | AgentEvent::ToolExecutionEnd { .. }
-    )
+    ) || matches!(event, AgentEvent::MessageEnd { message } if message.as_assistant().is_some())
 }
 
 /// Shows `events` on stdout until the run's channel closes.
@@ -45,9 +43,10 @@ pub(crate) async fn show(mut events: UnboundedReceiver<AgentEvent>) {
                 let _ = stdout.flush();
                 mid_line = !delta.ends_with('\n');
             }
-            AgentEvent::MessageEnd {
-                message: pi_ai::Message::Assistant(message),
-            } => {
+            AgentEvent::MessageEnd { message } => {
+                let Some(message) = message.as_assistant() else {
+                    continue;
+                };
                 if let Some(error) = &message.error_message {
                     line(
                         format!("[{:?}] {error}", message.stop_reason),
@@ -64,7 +63,11 @@ pub(crate) async fn show(mut events: UnboundedReceiver<AgentEvent>) {
                 is_error,
                 ..
             } => {
-                let text = result.text().replace('\n', " ⏎ ");
+                let text = result
+                    .as_tool_result()
+                    .map(pi_tool::ToolResultMessage::text)
+                    .unwrap_or_default()
+                    .replace('\n', " ⏎ ");
                 let mut excerpt: String = text.chars().take(EXCERPT).collect();
                 if excerpt.len() < text.len() {
                     excerpt.push('…');

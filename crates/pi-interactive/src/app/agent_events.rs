@@ -6,10 +6,10 @@ use super::*;
 impl App {
     pub(super) fn on_agent(&mut self, event: AgentEvent) {
         match event {
-            AgentEvent::MessageStart { message } => match message {
+            AgentEvent::MessageStart { message } => match &*message {
                 Message::User(user) => {
                     self.pending.extend(self.stream.finish());
-                    let text = user_text(&user);
+                    let text = user_text(user);
                     if let Some(at) = self.queued.iter().position(|queued| queued.text == text) {
                         self.queued.remove(at);
                     }
@@ -46,7 +46,7 @@ impl App {
             },
             AgentEvent::MessageEnd { message } => {
                 self.pending.extend(self.stream.finish());
-                if let Message::Assistant(answer) = &message {
+                if let Message::Assistant(answer) = &*message {
                     self.pending.extend(transcript::answer_end(answer));
                     self.refresh_footer();
                 }
@@ -100,7 +100,10 @@ impl App {
                 {
                     self.pending.push(tool.line.clone());
                 }
-                let text = result.text();
+                let text = result
+                    .as_tool_result()
+                    .map(pi_tool::ToolResultMessage::text)
+                    .unwrap_or_default();
                 self.pending
                     .extend(tool_view::result_lines(&text, is_error));
                 self.last_result = Some(text);
