@@ -216,7 +216,7 @@ fn without_content(message: &AssistantMessage) -> AssistantMessage {
         api: message.api.clone(),
         provider: message.provider.clone(),
         model: message.model.clone(),
-        usage: message.usage.clone(),
+        usage: message.usage,
         stop_reason: message.stop_reason,
         error_message: message.error_message.clone(),
         timestamp: message.timestamp,
