@@ -1,21 +1,38 @@
-//! The agent loop's own cost: a scripted model (the faux provider, arguments streamed in 4-char
-//! fragments) calling `echo` and `uppercase` once each per turn for TURNS turns, then answering;
-//! trivial tools; every event consumed, every tool result checked. Prints one JSON line: turns/s, events/s, and heap
-//! allocations and bytes per turn (counted by the global allocator of this program).
+//! The agent loop's own cost, as a real run pays it: the session runtime every front end uses
+//! (`pi_coding_agent::CodingSession`: the approval gate, the session recorder and its
+//! `before_request` hook, the compaction check, telemetry off) over a scripted model (the faux
+//! provider, arguments streamed in 4-char fragments) calling `echo` and `uppercase` once each
+//! per turn for TURNS turns, then answering; trivial tools; every event consumed, every tool
+//! result checked. Prints one JSON line: turns/s, events/s, and heap allocations and bytes per
+//! turn (counted by the global allocator of this program, over the prompts only: starting a
+//! session is not a turn).
+//!
+//! PARTS says what the run has around the loop:
+//! - `default`: what `pi-tool -p` has with no settings and `--no-session`: the gate in its
+//!   default mode (`ask`) with the tools allowed by a rule (nobody is there to answer), the
+//!   session kept in memory;
+//! - `recorded`: the same gate, and the session written to a file, synced before each request.
+//!
 //! `bench/peers/loop.sh` runs it beside upstream Pi's `agentLoop` on the same script.
 //!
-//! Usage: loop_cost [TURNS] [RUNS]
+//! Usage: loop_cost [TURNS] [RUNS] [default|recorded]
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::alloc::System;
+use std::path::Path;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
-use pi_agent::{Agent, AgentConfig, AgentEvent};
+use pi_agent::AgentEvent;
 use pi_ai::{FauxProvider, UserMessage};
+use pi_approval::{Mode, Permissions, ProjectTrust, Protected, RuleKind, RuleSet};
+use pi_coding_agent::{
+    ApprovalSetup, CodingSession, CodingSessionOptions, McpServers, NobodyToAsk, PromptOptions,
+    SessionTarget, open_session,
+};
 use pi_tool::builtin;
 use serde_json::{Value, json};
-use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+use stats_alloc::{INSTRUMENTED_SYSTEM, Stats, StatsAlloc};
 use tokio_util::sync::CancellationToken;
 
 #[global_allocator]
@@ -37,35 +54,89 @@ fn script(turns: usize) -> Value {
     Value::Array(responses)
 }
 
-async fn one_run(script: &Value, tools: &Arc<pi_tool::ToolRegistry>, turns: usize) -> usize {
+/// The gate of a run in the default mode, `ask`, with the two tools allowed by a rule.
+fn approvals(cwd: &Path) -> ApprovalSetup {
+    let mut rules = Permissions::default();
+    rules.add(RuleKind::Allow, "echo").unwrap();
+    rules.add(RuleKind::Allow, "uppercase").unwrap();
+    ApprovalSetup {
+        mode: Mode::default(),
+        rules: RuleSet::from_sources(&rules, None, None, ProjectTrust::Untrusted),
+        user_settings: None,
+        cwd: cwd.to_path_buf(),
+        project_trusted: false,
+        outside_tools: None,
+        protected: Protected::new(),
+    }
+}
+
+/// A session runtime as the print mode starts one, on a fresh script.
+fn start(script: &Value, dirs: &Path, recorded: bool) -> CodingSession {
     let faux = FauxProvider::from_script(script)
         .unwrap()
         .with_chunk_chars(4);
-    let agent = Agent::new(AgentConfig::new(Arc::new(faux), Arc::clone(tools)));
-    let mut events = agent.subscribe();
-    let run = agent
-        .run(
-            Vec::new(),
-            vec![UserMessage::text("go").into()],
-            CancellationToken::new(),
-        )
-        .await;
-    assert!(run.error.is_none(), "{:?}", run.error);
-    drop(agent);
+    let cwd = dirs.join("work");
+    std::fs::create_dir_all(&cwd).unwrap();
+    let target = if recorded {
+        SessionTarget::New
+    } else {
+        SessionTarget::InMemory
+    };
+    let opened = open_session(&target, || Ok(dirs.join("sessions")), &cwd).unwrap();
+    CodingSession::start(CodingSessionOptions {
+        cwd: cwd.clone(),
+        agent_dir: Some(dirs.join("agent")),
+        provider: Arc::new(faux),
+        tools: builtin::registry(),
+        mcp_servers: McpServers::default(),
+        session: opened.session,
+        approvals: approvals(&cwd),
+        approver: Arc::new(NobodyToAsk {
+            cwd: cwd.clone(),
+            why: "a benchmark has nobody to ask",
+        }),
+        prompt: PromptOptions::new(&cwd),
+        context_window: None,
+        thinking_level: None,
+        execution: Default::default(),
+        max_turns: None,
+        tool_timeout: None,
+        stop: CancellationToken::new(),
+        retry: pi_coding_agent::RetryPolicy::DISABLED,
+    })
+    .unwrap()
+    .session
+}
+
+/// One prompt of TURNS turns: its events, the time it took and what it allocated.
+async fn one_run(session: CodingSession, turns: usize) -> (usize, Duration, Stats) {
+    let before = GLOBAL.stats();
+    let started = Instant::now();
+    let mut events = session.subscribe();
+    let outcome = session.prompt(vec![UserMessage::text("go").into()]).await;
+    assert!(outcome.run.error.is_none(), "{:?}", outcome.run.error);
+    assert!(outcome.recording_failure.is_none());
     let (mut count, mut results) = (0, 0);
-    while let Some(event) = events.recv().await {
+    while let Ok(event) = events.try_recv() {
         count += 1;
-        if let AgentEvent::ToolExecutionEnd { is_error, .. } = event {
-            assert!(!is_error, "a tool failed");
+        if let AgentEvent::ToolExecutionEnd {
+            is_error, result, ..
+        } = &event
+        {
+            assert!(!is_error, "a tool failed: {result:?}");
             results += 1;
         }
     }
+    let elapsed = started.elapsed();
+    let stats = GLOBAL.stats() - before;
+    drop(events);
+    assert_eq!(session.close().await, None);
     assert_eq!(
         results,
         2 * turns,
         "{results} tool results for {turns} turns"
     );
-    count
+    (count, elapsed, stats)
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -73,29 +144,42 @@ async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let turns: usize = args.first().map_or(10, |v| v.parse().unwrap());
     let runs: usize = args.get(1).map_or(200, |v| v.parse().unwrap());
+    let recorded = match args.get(2).map_or("default", String::as_str) {
+        "default" => false,
+        "recorded" => true,
+        other => panic!("PARTS is default or recorded, not {other}"),
+    };
     let script = script(turns);
-    let tools = Arc::new(builtin::registry());
+    let dirs = tempfile::tempdir().unwrap();
     for _ in 0..runs / 10 + 1 {
-        one_run(&script, &tools, turns).await;
+        one_run(start(&script, dirs.path(), recorded), turns).await;
     }
-    let region = Region::new(GLOBAL);
-    let started = Instant::now();
-    let mut events = 0;
+    let (mut events, mut seconds) = (0, 0.0);
+    let (mut allocations, mut bytes) = (0, 0);
     for _ in 0..runs {
-        events += one_run(&script, &tools, turns).await;
+        let session = start(&script, dirs.path(), recorded);
+        let (count, elapsed, stats) = one_run(session, turns).await;
+        events += count;
+        seconds += elapsed.as_secs_f64();
+        allocations += stats.allocations;
+        bytes += stats.bytes_allocated;
     }
-    let seconds = started.elapsed().as_secs_f64();
-    let stats = region.change();
     let all_turns = (turns + 1) * runs;
+    let parts = if recorded {
+        "gate (ask, allow rules), session file"
+    } else {
+        "gate (ask, allow rules), session in memory"
+    };
     println!(
         "{}",
         json!({
             "loop": "pi-agent (Rust)",
+            "parts": parts,
             "turns_per_s": all_turns as f64 / seconds,
             "events_per_s": events as f64 / seconds,
             "events_per_run": events / runs,
-            "allocations_per_turn": stats.allocations as f64 / all_turns as f64,
-            "bytes_per_turn": stats.bytes_allocated as f64 / all_turns as f64,
+            "allocations_per_turn": allocations as f64 / all_turns as f64,
+            "bytes_per_turn": bytes as f64 / all_turns as f64,
         })
     );
 }

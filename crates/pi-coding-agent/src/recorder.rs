@@ -175,10 +175,10 @@ impl Recorder {
         if let Some(key) = &self.seal {
             key.seal(&mut record, state.session.id());
         }
-        let Ok(data) = serde_json::to_value(&record) else {
-            return;
-        };
-        if let Err(error) = state.session.append_custom(RECORD_CUSTOM_TYPE, Some(data)) {
+        if let Err(error) = state
+            .session
+            .append_custom_data(RECORD_CUSTOM_TYPE, &record)
+        {
             self.fail(&mut state, &error);
         }
     }

@@ -170,6 +170,30 @@ impl Entry {
         entry
     }
 
+    /// A new entry whose line `text` was written from typed data with these tree fields, this
+    /// message role and this required field present (so nothing is read back from it).
+    pub(crate) fn written_line(
+        text: String,
+        entry_type: &str,
+        id: String,
+        parent_id: Option<String>,
+        timestamp: String,
+        role: Option<Role>,
+        required: u8,
+    ) -> Self {
+        let mut present = Present::default();
+        present.set(required, true);
+        let facts = Facts {
+            entry_type: None,
+            id: None,
+            parent_id,
+            timestamp: Some(timestamp),
+            role,
+            present,
+        };
+        Self::assemble(Line::whole(text), entry_type.to_owned(), id, facts)
+    }
+
     /// The entry id (8 hex digits when Pi or this crate made it).
     pub fn id(&self) -> &str {
         &self.id

@@ -8,12 +8,40 @@ use crate::entry::Entry;
 use crate::error::{Result, SessionError};
 use crate::ids::{new_entry_id, now_iso};
 use crate::log::LogFile;
+use crate::scan::{Present, Role};
 
 impl Session {
     /// Appends a user, assistant or tool-result message; returns the entry id.
     pub fn append_message(&mut self, message: &Message) -> Result<String> {
-        let value = serde_json::to_value(message).map_err(encode)?;
-        self.append_message_value(value)
+        // Written straight from the typed message, in the key order `append` gives: no JSON
+        // tree is built (and kept) for a line that is only written; it is parsed if asked for.
+        let id = new_entry_id(|candidate| self.tree.contains(candidate));
+        let parent = self.leaf_id().map(str::to_owned);
+        let timestamp = now_iso();
+        let text = serde_json::to_string(&MessageLine {
+            entry_type: "message",
+            id: &id,
+            parent_id: parent.as_deref(),
+            timestamp: &timestamp,
+            message,
+        })
+        .map_err(encode)?;
+        let role = match message {
+            Message::User(_) => Role::User,
+            Message::Assistant(_) => Role::Assistant,
+            Message::ToolResult(_) => Role::ToolResult,
+        };
+        let entry = Entry::written_line(
+            text,
+            "message",
+            id.clone(),
+            parent,
+            timestamp,
+            Some(role),
+            Present::MESSAGE,
+        );
+        self.commit(entry)?;
+        Ok(id)
     }
 
     /// Appends a message given as JSON (for roles the coding agent adds, `bashExecution` and
@@ -63,6 +91,38 @@ impl Session {
         let mut map = fields([("customType", custom_type.into())]);
         insert_some(&mut map, "data", data);
         self.append_fields_first("custom", map)
+    }
+
+    /// [`Session::append_custom`] with `data` written straight from its type: the same line,
+    /// without building its JSON tree first.
+    pub fn append_custom_data<T: serde::Serialize>(
+        &mut self,
+        custom_type: &str,
+        data: &T,
+    ) -> Result<String> {
+        let id = new_entry_id(|candidate| self.tree.contains(candidate));
+        let parent = self.leaf_id().map(str::to_owned);
+        let timestamp = now_iso();
+        let text = serde_json::to_string(&CustomLine {
+            entry_type: "custom",
+            custom_type,
+            data,
+            id: &id,
+            parent_id: parent.as_deref(),
+            timestamp: &timestamp,
+        })
+        .map_err(encode)?;
+        let entry = Entry::written_line(
+            text,
+            "custom",
+            id.clone(),
+            parent,
+            timestamp,
+            None,
+            Present::CUSTOM_TYPE,
+        );
+        self.commit(entry)?;
+        Ok(id)
     }
 
     /// Appends a `custom_message` (sent to the model as a user message).
@@ -140,6 +200,31 @@ impl Session {
     }
 }
 
+/// A `message` entry's line, written in one pass.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct MessageLine<'a> {
+    #[serde(rename = "type")]
+    entry_type: &'static str,
+    id: &'a str,
+    parent_id: Option<&'a str>,
+    timestamp: &'a str,
+    message: &'a Message,
+}
+
+/// A `custom` entry's line, written in one pass (Pi's order: its fields, then the tree's).
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct CustomLine<'a, T> {
+    #[serde(rename = "type")]
+    entry_type: &'static str,
+    custom_type: &'a str,
+    data: &'a T,
+    id: &'a str,
+    parent_id: Option<&'a str>,
+    timestamp: &'a str,
+}
+
 pub(super) fn fields<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, Value> {
     pairs
         .into_iter()
@@ -150,5 +235,80 @@ pub(super) fn fields<const N: usize>(pairs: [(&str, Value); N]) -> Map<String, V
 pub(super) fn insert_some(map: &mut Map<String, Value>, key: &str, value: Option<Value>) {
     if let Some(value) = value {
         map.insert(key.to_owned(), value);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::EntryKind;
+    use pi_ai::{AssistantContent, AssistantMessage, ModelInfo, StopReason, UserMessage};
+
+    /// Everything but the tree fields, which differ between two appends.
+    fn message_part(line: &str) -> &str {
+        let at = line.find(",\"message\":").unwrap();
+        &line[at..]
+    }
+
+    #[test]
+    fn a_message_written_in_one_pass_is_the_line_its_json_tree_would_give() {
+        let model = ModelInfo {
+            api: "a".into(),
+            provider: "p".into(),
+            model: "m".into(),
+        };
+        let mut assistant = AssistantMessage::new(
+            &model,
+            vec![
+                AssistantContent::text("héllo \u{2028} \"quoted\""),
+                AssistantContent::tool_call(
+                    "c1",
+                    "echo",
+                    serde_json::json!({"z": 1.5, "a": [1, null]}),
+                ),
+            ],
+        )
+        .with_error(StopReason::Error, "boom");
+        assistant.usage.cost.total = 0.000123;
+        let messages: [Message; 2] = [UserMessage::text("hi").into(), assistant.into()];
+        let mut session = Session::in_memory(std::path::Path::new("/work"));
+        for message in &messages {
+            let typed = session.append_message(message).unwrap();
+            let tree = session
+                .append_message_value(serde_json::to_value(message).unwrap())
+                .unwrap();
+            let typed = session.entry(&typed).unwrap();
+            let tree = session.entry(&tree).unwrap();
+            assert_eq!(
+                message_part(&typed.line().unwrap()),
+                message_part(&tree.line().unwrap())
+            );
+            assert_eq!(typed.kind().unwrap(), tree.kind().unwrap());
+            assert!(matches!(typed.kind().unwrap(), EntryKind::Message(_)));
+            assert_eq!(tree.parent_id(), Some(typed.id()));
+        }
+        let record = serde_json::json!({"decision": "allow", "n": [1, 2.5]});
+        let typed = session
+            .append_custom_data("pi-tool.approval", &record)
+            .unwrap();
+        let tree = session
+            .append_custom("pi-tool.approval", Some(record.clone()))
+            .unwrap();
+        let (typed, tree) = (
+            session.entry(&typed).unwrap(),
+            session.entry(&tree).unwrap(),
+        );
+        let before_id = |line: &str| line[..line.find(",\"id\":").unwrap()].to_owned();
+        assert_eq!(
+            before_id(&typed.line().unwrap()),
+            before_id(&tree.line().unwrap())
+        );
+        assert_eq!(typed.kind().unwrap(), tree.kind().unwrap());
+        assert!(typed.malformed().is_none());
+        // The typed lines read back as the messages they were written from.
+        let context = session.context().unwrap();
+        assert_eq!(context.messages.len(), 4);
+        assert_eq!(context.messages[2], messages[1]);
     }
 }
