@@ -1,21 +1,22 @@
-//! The agent loop's own cost, as a real run pays it: the session runtime every front end uses
-//! (`pi_coding_agent::CodingSession`: the approval gate, the session recorder and its
-//! `before_request` hook, the compaction check, telemetry off) over a scripted model (the faux
-//! provider, arguments streamed in 4-char fragments) calling `echo` and `uppercase` once each
-//! per turn for TURNS turns, then answering; trivial tools; every event consumed, every tool
-//! result checked. Prints one JSON line: turns/s, events/s, and heap allocations and bytes per
-//! turn (counted by the global allocator of this program, over the prompts only: starting a
-//! session is not a turn).
+//! The agent loop's own cost: a scripted model (the faux provider, arguments streamed in 4-char
+//! fragments) calling `echo` and `uppercase` once each per turn for TURNS turns, then
+//! answering; trivial tools; every event consumed, every tool result checked. Prints one JSON
+//! line: turns/s, events/s, and heap allocations and bytes per turn (counted by the global
+//! allocator of this program, over the runs only: setting one up is not a turn).
 //!
-//! PARTS says what the run has around the loop:
-//! - `default`: what `pi-tool -p` has with no settings and `--no-session`: the gate in its
-//!   default mode (`ask`) with the tools allowed by a rule (nobody is there to answer), the
-//!   session kept in memory;
-//! - `recorded`: the same gate, and the session written to a file, synced before each request.
+//! PARTS says what is around the loop:
+//! - `loop`: the loop as a program embedding it gets it (`pi_agent::Agent` with its default
+//!   configuration: no gate, no session);
+//! - `memory`: the session runtime every front end uses (`pi_coding_agent::CodingSession`):
+//!   the approval gate in its default mode (`ask`) with the two tools allowed by a rule
+//!   (nobody is there to answer), the recorder and its `before_request` hook, the compaction
+//!   check, telemetry off; the session kept in memory (`--no-session`);
+//! - `recorded`: the same, with the session written to a file and synced before each request
+//!   (what a real run pays).
 //!
 //! `bench/peers/loop.sh` runs it beside upstream Pi's `agentLoop` on the same script.
 //!
-//! Usage: loop_cost [TURNS] [RUNS] [default|recorded]
+//! Usage: loop_cost [TURNS] [RUNS] [loop|memory|recorded]
 #![allow(missing_docs, clippy::unwrap_used, clippy::expect_used)]
 
 use std::alloc::System;
@@ -23,7 +24,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use pi_agent::AgentEvent;
+use pi_agent::{Agent, AgentConfig, AgentEvent};
 use pi_ai::{FauxProvider, UserMessage};
 use pi_approval::{Mode, Permissions, ProjectTrust, Protected, RuleKind, RuleSet};
 use pi_coding_agent::{
@@ -108,14 +109,50 @@ fn start(script: &Value, dirs: &Path, recorded: bool) -> CodingSession {
     .session
 }
 
+/// What runs the prompt: the bare loop, or a session runtime.
+enum Runner {
+    Loop(Agent),
+    Session(CodingSession),
+}
+
+impl Runner {
+    fn new(script: &Value, dirs: &Path, parts: &str) -> Self {
+        match parts {
+            "loop" => {
+                let faux = FauxProvider::from_script(script)
+                    .unwrap()
+                    .with_chunk_chars(4);
+                let tools = Arc::new(builtin::registry());
+                Self::Loop(Agent::new(AgentConfig::new(Arc::new(faux), tools)))
+            }
+            "memory" => Self::Session(start(script, dirs, false)),
+            "recorded" => Self::Session(start(script, dirs, true)),
+            other => panic!("PARTS is loop, memory or recorded, not {other}"),
+        }
+    }
+}
+
 /// One prompt of TURNS turns: its events, the time it took and what it allocated.
-async fn one_run(session: CodingSession, turns: usize) -> (usize, Duration, Stats) {
+async fn one_run(runner: Runner, turns: usize) -> (usize, Duration, Stats) {
     let before = GLOBAL.stats();
     let started = Instant::now();
-    let mut events = session.subscribe();
-    let outcome = session.prompt(vec![UserMessage::text("go").into()]).await;
-    assert!(outcome.run.error.is_none(), "{:?}", outcome.run.error);
-    assert!(outcome.recording_failure.is_none());
+    let prompt = vec![UserMessage::text("go").into()];
+    let (mut events, error) = match &runner {
+        Runner::Loop(agent) => {
+            let events = agent.subscribe();
+            let run = agent
+                .run(Vec::new(), prompt, CancellationToken::new())
+                .await;
+            (events, run.error)
+        }
+        Runner::Session(session) => {
+            let events = session.subscribe();
+            let outcome = session.prompt(prompt).await;
+            assert!(outcome.recording_failure.is_none());
+            (events, outcome.run.error)
+        }
+    };
+    assert!(error.is_none(), "{error:?}");
     let (mut count, mut results) = (0, 0);
     while let Ok(event) = events.try_recv() {
         count += 1;
@@ -130,7 +167,9 @@ async fn one_run(session: CodingSession, turns: usize) -> (usize, Duration, Stat
     let elapsed = started.elapsed();
     let stats = GLOBAL.stats() - before;
     drop(events);
-    assert_eq!(session.close().await, None);
+    if let Runner::Session(session) = runner {
+        assert_eq!(session.close().await, None);
+    }
     assert_eq!(
         results,
         2 * turns,
@@ -144,31 +183,27 @@ async fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let turns: usize = args.first().map_or(10, |v| v.parse().unwrap());
     let runs: usize = args.get(1).map_or(200, |v| v.parse().unwrap());
-    let recorded = match args.get(2).map_or("default", String::as_str) {
-        "default" => false,
-        "recorded" => true,
-        other => panic!("PARTS is default or recorded, not {other}"),
-    };
+    let parts = args.get(2).map_or("loop", String::as_str);
     let script = script(turns);
     let dirs = tempfile::tempdir().unwrap();
     for _ in 0..runs / 10 + 1 {
-        one_run(start(&script, dirs.path(), recorded), turns).await;
+        one_run(Runner::new(&script, dirs.path(), parts), turns).await;
     }
     let (mut events, mut seconds) = (0, 0.0);
     let (mut allocations, mut bytes) = (0, 0);
     for _ in 0..runs {
-        let session = start(&script, dirs.path(), recorded);
-        let (count, elapsed, stats) = one_run(session, turns).await;
+        let runner = Runner::new(&script, dirs.path(), parts);
+        let (count, elapsed, stats) = one_run(runner, turns).await;
         events += count;
         seconds += elapsed.as_secs_f64();
         allocations += stats.allocations;
         bytes += stats.bytes_allocated;
     }
     let all_turns = (turns + 1) * runs;
-    let parts = if recorded {
-        "gate (ask, allow rules), session file"
-    } else {
-        "gate (ask, allow rules), session in memory"
+    let parts = match parts {
+        "loop" => "the loop alone",
+        "memory" => "gate (ask, allow rules), session in memory",
+        _ => "gate (ask, allow rules), session file",
     };
     println!(
         "{}",
