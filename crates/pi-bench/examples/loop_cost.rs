@@ -111,8 +111,8 @@ fn start(script: &Value, dirs: &Path, recorded: bool) -> CodingSession {
 
 /// What runs the prompt: the bare loop, or a session runtime.
 enum Runner {
-    Loop(Agent),
-    Session(CodingSession),
+    Loop(Box<Agent>),
+    Session(Box<CodingSession>),
 }
 
 impl Runner {
@@ -123,10 +123,13 @@ impl Runner {
                     .unwrap()
                     .with_chunk_chars(4);
                 let tools = Arc::new(builtin::registry());
-                Self::Loop(Agent::new(AgentConfig::new(Arc::new(faux), tools)))
+                Self::Loop(Box::new(Agent::new(AgentConfig::new(
+                    Arc::new(faux),
+                    tools,
+                ))))
             }
-            "memory" => Self::Session(start(script, dirs, false)),
-            "recorded" => Self::Session(start(script, dirs, true)),
+            "memory" => Self::Session(Box::new(start(script, dirs, false))),
+            "recorded" => Self::Session(Box::new(start(script, dirs, true))),
             other => panic!("PARTS is loop, memory or recorded, not {other}"),
         }
     }
