@@ -79,8 +79,8 @@ pub(crate) trait Wire: Send + Sync + 'static {
     fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String>;
     /// The request for `request`, with the tools already rendered.
     fn post(&self, request: &Request, tools: &Value) -> Result<Post, String>;
-    /// A parser for one response.
-    fn parser(&self) -> Box<dyn Parser>;
+    /// A parser for one response to `request`.
+    fn parser(&self, request: &Request) -> Box<dyn Parser>;
 }
 
 /// Declares a public provider type over a wire: the struct, `new(config)` and the `Provider`
@@ -318,7 +318,7 @@ fn drive<W: Wire>(
                 return;
             }
         };
-        let mut parser = wire.parser();
+        let mut parser = wire.parser(&request);
         // JSON escaping makes an event larger than what it carries; anything past this is no
         // honest event.
         let max_event = limits.bytes.saturating_mul(2).saturating_add(1 << 20);

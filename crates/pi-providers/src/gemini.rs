@@ -222,7 +222,7 @@ impl Wire for GeminiWire {
         )
     }
 
-    fn parser(&self) -> Box<dyn Parser> {
+    fn parser(&self, _request: &Request) -> Box<dyn Parser> {
         Box::new(GeminiParser::default())
     }
 }

@@ -31,6 +31,7 @@
 //! and the coding tools build without an HTTP or TLS stack.
 
 mod anthropic;
+mod anthropic_oauth;
 mod azure;
 mod compat;
 mod config;
