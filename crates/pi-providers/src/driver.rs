@@ -53,10 +53,21 @@ pub(crate) trait Parser: Send {
     fn feed(&mut self, event: Option<&str>, data: &str) -> Result<Feed, String>;
 }
 
+/// How a wire's answer is framed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// Server-sent events (every wire but Bedrock's).
+    Sse,
+    /// AWS event-stream frames (`application/vnd.amazon.eventstream`).
+    AwsEventStream,
+}
+
 /// A wire format: how to ask, and how to read the answer.
 pub(crate) trait Wire: Send + Sync + 'static {
     /// The wire API's name on every message it makes, e.g. `openai-completions`.
     const API: &'static str;
+    /// How the answer is framed.
+    const FRAMING: Framing = Framing::Sse;
     /// The provider's name on every message it makes, e.g. `openai`.
     const PROVIDER: &'static str;
     /// The settings it was made with.
@@ -322,7 +333,13 @@ fn drive<W: Wire>(
         // JSON escaping makes an event larger than what it carries; anything past this is no
         // honest event.
         let max_event = limits.bytes.saturating_mul(2).saturating_add(1 << 20);
-        let events = http::events(response, max_event);
+        let events: futures::stream::BoxStream<'static, Result<(Option<String>, String), String>> =
+            match W::FRAMING {
+                Framing::Sse => http::events(response, max_event).boxed(),
+                Framing::AwsEventStream => {
+                    crate::event_frames::frames(response, max_event).boxed()
+                }
+            };
         futures::pin_mut!(events);
         loop {
             // Only events restart the idle clock: keep-alive comments never reach here.

@@ -203,7 +203,13 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 pub(crate) fn error_message(status: u16, body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     let message = parsed.as_ref().and_then(|value| {
-        let error = value.get("error")?;
+        let Some(error) = value.get("error") else {
+            // AWS services answer `{"message": ...}` at the top level.
+            return value
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+        };
         error
             .get("message")
             .and_then(Value::as_str)
@@ -300,6 +306,13 @@ mod tests {
             "429: You exceeded your current quota."
         );
         assert_eq!(error_message(502, "Bad Gateway"), "502: Bad Gateway");
+        assert_eq!(
+            error_message(
+                403,
+                r#"{"message":"The security token included in the request is invalid."}"#
+            ),
+            "403: The security token included in the request is invalid."
+        );
         assert_eq!(error_message(500, ""), "500: no details");
     }
 
