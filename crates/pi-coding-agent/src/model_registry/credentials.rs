@@ -134,6 +134,23 @@ fn now_millis() -> u64 {
 /// The advice of a missing key: the variable to set, `--api-key`, or an auth.json entry.
 pub(crate) fn what_to_set(provider: &str, env_keys: &[String]) -> String {
     let entry = format!("an {{\"type\": \"api_key\"}} entry \"{provider}\" in auth.json");
+    // The cloud providers authenticate from their platform's own credentials (Pi's checks).
+    match provider {
+        "amazon-bedrock" => {
+            return format!(
+                "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or \
+                 AWS_BEARER_TOKEN_BEDROCK, or add {entry} holding a Bedrock API key"
+            );
+        }
+        "google-vertex" => {
+            return format!(
+                "set GOOGLE_CLOUD_API_KEY, or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION with \
+                 application default credentials (`gcloud auth application-default login`), or \
+                 add {entry}"
+            );
+        }
+        _ => {}
+    }
     match env_keys.last() {
         // The last is the plain key variable (Anthropic's OAuth token variable comes first).
         Some(variable) => format!("set {variable}, pass --api-key, or add {entry}"),
@@ -401,6 +418,17 @@ mod tests {
         assert_eq!(
             error,
             "no API key for anthropic: set ANTHROPIC_API_KEY, pass --api-key, or add an {\"type\": \"api_key\"} entry \"anthropic\" in auth.json"
+        );
+        let bedrock = empty
+            .find(
+                "amazon-bedrock",
+                "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            )
+            .unwrap();
+        let error = empty.credentials(bedrock).unwrap_err().to_string();
+        assert!(
+            error.starts_with("no API key for amazon-bedrock: set AWS_ACCESS_KEY_ID"),
+            "{error}"
         );
         let codex = AuthFile::from_entries([(
             "openai".to_owned(),
