@@ -1,6 +1,6 @@
 //! The chosen model as something to talk to: its wire (`openai-completions`,
 //! `openai-responses`, `anthropic-messages`, `google-generative-ai`,
-//! `bedrock-converse-stream`) with the registry's base
+//! `google-vertex`, `bedrock-converse-stream`) with the registry's base
 //! URL and key, wrapped so that every answer is stamped with the registry's provider name and
 //! its cost computed from the catalog's prices (as Pi stores `usage.cost`).
 
@@ -13,7 +13,7 @@ use pi_ai::{
 };
 use pi_providers::{
     Anthropic, AzureOpenAi, AzureSettings, Bedrock, BedrockSettings, Gemini, OpenAiChat,
-    OpenAiResponses, ProviderConfig, ThinkingBudgets,
+    OpenAiResponses, ProviderConfig, ThinkingBudgets, Vertex, VertexSettings,
 };
 use pi_tool::Content;
 use tokio_util::sync::CancellationToken;
@@ -84,6 +84,10 @@ pub fn model_provider(
         }
         ModelApi::AnthropicMessages => Arc::new(Anthropic::new(config).map_err(built)?),
         ModelApi::GoogleGenerativeAi => Arc::new(Gemini::new(config).map_err(built)?),
+        ModelApi::GoogleVertex => {
+            let settings = VertexSettings::from_lookup(|name| std::env::var(name).ok());
+            Arc::new(Vertex::new(config, settings).map_err(built)?)
+        }
         ModelApi::BedrockConverseStream => {
             // A key from --api-key or auth.json is a Bedrock bearer token, as in Pi.
             let settings = BedrockSettings::from_lookup(

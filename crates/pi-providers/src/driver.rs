@@ -92,6 +92,14 @@ pub(crate) trait Wire: Send + Sync + 'static {
     fn post(&self, request: &Request, tools: &Value) -> Result<Post, String>;
     /// A parser for one response to `request`.
     fn parser(&self, request: &Request) -> Box<dyn Parser>;
+    /// The `Authorization` value to fetch just before sending (a short-lived token bought
+    /// with a refresh token); `None` for the wires whose `post` carries its credentials.
+    fn authorization(
+        &self,
+        _client: &reqwest::Client,
+    ) -> Option<futures::future::BoxFuture<'static, Result<String, String>>> {
+        None
+    }
 }
 
 /// Declares a public provider type over a wire: the struct, `new(config)` and the `Provider`
@@ -302,6 +310,17 @@ fn drive<W: Wire>(
             .get(wire.as_ref(), &request.tools)
             .and_then(|tools| wire.post(&request, &tools))
             .and_then(|post| post.extra_headers(&wire.config().headers));
+        let post = match (post, wire.authorization(&client)) {
+            (Ok(post), Some(fetch)) => {
+                let value = tokio::select! {
+                    value = fetch => value,
+                    () = signal.cancelled() => Err("Request was aborted".to_owned()),
+                    () = until(deadline) => Err(too_slow.clone()),
+                };
+                value.and_then(|value| post.sensitive_header("authorization", &value))
+            }
+            (post, _) => post,
+        };
         let post = match post {
             Ok(post) => post,
             Err(message) => {

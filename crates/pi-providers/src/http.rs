@@ -72,6 +72,19 @@ impl Post {
         Ok(self)
     }
 
+    /// Adds a header whose value is a credential (never shown in a `Debug` print).
+    pub(crate) fn sensitive_header(
+        mut self,
+        name: &'static str,
+        value: &str,
+    ) -> Result<Self, String> {
+        let mut value =
+            HeaderValue::from_str(value).map_err(|_| format!("the {name} header is not valid"))?;
+        value.set_sensitive(true);
+        self.headers.insert(HeaderName::from_static(name), value);
+        Ok(self)
+    }
+
     /// Adds the configured extra headers, each replacing one of the same name (a custom
     /// `authorization` wins over the key's). A bad name or value is an error naming the
     /// header, never repeating its value.

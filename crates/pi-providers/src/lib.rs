@@ -7,6 +7,8 @@
 //! - [`Gemini`]: Google Gemini (`streamGenerateContent?alt=sse`).
 //! - [`AzureOpenAi`]: Azure OpenAI, on the Responses wire (its URL forms normalised, its
 //!   `api-key` header).
+//! - [`Vertex`]: Gemini on Google Vertex AI, with an API key or application default
+//!   credentials (gcloud's user login).
 //! - [`Bedrock`]: Amazon Bedrock's Converse streaming API, signed with SigV4 by the AWS
 //!   signer (or with a Bedrock bearer token), its answer read from AWS event-stream frames.
 //!
@@ -51,6 +53,7 @@ mod sse;
 mod thinking;
 mod transcript;
 mod turns;
+mod vertex;
 
 pub use anthropic::Anthropic;
 pub use aws_credentials::{AwsKeys, BedrockAuth, BedrockSettings};
@@ -64,3 +67,4 @@ pub use gemini::Gemini;
 pub use http::RetryPolicy;
 pub use openai_chat::OpenAiChat;
 pub use openai_responses::OpenAiResponses;
+pub use vertex::{Vertex, VertexSettings};
