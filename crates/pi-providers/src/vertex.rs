@@ -17,11 +17,11 @@ use futures::future::BoxFuture;
 use pi_ai::{EventStream, ModelInfo, Provider, Request, ServerAddress};
 use pi_tool::ToolDefinition;
 use pi_tool::dialect::Dialect;
-use serde_json::Value;
+use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use crate::driver::{Model, Parser, Wire};
-use crate::gemini::{GeminiParser, render_tools, request_body};
+use crate::driver::{Model, Parser, Wire, render_each};
+use crate::gemini::{GeminiParser, request_body};
 use crate::http::Post;
 use crate::{ProviderConfig, ProviderError};
 
@@ -282,11 +282,21 @@ impl Wire for VertexWire {
     }
 
     fn dialect(&self) -> Dialect {
-        Dialect::Gemini
+        // Pi's Vertex client sends each tool's JSON Schema as it is (`parametersJsonSchema`),
+        // not Gemini's OpenAPI subset.
+        Dialect::Anthropic
     }
 
     fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String> {
-        render_tools(tools)
+        let declarations = render_each(tools, self.dialect(), |tool, schema| {
+            json!({"name": tool.name, "description": tool.description,
+                "parametersJsonSchema": schema})
+        })?;
+        Ok(if declarations.is_empty() {
+            json!([])
+        } else {
+            json!([{"functionDeclarations": declarations}])
+        })
     }
 
     fn post(&self, request: &Request, tools: &Value) -> Result<Post, String> {

@@ -63,9 +63,12 @@ async fn an_api_key_goes_to_vertex_express_path() {
     assert!(!requests[0].headers.contains_key("authorization"));
     // As Pi's Vertex client: no tool choice when the model may choose.
     assert!(requests[0].body.get("toolConfig").is_none());
+    let weather = &requests[0].body["tools"][0]["functionDeclarations"][0];
+    assert_eq!(weather["name"], "get_weather");
+    // The JSON Schema as it is, as Pi's Vertex client sends it.
     assert_eq!(
-        requests[0].body["tools"][0]["functionDeclarations"][0]["name"],
-        "get_weather"
+        weather["parametersJsonSchema"]["additionalProperties"],
+        false
     );
 }
 
