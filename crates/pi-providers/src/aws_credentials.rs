@@ -73,6 +73,9 @@ pub struct BedrockSettings {
     pub endpoint_override: Option<String>,
     /// How requests are authenticated; `Err` says why there is no way.
     pub auth: Result<BedrockAuth, String>,
+    /// `AWS_BEDROCK_FORCE_CACHE=1`: cache points for a model whose id names no Claude model
+    /// (an application inference profile's ARN).
+    pub force_cache: bool,
 }
 
 impl BedrockSettings {
@@ -113,6 +116,7 @@ impl BedrockSettings {
             endpoint_override: get("AWS_ENDPOINT_URL_BEDROCK_RUNTIME")
                 .or_else(|| get("AWS_ENDPOINT_URL")),
             auth,
+            force_cache: get("AWS_BEDROCK_FORCE_CACHE").as_deref() == Some("1"),
         }
     }
 

@@ -82,6 +82,7 @@ impl Bedrock {
             },
             auth,
             region,
+            force_cache: settings.force_cache,
         };
         Model::new(wire, &endpoint).map(Self)
     }
@@ -105,6 +106,7 @@ struct ConverseWire {
     config: ProviderConfig,
     auth: BedrockAuth,
     region: String,
+    force_cache: bool,
 }
 
 impl ConverseWire {
@@ -136,16 +138,19 @@ impl ConverseWire {
             .any(|form| needles.iter().any(|needle| form.contains(needle)))
     }
 
-    /// Claude models Bedrock caches prompts for (Pi's list).
+    /// Claude models Bedrock caches prompts for (Pi's list); any model whose id names no
+    /// Claude model when `AWS_BEDROCK_FORCE_CACHE=1`.
     fn caches_prompts(&self) -> bool {
-        self.id_has(&["claude"])
-            && self.id_has(&[
-                "fable-5",
-                "sonnet-5",
-                "-4-",
-                "claude-3-7-sonnet",
-                "claude-3-5-haiku",
-            ])
+        if !self.id_has(&["claude"]) {
+            return self.force_cache;
+        }
+        self.id_has(&[
+            "fable-5",
+            "sonnet-5",
+            "-4-",
+            "claude-3-7-sonnet",
+            "claude-3-5-haiku",
+        ])
     }
 
     fn adaptive_thinking(&self) -> bool {
@@ -614,6 +619,22 @@ mod tests {
             path_segment("arn:aws:bedrock:eu-west-1:1:x/y"),
             "arn%3Aaws%3Abedrock%3Aeu-west-1%3A1%3Ax%2Fy"
         );
+    }
+
+    #[test]
+    fn cache_points_go_to_claude_models_or_where_forced() {
+        let wire = |model: &str, force_cache| ConverseWire {
+            config: ProviderConfig::new(model),
+            auth: BedrockAuth::None,
+            region: "us-east-1".to_owned(),
+            force_cache,
+        };
+        let profile = "arn:aws:bedrock:us-east-1:123:application-inference-profile/abc";
+        assert!(!wire(profile, false).caches_prompts());
+        assert!(wire(profile, true).caches_prompts());
+        assert!(wire("us.anthropic.claude-sonnet-4-5-20250929-v1:0", false).caches_prompts());
+        assert!(!wire("anthropic.claude-3-haiku-20240307-v1:0", false).caches_prompts());
+        assert!(!wire("amazon.nova-pro-v1:0", false).caches_prompts());
     }
 
     #[test]
