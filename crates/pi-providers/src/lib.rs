@@ -8,7 +8,7 @@
 //! - [`AzureOpenAi`]: Azure OpenAI, on the Responses wire (its URL forms normalised, its
 //!   `api-key` header).
 //! - [`Vertex`]: Gemini on Google Vertex AI, with an API key or application default
-//!   credentials (gcloud's user login).
+//!   credentials (gcloud's user login, or a service-account key).
 //! - [`Bedrock`]: Amazon Bedrock's Converse streaming API, signed with SigV4 by the AWS
 //!   signer (or with a Bedrock bearer token), its answer read from AWS event-stream frames.
 //!

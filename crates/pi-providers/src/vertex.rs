@@ -4,10 +4,12 @@
 //! credentials for `GOOGLE_CLOUD_PROJECT` in `GOOGLE_CLOUD_LOCATION` (a bearer token, at
 //! `/v1/projects/{project}/locations/{location}/publishers/google/models/...`).
 //!
-//! Of the application default credentials, the kind `gcloud auth application-default login`
-//! writes (`authorized_user`: a refresh token exchanged for an access token, cached until a
-//! minute before it expires) is followed. A service-account key file needs an RS256-signed
-//! JWT exchange, which this crate does not make: it is refused, naming the alternatives.
+//! Application default credentials of both common kinds are followed: the file `gcloud auth
+//! application-default login` writes (`authorized_user`: its refresh token exchanged for an
+//! access token) and a service-account key (`service_account`: an RS256-signed JWT, made by
+//! `jsonwebtoken`, exchanged for one). The access token is cached until a minute before it
+//! expires. Other kinds (external accounts, impersonation) are refused, naming the
+//! alternatives.
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -59,12 +61,28 @@ impl VertexSettings {
     }
 }
 
-/// A refresh token from `gcloud auth application-default login`, and the access token it
-/// last bought.
+/// The scope a service account asks its token for (Pi's client asks the same).
+const CLOUD_PLATFORM_SCOPE: &str = "https://www.googleapis.com/auth/cloud-platform";
+
+/// What is traded for an access token.
+enum Grant {
+    /// gcloud's user login: a refresh token.
+    Refresh {
+        client_id: String,
+        client_secret: String,
+        refresh_token: String,
+    },
+    /// A service-account key: a JWT it signs.
+    ServiceAccount {
+        client_email: String,
+        key: jsonwebtoken::EncodingKey,
+        key_id: Option<String>,
+    },
+}
+
+/// Application default credentials, and the access token they last bought.
 struct UserCredentials {
-    client_id: String,
-    client_secret: String,
-    refresh_token: String,
+    grant: Grant,
     token_uri: String,
     cached: Mutex<Option<(String, Instant)>>,
 }
@@ -82,16 +100,22 @@ impl UserCredentials {
         let file: Value = serde_json::from_str(&text)
             .map_err(|_| format!("{} is not a credentials file (not JSON)", path.display()))?;
         let field = |name: &str| file.get(name).and_then(Value::as_str).map(str::to_owned);
-        match field("type").as_deref() {
-            Some("authorized_user") => {}
-            Some("service_account") => {
-                return Err(format!(
-                    "{} is a service-account key, which this program cannot sign in with (it \
-                     needs an RS256-signed token exchange): run `gcloud auth \
-                     application-default login`, or set GOOGLE_CLOUD_API_KEY",
-                    path.display()
-                ));
-            }
+        let required =
+            |name: &str| field(name).ok_or_else(|| format!("{} has no {name}", path.display()));
+        let grant = match field("type").as_deref() {
+            Some("authorized_user") => Grant::Refresh {
+                client_id: required("client_id")?,
+                client_secret: required("client_secret")?,
+                refresh_token: required("refresh_token")?,
+            },
+            Some("service_account") => Grant::ServiceAccount {
+                client_email: required("client_email")?,
+                key: jsonwebtoken::EncodingKey::from_rsa_pem(required("private_key")?.as_bytes())
+                    .map_err(|_| {
+                    format!("{}: private_key is not an RSA key in PEM", path.display())
+                })?,
+                key_id: field("private_key_id"),
+            },
             other => {
                 return Err(format!(
                     "{}: credentials of type {} are not supported; run `gcloud auth \
@@ -100,16 +124,48 @@ impl UserCredentials {
                     other.unwrap_or("(none)")
                 ));
             }
-        }
-        let required =
-            |name: &str| field(name).ok_or_else(|| format!("{} has no {name}", path.display()));
+        };
         Ok(Self {
-            client_id: required("client_id")?,
-            client_secret: required("client_secret")?,
-            refresh_token: required("refresh_token")?,
+            grant,
             token_uri: field("token_uri").unwrap_or_else(|| GOOGLE_TOKEN_URI.to_owned()),
             cached: Mutex::new(None),
         })
+    }
+
+    /// The token request's form for this grant.
+    fn form(&self) -> Result<String, String> {
+        let mut form = url::form_urlencoded::Serializer::new(String::new());
+        match &self.grant {
+            Grant::Refresh {
+                client_id,
+                client_secret,
+                refresh_token,
+            } => {
+                form.append_pair("grant_type", "refresh_token")
+                    .append_pair("client_id", client_id)
+                    .append_pair("client_secret", client_secret)
+                    .append_pair("refresh_token", refresh_token);
+            }
+            Grant::ServiceAccount {
+                client_email,
+                key,
+                key_id,
+            } => {
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |elapsed| elapsed.as_secs());
+                let claims = serde_json::json!({"iss": client_email, "scope": CLOUD_PLATFORM_SCOPE,
+                    "aud": self.token_uri, "iat": now, "exp": now + 3600});
+                let mut header = jsonwebtoken::Header::new(jsonwebtoken::Algorithm::RS256);
+                header.kid.clone_from(key_id);
+                let assertion = jsonwebtoken::encode(&header, &claims, key).map_err(|error| {
+                    format!("the service-account token could not be signed: {error}")
+                })?;
+                form.append_pair("grant_type", "urn:ietf:params:oauth:grant-type:jwt-bearer")
+                    .append_pair("assertion", &assertion);
+            }
+        }
+        Ok(form.finish())
     }
 
     /// An access token: the cached one while it has a minute left, else a new one.
@@ -123,12 +179,7 @@ impl UserCredentials {
         {
             return Ok(token);
         }
-        let form = url::form_urlencoded::Serializer::new(String::new())
-            .append_pair("grant_type", "refresh_token")
-            .append_pair("client_id", &self.client_id)
-            .append_pair("client_secret", &self.client_secret)
-            .append_pair("refresh_token", &self.refresh_token)
-            .finish();
+        let form = self.form()?;
         let failed = |detail: String| format!("Google's token exchange failed: {detail}");
         let response = client
             .post(&self.token_uri)
@@ -363,13 +414,17 @@ mod tests {
         );
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("sa.json");
-        std::fs::write(&file, r#"{"type": "service_account", "private_key": "x"}"#).unwrap();
+        std::fs::write(
+            &file,
+            r#"{"type": "service_account", "client_email": "a@b", "private_key": "x"}"#,
+        )
+        .unwrap();
         let settings = VertexSettings {
             project: Some("p".into()),
             location: Some("us-central1".into()),
             credentials_file: Some(file),
         };
         let error = Vertex::new(config(), settings).unwrap_err().to_string();
-        assert!(error.contains("service-account key"), "{error}");
+        assert!(error.contains("private_key is not an RSA key"), "{error}");
     }
 }

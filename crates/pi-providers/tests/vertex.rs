@@ -23,6 +23,9 @@ use tokio_util::sync::CancellationToken;
 
 const TWO_CALLS: &str = include_str!("fixtures/gemini_two_calls.sse");
 const FINAL_TEXT: &str = include_str!("fixtures/gemini_final_text.sse");
+/// A key made for this test alone (`openssl genrsa 2048`), and its public half.
+const PRIVATE_KEY: &str = include_str!("fixtures/vertex_test_service_account.key.pem");
+const PUBLIC_KEY: &str = include_str!("fixtures/vertex_test_service_account.pub.pem");
 
 async fn run(provider: Vertex) -> pi_agent::AgentRun {
     let config = AgentConfig::new(Arc::new(provider), Arc::new(travel_tools()))
@@ -139,4 +142,57 @@ async fn a_refused_token_exchange_ends_the_answer_with_googles_reason() {
         "{error}"
     );
     assert_eq!(fake.requests().len(), 1);
+}
+
+#[tokio::test]
+async fn a_service_account_signs_its_token_request() {
+    let fake = Fake::start(vec![
+        Reply::error(200, r#"{"access_token":"ya29.sa-token","expires_in":3600}"#),
+        Reply::sse(sse(FINAL_TEXT)),
+    ])
+    .await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("service-account.json");
+    let token_uri = fake.url("/token");
+    let key = json!({"type": "service_account", "project_id": "my-project",
+        "private_key_id": "key-1", "private_key": PRIVATE_KEY,
+        "client_email": "agent@my-project.iam.gserviceaccount.com", "token_uri": token_uri});
+    std::fs::write(&file, key.to_string()).unwrap();
+    let settings = VertexSettings {
+        project: Some("my-project".into()),
+        location: Some("us-central1".into()),
+        credentials_file: Some(file),
+    };
+    let config = ProviderConfig::new("gemini-2.5-flash").with_base_url(fake.url(""));
+    let run = run(Vertex::new(config, settings).unwrap()).await;
+    assert_eq!(run.end, EndReason::Completed, "{:?}", run.error);
+    let requests = fake.requests();
+    assert_eq!(requests[0].path, "/token");
+    let form: std::collections::HashMap<String, String> =
+        url::form_urlencoded::parse(requests[0].raw.as_bytes())
+            .into_owned()
+            .collect();
+    assert_eq!(
+        form["grant_type"],
+        "urn:ietf:params:oauth:grant-type:jwt-bearer"
+    );
+    // The assertion verifies with the key's public half, for Google's token endpoint.
+    let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
+    validation.set_audience(&[token_uri.as_str()]);
+    let decoded = jsonwebtoken::decode::<serde_json::Value>(
+        &form["assertion"],
+        &jsonwebtoken::DecodingKey::from_rsa_pem(PUBLIC_KEY.as_bytes()).unwrap(),
+        &validation,
+    )
+    .unwrap();
+    assert_eq!(decoded.header.kid.as_deref(), Some("key-1"));
+    assert_eq!(
+        decoded.claims["iss"],
+        "agent@my-project.iam.gserviceaccount.com"
+    );
+    assert_eq!(
+        decoded.claims["scope"],
+        "https://www.googleapis.com/auth/cloud-platform"
+    );
+    assert_eq!(requests[1].headers["authorization"], "Bearer ya29.sa-token");
 }
