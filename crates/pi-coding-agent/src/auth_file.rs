@@ -8,8 +8,9 @@
 //! ```
 //!
 //! `key` is resolved as in models.json (literal, `$VAR`, `!command`), looking in the entry's
-//! own `env` first. OAuth entries (Pi's `/login` subscriptions) are recognised and reported as
-//! not supported here. A file that other users may read is refused: it holds keys, and Pi
+//! own `env` first. OAuth entries (Pi's `/login` subscriptions) keep their access token and
+//! its expiry: Anthropic's is used while it is valid (see `ModelRegistry::credentials`); the
+//! others are reported as not supported here. A file that other users may read is refused: it holds keys, and Pi
 //! writes it with mode 0600.
 
 use std::collections::BTreeMap;
@@ -32,8 +33,14 @@ pub enum AuthEntry {
         /// Variables for this provider, looked up before the environment.
         env: BTreeMap<String, Secret>,
     },
-    /// `{"type": "oauth", ...}`: a subscription login, which this program cannot use.
-    OAuth,
+    /// `{"type": "oauth", "access": ..., "refresh": ..., "expires": ...}`: a subscription
+    /// login made by Pi's `/login`.
+    OAuth {
+        /// The access token, when the entry has one.
+        access: Option<Secret>,
+        /// When it expires, in milliseconds since the Unix epoch (Pi's `expires`).
+        expires: Option<u64>,
+    },
 }
 
 /// The credentials of `auth.json`, by provider.
@@ -174,7 +181,10 @@ impl AuthFile {
                         env,
                     }
                 }
-                Some("oauth") => AuthEntry::OAuth,
+                Some("oauth") => AuthEntry::OAuth {
+                    access: entry.get("access").and_then(Value::as_str).map(Secret::new),
+                    expires: entry.get("expires").and_then(Value::as_u64),
+                },
                 _ => {
                     return Err(entry_error(
                         format!("{provider}.type"),
@@ -246,7 +256,13 @@ mod tests {
         };
         assert_eq!(key.expose(), "sk-1");
         assert_eq!(env.get("X").map(Secret::expose), Some("y"));
-        assert_eq!(file.entry("anthropic"), Some(&AuthEntry::OAuth));
+        assert_eq!(
+            file.entry("anthropic"),
+            Some(&AuthEntry::OAuth {
+                access: Some(Secret::new("a")),
+                expires: Some(1)
+            })
+        );
         assert_eq!(
             file.providers().collect::<Vec<_>>(),
             ["anthropic", "openai"]

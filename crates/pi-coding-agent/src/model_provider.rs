@@ -1,5 +1,6 @@
 //! The chosen model as something to talk to: its wire (`openai-completions`,
-//! `openai-responses`, `anthropic-messages`, `google-generative-ai`) with the registry's base
+//! `openai-responses`, `anthropic-messages`, `google-generative-ai`,
+//! `google-vertex`, `bedrock-converse-stream`) with the registry's base
 //! URL and key, wrapped so that every answer is stamped with the registry's provider name and
 //! its cost computed from the catalog's prices (as Pi stores `usage.cost`).
 
@@ -11,8 +12,8 @@ use pi_ai::{
     UserContent,
 };
 use pi_providers::{
-    Anthropic, AzureOpenAi, AzureSettings, Gemini, OpenAiChat, OpenAiResponses, ProviderConfig,
-    ThinkingBudgets,
+    Anthropic, AzureOpenAi, AzureSettings, Bedrock, BedrockSettings, Gemini, OpenAiChat,
+    OpenAiResponses, ProviderConfig, ThinkingBudgets, Vertex, VertexSettings,
 };
 use pi_tool::Content;
 use tokio_util::sync::CancellationToken;
@@ -83,6 +84,18 @@ pub fn model_provider(
         }
         ModelApi::AnthropicMessages => Arc::new(Anthropic::new(config).map_err(built)?),
         ModelApi::GoogleGenerativeAi => Arc::new(Gemini::new(config).map_err(built)?),
+        ModelApi::GoogleVertex => {
+            let settings = VertexSettings::from_lookup(|name| std::env::var(name).ok());
+            Arc::new(Vertex::new(config, settings).map_err(built)?)
+        }
+        ModelApi::BedrockConverseStream => {
+            // A key from --api-key or auth.json is a Bedrock bearer token, as in Pi.
+            let settings = BedrockSettings::from_lookup(
+                |name| std::env::var(name).ok(),
+                config.api_key.as_deref(),
+            );
+            Arc::new(Bedrock::new(config, settings).map_err(built)?)
+        }
         other => return Err(unbuilt(other)),
     };
     let mut priced = PricedProvider::new(wire, model);

@@ -1,10 +1,16 @@
 //! Anthropic Messages (`POST {base}/v1/messages`).
 
+use std::sync::Arc;
+
 use pi_ai::{AssistantContent, Fragment, Message, Request, StopReason, Usage, UserContent};
 use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
 
+use crate::anthropic_oauth::{
+    CLAUDE_CODE_IDENTITY, OAUTH_BETAS, from_claude_code_name, is_oauth_token, to_claude_code_name,
+    user_agent,
+};
 use crate::driver::{Feed, Parser, Wire, event_json, render_each, wire_provider};
 use crate::http::Post;
 use crate::ids::wire_id;
@@ -94,6 +100,14 @@ impl Wire for MessagesWire {
         let info = self.info();
         let prepared = transcript::prepare(&request.messages, &info);
         let allow_empty = self.config.compat.allow_empty_signature == Some(true);
+        let oauth = self.oauth();
+        let tool_name = |name: &str| {
+            if oauth {
+                to_claude_code_name(name)
+            } else {
+                name.to_owned()
+            }
+        };
         let mut messages: Vec<Value> = Vec::new();
         // Consecutive results share one user message of `tool_result` blocks.
         let mut results: Vec<Value> = Vec::new();
@@ -127,7 +141,7 @@ impl Wire for MessagesWire {
                                 thinking_block(thinking, thinking_signature.as_deref(), *redacted, allow_empty)
                             }
                             AssistantContent::ToolCall { id, name, arguments, .. } => Some(json!({
-                                "type": "tool_use", "id": wire_id(id, MAX_ID), "name": name,
+                                "type": "tool_use", "id": wire_id(id, MAX_ID), "name": tool_name(name),
                                 "input": if arguments.is_object() { arguments.clone() } else { json!({}) }})),
                         })
                         .collect();
@@ -154,19 +168,34 @@ impl Wire for MessagesWire {
         let mut body = Map::new();
         body.insert("model".into(), json!(self.config.model));
         body.insert("max_tokens".into(), json!(thinking.max_tokens));
-        if let Some(system) = &request.system_prompt {
+        if oauth {
+            // The subscription API serves only requests that open with Claude Code's line.
+            let mut system = vec![json!({"type": "text", "text": CLAUDE_CODE_IDENTITY})];
+            if let Some(prompt) = &request.system_prompt {
+                system.push(json!({"type": "text", "text": prompt}));
+            }
+            body.insert("system".into(), Value::Array(system));
+        } else if let Some(system) = &request.system_prompt {
             body.insert("system".into(), json!(system));
         }
         body.insert("messages".into(), Value::Array(messages));
-        if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
-            body.insert("tools".into(), tools.clone());
+        if let Some(list) = tools.as_array().filter(|tools| !tools.is_empty()) {
+            let mut list = list.clone();
+            if oauth {
+                for tool in &mut list {
+                    if let Some(name) = tool.get("name").and_then(Value::as_str) {
+                        tool["name"] = json!(to_claude_code_name(name));
+                    }
+                }
+            }
+            body.insert("tools".into(), Value::Array(list));
             body.insert(
                 "tool_choice".into(),
                 match &self.config.tool_choice {
                     ToolChoice::Auto => json!({"type": "auto"}),
                     ToolChoice::None => json!({"type": "none"}),
                     ToolChoice::Required => json!({"type": "any"}),
-                    ToolChoice::Tool(name) => json!({"type": "tool", "name": name}),
+                    ToolChoice::Tool(name) => json!({"type": "tool", "name": tool_name(name)}),
                 },
             );
         }
@@ -181,21 +210,53 @@ impl Wire for MessagesWire {
             "{}/v1/messages",
             self.config.base("https://api.anthropic.com")
         );
-        let mut post =
+        let post =
             Post::new(url, Value::Object(body))?.header("anthropic-version", "2023-06-01")?;
-        if thinking.interleaved_beta {
-            post = post.header("anthropic-beta", INTERLEAVED_THINKING_BETA)?;
+        let mut betas: Vec<&str> = Vec::new();
+        if oauth {
+            betas.extend(OAUTH_BETAS);
         }
-        post.key_header("x-api-key", self.config.api_key.as_deref(), str::to_owned)
+        if thinking.interleaved_beta {
+            betas.push(INTERLEAVED_THINKING_BETA);
+        }
+        let post = if betas.is_empty() {
+            post
+        } else {
+            post.header("anthropic-beta", &betas.join(","))?
+        };
+        if oauth {
+            post.header("accept", "application/json")?
+                .header("anthropic-dangerous-direct-browser-access", "true")?
+                .header("user-agent", &user_agent())?
+                .header("x-app", "cli")?
+                .key_header("authorization", self.config.api_key.as_deref(), |key| {
+                    format!("Bearer {key}")
+                })
+        } else {
+            post.key_header("x-api-key", self.config.api_key.as_deref(), str::to_owned)
+        }
     }
 
-    fn parser(&self) -> Box<dyn Parser> {
-        Box::new(MessagesParser::default())
+    fn parser(&self, request: &Request) -> Box<dyn Parser> {
+        Box::new(MessagesParser {
+            oauth_tools: self.oauth().then(|| Arc::clone(&request.tools)),
+            ..MessagesParser::default()
+        })
+    }
+}
+
+impl MessagesWire {
+    /// Whether the key is a Claude subscription token (see [`crate::anthropic_oauth`]).
+    fn oauth(&self) -> bool {
+        self.config.api_key.as_deref().is_some_and(is_oauth_token)
     }
 }
 
 #[derive(Default)]
 struct MessagesParser {
+    /// The request's tools when the request went with a subscription token: the answer's
+    /// tool names are Claude Code's spelling of them.
+    oauth_tools: Option<Arc<[ToolDefinition]>>,
     usage: Usage,
     /// The signature of the thinking block being streamed (it may come in pieces).
     signature: String,
@@ -250,19 +311,25 @@ impl Parser for MessagesParser {
             "content_block_start" => {
                 let block = event.get("content_block").unwrap_or(&Value::Null);
                 match block.get("type").and_then(Value::as_str) {
-                    Some("tool_use") => feed.pieces.push(Fragment::ToolStart {
-                        key: index(),
-                        id: block
-                            .get("id")
-                            .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_owned(),
-                        name: block
+                    Some("tool_use") => {
+                        let name = block
                             .get("name")
                             .and_then(Value::as_str)
-                            .unwrap_or_default()
-                            .to_owned(),
-                    }),
+                            .unwrap_or_default();
+                        let name = match &self.oauth_tools {
+                            Some(tools) => from_claude_code_name(name, tools),
+                            None => name.to_owned(),
+                        };
+                        feed.pieces.push(Fragment::ToolStart {
+                            key: index(),
+                            id: block
+                                .get("id")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default()
+                                .to_owned(),
+                            name,
+                        });
+                    }
                     Some("text") => {
                         let text = block
                             .get("text")

@@ -224,7 +224,7 @@ impl Wire for AzureWire {
         )
     }
 
-    fn parser(&self) -> Box<dyn Parser> {
+    fn parser(&self, _request: &Request) -> Box<dyn Parser> {
         Box::new(ResponsesParser::default())
     }
 }

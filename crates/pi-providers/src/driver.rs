@@ -53,10 +53,21 @@ pub(crate) trait Parser: Send {
     fn feed(&mut self, event: Option<&str>, data: &str) -> Result<Feed, String>;
 }
 
+/// How a wire's answer is framed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Framing {
+    /// Server-sent events (every wire but Bedrock's).
+    Sse,
+    /// AWS event-stream frames (`application/vnd.amazon.eventstream`).
+    AwsEventStream,
+}
+
 /// A wire format: how to ask, and how to read the answer.
 pub(crate) trait Wire: Send + Sync + 'static {
     /// The wire API's name on every message it makes, e.g. `openai-completions`.
     const API: &'static str;
+    /// How the answer is framed.
+    const FRAMING: Framing = Framing::Sse;
     /// The provider's name on every message it makes, e.g. `openai`.
     const PROVIDER: &'static str;
     /// The settings it was made with.
@@ -79,8 +90,16 @@ pub(crate) trait Wire: Send + Sync + 'static {
     fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String>;
     /// The request for `request`, with the tools already rendered.
     fn post(&self, request: &Request, tools: &Value) -> Result<Post, String>;
-    /// A parser for one response.
-    fn parser(&self) -> Box<dyn Parser>;
+    /// A parser for one response to `request`.
+    fn parser(&self, request: &Request) -> Box<dyn Parser>;
+    /// The `Authorization` value to fetch just before sending (a short-lived token bought
+    /// with a refresh token); `None` for the wires whose `post` carries its credentials.
+    fn authorization(
+        &self,
+        _client: &reqwest::Client,
+    ) -> Option<futures::future::BoxFuture<'static, Result<String, String>>> {
+        None
+    }
 }
 
 /// Declares a public provider type over a wire: the struct, `new(config)` and the `Provider`
@@ -291,6 +310,17 @@ fn drive<W: Wire>(
             .get(wire.as_ref(), &request.tools)
             .and_then(|tools| wire.post(&request, &tools))
             .and_then(|post| post.extra_headers(&wire.config().headers));
+        let post = match (post, wire.authorization(&client)) {
+            (Ok(post), Some(fetch)) => {
+                let value = tokio::select! {
+                    value = fetch => value,
+                    () = signal.cancelled() => Err("Request was aborted".to_owned()),
+                    () = until(deadline) => Err(too_slow.clone()),
+                };
+                value.and_then(|value| post.sensitive_header("authorization", &value))
+            }
+            (post, _) => post,
+        };
         let post = match post {
             Ok(post) => post,
             Err(message) => {
@@ -318,11 +348,17 @@ fn drive<W: Wire>(
                 return;
             }
         };
-        let mut parser = wire.parser();
+        let mut parser = wire.parser(&request);
         // JSON escaping makes an event larger than what it carries; anything past this is no
         // honest event.
         let max_event = limits.bytes.saturating_mul(2).saturating_add(1 << 20);
-        let events = http::events(response, max_event);
+        let events: futures::stream::BoxStream<'static, Result<(Option<String>, String), String>> =
+            match W::FRAMING {
+                Framing::Sse => http::events(response, max_event).boxed(),
+                Framing::AwsEventStream => {
+                    crate::event_frames::frames(response, max_event).boxed()
+                }
+            };
         futures::pin_mut!(events);
         loop {
             // Only events restart the idle clock: keep-alive comments never reach here.

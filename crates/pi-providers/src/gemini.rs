@@ -1,6 +1,8 @@
 //! Google Gemini (`POST {base}/v1beta/models/{model}:streamGenerateContent?alt=sse`).
 
-use pi_ai::{AssistantContent, Fragment, Message, Request, StopReason, Usage, UserContent};
+use pi_ai::{
+    AssistantContent, Fragment, Message, ModelInfo, Request, StopReason, Usage, UserContent,
+};
 use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
@@ -60,21 +62,53 @@ impl Wire for GeminiWire {
     }
 
     fn render_tools(&self, tools: &[ToolDefinition]) -> Result<Value, String> {
-        let declarations = render_each(
-            tools,
-            self.dialect(),
-            |tool, parameters| json!({"name": tool.name, "description": tool.description, "parameters": parameters}),
-        )?;
-        Ok(if declarations.is_empty() {
-            json!([])
-        } else {
-            json!([{"functionDeclarations": declarations}])
-        })
+        render_tools(tools)
     }
 
     fn post(&self, request: &Request, tools: &Value) -> Result<Post, String> {
-        let info = self.info();
-        let prepared = transcript::prepare(&request.messages, &info);
+        let body = request_body(&self.config, &self.info(), request, tools);
+        let url = format!(
+            "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
+            self.config
+                .base("https://generativelanguage.googleapis.com"),
+            self.config.model
+        );
+        Post::new(url, body)?.key_header(
+            "x-goog-api-key",
+            self.config.api_key.as_deref(),
+            str::to_owned,
+        )
+    }
+
+    fn parser(&self, _request: &Request) -> Box<dyn Parser> {
+        Box::new(GeminiParser::default())
+    }
+}
+
+/// The tools as Gemini (and Vertex) take them: one `functionDeclarations` list.
+pub(crate) fn render_tools(tools: &[ToolDefinition]) -> Result<Value, String> {
+    let declarations = render_each(
+        tools,
+        Dialect::Gemini,
+        |tool, parameters| json!({"name": tool.name, "description": tool.description, "parameters": parameters}),
+    )?;
+    Ok(if declarations.is_empty() {
+        json!([])
+    } else {
+        json!([{"functionDeclarations": declarations}])
+    })
+}
+
+/// The `generateContent` body for `request` (Gemini's and Vertex's alike), the transcript
+/// prepared for the model `info` names.
+pub(crate) fn request_body(
+    config: &ProviderConfig,
+    info: &ModelInfo,
+    request: &Request,
+    tools: &Value,
+) -> Value {
+    {
+        let prepared = transcript::prepare(&request.messages, info);
         let mut contents: Vec<Value> = Vec::new();
         // Consecutive results share one user turn of `functionResponse` parts.
         let mut results: Vec<Value> = Vec::new();
@@ -188,7 +222,7 @@ impl Wire for GeminiWire {
         body.insert("contents".into(), Value::Array(contents));
         if tools.as_array().is_some_and(|tools| !tools.is_empty()) {
             body.insert("tools".into(), tools.clone());
-            let config = match &self.config.tool_choice {
+            let config = match &config.tool_choice {
                 ToolChoice::Auto => json!({"mode": "AUTO"}),
                 ToolChoice::None => json!({"mode": "NONE"}),
                 ToolChoice::Required => json!({"mode": "ANY"}),
@@ -200,35 +234,22 @@ impl Wire for GeminiWire {
             );
         }
         let mut generation = Map::new();
-        if let Some(max) = self.config.output_limit() {
+        if let Some(max) = config.output_limit() {
             generation.insert("maxOutputTokens".into(), json!(max));
         }
-        if let Some(thinking) = thinking::gemini(&self.config) {
+        if let Some(thinking) = thinking::gemini(config) {
             generation.insert("thinkingConfig".into(), thinking);
         }
         if !generation.is_empty() {
             body.insert("generationConfig".into(), Value::Object(generation));
         }
-        let url = format!(
-            "{}/v1beta/models/{}:streamGenerateContent?alt=sse",
-            self.config
-                .base("https://generativelanguage.googleapis.com"),
-            self.config.model
-        );
-        Post::new(url, Value::Object(body))?.key_header(
-            "x-goog-api-key",
-            self.config.api_key.as_deref(),
-            str::to_owned,
-        )
-    }
-
-    fn parser(&self) -> Box<dyn Parser> {
-        Box::new(GeminiParser::default())
+        Value::Object(body)
     }
 }
 
+/// Reads Gemini's (and Vertex's) streamed `GenerateContentResponse` chunks.
 #[derive(Default)]
-struct GeminiParser {
+pub(crate) struct GeminiParser {
     calls: usize,
     /// The `responseId` was passed on (every chunk repeats it).
     id_sent: bool,

@@ -72,6 +72,19 @@ impl Post {
         Ok(self)
     }
 
+    /// Adds a header whose value is a credential (never shown in a `Debug` print).
+    pub(crate) fn sensitive_header(
+        mut self,
+        name: &'static str,
+        value: &str,
+    ) -> Result<Self, String> {
+        let mut value =
+            HeaderValue::from_str(value).map_err(|_| format!("the {name} header is not valid"))?;
+        value.set_sensitive(true);
+        self.headers.insert(HeaderName::from_static(name), value);
+        Ok(self)
+    }
+
     /// Adds the configured extra headers, each replacing one of the same name (a custom
     /// `authorization` wins over the key's). A bad name or value is an error naming the
     /// header, never repeating its value.
@@ -203,7 +216,13 @@ fn retry_after(headers: &HeaderMap) -> Option<Duration> {
 pub(crate) fn error_message(status: u16, body: &str) -> String {
     let parsed: Option<Value> = serde_json::from_str(body).ok();
     let message = parsed.as_ref().and_then(|value| {
-        let error = value.get("error")?;
+        let Some(error) = value.get("error") else {
+            // AWS services answer `{"message": ...}` at the top level.
+            return value
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+        };
         error
             .get("message")
             .and_then(Value::as_str)
@@ -300,6 +319,13 @@ mod tests {
             "429: You exceeded your current quota."
         );
         assert_eq!(error_message(502, "Bad Gateway"), "502: Bad Gateway");
+        assert_eq!(
+            error_message(
+                403,
+                r#"{"message":"The security token included in the request is invalid."}"#
+            ),
+            "403: The security token included in the request is invalid."
+        );
         assert_eq!(error_message(500, ""), "500: no details");
     }
 

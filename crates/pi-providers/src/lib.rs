@@ -7,12 +7,16 @@
 //! - [`Gemini`]: Google Gemini (`streamGenerateContent?alt=sse`).
 //! - [`AzureOpenAi`]: Azure OpenAI, on the Responses wire (its URL forms normalised, its
 //!   `api-key` header).
+//! - [`Vertex`]: Gemini on Google Vertex AI, with an API key or application default
+//!   credentials (gcloud's user login, or a service-account key).
+//! - [`Bedrock`]: Amazon Bedrock's Converse streaming API, signed with SigV4 by the AWS
+//!   signer (or with a Bedrock bearer token), its answer read from AWS event-stream frames.
 //!
 //! Each wire asks for the configured thinking level ([`ProviderConfig::thinking`]) the way Pi
 //! asks for it there, sends the configured extra headers, and reads a `models.json` `compat`
 //! block ([`ModelCompat`]).
 //!
-//! Every wire streams server-sent events (read from reqwest's byte stream, each event bounded),
+//! Every wire but Bedrock's streams server-sent events (read from reqwest's byte stream, each event bounded),
 //! maps text, thinking and tool-call fragments onto Pi's event protocol, renders the
 //! tools in its own schema dialect (refusing, with the tool's name and the schema path, a schema
 //! the provider cannot take, before any request is sent), sends tool results back the way it
@@ -31,10 +35,14 @@
 //! and the coding tools build without an HTTP or TLS stack.
 
 mod anthropic;
+mod anthropic_oauth;
+mod aws_credentials;
 mod azure;
+mod bedrock;
 mod compat;
 mod config;
 mod driver;
+mod event_frames;
 mod gemini;
 
 mod http;
@@ -45,9 +53,12 @@ mod sse;
 mod thinking;
 mod transcript;
 mod turns;
+mod vertex;
 
 pub use anthropic::Anthropic;
+pub use aws_credentials::{AwsKeys, BedrockAuth, BedrockSettings};
 pub use azure::{AzureOpenAi, AzureSettings, azure_base_url, parse_deployment_map};
+pub use bedrock::Bedrock;
 pub use compat::{MaxTokensField, ModelCompat, ThinkingFormat};
 pub use config::{DEFAULT_RESPONSE_TIMEOUT, ProviderConfig, ProviderError, ToolChoice};
 pub use pi_ai::{DEFAULT_MAX_RESPONSE_BYTES, ThinkingBudgets, ThinkingLevel, ThinkingLevelMap};
@@ -56,3 +67,4 @@ pub use gemini::Gemini;
 pub use http::RetryPolicy;
 pub use openai_chat::OpenAiChat;
 pub use openai_responses::OpenAiResponses;
+pub use vertex::{Vertex, VertexSettings};

@@ -193,7 +193,7 @@ impl Wire for ChatWire {
         )
     }
 
-    fn parser(&self) -> Box<dyn Parser> {
+    fn parser(&self, _request: &Request) -> Box<dyn Parser> {
         Box::new(ChatParser::default())
     }
 }

@@ -73,7 +73,7 @@ impl Wire for ResponsesWire {
         })
     }
 
-    fn parser(&self) -> Box<dyn Parser> {
+    fn parser(&self, _request: &Request) -> Box<dyn Parser> {
         Box::new(ResponsesParser::default())
     }
 }

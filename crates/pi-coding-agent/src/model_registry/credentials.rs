@@ -26,6 +26,8 @@ pub enum KeySource {
     Ambient(String),
     /// The provider's `apiKey` in models.json.
     ModelsFile,
+    /// The access token of an auth.json subscription login (Pi's `/login`), still valid.
+    Subscription,
     /// None needed: a models.json provider on this machine.
     LocalServer,
 }
@@ -65,6 +67,21 @@ pub enum KeyError {
         /// Why.
         source: ValueError,
     },
+    /// The provider's subscription login in auth.json has expired (Pi renews it online with
+    /// its refresh token; this program does not).
+    #[error(
+        "{}: the subscription login (OAuth) for {provider} has expired; run pi once to renew it, or remove the entry and {}",
+        path.display(),
+        what_to_set(provider, env_keys)
+    )]
+    OAuthExpired {
+        /// The file.
+        path: PathBuf,
+        /// The provider.
+        provider: String,
+        /// Its key variables.
+        env_keys: Vec<String>,
+    },
     /// Only an OAuth login is stored for the provider.
     #[error(
         "{} holds a subscription login (OAuth) for {provider}, which this program cannot use: {}",
@@ -95,9 +112,45 @@ pub enum KeyError {
     },
 }
 
+/// The providers whose subscription login this program can use: Anthropic's (its token goes
+/// on the Messages wire as a bearer; see `pi_providers`). Codex and Copilot need wires of
+/// their own.
+const SUBSCRIPTION_PROVIDERS: [&str; 1] = ["anthropic"];
+
+/// Whether an auth.json login of `provider` with this access token can be used here.
+fn subscription_usable(provider: &str, access: &Option<Secret>) -> bool {
+    SUBSCRIPTION_PROVIDERS.contains(&provider) && access.is_some()
+}
+
+/// Milliseconds since the Unix epoch (Pi's `expires` unit); 0 before it.
+fn now_millis() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| {
+            u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX)
+        })
+}
+
 /// The advice of a missing key: the variable to set, `--api-key`, or an auth.json entry.
 pub(crate) fn what_to_set(provider: &str, env_keys: &[String]) -> String {
     let entry = format!("an {{\"type\": \"api_key\"}} entry \"{provider}\" in auth.json");
+    // The cloud providers authenticate from their platform's own credentials (Pi's checks).
+    match provider {
+        "amazon-bedrock" => {
+            return format!(
+                "set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or \
+                 AWS_BEARER_TOKEN_BEDROCK, or add {entry} holding a Bedrock API key"
+            );
+        }
+        "google-vertex" => {
+            return format!(
+                "set GOOGLE_CLOUD_API_KEY, or GOOGLE_CLOUD_PROJECT and GOOGLE_CLOUD_LOCATION with \
+                 application default credentials (`gcloud auth application-default login`), or \
+                 add {entry}"
+            );
+        }
+        _ => {}
+    }
     match env_keys.last() {
         // The last is the plain key variable (Anthropic's OAuth token variable comes first).
         Some(variable) => format!("set {variable}, pass --api-key, or add {entry}"),
@@ -114,8 +167,12 @@ impl ModelRegistry {
         if self.runtime_keys.contains_key(provider) {
             return true;
         }
-        if let Some(AuthEntry::ApiKey { .. }) = self.auth.entry(provider) {
-            return true;
+        match self.auth.entry(provider) {
+            Some(AuthEntry::ApiKey { .. }) => return true,
+            Some(AuthEntry::OAuth { access, .. }) if subscription_usable(provider, access) => {
+                return true;
+            }
+            _ => {}
         }
         if self.env_key(provider).is_some() || ambient_credentials(provider, &self.vars).is_some() {
             return true;
@@ -227,8 +284,21 @@ impl ModelRegistry {
                     })?;
                 return Ok((Some(value), KeySource::AuthFile));
             }
+            // A stored login owns the provider, as in Pi: no fallback when it has expired.
+            Some(AuthEntry::OAuth { access, expires }) if subscription_usable(provider, access) => {
+                return match access {
+                    Some(token) if expires.is_none_or(|expires| now_millis() < expires) => {
+                        Ok((Some(token.clone()), KeySource::Subscription))
+                    }
+                    _ => Err(KeyError::OAuthExpired {
+                        path: auth_path(),
+                        provider: provider.to_owned(),
+                        env_keys: self.env_keys_of(provider).to_vec(),
+                    }),
+                };
+            }
             // Not usable here; a key from another source still is.
-            Some(AuthEntry::OAuth) => true,
+            Some(AuthEntry::OAuth { .. }) => true,
             None => false,
         };
         if let Some(api_key) = self
@@ -349,18 +419,67 @@ mod tests {
             error,
             "no API key for anthropic: set ANTHROPIC_API_KEY, pass --api-key, or add an {\"type\": \"api_key\"} entry \"anthropic\" in auth.json"
         );
-        let oauth = AuthFile::from_entries([("anthropic".to_owned(), AuthEntry::OAuth)]);
-        let with_login = registry(
-            "{\"providers\": {}}",
-            oauth,
-            Variables::fixed::<&str, &str>([]),
-        );
-        assert!(!with_login.has_configured_auth(opus));
-        let error = with_login.credentials(opus).unwrap_err().to_string();
+        let bedrock = empty
+            .find(
+                "amazon-bedrock",
+                "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            )
+            .unwrap();
+        let error = empty.credentials(bedrock).unwrap_err().to_string();
         assert!(
-            error.starts_with("auth.json holds a subscription login (OAuth) for anthropic"),
+            error.starts_with("no API key for amazon-bedrock: set AWS_ACCESS_KEY_ID"),
             "{error}"
         );
+        let codex = AuthFile::from_entries([(
+            "openai".to_owned(),
+            AuthEntry::OAuth {
+                access: Some(Secret::new("token")),
+                expires: None,
+            },
+        )]);
+        let with_login = registry(
+            "{\"providers\": {}}",
+            codex,
+            Variables::fixed::<&str, &str>([]),
+        );
+        let gpt = with_login.find("openai", "gpt-5.5").unwrap();
+        assert!(!with_login.has_configured_auth(gpt));
+        let error = with_login.credentials(gpt).unwrap_err().to_string();
+        assert!(
+            error.starts_with("auth.json holds a subscription login (OAuth) for openai"),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn an_anthropic_login_is_used_while_valid_and_owns_the_provider() {
+        let login = |expires| {
+            AuthFile::from_entries([(
+                "anthropic".to_owned(),
+                AuthEntry::OAuth {
+                    access: Some(Secret::new("sk-ant-oat01-login")),
+                    expires: Some(expires),
+                },
+            )])
+        };
+        let env = || Variables::fixed([("ANTHROPIC_API_KEY", "sk-ant-env")]);
+        let valid = registry("{\"providers\": {}}", login(u64::MAX), env());
+        let opus = valid.find("anthropic", "claude-opus-4-8").unwrap();
+        assert!(valid.has_configured_auth(opus));
+        let credentials = valid.credentials(opus).unwrap();
+        assert_eq!(
+            (credentials.key.unwrap().expose(), credentials.source),
+            ("sk-ant-oat01-login", KeySource::Subscription)
+        );
+        // Expired: no silent fallback to the variable, as in Pi.
+        let expired = registry("{\"providers\": {}}", login(1), env());
+        let error = expired.credentials(opus).unwrap_err().to_string();
+        assert!(
+            error
+                .starts_with("auth.json: the subscription login (OAuth) for anthropic has expired"),
+            "{error}"
+        );
+        assert!(!error.contains("sk-ant"), "{error}");
     }
 
     #[test]

@@ -69,6 +69,8 @@ pub struct Recorded {
     pub path: String,
     pub headers: HeaderMap,
     pub body: Value,
+    /// The body as text (a form, for the token endpoints).
+    pub raw: String,
 }
 
 #[derive(Clone, Default)]
@@ -121,6 +123,7 @@ async fn answer(State(shared): State<Shared>, request: Request) -> Response {
         path,
         headers,
         body,
+        raw: String::from_utf8_lossy(&bytes).into_owned(),
     });
     let reply = shared
         .replies
