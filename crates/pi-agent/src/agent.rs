@@ -70,6 +70,25 @@ impl Agent {
         self.emitter.emit(event);
     }
 
+    /// Announces what the steering and follow-up queues hold now (`queue_update`): whoever
+    /// queues or clears messages calls it, the loop does when it delivers some.
+    pub fn announce_queues(&self) {
+        self.emitter.emit(AgentEvent::QueueUpdate {
+            steering: self.steering.texts(),
+            follow_up: self.follow_ups.texts(),
+        });
+    }
+
+    /// What `queue` has due now, announced as a queue change when anything was taken (before
+    /// the messages' own events, as Pi orders them).
+    fn take_queued(&self, queue: &MessageQueue) -> Vec<Message> {
+        let taken = queue.take_due();
+        if !taken.is_empty() {
+            self.announce_queues();
+        }
+        taken
+    }
+
     pub(crate) fn emitter(&self) -> &Emitter {
         &self.emitter
     }
@@ -178,7 +197,9 @@ impl Agent {
             let calls = assistant.tool_calls();
             if calls.is_empty() {
                 self.turn_end(assistant, &[]);
-                if run.inject(self.steering.take_due()) || run.inject(self.follow_ups.take_due()) {
+                if run.inject(self.take_queued(&self.steering))
+                    || run.inject(self.take_queued(&self.follow_ups))
+                {
                     continue;
                 }
                 break (EndReason::Completed, None);
@@ -198,12 +219,18 @@ impl Agent {
             if executed.iter().all(|result| result.terminate) {
                 break (EndReason::Terminated, None);
             }
-            run.inject(self.steering.take_due());
+            run.inject(self.take_queued(&self.steering));
         };
         let messages = run.into_added();
+        let will_retry = self
+            .config
+            .will_retry
+            .as_ref()
+            .is_some_and(|hook| hook(&messages));
         self.emitter.emit(AgentEvent::AgentEnd {
             messages: messages.clone(),
             reason: end,
+            will_retry,
         });
         AgentRun {
             messages,
@@ -265,6 +292,14 @@ impl Agent {
         self.emitter.emit(AgentEvent::MessageEnd {
             message: Message::Assistant(message.clone()),
         });
+        if let Some(event) = self
+            .config
+            .after_response
+            .as_ref()
+            .and_then(|hook| hook(&message))
+        {
+            self.emitter.emit(event);
+        }
         message
     }
 

@@ -524,7 +524,9 @@ async fn a_subscriber_that_reads_late_loses_nothing() {
     let events = drain(&mut early);
     assert!(events.len() > 10);
     match events.last() {
-        Some(AgentEvent::AgentEnd { messages, reason }) => {
+        Some(AgentEvent::AgentEnd {
+            messages, reason, ..
+        }) => {
             assert_eq!(messages, &run.messages);
             assert_eq!(*reason, EndReason::Completed);
         }

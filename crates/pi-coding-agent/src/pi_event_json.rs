@@ -1,8 +1,7 @@
 //! An event as Pi's JSON and RPC modes print it. Our events are Pi's shapes already; what
 //! differs is left out or added here, for the front ends that speak to Pi's clients: the
 //! stream's `start` and `done` updates are not printed (Pi announces those as `message_start`
-//! and `message_end` only), and `agent_end` says `willRetry` (this program retries no run
-//! after it ended) instead of our `reason`.
+//! and `message_end` only), and `agent_end` carries no `reason` (Pi's says only `willRetry`).
 
 use pi_agent::AgentEvent;
 use pi_ai::AssistantMessageEvent;
@@ -22,7 +21,6 @@ pub fn pi_event_json(event: &AgentEvent) -> Option<Value> {
         && let Some(object) = line.as_object_mut()
     {
         object.remove("reason");
-        object.insert("willRetry".to_owned(), Value::Bool(false));
     }
     Some(line)
 }
@@ -33,12 +31,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn agent_end_says_it_will_not_retry_and_stream_ends_are_not_printed() {
+    fn agent_end_says_whether_it_retries_without_its_reason_and_stream_ends_are_not_printed() {
         let end = AgentEvent::AgentEnd {
             messages: Vec::new(),
-            reason: pi_agent::EndReason::Completed,
+            reason: pi_agent::EndReason::Error,
+            will_retry: true,
         };
-        assert_eq!(pi_event_json(&end).unwrap()["willRetry"], false);
+        let line = pi_event_json(&end).unwrap();
+        assert_eq!(line["willRetry"], true);
+        assert!(line.get("reason").is_none());
         assert!(pi_event_json(&AgentEvent::AgentStart).is_some());
     }
 }

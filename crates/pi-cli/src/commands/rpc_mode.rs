@@ -392,11 +392,11 @@ async fn handle(
                 return Some(
                     match command.get("streamingBehavior").and_then(Value::as_str) {
                         Some("steer") => {
-                            session.steering().push(message);
+                            session.steer(message);
                             success(id, kind, None)
                         }
                         Some("followUp") => {
-                            session.follow_ups().push(message);
+                            session.follow_up(message);
                             success(id, kind, None)
                         }
                         _ => failure(
@@ -422,9 +422,9 @@ async fn handle(
         "steer" | "follow_up" => match user_message(command, session) {
             Ok(message) => {
                 if kind == "steer" {
-                    session.steering().push(message);
+                    session.steer(message);
                 } else {
-                    session.follow_ups().push(message);
+                    session.follow_up(message);
                 }
                 success(id, kind, None)
             }

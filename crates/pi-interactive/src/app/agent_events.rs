@@ -280,10 +280,8 @@ impl App {
             return;
         };
         let mut texts: Vec<String> = session
-            .steering()
-            .drain()
+            .clear_queues()
             .into_iter()
-            .chain(session.follow_ups().drain())
             .filter_map(|message| match message {
                 Message::User(user) => Some(user_text(&user)),
                 _ => None,
