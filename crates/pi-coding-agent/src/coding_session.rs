@@ -12,6 +12,7 @@ use pi_ai::{Message, Provider, UserMessage};
 use pi_approval::{Approver, SealKey};
 use pi_session::Session;
 use pi_tool::ToolRegistry;
+use serde_json::Value;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
@@ -91,6 +92,11 @@ pub struct CodingSession {
     current: Mutex<Option<CancellationToken>>,
     /// Whether a prompt is running.
     streaming: std::sync::atomic::AtomicBool,
+    /// The person's shell commands that ended while a prompt ran (Pi's `bashExecution`),
+    /// written when it ends so no entry lands between a call and its result. Locked while a
+    /// prompt ends too, so a command ending then is either held and written or written at
+    /// once, never left behind.
+    pending_bash: Mutex<Vec<Value>>,
     /// When a failed response is asked for again, whether it is now (RPC's `set_auto_retry`
     /// turns it off and on while the session runs), and how often the prompt did; the agent's
     /// `agent_end` reads it too (its `willRetry`).
@@ -219,6 +225,7 @@ impl CodingSession {
                 stop,
                 current: Mutex::new(None),
                 streaming: std::sync::atomic::AtomicBool::new(false),
+                pending_bash: Mutex::new(Vec::new()),
                 retry_wait: Mutex::new(None),
                 retry,
                 follower,
@@ -349,10 +356,18 @@ impl CodingSession {
         *lock(&self.current) = Some(signal.clone());
         self.streaming
             .store(true, std::sync::atomic::Ordering::SeqCst);
-        let outcome = self.run_with_retries(history, prompts, &signal).await;
+        let mut outcome = self.run_with_retries(history, prompts, &signal).await;
         *lock(&self.current) = None;
+        let mut pending = lock(&self.pending_bash);
         self.streaming
             .store(false, std::sync::atomic::Ordering::SeqCst);
+        for message in pending.drain(..) {
+            if let Err(error) = self.append_bash_message(message) {
+                outcome
+                    .recording_failure
+                    .get_or_insert_with(|| pi_tool::error_text(&error));
+            }
+        }
         outcome
     }
 
@@ -519,18 +534,27 @@ impl CodingSession {
     }
 
     /// Records a shell command the person ran (Pi's `bashExecution`): the model reads it with
-    /// the next prompt, unless it is excluded from the context (`!!cmd`). Refused while a
-    /// prompt runs.
+    /// the next prompt, unless it is excluded from the context (`!!cmd`). While a prompt runs
+    /// it is held and written when the prompt ends (after the prompt's messages, as Pi does),
+    /// so the running prompt's requests do not carry it and the next prompt's do.
     pub fn record_bash_execution(
         &self,
         execution: &crate::user_bash::BashExecution,
     ) -> Result<(), RuntimeError> {
-        if self.is_streaming() {
-            return Err(RuntimeError::Busy("recording a shell command"));
-        }
         let timestamp = u64::try_from(chrono::Utc::now().timestamp_millis()).unwrap_or(0);
+        let message = execution.to_message(timestamp);
+        let mut pending = lock(&self.pending_bash);
+        if self.is_streaming() {
+            pending.push(message);
+            return Ok(());
+        }
+        self.append_bash_message(message)
+    }
+
+    /// Writes a `bashExecution` message into the session; the next prompt reads it.
+    fn append_bash_message(&self, message: Value) -> Result<(), RuntimeError> {
         self.recorder
-            .with_session(|session| session.append_message_value(execution.to_message(timestamp)))
+            .with_session(|session| session.append_message_value(message))
             .map_err(|source| RuntimeError::Session {
                 what: "recording a shell command".to_owned(),
                 source,

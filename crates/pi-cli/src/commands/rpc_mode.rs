@@ -441,13 +441,8 @@ async fn handle(
             let Some(command_line) = command.get("command").and_then(Value::as_str) else {
                 return Some(failure(id, kind, "the command needs a \"command\" string"));
             };
-            if busy {
-                return Some(failure(
-                    id,
-                    kind,
-                    "Agent is already processing; run the command once it is done",
-                ));
-            }
+            // During a prompt too, as Pi: the command runs now, its record waits for the
+            // prompt to end (`CodingSession::record_bash_execution`).
             if listener
                 .bash
                 .as_ref()
