@@ -443,3 +443,77 @@ fn an_editor_that_goes_away_mid_tool_leaves_every_call_answered_in_the_file() {
         "{file}"
     );
 }
+
+/// `session/fork` (advertised as `sessionCapabilities.fork`): the fork is a new session in its
+/// own file holding the conversation so far, its next request carries it, and the session
+/// forked from goes on untouched.
+#[test]
+fn a_forked_session_goes_on_from_a_copy_and_the_first_is_untouched() {
+    let (url, seen) = support::serve(vec![
+        answer("The first answer."),
+        answer("The fork's answer."),
+    ]);
+    let dirs = dirs(&url);
+    let work = dirs.path().join("work");
+    let mut server = Server::start(&dirs);
+    server.send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#,
+    );
+    let (initialized, _) = server.until_response(1);
+    assert!(
+        initialized["result"]["agentCapabilities"]["sessionCapabilities"]["fork"].is_object(),
+        "{initialized}"
+    );
+    let new = json!({"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd": work, "mcpServers":[]}});
+    server.send(&new.to_string());
+    let (created, _) = server.until_response(2);
+    let first = created["result"]["sessionId"].as_str().unwrap().to_owned();
+    let (done, _, _) = server.prompt(3, &first, "First question", &mut Vec::new());
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+
+    let fork = json!({"jsonrpc":"2.0","id":4,"method":"session/fork","params":{
+        "sessionId": first, "cwd": work, "mcpServers": []}});
+    server.send(&fork.to_string());
+    let (forked, _) = server.until_response(4);
+    let second = forked["result"]["sessionId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{forked}"))
+        .to_owned();
+    assert_ne!(second, first);
+    assert_eq!(
+        forked["result"]["configOptions"][0]["currentValue"],
+        "local/local-model"
+    );
+    let (done, _, _) = server.prompt(5, &second, "Second question", &mut Vec::new());
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    // The fork's request carries the first exchange.
+    let bodies = support::bodies(&seen);
+    assert_eq!(bodies.len(), 2);
+    let request = bodies[1]["messages"].to_string();
+    for wanted in ["First question", "The first answer.", "Second question"] {
+        assert!(request.contains(wanted), "{wanted}: {request}");
+    }
+    // Forking a session that is not open is an error naming it.
+    server.send(
+        &json!({"jsonrpc":"2.0","id":6,"method":"session/fork","params":{
+            "sessionId": "nope", "cwd": work, "mcpServers": []}})
+        .to_string(),
+    );
+    let (unknown, _) = server.until_response(6);
+    assert_eq!(unknown["error"]["message"], "no session \"nope\"");
+    drop(server.stdin);
+    assert!(server.child.wait().unwrap().success());
+    // Two files: the first with its one exchange, the fork with both, naming its parent.
+    let files = session_files(&dirs.path().join("agent"));
+    assert_eq!(files.len(), 2, "{files:?}");
+    let (fork_file, first_file): (Vec<&String>, Vec<&String>) = files
+        .iter()
+        .partition(|file| file.lines().next().unwrap().contains("parentSession"));
+    let (first_file, fork_file) = (first_file[0], fork_file[0]);
+    assert!(first_file.lines().next().unwrap().contains(&first));
+    assert!(fork_file.lines().next().unwrap().contains(&second));
+    assert!(!first_file.contains("Second question"), "{first_file}");
+    assert!(first_file.contains("The first answer."), "{first_file}");
+    assert!(fork_file.contains("The first answer."), "{fork_file}");
+    assert!(fork_file.contains("The fork's answer."), "{fork_file}");
+}
