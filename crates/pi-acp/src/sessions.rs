@@ -233,13 +233,14 @@ impl Sessions {
         let mut tools = same_selection(&template.setup().tools, &local.tools)?;
         let (servers, mut warnings) =
             connect_mcp(mcp, &self.mcp_prefix, &self.environment, &mut tools).await?;
-        let mut setup = template.setup().clone();
+        // The settings of the session's own directory (its project's), not the program's.
+        let mut setup = template
+            .setup()
+            .in_directory(&cwd)
+            .map_err(AcpError::runtime)?;
         setup.approvals.outside_tools = local.outside_tools;
-        setup.cwd = cwd.clone();
         setup.tools = tools;
         setup.mcp_servers = servers;
-        setup.approvals.cwd = cwd.clone();
-        setup.prompt.cwd = cwd.clone();
         setup.approver = Arc::new(EditorApprover::new(
             connection.clone(),
             SessionId::new(id.as_str()),

@@ -517,3 +517,61 @@ fn a_forked_session_goes_on_from_a_copy_and_the_first_is_untouched() {
     assert!(fork_file.contains("The first answer."), "{fork_file}");
     assert!(fork_file.contains("The fork's answer."), "{fork_file}");
 }
+
+/// Each editor session reads the settings of its own directory: a trusted project elsewhere
+/// whose `.pi/settings.json` turns the automatic retry off fails at the first 500, while a
+/// session in the program's directory (the user's settings only) retries it.
+#[test]
+fn a_session_reads_the_settings_of_its_own_project() {
+    let server_error = || {
+        support::Reply::json(
+            "500 Internal Server Error",
+            r#"{"error":{"message":"Internal server error","type":"server_error"}}"#,
+        )
+    };
+    let (url, seen) = support::serve(vec![
+        server_error(),
+        server_error(),
+        answer("Retried and answered."),
+    ]);
+    let dirs = dirs(&url);
+    let work = dirs.path().join("work");
+    let other = dirs.path().join("other");
+    std::fs::create_dir_all(other.join(".pi")).unwrap();
+    std::fs::write(
+        other.join(".pi/settings.json"),
+        r#"{"retry": {"enabled": false}}"#,
+    )
+    .unwrap();
+    let user = json!({
+        "retry": {"baseDelayMs": 1, "provider": {"maxRetries": 0}},
+        "permissions": {"trustedProjects": [other]},
+    });
+    std::fs::write(dirs.path().join("agent/settings.json"), user.to_string()).unwrap();
+    let mut server = Server::start(&dirs);
+    server.initialize();
+    let mut open = |id: u64, cwd: &std::path::Path| {
+        let new = json!({"jsonrpc":"2.0","id":id,"method":"session/new","params":{"cwd": cwd, "mcpServers":[]}});
+        server.send(&new.to_string());
+        let (created, _) = server.until_response(id);
+        created["result"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{created}"))
+            .to_owned()
+    };
+    let elsewhere = open(2, &other);
+    let here = open(3, &work);
+    let (failed, _, _) = server.prompt(4, &elsewhere, "No retry here", &mut Vec::new());
+    assert_eq!(support::bodies(&seen).len(), 1, "{failed}");
+    let (answered, updates, _) = server.prompt(5, &here, "Retry here", &mut Vec::new());
+    assert_eq!(answered["result"]["stopReason"], "end_turn", "{answered}");
+    assert_eq!(support::bodies(&seen).len(), 3);
+    assert!(
+        updates
+            .iter()
+            .any(|update| update.to_string().contains("Retried and answered.")),
+        "{updates:?}"
+    );
+    drop(server.stdin);
+    assert!(server.child.wait().unwrap().success());
+}

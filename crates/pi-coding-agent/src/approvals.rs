@@ -115,6 +115,19 @@ impl ApprovalSetup {
         Ok((setup, ignored))
     }
 
+    /// Whether the project in `cwd` is trusted: this run's answer for its own directory (the
+    /// flags' or the user's settings'), the user's `permissions.trustedProjects` for another
+    /// (an editor's session elsewhere).
+    pub fn trusts(&self, cwd: &Path) -> Result<bool, RuntimeError> {
+        if cwd == self.cwd {
+            return Ok(self.project_trusted);
+        }
+        Ok(match &self.user_settings {
+            Some(path) => trust(path, cwd)? == ProjectTrust::Trusted,
+            None => false,
+        })
+    }
+
     /// The policy deciding the run's calls.
     pub fn policy(&self) -> Policy {
         Policy::new(self.mode, self.rules.clone(), LocalPaths::new(&self.cwd))

@@ -364,14 +364,12 @@ impl SessionHost {
     pub fn copy_branch(&self, dir: Option<&Path>) -> Result<Session, HostError> {
         self.session()?.with_entries(|stored| {
             let leaf = stored.leaf_id().ok_or(HostError::NothingToClone)?;
-            stored
-                .fork_to_new_file(leaf, dir)
-                .map_err(|source| {
-                    HostError::from(RuntimeError::Session {
-                        what: format!("copying the session at {leaf}"),
-                        source,
-                    })
+            stored.fork_to_new_file(leaf, dir).map_err(|source| {
+                HostError::from(RuntimeError::Session {
+                    what: format!("copying the session at {leaf}"),
+                    source,
                 })
+            })
         })
     }
 
