@@ -211,7 +211,8 @@ fn client_story(
 
 /// `queue_update` as Pi's: the same updates (both queues in full) at the same places among
 /// the user messages' `message_start`s, when a steer and a follow-up are queued mid-tool and
-/// delivered, run through Pi's RpcClient against Pi itself and against ours.
+/// delivered, run through Pi's RpcClient against Pi itself and against ours; and the tool's
+/// `tool_execution_end` with a result of Pi's shape between them.
 #[test]
 #[ignore = "needs upstream Pi: scripts/setup-pi.sh"]
 fn queue_updates_match_pis_when_steering_and_following_up() {

@@ -1,6 +1,6 @@
 // Steers and queues a follow-up through Pi's own RpcClient while the prompt's tool runs, and
 // prints the events that tell the queues' story, in order: each `queue_update` (both lists)
-// and each user message's `message_start` (its text).
+// and each user message's `message_start` (its text); and the tool's end (its result's keys).
 // Usage: node rpc-client-queues.mjs <pi-coding-agent package dir> <cliPath> <cwd> [arg...]
 // (the extra arguments go to the agent: ours asks before running bash, Pi never does)
 import { pathToFileURL } from "node:url";
@@ -25,8 +25,14 @@ try {
         ? content
         : content.filter((block) => block.type === "text").map((block) => block.text).join("");
       story.push({ type: event.type, text });
-    } else if (event.type === "tool_execution_end" && process.env.QUEUE_DEBUG) {
-      console.error(JSON.stringify(event));
+    } else if (event.type === "tool_execution_end") {
+      // The result's shape too: Pi's is the tool's own (`content`, `details`), not a message.
+      // Ours may have `details` where Pi's has none (bash says how its shell was confined).
+      const keys = Object.keys(event.result).filter((key) => key !== "details").sort();
+      story.push({ type: event.type, resultKeys: keys, isError: event.isError });
+      if (process.env.QUEUE_DEBUG) {
+        console.error(JSON.stringify(event));
+      }
     } else if (event.type === "tool_execution_start" && queued === null) {
       // The tool sleeps: both messages wait in their queues meanwhile.
       queued = client.steer("Focus on the eggs").then(() => client.followUp("Then summarize"));
