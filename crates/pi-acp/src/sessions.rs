@@ -233,11 +233,13 @@ impl Sessions {
         let mut tools = same_selection(&template.setup().tools, &local.tools)?;
         let (servers, mut warnings) =
             connect_mcp(mcp, &self.mcp_prefix, &self.environment, &mut tools).await?;
-        // The settings of the session's own directory (its project's), not the program's.
-        let mut setup = template
+        // The settings and approval rules of the session's own directory (its project's),
+        // not the program's.
+        let (mut setup, ignored) = template
             .setup()
             .in_directory(&cwd)
             .map_err(AcpError::runtime)?;
+        warnings.extend(ignored);
         setup.approvals.outside_tools = local.outside_tools;
         setup.tools = tools;
         setup.mcp_servers = servers;

@@ -520,9 +520,11 @@ fn a_forked_session_goes_on_from_a_copy_and_the_first_is_untouched() {
 
 /// Each editor session reads the settings of its own directory: a trusted project elsewhere
 /// whose `.pi/settings.json` turns the automatic retry off fails at the first 500, while a
-/// session in the program's directory (the user's settings only) retries it.
+/// session in the program's directory (the user's settings only) retries it; the project's
+/// approval rules hold in its session only (its `read` refused there, allowed here).
 #[test]
 fn a_session_reads_the_settings_of_its_own_project() {
+    let read = || tool_call("call_1", "read", &json!({"path": "notes.txt"}));
     let server_error = || {
         support::Reply::json(
             "500 Internal Server Error",
@@ -533,6 +535,10 @@ fn a_session_reads_the_settings_of_its_own_project() {
         server_error(),
         server_error(),
         answer("Retried and answered."),
+        read(),
+        answer("Refused there."),
+        read(),
+        answer("Read here."),
     ]);
     let dirs = dirs(&url);
     let work = dirs.path().join("work");
@@ -540,9 +546,12 @@ fn a_session_reads_the_settings_of_its_own_project() {
     std::fs::create_dir_all(other.join(".pi")).unwrap();
     std::fs::write(
         other.join(".pi/settings.json"),
-        r#"{"retry": {"enabled": false}}"#,
+        r#"{"retry": {"enabled": false}, "permissions": {"deny": ["read(notes.txt)"]}}"#,
     )
     .unwrap();
+    for dir in [&work, &other] {
+        std::fs::write(dir.join("notes.txt"), "milk, eggs").unwrap();
+    }
     let user = json!({
         "retry": {"baseDelayMs": 1, "provider": {"maxRetries": 0}},
         "permissions": {"trustedProjects": [other]},
@@ -572,6 +581,22 @@ fn a_session_reads_the_settings_of_its_own_project() {
             .any(|update| update.to_string().contains("Retried and answered.")),
         "{updates:?}"
     );
+    let tool_result = |request: &Value| {
+        request["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|message| message["role"] == "tool")
+            .map(|message| message["content"].to_string())
+            .unwrap_or_else(|| panic!("no tool result: {request}"))
+    };
+    server.prompt(6, &elsewhere, "Read it there", &mut Vec::new());
+    let refused = tool_result(&support::bodies(&seen)[4]);
+    assert!(!refused.contains("milk, eggs"), "{refused}");
+    server.prompt(7, &here, "Read it here", &mut Vec::new());
+    let allowed = tool_result(&support::bodies(&seen)[6]);
+    assert!(allowed.contains("milk, eggs"), "{allowed}");
     drop(server.stdin);
     assert!(server.child.wait().unwrap().success());
 }

@@ -64,20 +64,20 @@ pub struct SessionSetup {
 
 impl SessionSetup {
     /// The same setup for a session working in `cwd` (an editor's session in another
-    /// project): the directory the tools, the prompt and the approvals see, the project's
-    /// trust, and what the settings decide read again from the merged settings of that
-    /// directory (its own `.pi/settings.json` when trusted). The tools and approval rules
-    /// are the caller's to set for it.
-    pub fn in_directory(&self, cwd: &Path) -> Result<Self, RuntimeError> {
+    /// project): the directory the tools, the prompt and the approvals see, that directory's
+    /// approvals ([`ApprovalSetup::in_directory`]: its project's rules and trust), and what
+    /// the settings decide read again from the merged settings of that directory (its own
+    /// `.pi/settings.json` when trusted). The tools are the caller's to set for it. The
+    /// second value: the allow rules an untrusted project's settings lost, in words.
+    pub fn in_directory(&self, cwd: &Path) -> Result<(Self, Vec<String>), RuntimeError> {
         let mut setup = self.clone();
-        let trusted = self.approvals.trusts(cwd)?;
-        let settings = load_settings(self.agent_dir.as_deref(), cwd, trusted)?;
+        let (approvals, ignored) = self.approvals.in_directory(cwd)?;
+        let settings = load_settings(self.agent_dir.as_deref(), cwd, approvals.project_trusted)?;
         setup.cwd = cwd.to_path_buf();
         setup.prompt.cwd = cwd.to_path_buf();
-        setup.approvals.cwd = cwd.to_path_buf();
-        setup.approvals.project_trusted = trusted;
+        setup.approvals = approvals;
         setup.apply_settings(&settings);
-        Ok(setup)
+        Ok((setup, ignored))
     }
 
     /// Takes what `settings` decide for a session: Pi's automatic retry (`retry`) and the
