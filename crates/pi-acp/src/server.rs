@@ -8,10 +8,11 @@ use agent_client_protocol::schema::ProtocolVersion;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
     AgentCapabilities, AuthenticateRequest, AuthenticateResponse, AvailableCommandsUpdate,
-    CancelNotification, Implementation, InitializeRequest, InitializeResponse, ListSessionsRequest,
-    ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, McpCapabilities,
-    NewSessionRequest, NewSessionResponse, PromptCapabilities, PromptRequest, PromptResponse,
-    SessionCapabilities, SessionListCapabilities, SessionNotification, SessionUpdate,
+    CancelNotification, ForkSessionRequest, ForkSessionResponse, Implementation, InitializeRequest,
+    InitializeResponse, ListSessionsRequest, ListSessionsResponse, LoadSessionRequest,
+    LoadSessionResponse, McpCapabilities, NewSessionRequest, NewSessionResponse,
+    PromptCapabilities, PromptRequest, PromptResponse, SessionCapabilities,
+    SessionForkCapabilities, SessionListCapabilities, SessionNotification, SessionUpdate,
     SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
     SetSessionModeResponse,
 };
@@ -51,7 +52,8 @@ fn connection(
     Agent,
     impl agent_client_protocol::HandleDispatchFrom<Client> + 'static,
 > {
-    let (for_new, for_load, for_prompt, for_cancel, for_config, for_mode, for_list) = (
+    let (for_new, for_load, for_fork, for_prompt, for_cancel, for_config, for_mode, for_list) = (
+        Arc::clone(&sessions),
         Arc::clone(&sessions),
         Arc::clone(&sessions),
         Arc::clone(&sessions),
@@ -136,6 +138,33 @@ fn connection(
             },
             agent_client_protocol::on_receive_request!(),
         )
+        // ACP's `session/fork` (unstable in the protocol: the crate's `unstable_session_fork`).
+        .on_receive_request(
+            async move |request: ForkSessionRequest, responder, connection| match for_fork
+                .fork(
+                    &request.session_id,
+                    &request.cwd,
+                    &request.mcp_servers,
+                    &connection,
+                )
+                .await
+            {
+                Ok((session, warnings)) => {
+                    warnings.iter().for_each(|warning| report(warning));
+                    let id = session_id_of(&session).await;
+                    let host = session.host.lock().await;
+                    responder.respond(
+                        ForkSessionResponse::new(id.clone())
+                            .modes(modes(&host))
+                            .config_options(config_options(&host)),
+                    )?;
+                    announce_commands(&connection, &id, &host);
+                    Ok(())
+                }
+                Err(error) => responder.respond_with_error(error.to_rpc()),
+            },
+            agent_client_protocol::on_receive_request!(),
+        )
         .on_receive_request(
             async move |request: PromptRequest, responder, connection| {
                 let editor = match for_prompt.get(&request.session_id) {
@@ -215,7 +244,7 @@ fn connection(
         )
 }
 
-/// What the server can do: load sessions; prompts of text, images and embedded context; MCP
+/// What the server can do: load, list and fork sessions; prompts of text, images and embedded context; MCP
 /// servers over stdio and HTTP.
 fn initialize_response() -> InitializeResponse {
     InitializeResponse::new(ProtocolVersion::V1)
@@ -225,7 +254,9 @@ fn initialize_response() -> InitializeResponse {
                 .prompt_capabilities(PromptCapabilities::new().image(true).embedded_context(true))
                 .mcp_capabilities(McpCapabilities::new().http(true))
                 .session_capabilities(
-                    SessionCapabilities::new().list(SessionListCapabilities::new()),
+                    SessionCapabilities::new()
+                        .list(SessionListCapabilities::new())
+                        .fork(SessionForkCapabilities::new()),
                 ),
         )
         .agent_info(Implementation::new("pi-tool", env!("CARGO_PKG_VERSION")).title("Pi (Rust)"))

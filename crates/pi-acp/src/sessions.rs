@@ -13,7 +13,9 @@ use agent_client_protocol::v1::schema::{
     SessionId, SessionInfo, SessionMode, SessionModeState,
 };
 use pi_approval::Mode;
-use pi_coding_agent::{CodingSession, McpServerSpec, McpServers, SessionHost, session_dir};
+use pi_coding_agent::{
+    CodingSession, HostError, McpServerSpec, McpServers, SessionHost, session_dir,
+};
 use pi_session::Session;
 use pi_tool::ToolRegistry;
 use pi_tool::environment::ToolEnvironment;
@@ -128,6 +130,35 @@ impl Sessions {
         self.start(cwd, session, mcp, connection).await
     }
 
+    /// A new session in `cwd` holding a copy of the open session `id`'s conversation (its
+    /// active branch; nothing when it has none yet), with the editor's MCP servers' tools;
+    /// the session forked from goes on untouched. Refused while `id` runs a prompt.
+    pub async fn fork(
+        &self,
+        id: &SessionId,
+        cwd: &Path,
+        mcp: &[McpServer],
+        connection: &ConnectionTo<Client>,
+    ) -> Result<(Arc<EditorSession>, Vec<String>), AcpError> {
+        let cwd = checked_cwd(cwd)?;
+        let source = self.get(id)?;
+        let template = self.template.lock().await;
+        let dir = session_dir(template.session_dir(), &cwd).map_err(AcpError::runtime)?;
+        drop(template);
+        let session = {
+            let host = source.host.lock().await;
+            if host.is_busy() {
+                return Err(AcpError::Busy);
+            }
+            match host.copy_branch(Some(&dir)) {
+                Ok(session) => session,
+                Err(HostError::NothingToClone) => Session::create(&dir, &cwd),
+                Err(error) => return Err(AcpError::Session(pi_tool::error_text(&error))),
+            }
+        };
+        self.start(cwd, session, mcp, connection).await
+    }
+
     /// The stored sessions of `cwd` (the program's directory when the editor names none),
     /// newest first: their id, directory and title (the name, else the first message).
     pub async fn list(&self, cwd: Option<&Path>) -> Result<Vec<SessionInfo>, AcpError> {
@@ -202,13 +233,16 @@ impl Sessions {
         let mut tools = same_selection(&template.setup().tools, &local.tools)?;
         let (servers, mut warnings) =
             connect_mcp(mcp, &self.mcp_prefix, &self.environment, &mut tools).await?;
-        let mut setup = template.setup().clone();
+        // The settings and approval rules of the session's own directory (its project's),
+        // not the program's.
+        let (mut setup, ignored) = template
+            .setup()
+            .in_directory(&cwd)
+            .map_err(AcpError::runtime)?;
+        warnings.extend(ignored);
         setup.approvals.outside_tools = local.outside_tools;
-        setup.cwd = cwd.clone();
         setup.tools = tools;
         setup.mcp_servers = servers;
-        setup.approvals.cwd = cwd.clone();
-        setup.prompt.cwd = cwd.clone();
         setup.approver = Arc::new(EditorApprover::new(
             connection.clone(),
             SessionId::new(id.as_str()),

@@ -70,6 +70,25 @@ impl Agent {
         self.emitter.emit(event);
     }
 
+    /// Announces what the steering and follow-up queues hold now (`queue_update`): whoever
+    /// queues or clears messages calls it, the loop does when it delivers some.
+    pub fn announce_queues(&self) {
+        self.emitter.emit(AgentEvent::QueueUpdate {
+            steering: self.steering.texts(),
+            follow_up: self.follow_ups.texts(),
+        });
+    }
+
+    /// What `queue` has due now, announced as a queue change when anything was taken (before
+    /// the messages' own events, as Pi orders them).
+    fn take_queued(&self, queue: &MessageQueue) -> Vec<Message> {
+        let taken = queue.take_due();
+        if !taken.is_empty() {
+            self.announce_queues();
+        }
+        taken
+    }
+
     pub(crate) fn emitter(&self) -> &Emitter {
         &self.emitter
     }
@@ -162,6 +181,16 @@ impl Agent {
                 assistant.tool_calls().into_iter().map(Arc::new).collect();
             let error_message = assistant.error_message.clone();
             let assistant = run.add_streamed(assistant);
+            // What follows the answer's `message_end` at once (the end of a retry that worked).
+            if let Some(event) = self
+                .config
+                .after_response
+                .as_ref()
+                .zip(assistant.as_assistant())
+                .and_then(|(hook, answer)| hook(answer))
+            {
+                self.emitter.emit(event);
+            }
 
             if matches!(stop_reason, StopReason::Error | StopReason::Aborted) {
                 // Calls that a failed response managed to propose still get their one result.
@@ -179,7 +208,9 @@ impl Agent {
             }
             if calls.is_empty() {
                 self.turn_end(assistant, &[]);
-                if run.inject(self.steering.take_due()) || run.inject(self.follow_ups.take_due()) {
+                if run.inject(self.take_queued(&self.steering))
+                    || run.inject(self.take_queued(&self.follow_ups))
+                {
                     continue;
                 }
                 break (EndReason::Completed, None);
@@ -199,12 +230,18 @@ impl Agent {
             if executed.iter().all(|result| result.terminate) {
                 break (EndReason::Terminated, None);
             }
-            run.inject(self.steering.take_due());
+            run.inject(self.take_queued(&self.steering));
         };
         let (messages, shared) = run.into_added();
+        let will_retry = self
+            .config
+            .will_retry
+            .as_ref()
+            .is_some_and(|hook| hook(&messages));
         self.emitter.emit(AgentEvent::AgentEnd {
             messages: shared,
             reason: end,
+            will_retry,
         });
         AgentRun {
             messages,

@@ -5,12 +5,12 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use pi_ai::{Message, Provider};
+use pi_ai::{AssistantMessage, Message, Provider};
 use pi_approval::{Approver, Policy};
 use pi_tool::{Content, ToolCall, ToolRegistry, ToolResultMessage};
 use serde_json::Value;
 
-use crate::ApprovalGate;
+use crate::{AgentEvent, ApprovalGate};
 
 /// How the calls of one assistant message run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -89,6 +89,14 @@ pub struct BeforeRequestContext {
 pub type BeforeRequestHook =
     Arc<dyn Fn(BeforeRequestContext) -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
 
+/// The `will_retry` hook: given the messages a run added, whether its owner will ask again
+/// for the failed response (so `agent_end` can say so before the retry is announced).
+pub type WillRetryHook = Arc<dyn Fn(&[Message]) -> bool + Send + Sync>;
+
+/// The `after_response` hook: an event its owner announces right after a response's
+/// `message_end` (a session's `auto_retry_end` once a retried request got its answer).
+pub type AfterResponseHook = Arc<dyn Fn(&AssistantMessage) -> Option<AgentEvent> + Send + Sync>;
+
 /// The `before_tool_call` hook.
 pub type BeforeHook =
     Arc<dyn Fn(BeforeToolCallContext) -> BoxFuture<'static, BeforeToolCall> + Send + Sync>;
@@ -131,6 +139,10 @@ pub struct AgentConfig {
     pub after_tool_call: Option<AfterHook>,
     /// Runs before each model request (a session log syncs there; an error stops the run).
     pub before_request: Option<BeforeRequestHook>,
+    /// Whether an ended run is retried (the `willRetry` of `agent_end`); `None`: never.
+    pub will_retry: Option<WillRetryHook>,
+    /// Adds an event after each response's `message_end`; `None`: nothing.
+    pub after_response: Option<AfterResponseHook>,
     /// Decides every call on its final arguments, after `before_tool_call`; `None` runs
     /// every valid call (the behaviour without approvals).
     pub approvals: Option<Arc<ApprovalGate>>,
@@ -169,6 +181,8 @@ impl AgentConfig {
             before_tool_call: None,
             after_tool_call: None,
             before_request: None,
+            will_retry: None,
+            after_response: None,
             approvals: None,
             labels: crate::RunLabels::default(),
         }
@@ -227,6 +241,26 @@ impl AgentConfig {
     #[must_use]
     pub fn with_max_turns(mut self, turns: usize) -> Self {
         self.max_turns = Some(turns);
+        self
+    }
+
+    /// The `will_retry` hook: whether the run that added these messages is asked again.
+    #[must_use]
+    pub fn with_will_retry(
+        mut self,
+        hook: impl Fn(&[Message]) -> bool + Send + Sync + 'static,
+    ) -> Self {
+        self.will_retry = Some(Arc::new(hook));
+        self
+    }
+
+    /// The `after_response` hook: an event to announce after a response's `message_end`.
+    #[must_use]
+    pub fn with_after_response(
+        mut self,
+        hook: impl Fn(&AssistantMessage) -> Option<AgentEvent> + Send + Sync + 'static,
+    ) -> Self {
+        self.after_response = Some(Arc::new(hook));
         self
     }
 

@@ -42,6 +42,10 @@ pub enum AgentEvent {
         messages: Vec<Arc<Message>>,
         /// Why it ended.
         reason: EndReason,
+        /// Whether the session asks again for the failed response (its automatic retry);
+        /// decided by [`crate::AgentConfig::will_retry`], `false` without it.
+        #[serde(rename = "willRetry", default)]
+        will_retry: bool,
     },
     /// A turn (one model response and its tool calls) began.
     TurnStart,
@@ -122,6 +126,15 @@ pub enum AgentEvent {
         /// Whether the failed request is sent again (an overflow compaction that worked).
         will_retry: bool,
     },
+    /// The queued steering or follow-up messages changed (one was queued, delivered or
+    /// cleared): the text of every message still queued, oldest first (Pi's `queue_update`).
+    #[serde(rename_all = "camelCase")]
+    QueueUpdate {
+        /// The steering messages.
+        steering: Vec<String>,
+        /// The follow-up messages.
+        follow_up: Vec<String>,
+    },
     /// A response failed with a transient error (overloaded, rate limit, 5xx, a dropped
     /// connection) and is asked for again after a pause (Pi's automatic retry).
     #[serde(rename_all = "camelCase")]
@@ -165,6 +178,7 @@ impl AgentEvent {
             AgentEvent::ApprovalDecision(_) => "approval_decision",
             AgentEvent::CompactionStart { .. } => "compaction_start",
             AgentEvent::CompactionEnd { .. } => "compaction_end",
+            AgentEvent::QueueUpdate { .. } => "queue_update",
             AgentEvent::AutoRetryStart { .. } => "auto_retry_start",
             AgentEvent::AutoRetryEnd { .. } => "auto_retry_end",
         }

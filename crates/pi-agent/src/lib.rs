@@ -54,9 +54,9 @@ pub use agent::{Agent, AgentRun};
 pub use approval_gate::{ApprovalGate, Approved};
 pub use call_order::{CallOrder, CallTask};
 pub use config::{
-    AfterHook, AfterToolCall, AfterToolCallContext, AgentConfig, BeforeHook, BeforeRequestContext,
-    BeforeRequestHook, BeforeToolCall, BeforeToolCallContext, DEFAULT_MAX_CALLS_PER_BATCH,
-    ExecutionMode,
+    AfterHook, AfterResponseHook, AfterToolCall, AfterToolCallContext, AgentConfig, BeforeHook,
+    BeforeRequestContext, BeforeRequestHook, BeforeToolCall, BeforeToolCallContext,
+    DEFAULT_MAX_CALLS_PER_BATCH, ExecutionMode, WillRetryHook,
 };
 pub use event::{AgentEvent, EndReason};
 pub use queue::MessageQueue;

@@ -56,6 +56,18 @@ impl MessageQueue {
         self.lock().is_empty()
     }
 
+    /// The text of each queued message, oldest first (Pi's `queue_update` lists these); a
+    /// message that is not a user's has none.
+    pub fn texts(&self) -> Vec<String> {
+        self.lock()
+            .iter()
+            .map(|message| match message {
+                Message::User(user) => user.plain_text(),
+                _ => String::new(),
+            })
+            .collect()
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Message>> {
         self.messages.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -78,5 +90,16 @@ mod tests {
         queue.set_one_at_a_time(false);
         assert_eq!(queue.take_due().len(), 2);
         assert!(queue.is_empty());
+    }
+
+    #[test]
+    fn texts_are_the_queued_messages_words_oldest_first() {
+        let queue = MessageQueue::default();
+        queue.push(UserMessage::text("first"));
+        queue.push(UserMessage::text("second"));
+        assert_eq!(queue.texts(), ["first", "second"]);
+        queue.set_one_at_a_time(true);
+        queue.take_due();
+        assert_eq!(queue.texts(), ["second"]);
     }
 }

@@ -586,7 +586,9 @@ async fn a_subscriber_that_reads_late_loses_nothing() {
     let events = drain(&mut early);
     assert!(events.len() > 10);
     match events.last() {
-        Some(AgentEvent::AgentEnd { messages, reason }) => {
+        Some(AgentEvent::AgentEnd {
+            messages, reason, ..
+        }) => {
             let shared: Vec<_> = messages.iter().map(|message| (**message).clone()).collect();
             assert_eq!(shared, run.messages);
             assert_eq!(*reason, EndReason::Completed);

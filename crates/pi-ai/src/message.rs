@@ -83,6 +83,14 @@ impl UserMessage {
             timestamp: now_millis(),
         }
     }
+
+    /// The text the user wrote: the plain text, or the text blocks joined (images left out).
+    pub fn plain_text(&self) -> String {
+        match &self.content {
+            UserContent::Text(text) => text.clone(),
+            UserContent::Blocks(blocks) => blocks.iter().filter_map(Content::as_text).collect(),
+        }
+    }
 }
 
 /// One block of an assistant message, tagged by `type`.

@@ -68,6 +68,7 @@ fn approvals(cwd: &Path) -> ApprovalSetup {
         project_trusted: false,
         outside_tools: None,
         protected: Protected::new(),
+        flags: pi_coding_agent::ApprovalFlags::default(),
     }
 }
 

@@ -443,3 +443,160 @@ fn an_editor_that_goes_away_mid_tool_leaves_every_call_answered_in_the_file() {
         "{file}"
     );
 }
+
+/// `session/fork` (advertised as `sessionCapabilities.fork`): the fork is a new session in its
+/// own file holding the conversation so far, its next request carries it, and the session
+/// forked from goes on untouched.
+#[test]
+fn a_forked_session_goes_on_from_a_copy_and_the_first_is_untouched() {
+    let (url, seen) = support::serve(vec![
+        answer("The first answer."),
+        answer("The fork's answer."),
+    ]);
+    let dirs = dirs(&url);
+    let work = dirs.path().join("work");
+    let mut server = Server::start(&dirs);
+    server.send(
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}"#,
+    );
+    let (initialized, _) = server.until_response(1);
+    assert!(
+        initialized["result"]["agentCapabilities"]["sessionCapabilities"]["fork"].is_object(),
+        "{initialized}"
+    );
+    let new = json!({"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd": work, "mcpServers":[]}});
+    server.send(&new.to_string());
+    let (created, _) = server.until_response(2);
+    let first = created["result"]["sessionId"].as_str().unwrap().to_owned();
+    let (done, _, _) = server.prompt(3, &first, "First question", &mut Vec::new());
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+
+    let fork = json!({"jsonrpc":"2.0","id":4,"method":"session/fork","params":{
+        "sessionId": first, "cwd": work, "mcpServers": []}});
+    server.send(&fork.to_string());
+    let (forked, _) = server.until_response(4);
+    let second = forked["result"]["sessionId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{forked}"))
+        .to_owned();
+    assert_ne!(second, first);
+    assert_eq!(
+        forked["result"]["configOptions"][0]["currentValue"],
+        "local/local-model"
+    );
+    let (done, _, _) = server.prompt(5, &second, "Second question", &mut Vec::new());
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    // The fork's request carries the first exchange.
+    let bodies = support::bodies(&seen);
+    assert_eq!(bodies.len(), 2);
+    let request = bodies[1]["messages"].to_string();
+    for wanted in ["First question", "The first answer.", "Second question"] {
+        assert!(request.contains(wanted), "{wanted}: {request}");
+    }
+    // Forking a session that is not open is an error naming it.
+    server.send(
+        &json!({"jsonrpc":"2.0","id":6,"method":"session/fork","params":{
+            "sessionId": "nope", "cwd": work, "mcpServers": []}})
+        .to_string(),
+    );
+    let (unknown, _) = server.until_response(6);
+    assert_eq!(unknown["error"]["message"], "no session \"nope\"");
+    drop(server.stdin);
+    assert!(server.child.wait().unwrap().success());
+    // Two files: the first with its one exchange, the fork with both, naming its parent.
+    let files = session_files(&dirs.path().join("agent"));
+    assert_eq!(files.len(), 2, "{files:?}");
+    let (fork_file, first_file): (Vec<&String>, Vec<&String>) = files
+        .iter()
+        .partition(|file| file.lines().next().unwrap().contains("parentSession"));
+    let (first_file, fork_file) = (first_file[0], fork_file[0]);
+    assert!(first_file.lines().next().unwrap().contains(&first));
+    assert!(fork_file.lines().next().unwrap().contains(&second));
+    assert!(!first_file.contains("Second question"), "{first_file}");
+    assert!(first_file.contains("The first answer."), "{first_file}");
+    assert!(fork_file.contains("The first answer."), "{fork_file}");
+    assert!(fork_file.contains("The fork's answer."), "{fork_file}");
+}
+
+/// Each editor session reads the settings of its own directory: a trusted project elsewhere
+/// whose `.pi/settings.json` turns the automatic retry off fails at the first 500, while a
+/// session in the program's directory (the user's settings only) retries it; the project's
+/// approval rules hold in its session only (its `read` refused there, allowed here).
+#[test]
+fn a_session_reads_the_settings_of_its_own_project() {
+    let read = || tool_call("call_1", "read", &json!({"path": "notes.txt"}));
+    let server_error = || {
+        support::Reply::json(
+            "500 Internal Server Error",
+            r#"{"error":{"message":"Internal server error","type":"server_error"}}"#,
+        )
+    };
+    let (url, seen) = support::serve(vec![
+        server_error(),
+        server_error(),
+        answer("Retried and answered."),
+        read(),
+        answer("Refused there."),
+        read(),
+        answer("Read here."),
+    ]);
+    let dirs = dirs(&url);
+    let work = dirs.path().join("work");
+    let other = dirs.path().join("other");
+    std::fs::create_dir_all(other.join(".pi")).unwrap();
+    std::fs::write(
+        other.join(".pi/settings.json"),
+        r#"{"retry": {"enabled": false}, "permissions": {"deny": ["read(notes.txt)"]}}"#,
+    )
+    .unwrap();
+    for dir in [&work, &other] {
+        std::fs::write(dir.join("notes.txt"), "milk, eggs").unwrap();
+    }
+    let user = json!({
+        "retry": {"baseDelayMs": 1, "provider": {"maxRetries": 0}},
+        "permissions": {"trustedProjects": [other]},
+    });
+    std::fs::write(dirs.path().join("agent/settings.json"), user.to_string()).unwrap();
+    let mut server = Server::start(&dirs);
+    server.initialize();
+    let mut open = |id: u64, cwd: &std::path::Path| {
+        let new = json!({"jsonrpc":"2.0","id":id,"method":"session/new","params":{"cwd": cwd, "mcpServers":[]}});
+        server.send(&new.to_string());
+        let (created, _) = server.until_response(id);
+        created["result"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{created}"))
+            .to_owned()
+    };
+    let elsewhere = open(2, &other);
+    let here = open(3, &work);
+    let (failed, _, _) = server.prompt(4, &elsewhere, "No retry here", &mut Vec::new());
+    assert_eq!(support::bodies(&seen).len(), 1, "{failed}");
+    let (answered, updates, _) = server.prompt(5, &here, "Retry here", &mut Vec::new());
+    assert_eq!(answered["result"]["stopReason"], "end_turn", "{answered}");
+    assert_eq!(support::bodies(&seen).len(), 3);
+    assert!(
+        updates
+            .iter()
+            .any(|update| update.to_string().contains("Retried and answered.")),
+        "{updates:?}"
+    );
+    let tool_result = |request: &Value| {
+        request["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .rev()
+            .find(|message| message["role"] == "tool")
+            .map(|message| message["content"].to_string())
+            .unwrap_or_else(|| panic!("no tool result: {request}"))
+    };
+    server.prompt(6, &elsewhere, "Read it there", &mut Vec::new());
+    let refused = tool_result(&support::bodies(&seen)[4]);
+    assert!(!refused.contains("milk, eggs"), "{refused}");
+    server.prompt(7, &here, "Read it here", &mut Vec::new());
+    let allowed = tool_result(&support::bodies(&seen)[6]);
+    assert!(allowed.contains("milk, eggs"), "{allowed}");
+    drop(server.stdin);
+    assert!(server.child.wait().unwrap().success());
+}

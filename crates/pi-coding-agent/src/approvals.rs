@@ -51,6 +51,8 @@ pub struct ApprovalSetup {
     /// Paths whose change asks in every mode but `yolo`: besides every `.git/` and `.pi/`,
     /// the agent's directory (settings, keys, sessions) and the run's session file.
     pub protected: Protected,
+    /// The flags it was read from, so another directory's approvals are read the same way.
+    pub flags: ApprovalFlags,
 }
 
 impl ApprovalSetup {
@@ -111,7 +113,22 @@ impl ApprovalSetup {
             project_trusted: trust == ProjectTrust::Trusted,
             outside_tools: None,
             protected,
+            flags: args.clone(),
         };
+        Ok((setup, ignored))
+    }
+
+    /// The approvals of a session working in `cwd` (an editor's session in another
+    /// project): the same flags with that directory's settings (its project's rules, when
+    /// trusted: the flags' `-a`/`-na` or the user's `permissions.trustedProjects`), the
+    /// same tools to run outside the sandbox; the allow rules the project's untrusted
+    /// settings lost, in words. Its own directory gives back the setup as it is.
+    pub fn in_directory(&self, cwd: &Path) -> Result<(Self, Vec<String>), RuntimeError> {
+        if cwd == self.cwd {
+            return Ok((self.clone(), Vec::new()));
+        }
+        let (mut setup, ignored) = Self::load(&self.flags, cwd)?;
+        setup.outside_tools = self.outside_tools.clone();
         Ok((setup, ignored))
     }
 

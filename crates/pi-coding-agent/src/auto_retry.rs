@@ -7,7 +7,10 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use pi_ai::AssistantMessage;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+
+use pi_agent::AgentEvent;
+use pi_ai::{AssistantMessage, Message};
 use regex::Regex;
 
 use crate::settings::RetrySettings;
@@ -90,6 +93,84 @@ pub fn is_transient_failure(answer: &AssistantMessage) -> bool {
     !matches(&NOT_TRANSIENT) && matches(&TRANSIENT)
 }
 
+/// Whether a session retries now and how far its current prompt got: shared by the prompt
+/// that retries and the agent's `agent_end`, which says beforehand whether it will.
+#[derive(Debug)]
+pub(crate) struct RetryState {
+    policy: RetryPolicy,
+    /// On or off (RPC's `set_auto_retry` turns it while the session runs).
+    enabled: AtomicBool,
+    /// The retries the running prompt made so far.
+    attempts: AtomicU32,
+}
+
+impl RetryState {
+    /// The state of a session starting with `policy`, no retry made yet.
+    pub(crate) fn new(policy: RetryPolicy) -> Self {
+        Self {
+            enabled: AtomicBool::new(policy.enabled),
+            attempts: AtomicU32::new(0),
+            policy,
+        }
+    }
+
+    /// The policy it started with.
+    pub(crate) fn policy(&self) -> &RetryPolicy {
+        &self.policy
+    }
+
+    /// Whether failed responses are asked for again.
+    pub(crate) fn is_enabled(&self) -> bool {
+        self.enabled.load(Ordering::SeqCst)
+    }
+
+    /// Turns the retry on or off.
+    pub(crate) fn set_enabled(&self, enabled: bool) {
+        self.enabled.store(enabled, Ordering::SeqCst);
+    }
+
+    /// The retries the running prompt made so far.
+    pub(crate) fn attempts(&self) -> u32 {
+        self.attempts.load(Ordering::SeqCst)
+    }
+
+    /// Records how many retries the running prompt made (0 when a prompt starts).
+    pub(crate) fn set_attempts(&self, attempts: u32) {
+        self.attempts.store(attempts, Ordering::SeqCst);
+    }
+
+    /// Takes the count of retries made (it starts again from 0).
+    pub(crate) fn take_attempts(&self) -> u32 {
+        self.attempts.swap(0, Ordering::SeqCst)
+    }
+
+    /// What a response means for the retries, as Pi reads it: an answer that did not fail
+    /// after retries ends them (`auto_retry_end` with success, right after its `message_end`)
+    /// and the count starts again.
+    pub(crate) fn answered(&self, answer: &AssistantMessage) -> Option<AgentEvent> {
+        if answer.stop_reason == pi_ai::StopReason::Error {
+            return None;
+        }
+        let attempt = self.take_attempts();
+        (attempt > 0).then_some(AgentEvent::AutoRetryEnd {
+            success: true,
+            attempt,
+            final_error: None,
+        })
+    }
+
+    /// Whether a run that added `messages` is asked again, as Pi decides it: the retry is
+    /// on, retries are left, and the run's last answer failed transiently.
+    pub(crate) fn will_retry(&self, messages: &[Message]) -> bool {
+        self.is_enabled()
+            && self.attempts() < self.policy.max_retries
+            && messages.iter().rev().find_map(|message| match message {
+                Message::Assistant(answer) => Some(is_transient_failure(answer)),
+                _ => None,
+            }) == Some(true)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used)]
@@ -123,6 +204,44 @@ mod tests {
         ] {
             assert!(!is_transient_failure(&failed(error)), "{error}");
         }
+    }
+
+    #[test]
+    fn a_run_is_retried_while_on_and_attempts_are_left() {
+        let state = RetryState::new(RetryPolicy {
+            enabled: true,
+            max_retries: 2,
+            base_delay: Duration::ZERO,
+        });
+        let run = [Message::Assistant(failed("HTTP 500 Internal Server Error"))];
+        assert!(state.will_retry(&run));
+        assert!(!state.will_retry(&[Message::Assistant(failed("invalid x-api-key"))]));
+        assert!(!state.will_retry(&[]));
+        state.set_attempts(2);
+        assert!(!state.will_retry(&run));
+        state.set_attempts(1);
+        state.set_enabled(false);
+        assert!(!state.will_retry(&run));
+    }
+
+    #[test]
+    fn an_answer_after_retries_ends_them_with_success_and_a_failure_does_not() {
+        let state = RetryState::new(RetryPolicy::DISABLED);
+        let mut answer = failed("HTTP 500");
+        state.set_attempts(2);
+        assert!(state.answered(&answer).is_none());
+        assert_eq!(state.attempts(), 2);
+        answer.stop_reason = pi_ai::StopReason::Stop;
+        let Some(AgentEvent::AutoRetryEnd {
+            success, attempt, ..
+        }) = state.answered(&answer)
+        else {
+            panic!("no auto_retry_end");
+        };
+        assert!(success);
+        assert_eq!(attempt, 2);
+        assert_eq!(state.attempts(), 0);
+        assert!(state.answered(&answer).is_none());
     }
 
     #[test]

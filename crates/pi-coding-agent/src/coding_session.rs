@@ -12,12 +12,13 @@ use pi_ai::{Message, Provider, UserMessage};
 use pi_approval::{Approver, SealKey};
 use pi_session::Session;
 use pi_tool::ToolRegistry;
+use serde_json::Value;
 use tokio::sync::mpsc::UnboundedReceiver;
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::approvals::ApprovalSetup;
-use crate::auto_retry::{RetryPolicy, is_transient_failure};
+use crate::auto_retry::{RetryPolicy, RetryState};
 use crate::compaction::{CompactedRun, Compactor, run_compacted};
 use crate::mcp_servers::McpServers;
 use crate::prompt_commands::PromptCommands;
@@ -91,10 +92,15 @@ pub struct CodingSession {
     current: Mutex<Option<CancellationToken>>,
     /// Whether a prompt is running.
     streaming: std::sync::atomic::AtomicBool,
-    /// When a failed response is asked for again.
-    retry: RetryPolicy,
-    /// Whether it is (RPC's `set_auto_retry` turns it off and on while the session runs).
-    retry_enabled: std::sync::atomic::AtomicBool,
+    /// The person's shell commands that ended while a prompt ran (Pi's `bashExecution`),
+    /// written when it ends so no entry lands between a call and its result. Locked while a
+    /// prompt ends too, so a command ending then is either held and written or written at
+    /// once, never left behind.
+    pending_bash: Mutex<Vec<Value>>,
+    /// When a failed response is asked for again, whether it is now (RPC's `set_auto_retry`
+    /// turns it off and on while the session runs), and how often the prompt did; the agent's
+    /// `agent_end` reads it too (its `willRetry`).
+    retry: Arc<RetryState>,
     /// The wait before the next attempt, while one is waited for: [`Self::abort_retry`]
     /// cancels it.
     retry_wait: Mutex<Option<CancellationToken>>,
@@ -163,8 +169,12 @@ impl CodingSession {
                 .iter()
                 .map(|warning| pi_tool::error_text(warning)),
         );
+        let retry = Arc::new(RetryState::new(retry));
+        let (will_retry, answered) = (Arc::clone(&retry), Arc::clone(&retry));
         let mut config = AgentConfig::new(provider, Arc::new(tools))
             .with_before_request(recorder.before_request())
+            .with_will_retry(move |messages| will_retry.will_retry(messages))
+            .with_after_response(move |answer| answered.answered(answer))
             .with_conversation_id(conversation)
             .with_system_prompt(built.text)
             .with_execution(execution);
@@ -215,7 +225,7 @@ impl CodingSession {
                 stop,
                 current: Mutex::new(None),
                 streaming: std::sync::atomic::AtomicBool::new(false),
-                retry_enabled: std::sync::atomic::AtomicBool::new(retry.enabled),
+                pending_bash: Mutex::new(Vec::new()),
                 retry_wait: Mutex::new(None),
                 retry,
                 follower,
@@ -258,6 +268,30 @@ impl CodingSession {
     /// Messages that run after the prompt would have ended.
     pub fn follow_ups(&self) -> MessageQueue {
         self.agent.follow_ups()
+    }
+
+    /// Queues `message` to steer the running prompt, announced as a `queue_update`.
+    pub fn steer(&self, message: impl Into<Message>) {
+        self.agent.steering().push(message);
+        self.agent.announce_queues();
+    }
+
+    /// Queues `message` to run once the prompt would have ended, announced as a
+    /// `queue_update`.
+    pub fn follow_up(&self, message: impl Into<Message>) {
+        self.agent.follow_ups().push(message);
+        self.agent.announce_queues();
+    }
+
+    /// Takes every queued message out, steering first, then follow-ups (announced as a
+    /// `queue_update` when there were any): what an abort gives back to the person.
+    pub fn clear_queues(&self) -> Vec<Message> {
+        let mut taken = self.agent.steering().drain();
+        taken.extend(self.agent.follow_ups().drain());
+        if !taken.is_empty() {
+            self.agent.announce_queues();
+        }
+        taken
     }
 
     /// The session file, when the session is kept in one.
@@ -322,10 +356,18 @@ impl CodingSession {
         *lock(&self.current) = Some(signal.clone());
         self.streaming
             .store(true, std::sync::atomic::Ordering::SeqCst);
-        let outcome = self.run_with_retries(history, prompts, &signal).await;
+        let mut outcome = self.run_with_retries(history, prompts, &signal).await;
         *lock(&self.current) = None;
+        let mut pending = lock(&self.pending_bash);
         self.streaming
             .store(false, std::sync::atomic::Ordering::SeqCst);
+        for message in pending.drain(..) {
+            if let Err(error) = self.append_bash_message(message) {
+                outcome
+                    .recording_failure
+                    .get_or_insert_with(|| pi_tool::error_text(&error));
+            }
+        }
         outcome
     }
 
@@ -340,7 +382,7 @@ impl CodingSession {
         let mut messages = Vec::new();
         let mut history = history;
         let mut prompts = prompts;
-        let mut attempt = 0u32;
+        self.retry.set_attempts(0);
         loop {
             let CompactedRun { run, last_run } = run_compacted(
                 &self.agent,
@@ -356,33 +398,34 @@ impl CodingSession {
                 .recorder
                 .finish(run.messages.get(last..).unwrap_or_default())
                 .err();
-            let failed_transiently = run.end == pi_agent::EndReason::Error
-                && matches!(run.messages.last(), Some(Message::Assistant(answer)) if is_transient_failure(answer));
-            messages.extend(run.messages);
-            let may_retry = failed_transiently
+            // The decision `agent_end` announced (`willRetry`), unless the session failed since.
+            let may_retry = run.end == pi_agent::EndReason::Error
+                && self.retry.will_retry(&run.messages)
                 && recording_failure.is_none()
-                && self.retry_enabled.load(std::sync::atomic::Ordering::SeqCst)
-                && attempt < self.retry.max_retries
                 && !signal.is_cancelled();
+            messages.extend(run.messages);
             if !may_retry {
+                // A retry that got an answer was announced with that answer (the agent's
+                // `after_response`); retries still counted here ended in a failure.
+                let attempt = self.retry.take_attempts();
                 if attempt > 0 {
-                    let success = run.end != pi_agent::EndReason::Error;
                     self.agent.announce(AgentEvent::AutoRetryEnd {
-                        success,
+                        success: false,
                         attempt,
-                        final_error: (!success).then(|| run.error.clone().unwrap_or_default()),
+                        final_error: Some(run.error.clone().unwrap_or_default()),
                     });
                 }
                 return outcome(messages, run.end, run.error, recording_failure);
             }
-            attempt += 1;
-            let delay = self.retry.delay(attempt);
+            let attempt = self.retry.attempts().saturating_add(1);
+            self.retry.set_attempts(attempt);
+            let delay = self.retry.policy().delay(attempt);
             // Ready to be aborted before anyone hears of the wait.
             let wait = CancellationToken::new();
             *lock(&self.retry_wait) = Some(wait.clone());
             self.agent.announce(AgentEvent::AutoRetryStart {
                 attempt,
-                max_attempts: self.retry.max_retries,
+                max_attempts: self.retry.policy().max_retries,
                 delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
                 error_message: run.error.clone().unwrap_or_default(),
             });
@@ -491,18 +534,27 @@ impl CodingSession {
     }
 
     /// Records a shell command the person ran (Pi's `bashExecution`): the model reads it with
-    /// the next prompt, unless it is excluded from the context (`!!cmd`). Refused while a
-    /// prompt runs.
+    /// the next prompt, unless it is excluded from the context (`!!cmd`). While a prompt runs
+    /// it is held and written when the prompt ends (after the prompt's messages, as Pi does),
+    /// so the running prompt's requests do not carry it and the next prompt's do.
     pub fn record_bash_execution(
         &self,
         execution: &crate::user_bash::BashExecution,
     ) -> Result<(), RuntimeError> {
-        if self.is_streaming() {
-            return Err(RuntimeError::Busy("recording a shell command"));
-        }
         let timestamp = u64::try_from(chrono::Utc::now().timestamp_millis()).unwrap_or(0);
+        let message = execution.to_message(timestamp);
+        let mut pending = lock(&self.pending_bash);
+        if self.is_streaming() {
+            pending.push(message);
+            return Ok(());
+        }
+        self.append_bash_message(message)
+    }
+
+    /// Writes a `bashExecution` message into the session; the next prompt reads it.
+    fn append_bash_message(&self, message: Value) -> Result<(), RuntimeError> {
         self.recorder
-            .with_session(|session| session.append_message_value(execution.to_message(timestamp)))
+            .with_session(|session| session.append_message_value(message))
             .map_err(|source| RuntimeError::Session {
                 what: "recording a shell command".to_owned(),
                 source,
@@ -541,8 +593,7 @@ impl CodingSession {
     /// Turns the automatic retry of transient failures on or off (Pi's `set_auto_retry`);
     /// a prompt running now follows the new setting from its next failure.
     pub fn set_auto_retry(&self, enabled: bool) {
-        self.retry_enabled
-            .store(enabled, std::sync::atomic::Ordering::SeqCst);
+        self.retry.set_enabled(enabled);
     }
 
     /// Turns the automatic compaction on or off (Pi's `set_auto_compaction`); `/compact`
@@ -558,7 +609,7 @@ impl CodingSession {
 
     /// Whether failed responses are asked for again.
     pub fn auto_retry(&self) -> bool {
-        self.retry_enabled.load(std::sync::atomic::Ordering::SeqCst)
+        self.retry.is_enabled()
     }
 
     /// Stops a retry being waited for (Pi's `abort_retry`): no further attempt, the prompt

@@ -353,18 +353,24 @@ impl SessionHost {
     pub async fn clone_session(&mut self) -> Result<Changed, HostError> {
         self.idle()?;
         let dir = session_dir(self.session_dir.as_deref(), &self.setup.cwd).ok();
-        let session = self.session()?.with_entries(|stored| {
-            let leaf = stored.leaf_id().ok_or(HostError::NothingToClone)?;
-            stored
-                .fork_to_new_file(leaf, dir.as_deref())
-                .map_err(|source| {
-                    HostError::from(RuntimeError::Session {
-                        what: format!("copying the session at {leaf}"),
-                        source,
-                    })
-                })
-        })?;
+        let session = self.copy_branch(dir.as_deref())?;
         self.restart(Change::Session(session)).await
+    }
+
+    /// A copy of the whole active branch in a new session file in `dir` (by default beside
+    /// this one), whose header names this session as its parent; this session goes on
+    /// untouched. An empty session has nothing to copy ([`HostError::NothingToClone`]).
+    /// ACP's `session/fork` opens the copy as a session of its own.
+    pub fn copy_branch(&self, dir: Option<&Path>) -> Result<Session, HostError> {
+        self.session()?.with_entries(|stored| {
+            let leaf = stored.leaf_id().ok_or(HostError::NothingToClone)?;
+            stored.fork_to_new_file(leaf, dir).map_err(|source| {
+                HostError::from(RuntimeError::Session {
+                    what: format!("copying the session at {leaf}"),
+                    source,
+                })
+            })
+        })
     }
 
     /// Ends the session (a running prompt is aborted, every call answered, every message

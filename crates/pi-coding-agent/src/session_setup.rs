@@ -3,7 +3,7 @@
 //! `switch_session`, `fork`) or with another model or thinking level (`set_model`,
 //! `set_thinking_level`) without reading its flags again.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,8 +20,10 @@ use crate::coding_session::{CodingSession, CodingSessionOptions, Started};
 use crate::mcp_servers::McpServers;
 use crate::model_provider::model_provider;
 use crate::model_selection::ResolvedModel;
+use crate::run_model::{load_settings, thinking_budgets};
 use crate::run_prompt::PromptOptions;
 use crate::runtime_error::RuntimeError;
+use crate::settings::Settings;
 
 /// The parts of a coding session that outlive one session file or one model.
 #[derive(Clone)]
@@ -61,6 +63,42 @@ pub struct SessionSetup {
 }
 
 impl SessionSetup {
+    /// The same setup for a session working in `cwd` (an editor's session in another
+    /// project): the directory the tools, the prompt and the approvals see, that directory's
+    /// approvals ([`ApprovalSetup::in_directory`]: its project's rules and trust), and what
+    /// the settings decide read again from the merged settings of that directory (its own
+    /// `.pi/settings.json` when trusted). The tools are the caller's to set for it. The
+    /// second value: the allow rules an untrusted project's settings lost, in words.
+    pub fn in_directory(&self, cwd: &Path) -> Result<(Self, Vec<String>), RuntimeError> {
+        let mut setup = self.clone();
+        let (approvals, ignored) = self.approvals.in_directory(cwd)?;
+        let settings = load_settings(self.agent_dir.as_deref(), cwd, approvals.project_trusted)?;
+        setup.cwd = cwd.to_path_buf();
+        setup.prompt.cwd = cwd.to_path_buf();
+        setup.approvals = approvals;
+        setup.apply_settings(&settings);
+        Ok((setup, ignored))
+    }
+
+    /// Takes what `settings` decide for a session: Pi's automatic retry (`retry`) and the
+    /// wire's own retries (`retry.provider`), `thinkingBudgets`, `images.blockImages`.
+    pub fn apply_settings(&mut self, settings: &Settings) {
+        self.retry = RetryPolicy::from_settings(&settings.retry);
+        let defaults = pi_providers::RetryPolicy::default();
+        self.wire.retry.max_retries = settings
+            .retry
+            .provider
+            .max_retries
+            .unwrap_or(defaults.max_retries);
+        self.wire.retry.max_delay = settings
+            .retry
+            .provider
+            .max_retry_delay_ms
+            .map_or(defaults.max_delay, Duration::from_millis);
+        self.thinking_budgets = thinking_budgets(settings);
+        self.block_images = settings.images.block_images.unwrap_or(false);
+    }
+
     /// Starts a coding session on `session` with `model`.
     pub fn start(&self, session: Session, model: &ResolvedModel) -> Result<Started, RuntimeError> {
         let provider = model_provider(

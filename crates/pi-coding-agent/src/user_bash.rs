@@ -98,7 +98,10 @@ impl BashExecution {
         if cancelled {
             kill_group(group);
         }
-        let (text, truncated) = tail(output.text().trim_end());
+        // As Pi keeps it: the output as written (its last line end too), or the tail when cut.
+        let whole = output.text();
+        let (cut_text, truncated) = tail(whole.trim_end());
+        let text = if truncated { cut_text } else { whole };
         Ok(Self {
             command: command.to_owned(),
             output: text,
@@ -228,7 +231,7 @@ mod tests {
         let run = BashExecution::run("ls; echo oops >&2; exit 3", dir.path(), false, &stop)
             .await
             .unwrap();
-        assert_eq!(run.output, "a.txt\noops");
+        assert_eq!(run.output, "a.txt\noops\n");
         assert_eq!(run.exit_code, Some(3));
         let message = run.to_message(7);
         assert_eq!(message["role"], "bashExecution");
@@ -310,7 +313,7 @@ mod tests {
         .await
         .expect("the run ends once the shell has")
         .unwrap();
-        assert_eq!(run.output, "started");
+        assert_eq!(run.output, "started\n");
         assert_eq!(run.exit_code, Some(0));
     }
 

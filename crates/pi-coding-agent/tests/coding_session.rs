@@ -11,8 +11,8 @@ use pi_agent::EndReason;
 use pi_ai::{FauxProvider, Message, UserMessage};
 use pi_approval::{Mode, Permissions, ProjectTrust, Protected, RuleSet};
 use pi_coding_agent::{
-    ApprovalSetup, CodingSession, CodingSessionOptions, McpServers, NobodyToAsk, PromptOptions,
-    SessionTarget, open_session,
+    ApprovalFlags, ApprovalSetup, CodingSession, CodingSessionOptions, McpServers, NobodyToAsk,
+    PromptOptions, SessionTarget, open_session,
 };
 use pi_tool::schema::ObjectParams;
 use pi_tool::{FnTool, RegisteredTool, ToolOutput, ToolRegistry, builtin};
@@ -28,6 +28,7 @@ fn approvals(cwd: &Path) -> ApprovalSetup {
         project_trusted: false,
         outside_tools: None,
         protected: Protected::new(),
+        flags: ApprovalFlags::default(),
     }
 }
 

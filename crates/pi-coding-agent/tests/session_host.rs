@@ -11,8 +11,9 @@ use std::sync::Arc;
 use pi_ai::{AssistantContent, AssistantMessage, Message, ModelInfo, UserMessage};
 use pi_approval::{Mode, Permissions, ProjectTrust, Protected, RuleSet};
 use pi_coding_agent::{
-    ApprovalSetup, HostError, McpServers, ModelRegistry, ModelRequest, NobodyToAsk, PromptOptions,
-    RetryPolicy, SessionHost, SessionSetup, Settings, ThinkingLevel, Variables, resolve_run_model,
+    ApprovalFlags, ApprovalSetup, HostError, McpServers, ModelRegistry, ModelRequest, NobodyToAsk,
+    PromptOptions, RetryPolicy, SessionHost, SessionSetup, Settings, ThinkingLevel, Variables,
+    resolve_run_model,
 };
 use pi_session::Session;
 use pi_tool::builtin;
@@ -84,6 +85,7 @@ fn host(dirs: &Dirs, file: &Path, model: &str) -> SessionHost {
         project_trusted: false,
         outside_tools: None,
         protected: Protected::new(),
+        flags: ApprovalFlags::default(),
     };
     let mut prompt = PromptOptions::new(&dirs.cwd);
     prompt.today = "2026-12-07".to_owned();

@@ -370,13 +370,6 @@ pub(crate) async fn prepare(
     }
     let mut wire = ProviderConfig::new(resolved.model.id.clone());
     wire.base_url = args.base_url.clone();
-    // Pi's `retry.provider`: the wire's own retries of a failed request.
-    if let Some(retries) = settings.retry.provider.max_retries {
-        wire.retry.max_retries = retries;
-    }
-    if let Some(delay) = settings.retry.provider.max_retry_delay_ms {
-        wire.retry.max_delay = std::time::Duration::from_millis(delay);
-    }
     if args.verbose {
         let names: Vec<&str> = selected.tools.list().map(|tool| tool.name()).collect();
         report!(
@@ -390,7 +383,7 @@ pub(crate) async fn prepare(
             names.join(", ")
         );
     }
-    let setup = SessionSetup {
+    let mut setup = SessionSetup {
         cwd: cwd.to_path_buf(),
         agent_dir: agent_dir.clone(),
         tools: selected.tools,
@@ -411,6 +404,8 @@ pub(crate) async fn prepare(
         retry: RetryPolicy::from_settings(&settings.retry),
         block_images: settings.images.block_images.unwrap_or(false),
     };
+    // Pi's `retry` (with `retry.provider`, the wire's own retries of a failed request).
+    setup.apply_settings(&settings);
     let Started {
         session,
         warnings,

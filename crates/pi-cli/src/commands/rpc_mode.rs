@@ -392,11 +392,11 @@ async fn handle(
                 return Some(
                     match command.get("streamingBehavior").and_then(Value::as_str) {
                         Some("steer") => {
-                            session.steering().push(message);
+                            session.steer(message);
                             success(id, kind, None)
                         }
                         Some("followUp") => {
-                            session.follow_ups().push(message);
+                            session.follow_up(message);
                             success(id, kind, None)
                         }
                         _ => failure(
@@ -422,9 +422,9 @@ async fn handle(
         "steer" | "follow_up" => match user_message(command, session) {
             Ok(message) => {
                 if kind == "steer" {
-                    session.steering().push(message);
+                    session.steer(message);
                 } else {
-                    session.follow_ups().push(message);
+                    session.follow_up(message);
                 }
                 success(id, kind, None)
             }
@@ -441,13 +441,8 @@ async fn handle(
             let Some(command_line) = command.get("command").and_then(Value::as_str) else {
                 return Some(failure(id, kind, "the command needs a \"command\" string"));
             };
-            if busy {
-                return Some(failure(
-                    id,
-                    kind,
-                    "Agent is already processing; run the command once it is done",
-                ));
-            }
+            // During a prompt too, as Pi: the command runs now, its record waits for the
+            // prompt to end (`CodingSession::record_bash_execution`).
             if listener
                 .bash
                 .as_ref()

@@ -240,7 +240,8 @@ impl App {
             &serde_json::json!({"command": command}),
         ));
         let failed = execution.cancelled || execution.exit_code != Some(0);
-        let mut shown = execution.output.clone();
+        // The output keeps its last line end (Pi's record); the transcript needs none.
+        let mut shown = execution.output.trim_end().to_owned();
         if execution.cancelled {
             shown.push_str("\n(stopped)");
         } else if failed {
@@ -283,10 +284,8 @@ impl App {
             return;
         };
         let mut texts: Vec<String> = session
-            .steering()
-            .drain()
+            .clear_queues()
             .into_iter()
-            .chain(session.follow_ups().drain())
             .filter_map(|message| match message {
                 Message::User(user) => Some(user_text(&user)),
                 _ => None,

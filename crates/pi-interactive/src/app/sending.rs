@@ -41,9 +41,9 @@ impl App {
                 return;
             }
             if follow_up {
-                session.follow_ups().push(message);
+                session.follow_up(message);
             } else {
-                session.steering().push(message);
+                session.steer(message);
             }
             self.queued.push(Queued { follow_up, text });
             return;
