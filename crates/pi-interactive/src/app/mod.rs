@@ -14,7 +14,7 @@ use pi_agent::AgentEvent;
 use pi_ai::{AssistantMessageEvent, Message, UserContent, UserMessage};
 use pi_approval::{Answer, Rule, RuleKind};
 use pi_coding_agent::{
-    BashExecution, HostError, PromptOutcome, SessionHost, suggested_rules, visible,
+    BashExecution, HostError, PromptOutcome, RuntimeError, SessionHost, suggested_rules, visible,
 };
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -193,13 +193,15 @@ impl App {
             clipboard: None,
             wants_editor: false,
         };
-        app.show_history();
+        // Read once for both: each read parses every message of the session.
+        let messages = app.host.session()?.messages();
+        app.show_messages(messages.as_deref());
         app.pending.push(transcript::notice(&format!(
             "pi-tool {} — {}. /hotkeys for the keys; Ctrl+D exits.",
             env!("CARGO_PKG_VERSION"),
             app.host.model().model.reference()
         )));
-        app.refresh_footer();
+        app.set_footer(messages.as_deref().ok());
         Ok(app)
     }
 

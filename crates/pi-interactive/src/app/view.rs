@@ -23,6 +23,14 @@ impl App {
         Ok(())
     }
 
+    /// The lines waiting for the scrollback, printed at the cursor before the viewport
+    /// exists (see [`crate::scrollback`]).
+    pub(crate) fn print_pending(&mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let (width, _) = crossterm::terminal::size()?;
+        let lines = std::mem::take(&mut self.pending);
+        crate::scrollback::print_lines(out, &lines, width)
+    }
+
     pub(super) fn insert_pending(&mut self, screen: &mut Screen) -> std::io::Result<()> {
         if self.pending.is_empty() {
             return Ok(());
