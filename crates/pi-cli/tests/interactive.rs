@@ -428,3 +428,35 @@ fn an_edit_asks_with_its_diff_and_shows_it_coloured() {
     tui.keys("\x04");
     exited_well(&tui.wait_exit());
 }
+
+/// The bytes the program writes while nobody types and nothing runs, over a second, after a
+/// moment for the last frame to be written.
+fn written_while_idle(tui: &mut tui::Tui) -> usize {
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let before = tui.bytes_written();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    tui.bytes_written() - before
+}
+
+#[test]
+fn an_idle_view_is_not_drawn_again() {
+    let (url, _seen) = support::serve(vec![answer("Hello from ", "the model.")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.expect("local/local-model");
+    assert_eq!(written_while_idle(&mut tui), 0, "drawn while idle at start");
+    // A run draws as it goes, then stops drawing when it is over.
+    tui.line("Say hello");
+    tui.expect("Hello from the model.");
+    assert_eq!(
+        written_while_idle(&mut tui),
+        0,
+        "drawn while idle after a run"
+    );
+    // A key is drawn at once.
+    tui.keys("zq7");
+    tui.wait_for("the keys typed", |screen| screen.contains("zq7"));
+    tui.keys("\x03");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}

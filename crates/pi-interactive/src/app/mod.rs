@@ -213,6 +213,8 @@ impl App {
         stop: &CancellationToken,
     ) -> std::io::Result<()> {
         let mut keys = crate::keys::KeyReader::start()?;
+        // Only while something on screen moves (a run's clock, a status line going away): an
+        // idle view is drawn when an event comes, not on a timer.
         let mut tick = tokio::time::interval(Duration::from_millis(250));
         self.next_initial();
         loop {
@@ -254,7 +256,7 @@ impl App {
                     }
                     self.next_initial();
                 }
-                _ = tick.tick() => {}
+                _ = tick.tick(), if self.animated() => {}
             }
         }
         self.shut_down().await;
@@ -277,6 +279,12 @@ impl App {
             self.on_agent(event);
         }
         self.pending.extend(self.stream.finish());
+    }
+
+    /// Whether the view changes by itself (a task's clock runs, a status line is shown until
+    /// it expires), so it is drawn again on a timer.
+    fn animated(&self) -> bool {
+        self.task.is_some() || self.run_started.is_some() || self.status.is_some()
     }
 
     /// The host, to close it after the loop.

@@ -11,6 +11,14 @@ impl App {
             backend.write_all(sequence.as_bytes())?;
             backend.flush()?;
         }
+        // An expired status line is dropped here, so the timer that waited for it stops.
+        if self
+            .status
+            .as_ref()
+            .is_some_and(|(_, at)| at.elapsed() >= STATUS_SHOWN)
+        {
+            self.status = None;
+        }
         screen.autoresize()?;
         self.insert_pending(screen)?;
         screen.draw(|frame| {
