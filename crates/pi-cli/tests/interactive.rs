@@ -428,3 +428,56 @@ fn an_edit_asks_with_its_diff_and_shows_it_coloured() {
     tui.keys("\x04");
     exited_well(&tui.wait_exit());
 }
+
+/// The bytes the program writes while nobody types and nothing runs, over a second, after a
+/// moment for the last frame to be written.
+fn written_while_idle(tui: &mut tui::Tui) -> usize {
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    let before = tui.bytes_written();
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    tui.bytes_written() - before
+}
+
+#[test]
+fn an_idle_view_is_not_drawn_again() {
+    let (url, _seen) = support::serve(vec![answer("Hello from ", "the model.")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.expect("local/local-model");
+    assert_eq!(written_while_idle(&mut tui), 0, "drawn while idle at start");
+    // A run draws as it goes, then stops drawing when it is over.
+    tui.line("Say hello");
+    tui.expect("Hello from the model.");
+    assert_eq!(
+        written_while_idle(&mut tui),
+        0,
+        "drawn while idle after a run"
+    );
+    // A key is drawn at once.
+    tui.keys("zq7");
+    tui.wait_for("the keys typed", |screen| screen.contains("zq7"));
+    tui.keys("\x03");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+/// A 1x1 PNG.
+const PIXEL_PNG: &[u8] = b"\x89\x50\x4e\x47\x0d\x0a\x1a\x0a\x00\x00\x00\x0d\x49\x48\x44\x52\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x0d\x49\x44\x41\x54\x78\xda\x63\x64\x60\xf8\x5f\x0f\x00\x02\x87\x01\x80\xeb\x47\xba\x92\x00\x00\x00\x00\x49\x45\x4e\x44\xae\x42\x60\x82";
+
+#[test]
+fn an_image_in_a_tool_result_is_a_line_with_its_type_and_size() {
+    let (url, _seen) = support::serve(vec![
+        call("call_1", "read", &json!({"path": "pixel.png"})),
+        answer("A single ", "pixel."),
+    ]);
+    let home = Home::new(&url);
+    std::fs::write(home.work().join("pixel.png"), PIXEL_PNG).unwrap();
+    let mut tui = home.start(&[]);
+    tui.line("What is in pixel.png?");
+    tui.expect("● read pixel.png");
+    let shown = tui.expect("[image: image/png, ");
+    assert!(shown.contains(" B]"), "{shown}");
+    tui.expect("A single pixel.");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}

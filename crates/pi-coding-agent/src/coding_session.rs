@@ -469,6 +469,11 @@ impl CodingSession {
 
     /// The conversation the model would be sent next (the session's context at its leaf).
     pub fn messages(&self) -> Result<Vec<Message>, RuntimeError> {
+        // Until the first prompt (or a change to the session) the conversation read at start
+        // is still held: no reading every message of a long session again.
+        if let Some(history) = lock(&self.history).as_ref() {
+            return Ok(history.messages.clone());
+        }
         self.recorder
             .with_session(|session| session.context().map(|context| context.messages))
             .map_err(|source| RuntimeError::Session {

@@ -24,6 +24,7 @@ mod footer;
 mod keys;
 mod markdown;
 mod picker;
+mod scrollback;
 mod slash;
 mod terminal;
 mod tool_view;
@@ -83,6 +84,8 @@ pub async fn run(interactive: Interactive) -> Result<Option<String>, Interactive
     } = interactive;
     let mut app = app::App::new(host, prompts, user_settings)?;
     let guard = terminal::TerminalGuard::take()?;
+    // Before the viewport: the history goes to the scrollback in one write.
+    app.print_pending(&mut std::io::stdout())?;
     let mut screen = guard.screen(app::VIEWPORT_HEIGHT)?;
     let ran = app.run(&mut screen, approvals, &stop).await;
     // What the last moments wrote, then the viewport cleared: the shell's prompt follows the

@@ -140,6 +140,45 @@ pub(crate) fn result_lines(text: &str, is_error: bool) -> Vec<Line<'static>> {
     lines
 }
 
+/// One line for each image in a result: its type and size (a terminal without an image
+/// protocol cannot show it; the model still gets the image).
+pub(crate) fn image_lines(content: &[pi_tool::Content]) -> Vec<Line<'static>> {
+    content
+        .iter()
+        .filter_map(|block| match block {
+            pi_tool::Content::Image { data, mime_type } => Some(dim_line(&format!(
+                "    [image: {}, {}]",
+                one_line(&visible(mime_type), 60),
+                byte_size(decoded_len(data))
+            ))),
+            pi_tool::Content::Text { .. } => None,
+        })
+        .collect()
+}
+
+/// The bytes that `base64` text decodes to (its padding and line breaks left out).
+fn decoded_len(base64: &str) -> usize {
+    let digits = base64
+        .bytes()
+        .filter(|byte| !byte.is_ascii_whitespace() && *byte != b'=')
+        .count();
+    digits * 3 / 4
+}
+
+/// `bytes` as a person reads a size: `512 B`, `12.3 KB`, `4.0 MB`.
+fn byte_size(bytes: usize) -> String {
+    // Precision loss is irrelevant at a display's one decimal.
+    #[allow(clippy::cast_precision_loss)]
+    let size = bytes as f64;
+    if bytes < 1024 {
+        format!("{bytes} B")
+    } else if bytes < 1024 * 1024 {
+        format!("{:.1} KB", size / 1024.0)
+    } else {
+        format!("{:.1} MB", size / (1024.0 * 1024.0))
+    }
+}
+
 fn dim_line(text: &str) -> Line<'static> {
     Line::from(Span::styled(
         text.to_owned(),
@@ -164,6 +203,7 @@ pub(crate) fn one_line(text: &str, limit: usize) -> String {
 mod tests {
     use super::*;
     use crate::test_screen::render as screen;
+    use crate::wrap::plain;
     use serde_json::json;
 
     #[test]
@@ -177,6 +217,30 @@ mod tests {
             "● bash $ seq 1 10\n  ⎿ 1\n    2\n    3\n    4\n    … 6 more lines (ctrl+o shows the whole result)\n● read missing.txt\n  ⎿ ENOENT: no such file"
         );
         assert_eq!(lines[7].spans[0].style.fg, Some(Color::Red));
+    }
+
+    #[test]
+    fn an_image_is_a_line_with_its_type_and_size() {
+        let content = vec![
+            pi_tool::Content::Text {
+                text: "a screenshot".to_owned(),
+            },
+            pi_tool::Content::Image {
+                // 12 bytes: 16 digits, no padding; then 2,000 bytes with one `=`.
+                data: "AAAAAAAAAAAAAAAA".to_owned(),
+                mime_type: "image/png".to_owned(),
+            },
+            pi_tool::Content::Image {
+                data: format!("{}AA=", "A".repeat(2664)),
+                mime_type: "image/jpeg\u{1b}]0;x\u{7}".to_owned(),
+            },
+        ];
+        let lines: Vec<String> = image_lines(&content).iter().map(plain).collect();
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert_eq!(lines[0], "    [image: image/png, 12 B]");
+        assert!(lines[1].starts_with("    [image: image/jpeg"), "{lines:?}");
+        assert!(lines[1].ends_with(", 2.0 KB]"), "{lines:?}");
+        assert!(!lines[1].contains('\u{1b}'), "{lines:?}");
     }
 
     #[test]

@@ -199,6 +199,7 @@ pub(crate) fn history_lines(messages: &[Message], limit: usize) -> Vec<Line<'sta
                 );
                 lines.push(tool_view::start_line(&name, &arguments));
                 lines.extend(tool_view::result_lines(&result.text(), result.is_error));
+                lines.extend(tool_view::image_lines(&result.content));
             }
         }
     }

@@ -66,6 +66,26 @@ impl SessionContext {
     }
 }
 
+/// The model and thinking level a leaf's context resumes with, without its messages.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ContextSettings {
+    /// The last `model_change` or assistant message's model on the path.
+    pub model: Option<ModelRef>,
+    /// The last `thinking_level_change` on the path; `off` without one.
+    pub thinking_level: String,
+}
+
+/// The settings of `leaf`'s context: reads only the entries that set them (the last model
+/// and thinking changes), not every message, so a long session answers at once.
+pub(crate) fn settings_of(tree: &Tree, leaf: Option<usize>) -> Result<ContextSettings> {
+    let mut context = SessionContext::empty();
+    settings(tree, &tree.path(leaf), &mut context)?;
+    Ok(ContextSettings {
+        model: context.model,
+        thinking_level: context.thinking_level,
+    })
+}
+
 /// Builds the context of `leaf` (`None`: before the first entry, an empty context).
 pub(crate) fn build(tree: &Tree, leaf: Option<usize>) -> Result<SessionContext> {
     let mut context = SessionContext::empty();

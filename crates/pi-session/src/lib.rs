@@ -54,7 +54,8 @@ mod view;
 
 pub use context::{
     BRANCH_SUMMARY_PREFIX, BRANCH_SUMMARY_SUFFIX, COMPACTION_SUMMARY_PREFIX,
-    COMPACTION_SUMMARY_SUFFIX, ContextFromEnd, ContextMessage, ModelRef, SessionContext,
+    COMPACTION_SUMMARY_SUFFIX, ContextFromEnd, ContextMessage, ContextSettings, ModelRef,
+    SessionContext,
 };
 pub use entry::{Entry, EntryKind, NotAnEntry};
 pub use error::{NotASessionReason, Result, SessionError};

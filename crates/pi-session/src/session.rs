@@ -294,6 +294,11 @@ impl Session {
         context::build(&self.tree, self.tree.leaf())
     }
 
+    /// The model and thinking level of [`Session::context`], without reading its messages.
+    pub fn context_settings(&self) -> Result<context::ContextSettings> {
+        context::settings_of(&self.tree, self.tree.leaf())
+    }
+
     /// The messages of [`Session::context`] from the last one back, each read from its entry
     /// only when the iterator gets to it: a caller that needs only the context's end (the
     /// last response's usage and what came after it, as the compaction check does) reads

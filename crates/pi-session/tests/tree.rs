@@ -311,3 +311,25 @@ fn a_custom_message_joins_the_context_as_a_user_message() {
         ]
     );
 }
+
+#[test]
+fn the_context_settings_are_the_contexts_own_without_its_messages() {
+    let mut session = Session::in_memory(Path::new("/w"));
+    assert_eq!(session.context_settings().unwrap().thinking_level, "off");
+    assert_eq!(session.context_settings().unwrap().model, None);
+    session.append_model_change("anthropic", "claude").unwrap();
+    session.append_thinking_level_change("high").unwrap();
+    session.append_message(&user("question")).unwrap();
+    let settings = session.context_settings().unwrap();
+    assert_eq!(settings.model.unwrap().model_id, "claude");
+    assert_eq!(settings.thinking_level, "high");
+    // A later answer's model wins over the earlier change, as in the full context.
+    session.append_message(&assistant("answer")).unwrap();
+    let (settings, context) = (
+        session.context_settings().unwrap(),
+        session.context().unwrap(),
+    );
+    assert_eq!(settings.model, context.model);
+    assert_eq!(settings.model.unwrap().provider, "openai");
+    assert_eq!(settings.thinking_level, context.thinking_level);
+}

@@ -49,6 +49,8 @@ pub(crate) struct Tui {
     carry: Vec<u8>,
     /// The program closed the terminal.
     pub(crate) ended: bool,
+    /// Every byte the program wrote so far.
+    written: usize,
 }
 
 impl Tui {
@@ -64,6 +66,7 @@ impl Tui {
             parser: vt100::Parser::new_with_callbacks(ROWS, COLS, 10_000, Obeyed::default()),
             carry: Vec::new(),
             ended: false,
+            written: 0,
         }
     }
 
@@ -78,6 +81,7 @@ impl Tui {
                 }
                 Ok(read) => {
                     let bytes = buffer[..read].to_vec();
+                    self.written += read;
                     self.feed(&bytes);
                 }
                 Err(error) if error.kind() == ErrorKind::WouldBlock => return,
@@ -108,6 +112,12 @@ impl Tui {
             .unwrap_or(0);
         self.parser.process(&rest[..rest.len() - keep]);
         self.carry = rest[rest.len() - keep..].to_vec();
+    }
+
+    /// How many bytes the program has written to the terminal so far.
+    pub(crate) fn bytes_written(&mut self) -> usize {
+        self.pump();
+        self.written
     }
 
     /// The screen as shown now.

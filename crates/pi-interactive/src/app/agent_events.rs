@@ -106,6 +106,7 @@ impl App {
                     .unwrap_or_default();
                 self.pending
                     .extend(tool_view::result_lines(&text, is_error));
+                self.pending.extend(tool_view::image_lines(&result.content));
                 self.last_result = Some(text);
                 self.last_call = Some(tool_call_id.to_string());
             }

@@ -467,20 +467,32 @@ impl App {
         let Ok(session) = self.host.session() else {
             return;
         };
-        match session.messages() {
+        let messages = session.messages();
+        self.show_messages(messages.as_deref());
+    }
+
+    /// The session's messages (as [`App::show_history`] reads them) into the scrollback.
+    pub(super) fn show_messages(&mut self, messages: Result<&[Message], &RuntimeError>) {
+        match messages {
             Ok(messages) if !messages.is_empty() => {
                 self.pending
-                    .extend(transcript::history_lines(&messages, HISTORY_SHOWN));
+                    .extend(transcript::history_lines(messages, HISTORY_SHOWN));
             }
             Ok(_) => {}
             Err(error) => self
                 .pending
-                .push(transcript::error(&pi_tool::error_text(&error))),
+                .push(transcript::error(&pi_tool::error_text(error))),
         }
     }
 
     /// The footer from the session: tokens and cost summed, the last answer's context.
     pub(super) fn refresh_footer(&mut self) {
+        let messages = self.host.session().ok().map(|session| session.messages());
+        self.set_footer(messages.as_ref().and_then(|read| read.as_deref().ok()));
+    }
+
+    /// The footer from the session's `messages` (when they could be read).
+    pub(super) fn set_footer(&mut self, messages: Option<&[Message]>) {
         let model = self.host.model();
         let mut footer = FooterInfo {
             cwd: home_relative(&self.cwd),
@@ -491,8 +503,8 @@ impl App {
         };
         if let Ok(session) = self.host.session() {
             footer.session_name = session.name();
-            if let Ok(messages) = session.messages() {
-                for message in &messages {
+            if let Some(messages) = messages {
+                for message in messages {
                     if let Message::Assistant(answer) = message {
                         let usage = &answer.usage;
                         footer.input_tokens += usage.input;

@@ -14,7 +14,7 @@ use pi_agent::AgentEvent;
 use pi_ai::{AssistantMessageEvent, Message, UserContent, UserMessage};
 use pi_approval::{Answer, Rule, RuleKind};
 use pi_coding_agent::{
-    BashExecution, HostError, PromptOutcome, SessionHost, suggested_rules, visible,
+    BashExecution, HostError, PromptOutcome, RuntimeError, SessionHost, suggested_rules, visible,
 };
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -193,13 +193,15 @@ impl App {
             clipboard: None,
             wants_editor: false,
         };
-        app.show_history();
+        // Read once for both: each read parses every message of the session.
+        let messages = app.host.session()?.messages();
+        app.show_messages(messages.as_deref());
         app.pending.push(transcript::notice(&format!(
             "pi-tool {} — {}. /hotkeys for the keys; Ctrl+D exits.",
             env!("CARGO_PKG_VERSION"),
             app.host.model().model.reference()
         )));
-        app.refresh_footer();
+        app.set_footer(messages.as_deref().ok());
         Ok(app)
     }
 
@@ -211,6 +213,8 @@ impl App {
         stop: &CancellationToken,
     ) -> std::io::Result<()> {
         let mut keys = crate::keys::KeyReader::start()?;
+        // Only while something on screen moves (a run's clock, a status line going away): an
+        // idle view is drawn when an event comes, not on a timer.
         let mut tick = tokio::time::interval(Duration::from_millis(250));
         self.next_initial();
         loop {
@@ -252,7 +256,7 @@ impl App {
                     }
                     self.next_initial();
                 }
-                _ = tick.tick() => {}
+                _ = tick.tick(), if self.animated() => {}
             }
         }
         self.shut_down().await;
@@ -275,6 +279,12 @@ impl App {
             self.on_agent(event);
         }
         self.pending.extend(self.stream.finish());
+    }
+
+    /// Whether the view changes by itself (a task's clock runs, a status line is shown until
+    /// it expires), so it is drawn again on a timer.
+    fn animated(&self) -> bool {
+        self.task.is_some() || self.run_started.is_some() || self.status.is_some()
     }
 
     /// The host, to close it after the loop.

@@ -11,6 +11,14 @@ impl App {
             backend.write_all(sequence.as_bytes())?;
             backend.flush()?;
         }
+        // An expired status line is dropped here, so the timer that waited for it stops.
+        if self
+            .status
+            .as_ref()
+            .is_some_and(|(_, at)| at.elapsed() >= STATUS_SHOWN)
+        {
+            self.status = None;
+        }
         screen.autoresize()?;
         self.insert_pending(screen)?;
         screen.draw(|frame| {
@@ -21,6 +29,14 @@ impl App {
             }
         })?;
         Ok(())
+    }
+
+    /// The lines waiting for the scrollback, printed at the cursor before the viewport
+    /// exists (see [`crate::scrollback`]).
+    pub(crate) fn print_pending(&mut self, out: &mut impl std::io::Write) -> std::io::Result<()> {
+        let (width, _) = crossterm::terminal::size()?;
+        let lines = std::mem::take(&mut self.pending);
+        crate::scrollback::print_lines(out, &lines, width)
     }
 
     pub(super) fn insert_pending(&mut self, screen: &mut Screen) -> std::io::Result<()> {
