@@ -100,10 +100,10 @@ impl App {
                 {
                     self.pending.push(tool.line.clone());
                 }
-                let text = result
-                    .as_tool_result()
-                    .map(pi_tool::ToolResultMessage::text)
-                    .unwrap_or_default();
+                let Some(result) = result.as_tool_result() else {
+                    return;
+                };
+                let text = result.text();
                 self.pending
                     .extend(tool_view::result_lines(&text, is_error));
                 self.pending.extend(tool_view::image_lines(&result.content));
