@@ -201,7 +201,7 @@ impl ApprovalGate {
             }
         };
         record.timestamp = now_millis();
-        emitter.emit(AgentEvent::ApprovalDecision(record));
+        emitter.emit(AgentEvent::ApprovalDecision(std::sync::Arc::new(record)));
         outcome
     }
 
@@ -321,7 +321,7 @@ impl ApprovalGate {
             }
         };
         record.timestamp = now_millis();
-        emitter.emit(AgentEvent::ApprovalDecision(record));
+        emitter.emit(AgentEvent::ApprovalDecision(std::sync::Arc::new(record)));
         outcome
     }
 

@@ -108,7 +108,7 @@ pub enum AgentEvent {
     },
     /// The approval gate decided a call (with approvals configured): allowed, denied, or
     /// asked and answered.
-    ApprovalDecision(ApprovalRecord),
+    ApprovalDecision(Arc<ApprovalRecord>),
     /// A compaction began.
     CompactionStart {
         /// Why it runs.

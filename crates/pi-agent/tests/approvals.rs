@@ -111,7 +111,7 @@ fn records(events: &mut tokio::sync::mpsc::UnboundedReceiver<AgentEvent>) -> Vec
     drain(events)
         .into_iter()
         .filter_map(|event| match event {
-            AgentEvent::ApprovalDecision(record) => Some(record),
+            AgentEvent::ApprovalDecision(record) => Some(ApprovalRecord::clone(&record)),
             _ => None,
         })
         .collect()

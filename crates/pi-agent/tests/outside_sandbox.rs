@@ -78,7 +78,7 @@ async fn run(
     let records = drain(&mut events)
         .into_iter()
         .filter_map(|event| match event {
-            AgentEvent::ApprovalDecision(record) => Some(record),
+            AgentEvent::ApprovalDecision(record) => Some(ApprovalRecord::clone(&record)),
             _ => None,
         })
         .collect();

@@ -23,7 +23,8 @@ use crate::scan::{self, Facts, Present, Role, Scanned};
 #[derive(Clone)]
 pub struct Entry {
     line: Line,
-    entry_type: Box<str>,
+    /// Borrowed for the types Pi writes: most entries share those few names.
+    entry_type: Cow<'static, str>,
     id: Box<str>,
     parent_id: Option<Box<str>>,
     timestamp: Option<Box<str>>,
@@ -95,10 +96,10 @@ impl Entry {
     pub(crate) fn from_facts(line: Line, mut facts: Facts) -> Result<Self, NotAnEntry> {
         let entry_type = facts.entry_type.take().ok_or(NotAnEntry::NoType)?;
         let id = facts.id.take().ok_or(NotAnEntry::NoId)?;
-        Ok(Self::assemble(line, entry_type, id, facts))
+        Ok(Self::assemble(line, type_name(entry_type), id, facts))
     }
 
-    fn assemble(line: Line, entry_type: String, id: String, facts: Facts) -> Self {
+    fn assemble(line: Line, entry_type: Cow<'static, str>, id: String, facts: Facts) -> Self {
         Self {
             line,
             role: if entry_type == "message" {
@@ -107,7 +108,7 @@ impl Entry {
                 None
             },
             malformed: missing_field(&entry_type, facts.present),
-            entry_type: entry_type.into(),
+            entry_type,
             id: id.into(),
             parent_id: facts.parent_id.map(String::into_boxed_str),
             timestamp: facts.timestamp.map(String::into_boxed_str),
@@ -165,7 +166,12 @@ impl Entry {
         raw.insert("timestamp".into(), timestamp.into());
         raw.extend(fields);
         let (text, facts, raw) = written(raw);
-        let mut entry = Self::assemble(Line::whole(text), entry_type.to_owned(), id, facts);
+        let mut entry = Self::assemble(
+            Line::whole(text),
+            type_name(entry_type.to_owned()),
+            id,
+            facts,
+        );
         entry.object = OnceLock::from(raw);
         entry
     }
@@ -174,7 +180,7 @@ impl Entry {
     /// message role and this required field present (so nothing is read back from it).
     pub(crate) fn written_line(
         text: String,
-        entry_type: &str,
+        entry_type: &'static str,
         id: String,
         parent_id: Option<String>,
         timestamp: String,
@@ -191,7 +197,7 @@ impl Entry {
             role,
             present,
         };
-        Self::assemble(Line::whole(text), entry_type.to_owned(), id, facts)
+        Self::assemble(Line::whole(text), Cow::Borrowed(entry_type), id, facts)
     }
 
     /// The entry id (8 hex digits when Pi or this crate made it).
@@ -383,6 +389,27 @@ fn written(raw: Map<String, Value>) -> (String, Facts, Map<String, Value>) {
         _ => Map::new(),
     };
     (text, facts, raw)
+}
+
+/// An entry type's name, borrowed when it is one of the types Pi writes.
+fn type_name(entry_type: String) -> Cow<'static, str> {
+    const KNOWN: [&str; 11] = [
+        "message",
+        "model_change",
+        "thinking_level_change",
+        "compaction",
+        "branch_summary",
+        "custom",
+        "custom_message",
+        "label",
+        "session_info",
+        "session",
+        "leaf",
+    ];
+    match KNOWN.iter().find(|known| **known == entry_type) {
+        Some(known) => Cow::Borrowed(known),
+        None => Cow::Owned(entry_type),
+    }
 }
 
 /// The first field `entry_type` requires that `present` lacks, in the order

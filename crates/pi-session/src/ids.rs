@@ -15,9 +15,11 @@ pub fn new_session_id() -> String {
 /// A new entry id: the first 8 hex digits of a random UUID, not yet `taken`; a full UUID if 100
 /// tries all collide (Pi's rule, so ids look the same whoever wrote the file).
 pub fn new_entry_id(taken: impl Fn(&str) -> bool) -> String {
+    // Written on the stack: only the 8 digits kept are allocated.
+    let mut buffer = uuid::Uuid::encode_buffer();
     for _ in 0..SHORT_ID_TRIES {
-        let full = uuid::Uuid::new_v4().simple().to_string();
-        let short = full.get(..8).unwrap_or(&full);
+        let full = uuid::Uuid::new_v4().simple().encode_lower(&mut buffer);
+        let short = full.get(..8).unwrap_or(full);
         if !taken(short) {
             return short.to_owned();
         }
@@ -27,7 +29,11 @@ pub fn new_entry_id(taken: impl Fn(&str) -> bool) -> String {
 
 /// Now as Pi's `new Date().toISOString()`: `2026-09-01T10:00:00.000Z`.
 pub fn now_iso() -> String {
-    Utc::now().to_rfc3339_opts(SecondsFormat::Millis, true)
+    use std::fmt::Write;
+    // Its exact length, so an entry keeps it without copying it again.
+    let mut text = String::with_capacity("2026-09-01T10:00:00.000Z".len());
+    let _ = write!(text, "{}", Utc::now().format("%Y-%m-%dT%H:%M:%S%.3fZ"));
+    text
 }
 
 /// An instant given in milliseconds since the Unix epoch, in the form of [`now_iso`] (for file
