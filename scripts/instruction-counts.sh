@@ -17,15 +17,19 @@
 #                       same conversion: the MCP server's floor;
 #   jsonschema          the jsonschema crate (text in, every violation out), a peer of
 #                       loop-dynamic.
+# Then one turn of the agent loop (crates/pi-bench/examples/loop_cost.rs, the loop alone: a
+# scripted response of two tool calls streamed in 4-character fragments, both calls run, every
+# event consumed), against a ceiling that makes a regression show (issue 45).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v valgrind >/dev/null || { echo "needs valgrind (apt install valgrind)" >&2; exit 1; }
 command -v bc >/dev/null || { echo "needs bc (apt install bc)" >&2; exit 1; }
 rounds="${1:-400}"
 if [ -z "${BIN:-}" ]; then
-  cargo build --release -q -p pi-bench --example user_paths
+  cargo build --release -q -p pi-bench --example user_paths --example loop_cost
   BIN="${CARGO_TARGET_DIR:-target}/release/examples/user_paths"
 fi
+LOOP_BIN="${LOOP_BIN:-$(dirname "$BIN")/loop_cost}"
 instructions() { # contender workload subset rounds
   valgrind --tool=callgrind --callgrind-out-file=/dev/null "$BIN" "$1" "$2" "$3" "$4" 2>&1 |
     sed -n 's/.*Collected : *\([0-9]*\).*/\1/p; s/.*refs: *\([0-9,]*\).*/\1/p' | tr -d , | head -1
@@ -79,3 +83,17 @@ done
 for spec in "$w1 all" "$w2 valid" "$w2 invalid" "$w3 all"; do
   goal_row "dynamic vs jsonschema-rs" loop-dynamic jsonschema "< 1" $spec
 done
+
+# One turn: loop_cost runs RUNS runs after RUNS/10 + 1 warm-up runs, each of 11 turns; two
+# counts (RUNS = 20 and 40) differ by 22 runs.
+turn_count() { # RUNS
+  valgrind --tool=callgrind --callgrind-out-file=/dev/null "$LOOP_BIN" 10 "$1" loop 2>&1 |
+    sed -n 's/.*Collected : *\([0-9]*\).*/\1/p; s/.*refs: *\([0-9,]*\).*/\1/p' | tr -d , | head -1
+}
+turn=$(( ($(turn_count 40) - $(turn_count 20)) / (22 * 11) ))
+ceiling=150000
+echo
+echo "| figure | instructions per turn | ceiling | verdict |"
+echo "|---|---:|---:|---|"
+printf '| the agent loop, one turn of two calls | %s | %s | %s |\n' "$turn" "$ceiling" \
+  "$([ "$turn" -le "$ceiling" ] && echo met || echo MISSED)"
