@@ -7,8 +7,8 @@ use serde_json::{Value, json};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 /// Copies a session's events to `out` as JSON, and `agent_settled` each time `settle` says a
-/// prompt ended. Events go first when both wait: every event of a prompt is sent before the
-/// prompt's task returns, so its `agent_settled` follows them all.
+/// prompt ended. Every event of a prompt is sent before the prompt's task returns, so its
+/// `agent_settled` follows them all: the events queued when `settle` arrives go first.
 pub(crate) async fn forward(
     mut events: UnboundedReceiver<AgentEvent>,
     mut settle: UnboundedReceiver<()>,
@@ -29,7 +29,19 @@ pub(crate) async fn forward(
                     break;
                 }
             },
-            Some(()) = settle.recv() => Some(json!({"type": "agent_settled"})),
+            Some(()) = settle.recv() => {
+                // The events channel was looked at before `settle`, and the prompt's last
+                // events may have arrived in between: every event of the prompt was sent
+                // before `settle` was, so all of them are there now and go first.
+                while let Ok(event) = events.try_recv() {
+                    if let Some(line) = pi_coding_agent::pi_event_json(&event)
+                        && out.send(line).is_err()
+                    {
+                        return;
+                    }
+                }
+                Some(json!({"type": "agent_settled"}))
+            }
         };
         if let Some(line) = line
             && out.send(line).is_err()
