@@ -393,7 +393,7 @@ fn written(raw: Map<String, Value>) -> (String, Facts, Map<String, Value>) {
 
 /// An entry type's name, borrowed when it is one of the types Pi writes.
 fn type_name(entry_type: String) -> Cow<'static, str> {
-    const KNOWN: [&str; 11] = [
+    const KNOWN: [&str; 9] = [
         "message",
         "model_change",
         "thinking_level_change",
@@ -403,8 +403,6 @@ fn type_name(entry_type: String) -> Cow<'static, str> {
         "custom_message",
         "label",
         "session_info",
-        "session",
-        "leaf",
     ];
     match KNOWN.iter().find(|known| **known == entry_type) {
         Some(known) => Cow::Borrowed(known),
