@@ -161,7 +161,9 @@ pub(crate) async fn run(
     for line in renamed {
         report!("pi-tool: warning: {line}");
     }
-    let approver = super::approval::approver(&approvals, args.json);
+    let (view_caught_up, view_waits) = super::agent_view::caught_up();
+    let approver =
+        super::approval::approver(&approvals, args.json, Some(view_caught_up));
     let options = CodingSessionOptions {
         cwd: cwd.to_path_buf(),
         agent_dir: pi_tool::path::agent_dir(),
@@ -210,6 +212,7 @@ pub(crate) async fn run(
     let watcher = (!args.json).then(|| {
         tokio::spawn(super::agent_view::show(
             session.subscribe_to(super::agent_view::shows),
+            view_waits,
         ))
     });
     let printer = args.events.then(|| {

@@ -6,7 +6,8 @@ use std::io::Write;
 
 use pi_agent::AgentEvent;
 use pi_ai::AssistantMessageEvent;
-use tokio::sync::mpsc::UnboundedReceiver;
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+use tokio::sync::oneshot;
 
 use pi_coding_agent::visible;
 
@@ -23,11 +24,54 @@ pub(crate) fn shows(event: &AgentEvent) -> bool {
     ) || matches!(event, AgentEvent::MessageEnd { message } if message.as_assistant().is_some())
 }
 
-/// Shows `events` on stdout until the run's channel closes.
-pub(crate) async fn show(mut events: UnboundedReceiver<AgentEvent>) {
+/// Lets the approval prompt wait until the view has shown everything sent before it: the
+/// view prints from its own task, and a prompt written while events are still queued would
+/// land in the middle of the model's text (its last words after "Run it?").
+#[derive(Debug, Clone)]
+pub(crate) struct CaughtUp(UnboundedSender<oneshot::Sender<()>>);
+
+impl CaughtUp {
+    /// Returns once the view has shown every event the agent sent before this call, and
+    /// ended its line; at once when the view is gone.
+    pub(crate) async fn wait(&self) {
+        let (done, shown) = oneshot::channel();
+        if self.0.send(done).is_ok() {
+            let _ = shown.await;
+        }
+    }
+}
+
+/// A view's two ends: the handle the prompt waits on, and what [`show`] answers from.
+pub(crate) fn caught_up() -> (CaughtUp, UnboundedReceiver<oneshot::Sender<()>>) {
+    let (asks, asked) = tokio::sync::mpsc::unbounded_channel();
+    (CaughtUp(asks), asked)
+}
+
+/// Shows `events` on stdout until the run's channel closes; answers each wait of
+/// [`CaughtUp`] once the events queued before it are shown.
+pub(crate) async fn show(
+    mut events: UnboundedReceiver<AgentEvent>,
+    mut waits: UnboundedReceiver<oneshot::Sender<()>>,
+) {
     let mut stdout = std::io::stdout();
     let mut mid_line = false;
-    while let Some(event) = events.recv().await {
+    loop {
+        // Events first: a wait is answered only when no event is queued. The agent sends its
+        // events before it asks, so every event before the ask has been shown by then.
+        let event = tokio::select! {
+            biased;
+            event = events.recv() => event,
+            Some(done) = waits.recv() => {
+                if mid_line {
+                    let _ = writeln!(stdout);
+                    mid_line = false;
+                }
+                let _ = stdout.flush();
+                let _ = done.send(());
+                continue;
+            }
+        };
+        let Some(event) = event else { break };
         let mut line = |text: String, mid_line: &mut bool| {
             if *mid_line {
                 let _ = writeln!(stdout);

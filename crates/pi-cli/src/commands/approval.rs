@@ -65,8 +65,13 @@ impl ApprovalArgs {
 }
 
 /// Whom the run's gate asks: the terminal prompt, or, with `--json` or when stdin is not a
-/// terminal, nobody (every ask is refused, saying what would allow it).
-pub(crate) fn approver(setup: &ApprovalSetup, json: bool) -> Arc<dyn Approver> {
+/// terminal, nobody (every ask is refused, saying what would allow it). `view` is the live
+/// view the prompt waits for, so a prompt never lands inside text still being shown.
+pub(crate) fn approver(
+    setup: &ApprovalSetup,
+    json: bool,
+    view: Option<super::agent_view::CaughtUp>,
+) -> Arc<dyn Approver> {
     use std::io::IsTerminal as _;
     let why = if json {
         Some("--json leaves no terminal to ask on")
@@ -84,6 +89,7 @@ pub(crate) fn approver(setup: &ApprovalSetup, json: bool) -> Arc<dyn Approver> {
             cwd: setup.cwd.clone(),
             user_settings: setup.user_settings.clone(),
             one_at_a_time: tokio::sync::Mutex::new(()),
+            view,
         }),
     }
 }

@@ -26,12 +26,17 @@ pub(crate) struct TerminalPrompt {
     pub(crate) user_settings: Option<PathBuf>,
     /// One prompt at a time: the calls of a parallel batch wait their turn.
     pub(crate) one_at_a_time: tokio::sync::Mutex<()>,
+    /// The live view on the same terminal, shown up to the ask before the prompt is.
+    pub(crate) view: Option<super::agent_view::CaughtUp>,
 }
 
 impl Approver for TerminalPrompt {
     fn ask<'a>(&'a self, request: &'a ApprovalRequest) -> AnswerFuture<'a> {
         async move {
             let _turn = self.one_at_a_time.lock().await;
+            if let Some(view) = &self.view {
+                view.wait().await;
+            }
             match request.outside_sandbox {
                 Some(_) => self.converse_outside(request).await,
                 None => self.converse(request).await,

@@ -470,8 +470,8 @@ pub(crate) async fn run(
             cwd: cwd.to_path_buf(),
             why: "the RPC mode has no one to ask yet",
         }),
-        FrontEnd::Json => super::approval::approver(&approvals, true),
-        FrontEnd::Print => super::approval::approver(&approvals, false),
+        FrontEnd::Json => super::approval::approver(&approvals, true, None),
+        FrontEnd::Print => super::approval::approver(&approvals, false, None),
     };
     let place = RunPlace {
         cwd,
