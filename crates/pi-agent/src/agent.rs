@@ -89,6 +89,7 @@ impl Agent {
         taken
     }
 
+    #[cfg(feature = "compaction")]
     pub(crate) fn emitter(&self) -> &Emitter {
         &self.emitter
     }

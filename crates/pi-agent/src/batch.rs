@@ -13,7 +13,6 @@ use pi_tool::{
 };
 use tokio_util::sync::CancellationToken;
 
-use crate::approval_gate::{GateOutcome, Outside};
 use crate::call_order::CallOrder;
 use crate::config::{AfterToolCallContext, BeforeToolCall, BeforeToolCallContext};
 use crate::emitter::Emitter;
@@ -260,6 +259,11 @@ async fn after_hook(
 
 /// One prepared call: `before_tool_call`, the approval, execution under its time limit and the
 /// run's cancellation. Always returns the call's one result.
+// Without approvals, a hook's rewrite is only parsed: nothing else reads it.
+#[cfg_attr(
+    not(feature = "approvals"),
+    allow(unused_variables, unused_assignments)
+)]
 async fn run_call(
     config: AgentConfig,
     call: Arc<ToolCall>,
@@ -271,7 +275,7 @@ async fn run_call(
         Ok(prepared) => prepared,
         Err(failure) => return failure.into_executed(),
     };
-    // The arguments as the hook left them (`None`: as the model sent them).
+    // The arguments as the hook left them (`None`: as the model sent them), for the gate.
     let mut rewritten: Option<serde_json::Value> = None;
     let prepared = match &config.before_tool_call {
         None => prepared,
@@ -310,92 +314,20 @@ async fn run_call(
             }
         }
     };
-    // The decision comes last, on the final validated arguments; the call then runs exactly
-    // those (parsed again from them), checked against the decision's fingerprint.
-    let mut approval = None;
-    let prepared = match &config.approvals {
-        None => prepared,
-        Some(gate) => {
-            let arguments =
-                prepared.validated_arguments(rewritten.as_ref().unwrap_or(&call.arguments));
-            let hints = crate::approval_gate::Hints::of(prepared.tool());
-            match gate
-                .decide(&call, hints, arguments, &signal, &emitter)
-                .await
-            {
-                GateOutcome::Refuse(reason) => {
-                    let refused = failed(&config, &call, &reason);
-                    return ExecutedCall::failed(FailureKind::Denied, refused);
-                }
-                GateOutcome::Run(approved) => {
-                    let prepared = match prepared.with_arguments(approved.arguments()) {
-                        Ok(prepared) => prepared,
-                        Err(failure) => return failure.into_executed(),
-                    };
-                    if let Err(mismatch) = approved.check(&call.name, approved.arguments()) {
-                        let refused = failed(&config, &call, &mismatch.to_string());
-                        return ExecutedCall::failed(FailureKind::Denied, refused);
-                    }
-                    approval = Some((gate, approved));
-                    prepared
-                }
-            }
-        }
-    };
-    let executed = execute(&config, &call, prepared, &signal, &emitter).await;
-    // In `full-auto`, what the sandbox refused asks to run outside it, once.
-    let Some((gate, approved)) = approval else {
-        return executed;
-    };
-    let Some(refusal) = gate.refusal_to_ask_about(&executed.message) else {
-        return executed;
-    };
-    if signal.is_cancelled() {
-        return executed;
+    #[cfg(feature = "approvals")]
+    if let Some(gate) = &config.approvals {
+        let arguments = rewritten.as_ref().unwrap_or(&call.arguments);
+        return crate::approved_call::run(
+            gate, &config, &call, prepared, arguments, &signal, &emitter,
+        )
+        .await;
     }
-    match gate
-        .ask_outside(&call, &approved, refusal.clone(), &signal, &emitter)
-        .await
-    {
-        Outside::Run(prepared) => {
-            let mut again = execute(&config, &call, *prepared, &signal, &emitter).await;
-            note_outside(&mut again.message, &refusal, true);
-            again
-        }
-        Outside::Stand(why) => {
-            let mut executed = executed;
-            executed
-                .message
-                .content
-                .push(pi_tool::text(format!("\n\n{why}")));
-            note_outside(&mut executed.message, &refusal, false);
-            executed
-        }
-    }
-}
-
-/// Says in a result's details whether the call ran outside the sandbox after it refused it:
-/// `outsideSandbox: {"ran": bool, "refusal": ...}`.
-fn note_outside(message: &mut ToolResultMessage, refusal: &pi_tool::SandboxRefusal, ran: bool) {
-    let note = serde_json::json!({"ran": ran, "refusal": refusal});
-    match &mut message.details {
-        Some(serde_json::Value::Object(details)) => {
-            details.insert("outsideSandbox".into(), note);
-        }
-        details => {
-            let mut map = serde_json::Map::new();
-            if let Some(other) = details.take() {
-                map.insert("result".into(), other);
-            }
-            map.insert("outsideSandbox".into(), note);
-            *details = Some(serde_json::Value::Object(map));
-        }
-    }
+    execute(&config, &call, prepared, &signal, &emitter).await
 }
 
 /// Runs a prepared call under its time limit and the run's cancellation, its progress
 /// announced. Always returns the call's one result.
-async fn execute(
+pub(crate) async fn execute(
     config: &AgentConfig,
     call: &ToolCall,
     prepared: pi_tool::PreparedCall,
@@ -440,7 +372,7 @@ async fn execute(
 }
 
 /// The paired failure of `call` in the registry's wording.
-fn failed(config: &AgentConfig, call: &ToolCall, reason: &str) -> ToolResultMessage {
+pub(crate) fn failed(config: &AgentConfig, call: &ToolCall, reason: &str) -> ToolResultMessage {
     failed_result_in(config.tools.wording(), call, reason)
 }
 

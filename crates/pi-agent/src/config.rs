@@ -6,11 +6,14 @@ use std::time::Duration;
 
 use futures::future::BoxFuture;
 use pi_ai::{AssistantMessage, Message, Provider};
+#[cfg(feature = "approvals")]
 use pi_approval::{Approver, Policy};
 use pi_tool::{Content, ToolCall, ToolRegistry, ToolResultMessage};
 use serde_json::Value;
 
-use crate::{AgentEvent, ApprovalGate};
+use crate::AgentEvent;
+#[cfg(feature = "approvals")]
+use crate::ApprovalGate;
 
 /// How the calls of one assistant message run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -145,6 +148,7 @@ pub struct AgentConfig {
     pub after_response: Option<AfterResponseHook>,
     /// Decides every call on its final arguments, after `before_tool_call`; `None` runs
     /// every valid call (the behaviour without approvals).
+    #[cfg(feature = "approvals")]
     pub approvals: Option<Arc<ApprovalGate>>,
     /// The agent's name and conversation id on the run's spans.
     pub labels: crate::RunLabels,
@@ -183,6 +187,7 @@ impl AgentConfig {
             before_request: None,
             will_retry: None,
             after_response: None,
+            #[cfg(feature = "approvals")]
             approvals: None,
             labels: crate::RunLabels::default(),
         }
@@ -304,6 +309,7 @@ impl AgentConfig {
     /// Approvals: every call is decided by `policy` on its final arguments, and what it says
     /// to ask goes to `approver`; bare tool names in its `deny` are not shown to the model.
     #[must_use]
+    #[cfg(feature = "approvals")]
     pub fn with_approvals(self, policy: Policy, approver: Arc<dyn Approver>) -> Self {
         self.with_approval_gate(Arc::new(ApprovalGate::new(policy, approver)))
     }
@@ -311,6 +317,7 @@ impl AgentConfig {
     /// The same with a gate the caller keeps (to restore a session's rules, or to share
     /// them between runs).
     #[must_use]
+    #[cfg(feature = "approvals")]
     pub fn with_approval_gate(mut self, gate: Arc<ApprovalGate>) -> Self {
         self.approvals = Some(gate);
         self
@@ -319,7 +326,9 @@ impl AgentConfig {
     /// What the model is shown of the tools: all of them, less those a bare `deny` rule
     /// hides.
     pub fn shown_tools(&self) -> Vec<pi_tool::ToolDefinition> {
+        #[cfg_attr(not(feature = "approvals"), allow(unused_mut))]
         let mut definitions = self.tools.definitions();
+        #[cfg(feature = "approvals")]
         if let Some(gate) = &self.approvals {
             definitions.retain(|definition| !gate.hides_tool(&definition.name));
         }

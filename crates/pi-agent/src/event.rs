@@ -3,6 +3,7 @@
 use std::sync::Arc;
 
 use pi_ai::{AssistantMessageEvent, Message};
+#[cfg(feature = "approvals")]
 use pi_approval::ApprovalRecord;
 use pi_tool::{ArcStr, ToolUpdate};
 use serde::{Deserialize, Serialize};
@@ -31,7 +32,10 @@ pub enum EndReason {
 /// `tool_execution_end` of a result, `turn_end` and `agent_end` all hold the same
 /// [`Arc`], and every subscriber gets that same `Arc`, so an event costs the same with one
 /// subscriber or ten, and a 32 MiB answer is never copied for them.
+///
+/// Non-exhaustive: the `approvals` feature adds a variant, and features only add.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[non_exhaustive]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum AgentEvent {
     /// The run began.
@@ -108,19 +112,20 @@ pub enum AgentEvent {
     },
     /// The approval gate decided a call (with approvals configured): allowed, denied, or
     /// asked and answered.
+    #[cfg(feature = "approvals")]
     ApprovalDecision(Arc<ApprovalRecord>),
     /// A compaction began.
     CompactionStart {
         /// Why it runs.
-        reason: crate::compaction::CompactionReason,
+        reason: crate::CompactionReason,
     },
     /// A compaction ended: written (`result`) or refused (`error`; nothing was written).
     #[serde(rename_all = "camelCase")]
     CompactionEnd {
         /// Why it ran.
-        reason: crate::compaction::CompactionReason,
+        reason: crate::CompactionReason,
         /// The entry written, with the estimated tokens after compacting.
-        result: Option<crate::compaction::Compacted>,
+        result: Option<crate::Compacted>,
         /// Why nothing was written.
         error: Option<String>,
         /// Whether the failed request is sent again (an overflow compaction that worked).
@@ -175,6 +180,7 @@ impl AgentEvent {
             AgentEvent::ToolExecutionStart { .. } => "tool_execution_start",
             AgentEvent::ToolExecutionUpdate { .. } => "tool_execution_update",
             AgentEvent::ToolExecutionEnd { .. } => "tool_execution_end",
+            #[cfg(feature = "approvals")]
             AgentEvent::ApprovalDecision(_) => "approval_decision",
             AgentEvent::CompactionStart { .. } => "compaction_start",
             AgentEvent::CompactionEnd { .. } => "compaction_end",

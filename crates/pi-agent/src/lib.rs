@@ -2,10 +2,18 @@
 //! model reads them, until it stops.
 //!
 //! Why a crate of its own: the loop is the part every front end drives and every embedding
-//! program needs, with any [`pi_ai::Provider`]. It depends on the contract, the message model,
-//! the approval decision, the session format (for compaction) and the telemetry names, not on
-//! any wire, tool set or command line: the providers, the coding tools and the session runtime
-//! (`pi-coding-agent`) are plugged in from above.
+//! program needs, with any [`pi_ai::Provider`]. It depends on the contract, the message model
+//! and the telemetry names, not on any wire, tool set or command line: the providers, the coding
+//! tools and the session runtime (`pi-coding-agent`) are plugged in from above.
+//!
+//! Two default features add what a coding agent needs and a bare loop does not:
+//! - `approvals`: the approval gate ([`AgentConfig::with_approvals`], the `approval_decision`
+//!   event); brings `pi-approval` and its bash parser (tree-sitter-bash);
+//! - `compaction`: compacting a session's context ([`compaction`]); brings `pi-session`.
+//!
+//! `default-features = false` builds the loop without either (CI checks that it does, and that
+//! neither crate is then in its dependency tree). The compaction events and their types
+//! ([`CompactionReason`], [`Compacted`]) stay: a program may compact in its own way.
 //!
 //! Pi's loop is the reference for behaviour; this one is stricter where Pi's users were hurt:
 //!
@@ -15,7 +23,7 @@
 //! - `tool_execution_end` events fire in completion order, result messages enter the transcript
 //!   in call order;
 //! - a response cut off by the token limit executes none of its calls;
-//! - with approvals ([`AgentConfig::with_approvals`]), every call is decided on its final
+//! - with approvals, every call is decided on its final
 //!   arguments after the hooks, and runs exactly those or gets a paired denial;
 //! - subscribers get every event through their own unbounded channel: a slow one delays nothing
 //!   and loses nothing.
@@ -40,10 +48,15 @@
 //! ```
 
 mod agent;
+#[cfg(feature = "approvals")]
 mod approval_gate;
+#[cfg(feature = "approvals")]
+mod approved_call;
 mod batch;
 mod call_order;
+#[cfg(feature = "compaction")]
 pub mod compaction;
+mod compaction_outcome;
 mod config;
 mod emitter;
 mod event;
@@ -51,8 +64,10 @@ mod queue;
 mod telemetry;
 
 pub use agent::{Agent, AgentRun};
+#[cfg(feature = "approvals")]
 pub use approval_gate::{ApprovalGate, Approved};
 pub use call_order::{CallOrder, CallTask};
+pub use compaction_outcome::{Compacted, CompactionReason};
 pub use config::{
     AfterHook, AfterResponseHook, AfterToolCall, AfterToolCallContext, AgentConfig, BeforeHook,
     BeforeRequestContext, BeforeRequestHook, BeforeToolCall, BeforeToolCallContext,

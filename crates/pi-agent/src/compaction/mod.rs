@@ -58,7 +58,6 @@ use pi_ai::{Message, Provider};
 use pi_session::{
     COMPACTION_SUMMARY_PREFIX, COMPACTION_SUMMARY_SUFFIX, EntryKind, Session, SessionError,
 };
-use serde::{Deserialize, Serialize};
 use serde_json::json;
 use tokio_util::sync::CancellationToken;
 
@@ -79,19 +78,8 @@ pub use summary_prompt::{
     history_prompt, missing_headings, serialize_conversation, turn_prefix_prompt,
 };
 
+pub use crate::compaction_outcome::{Compacted, CompactionReason};
 use crate::{Agent, AgentEvent};
-
-/// Why a compaction runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum CompactionReason {
-    /// The context passed the threshold.
-    Threshold,
-    /// The provider said the request did not fit.
-    Overflow,
-    /// Someone asked for it.
-    Manual,
-}
 
 /// Why a compaction did not happen. Nothing was written to the session in any of these cases.
 #[derive(Debug, thiserror::Error)]
@@ -161,24 +149,6 @@ pub struct Preparation {
 pub struct Summary {
     /// The text stored in the entry.
     pub text: String,
-}
-
-/// A compaction that was written.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Compacted {
-    /// The new `compaction` entry.
-    pub entry_id: String,
-    /// The first entry kept verbatim.
-    pub first_kept_entry_id: String,
-    /// Pi's `tokensBefore`.
-    pub tokens_before: u64,
-    /// The estimated context after compacting (summary and kept messages, chars/4).
-    pub tokens_after: u64,
-    /// Files only read.
-    pub read_files: Vec<String>,
-    /// Files written or edited.
-    pub modified_files: Vec<String>,
 }
 
 /// Picks the cut for the session's leaf and gathers what to summarise.
