@@ -9,6 +9,10 @@
 //! work is linear in the size of the arguments (upstream re-parses the whole buffer on every
 //! delta, which is quadratic).
 
+mod segmented_text;
+
+use segmented_text::SegmentedText;
+
 use crate::arguments::ArgumentBuffer;
 use crate::json_size::json_len;
 use crate::{AssistantContent, AssistantMessage, AssistantMessageEvent, StopReason, Usage};
@@ -85,7 +89,7 @@ enum Open {
     Block {
         kind: Kind,
         index: usize,
-        text: String,
+        text: SegmentedText,
         signature: Option<String>,
     },
 }
@@ -356,7 +360,7 @@ impl StreamAssembler {
                     self.open = Open::Block {
                         kind: Kind::Thinking,
                         index: content_index,
-                        text: String::new(),
+                        text: SegmentedText::default(),
                         signature: None,
                     };
                 }
@@ -443,7 +447,7 @@ impl StreamAssembler {
             self.open = Open::Block {
                 kind,
                 index: content_index,
-                text: String::new(),
+                text: SegmentedText::default(),
                 signature: None,
             };
         }
@@ -498,6 +502,7 @@ impl StreamAssembler {
         else {
             return;
         };
+        let text = text.into_string();
         match kind {
             Kind::Text => {
                 self.put(

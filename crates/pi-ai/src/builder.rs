@@ -5,6 +5,11 @@ use serde_json::Value;
 
 use crate::{AssistantContent, AssistantMessage, AssistantMessageEvent, StopReason};
 
+/// What [`AssistantMessageBuilder::take`] keeps of a response's text, thinking and arguments
+/// before its final event: only a stream that ends without one (a provider bug) needs it, and
+/// the final event brings the whole message, so a long answer is not held a second time here.
+pub const PARTIAL_KEPT_BYTES: usize = 1 << 20;
+
 /// Folds [`AssistantMessageEvent`]s into the message they describe.
 ///
 /// Tool-call argument fragments are not parsed here: the provider's `toolcall_end` carries the
@@ -14,6 +19,10 @@ use crate::{AssistantContent, AssistantMessage, AssistantMessageEvent, StopReaso
 pub struct AssistantMessageBuilder {
     message: AssistantMessage,
     finished: bool,
+    /// Bytes of text, thinking and arguments [`Self::take`] kept so far.
+    kept: usize,
+    /// Whether [`Self::take`] let some go (past [`PARTIAL_KEPT_BYTES`]).
+    cut: bool,
 }
 
 impl AssistantMessageBuilder {
@@ -22,6 +31,8 @@ impl AssistantMessageBuilder {
         Self {
             message: partial,
             finished: false,
+            kept: 0,
+            cut: false,
         }
     }
 
@@ -150,19 +161,78 @@ impl AssistantMessageBuilder {
                 None
             }
             other => {
-                self.apply(&other);
+                self.keep(&other);
                 Some(other)
             }
         }
     }
 
+    /// [`Self::apply`] within [`PARTIAL_KEPT_BYTES`]: text, thinking and arguments past it are
+    /// let go (the final event brings them).
+    fn keep(&mut self, event: &AssistantMessageEvent) {
+        let size = match event {
+            AssistantMessageEvent::TextDelta { delta, .. }
+            | AssistantMessageEvent::ThinkingDelta { delta, .. } => delta.len(),
+            AssistantMessageEvent::TextEnd {
+                content_index,
+                content,
+            } => match self.message.content.get(*content_index) {
+                Some(AssistantContent::Text { text, .. }) if text == content => 0,
+                _ => content.len(),
+            },
+            AssistantMessageEvent::ThinkingEnd {
+                content_index,
+                content,
+            } => match self.message.content.get(*content_index) {
+                Some(AssistantContent::Thinking { thinking, .. }) if thinking == content => 0,
+                _ => content.len(),
+            },
+            AssistantMessageEvent::ToolCallEnd { tool_call, .. } => {
+                crate::json_size::json_len(&tool_call.arguments)
+            }
+            _ => 0,
+        };
+        if self.cut || self.kept.saturating_add(size) > PARTIAL_KEPT_BYTES {
+            self.cut |= size > 0;
+            // Blocks still open and close where they would, so the indexes stay right.
+            match event {
+                AssistantMessageEvent::TextDelta { .. }
+                | AssistantMessageEvent::ThinkingDelta { .. }
+                | AssistantMessageEvent::TextEnd { .. }
+                | AssistantMessageEvent::ThinkingEnd { .. } => {}
+                AssistantMessageEvent::ToolCallEnd {
+                    content_index,
+                    tool_call,
+                } => self.put(
+                    *content_index,
+                    AssistantContent::tool_call(
+                        tool_call.id.clone(),
+                        tool_call.name.clone(),
+                        Value::Object(Default::default()),
+                    ),
+                ),
+                other => self.apply(other),
+            }
+            return;
+        }
+        self.kept += size;
+        self.apply(event);
+    }
+
     /// The final message. A stream that ended without `done` or `error` (a provider bug) gives
-    /// the message so far, marked as an error, so the loop still has something to record.
+    /// the message so far, marked as an error, so the loop still has something to record (with
+    /// [`Self::take`], its first [`PARTIAL_KEPT_BYTES`], and the error says so).
     pub fn finish(mut self) -> AssistantMessage {
         if !self.finished {
             self.message.stop_reason = StopReason::Error;
-            self.message.error_message =
-                Some("the provider's stream ended without a final event".to_owned());
+            let cut = if self.cut {
+                " (what arrived past the first 1 MiB was not kept)"
+            } else {
+                ""
+            };
+            self.message.error_message = Some(format!(
+                "the provider's stream ended without a final event{cut}"
+            ));
             self.message.timestamp = now_millis();
         }
         self.message
@@ -271,5 +341,72 @@ mod tests {
                 .is_none()
         );
         assert_eq!(builder.finish(), failed);
+    }
+
+    fn text_events(builder: &mut AssistantMessageBuilder, text: &str) {
+        builder.take(AssistantMessageEvent::TextStart { content_index: 0 });
+        for piece in text.as_bytes().chunks(64 << 10) {
+            let delta = String::from_utf8(piece.to_vec()).unwrap();
+            builder.take(AssistantMessageEvent::TextDelta {
+                content_index: 0,
+                delta,
+            });
+        }
+        builder.take(AssistantMessageEvent::TextEnd {
+            content_index: 0,
+            content: text.to_owned(),
+        });
+    }
+
+    #[test]
+    fn take_keeps_no_second_copy_of_a_long_answer_and_done_brings_all_of_it() {
+        let text = "x".repeat(4 * PARTIAL_KEPT_BYTES);
+        let mut builder = AssistantMessageBuilder::new(empty());
+        text_events(&mut builder, &text);
+        let kept: usize = builder
+            .message()
+            .content
+            .iter()
+            .map(|block| match block {
+                AssistantContent::Text { text, .. } => text.len(),
+                _ => 0,
+            })
+            .sum();
+        assert!(
+            kept <= PARTIAL_KEPT_BYTES,
+            "{kept} bytes kept before the final event"
+        );
+        let mut done = empty();
+        done.content = vec![AssistantContent::text(text.clone())];
+        builder.take(AssistantMessageEvent::Done {
+            reason: StopReason::Stop,
+            message: done.clone(),
+        });
+        assert_eq!(builder.finish(), done);
+    }
+
+    #[test]
+    fn a_stream_without_a_final_event_keeps_its_first_mebibyte_and_says_so() {
+        let mut builder = AssistantMessageBuilder::new(empty());
+        text_events(&mut builder, &"y".repeat(2 * PARTIAL_KEPT_BYTES));
+        let message = builder.finish();
+        assert_eq!(message.stop_reason, StopReason::Error);
+        assert!(
+            matches!(&message.content[..], [AssistantContent::Text { text, .. }]
+            if text.len() == PARTIAL_KEPT_BYTES)
+        );
+        let error = message.error_message.unwrap();
+        assert!(
+            error.contains("without a final event") && error.contains("1 MiB"),
+            "{error}"
+        );
+        // Short: kept whole, and nothing said about a cut.
+        let mut builder = AssistantMessageBuilder::new(empty());
+        text_events(&mut builder, "short");
+        let message = builder.finish();
+        assert!(
+            matches!(&message.content[..], [AssistantContent::Text { text, .. }] if text == "short")
+        );
+        assert!(!message.error_message.unwrap().contains("MiB"));
     }
 }

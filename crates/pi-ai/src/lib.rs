@@ -26,7 +26,7 @@ pub use assembler::{
     DEFAULT_MAX_RESPONSE_BYTES, Fragment, MAX_ARGUMENT_BYTES, MAX_TOOL_CALLS_PER_RESPONSE,
     REDACTED_THINKING, StreamAssembler,
 };
-pub use builder::AssistantMessageBuilder;
+pub use builder::{AssistantMessageBuilder, PARTIAL_KEPT_BYTES};
 pub use event::AssistantMessageEvent;
 pub use faux::{FauxProvider, FauxScriptError};
 pub use json_size::json_len;

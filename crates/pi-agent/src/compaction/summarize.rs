@@ -107,7 +107,8 @@ async fn ask(
             };
             AssistantMessageBuilder::new(partial)
         });
-        builder.apply(&event);
+        // The final event's message is taken, not copied; what else comes is not passed on.
+        let _ = builder.take(event);
     }
     let Some(builder) = builder else {
         return Err(CompactionError::Summarize(
