@@ -9,10 +9,6 @@
 //! work is linear in the size of the arguments (upstream re-parses the whole buffer on every
 //! delta, which is quadratic).
 
-mod segmented_text;
-
-use segmented_text::SegmentedText;
-
 use crate::arguments::ArgumentBuffer;
 use crate::json_size::json_len;
 use crate::{AssistantContent, AssistantMessage, AssistantMessageEvent, StopReason, Usage};
@@ -89,7 +85,7 @@ enum Open {
     Block {
         kind: Kind,
         index: usize,
-        text: SegmentedText,
+        text: String,
         signature: Option<String>,
     },
 }
@@ -360,7 +356,7 @@ impl StreamAssembler {
                     self.open = Open::Block {
                         kind: Kind::Thinking,
                         index: content_index,
-                        text: SegmentedText::default(),
+                        text: String::new(),
                         signature: None,
                     };
                 }
@@ -447,7 +443,7 @@ impl StreamAssembler {
             self.open = Open::Block {
                 kind,
                 index: content_index,
-                text: SegmentedText::default(),
+                text: String::new(),
                 signature: None,
             };
         }
@@ -502,7 +498,6 @@ impl StreamAssembler {
         else {
             return;
         };
-        let text = text.into_string();
         match kind {
             Kind::Text => {
                 self.put(
