@@ -21,6 +21,7 @@ use crate::text_file::ReadEnd;
 use crate::tree::{CycleFound, Tree};
 
 mod append;
+mod line_text;
 use append::{fields, insert_some};
 
 /// Where a session's entries go.

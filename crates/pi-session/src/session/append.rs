@@ -3,6 +3,7 @@
 use pi_ai::Message;
 use serde_json::{Map, Value};
 
+use super::line_text::line_text;
 use super::{Session, Storage, encode, header_line};
 use crate::entry::Entry;
 use crate::error::{Result, SessionError};
@@ -18,14 +19,14 @@ impl Session {
         let id = new_entry_id(|candidate| self.tree.contains(candidate));
         let parent = self.leaf_id().map(str::to_owned);
         let timestamp = now_iso();
-        let text = serde_json::to_string(&MessageLine {
+        let line = MessageLine {
             entry_type: "message",
             id: &id,
             parent_id: parent.as_deref(),
             timestamp: &timestamp,
             message,
-        })
-        .map_err(encode)?;
+        };
+        let text = line_text(&line, message).map_err(encode)?;
         let role = match message {
             Message::User(_) => Role::User,
             Message::Assistant(_) => Role::Assistant,
