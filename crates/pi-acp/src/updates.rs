@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, SessionUpdate, ToolCall as AcpToolCall, ToolCallContent,
+    ContentBlock, ContentChunk, SessionUpdate, Terminal, ToolCall as AcpToolCall, ToolCallContent,
     ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
 };
 use pi_agent::AgentEvent;
@@ -75,7 +75,12 @@ impl TurnUpdates {
                 partial_result,
                 ..
             } => {
-                let content = content_of(&partial_result.content);
+                // A command in the editor's terminal shows that terminal, live.
+                let mut content: Vec<ToolCallContent> =
+                    terminal_of(partial_result.details.as_ref())
+                        .into_iter()
+                        .collect();
+                content.extend(content_of(&partial_result.content));
                 if content.is_empty() || !self.open.contains_key(tool_call_id.as_str()) {
                     return Vec::new();
                 }
@@ -137,10 +142,26 @@ impl TurnUpdates {
         let Some(open) = self.open.remove(result.tool_call_id.as_str()) else {
             return Vec::new();
         };
-        vec![SessionUpdate::ToolCallUpdate(result_update(
-            result, open.diffs,
-        ))]
+        // A command run in the editor's terminal keeps showing it beside the result (live
+        // only: a replayed session's terminals are gone).
+        let mut update = result_update(result, open.diffs);
+        if let Some(terminal) = terminal_of(result.details.as_ref()) {
+            update
+                .fields
+                .content
+                .get_or_insert_with(Vec::new)
+                .insert(0, terminal);
+        }
+        vec![SessionUpdate::ToolCallUpdate(update)]
     }
+}
+
+/// The editor's terminal a call's details name, as content to show.
+fn terminal_of(details: Option<&serde_json::Value>) -> Option<ToolCallContent> {
+    let id = details?
+        .get(crate::editor_terminal::TERMINAL_ID)?
+        .as_str()?;
+    Some(ToolCallContent::Terminal(Terminal::new(id.to_owned())))
 }
 
 /// The final update of a call from its result: completed or failed, with the result's

@@ -35,7 +35,9 @@ pub trait FileAccess: Send + Sync {
 /// A command `bash` asks a [`CommandRunner`] to run.
 #[derive(Debug, Clone)]
 pub struct CommandRequest {
-    /// The command line, as the model wrote it (run by a shell: `bash -c`).
+    /// The shell that runs it as `shell -c command`: `bash` where installed, `sh` otherwise.
+    pub shell: std::path::PathBuf,
+    /// The command line, as the model wrote it.
     pub command: String,
     /// The directory it runs in: the workspace's.
     pub cwd: std::path::PathBuf,

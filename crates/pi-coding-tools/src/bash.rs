@@ -204,6 +204,7 @@ async fn run_elsewhere(
     context: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
     let request = crate::CommandRequest {
+        shell: shell(),
         command: params.command.clone(),
         cwd: workspace.cwd().to_path_buf(),
         timeout: params
