@@ -255,6 +255,13 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
         ),
         answer("Done."),
         tool_call(
+            "call_timeout",
+            "bash",
+            &json!({"command": "sleep 30", "timeout": 1}),
+        ),
+        answer("Too slow."),
+        tool_call("call_cancelled", "bash", &json!({"command": "sleep 30"})),
+        tool_call(
             "call_sandboxed",
             "bash",
             &json!({"command": "echo from-the-sandbox"}),
@@ -303,6 +310,28 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
         "{result}"
     );
     assert_eq!(result["laterCalls"], json!([]), "{result}");
+    // Over the time limit, and cancelled: killed, then released.
+    for (key, with_output) in [("timeoutCalls", true), ("cancelCalls", false)] {
+        let calls: Vec<&str> = result[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|call| call.as_str().unwrap())
+            .collect();
+        let expected: &[&str] = if with_output {
+            &[
+                "terminal/create",
+                "terminal/wait_for_exit",
+                "terminal/kill",
+                "terminal/output",
+                "terminal/release",
+            ]
+        } else {
+            &["terminal/create", "terminal/wait_for_exit", "terminal/kill"]
+        };
+        assert!(calls.starts_with(expected), "{key}: {calls:?}");
+        assert!(calls.contains(&"terminal/release"), "{key}: {calls:?}");
+    }
     // Both reads asked for the buffer of the file, by its absolute path.
     for read in result["reads"].as_array().unwrap() {
         assert_eq!(read["path"], notes.as_str());
@@ -355,7 +384,12 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
 
     // What the model read: the buffer, and the terminal's output.
     let bodies = support::bodies(&seen);
-    assert_eq!(bodies.len(), 6, "{bodies:?}");
+    assert_eq!(bodies.len(), 9, "{bodies:?}");
+    let after_timeout = bodies[5].to_string();
+    assert!(
+        after_timeout.contains("Command timed out after 1 seconds"),
+        "{after_timeout}"
+    );
     assert!(
         bodies[1].to_string().contains("unsaved: milk, eggs"),
         "{}",
@@ -368,9 +402,9 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
         "{after_bash}"
     );
     assert!(
-        bodies[5].to_string().contains("from-the-sandbox"),
+        bodies[8].to_string().contains("from-the-sandbox"),
         "{}",
-        bodies[5]
+        bodies[8]
     );
 
     // Every update is what the protocol's schema allows.

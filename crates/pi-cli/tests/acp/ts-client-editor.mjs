@@ -6,6 +6,7 @@
 // The editor holds an unsaved buffer of WORK_DIR/notes.txt that differs from the disk. One
 // prompt: the model reads notes.txt (served from the buffer), edits it (the new text is handed
 // to the editor, the disk left alone), then runs a command (in a terminal this client runs).
+// Then a command over its time limit and one cancelled (each terminal killed and released).
 // The client also serves the mode change to `full-auto` after which a command stays in the
 // agent's own sandbox. Prints what it saw as one JSON object on stdout.
 import assert from "node:assert/strict";
@@ -115,6 +116,34 @@ const result = await app.connectWith(stream, async (agent) => {
   assert.equal(done.stopReason, "end_turn");
   const firstCalls = [...seen.calls];
 
+  // A command over its time limit, then one cancelled: each terminal is killed and released.
+  answers.push("allow_once", "allow_once");
+  let start = seen.calls.length;
+  const timedOut = await agent.request(methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: "text", text: "Wait a little" }],
+  });
+  assert.equal(timedOut.stopReason, "end_turn");
+  const timeoutCalls = seen.calls.slice(start);
+  start = seen.calls.length;
+  const updatesBefore = seen.updates.length;
+  const slow = agent.request(methods.agent.session.prompt, {
+    sessionId,
+    prompt: [{ type: "text", text: "Wait long" }],
+  });
+  while (!seen.updates.slice(updatesBefore).some((note) =>
+    (note.update.content ?? []).some((block) => block.type === "terminal"))) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  await agent.notify(methods.agent.session.cancel, { sessionId });
+  const cancelled = await slow;
+  assert.equal(cancelled.stopReason, "cancelled");
+  // The kill and the release may still be on their way when the turn ends.
+  for (let waited = 0; waited < 100 && !seen.calls.slice(start).includes("terminal/release"); waited++) {
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const cancelCalls = seen.calls.slice(start);
+
   // In full-auto the sandbox lets commands run unasked: they stay in it, not the editor's
   // terminal.
   await agent.request(methods.agent.session.setMode, { sessionId, modeId: "full-auto" });
@@ -124,7 +153,13 @@ const result = await app.connectWith(stream, async (agent) => {
     prompt: [{ type: "text", text: "Check again" }],
   });
   assert.equal(sandboxed.stopReason, "end_turn");
-  return { sessionId, firstCalls, laterCalls: seen.calls.slice(before) };
+  return {
+    sessionId,
+    firstCalls,
+    timeoutCalls,
+    cancelCalls,
+    laterCalls: seen.calls.slice(before),
+  };
 });
 child.stdin.end();
 await new Promise((resolve) => child.on("exit", resolve));
