@@ -272,6 +272,8 @@ impl Sessions {
         let (servers, mut warnings) =
             connect_mcp(mcp, &self.mcp_prefix, &self.environment, &mut tools).await?;
         warnings.extend(ignored);
+        // The tools a refused call may run with outside the sandbox are this directory's
+        // own: the program's would resolve the call's paths in the program's directory.
         setup.approvals.outside_tools = local.outside_tools;
         setup.tools = tools;
         setup.mcp_servers = servers;
