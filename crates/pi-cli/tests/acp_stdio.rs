@@ -654,3 +654,21 @@ fn a_call_let_out_of_the_sandbox_runs_in_its_own_sessions_project() {
     drop(server.stdin);
     assert!(server.child.wait().unwrap().success());
 }
+
+/// Approval flags before `acp` are Pi's own options, which `acp` does not read: the server
+/// refuses to start rather than drop a `--deny` without a word.
+#[test]
+fn approval_flags_before_the_subcommand_stop_the_start() {
+    let dirs = dirs("http://127.0.0.1:9");
+    let output = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args(["--deny", "read", "acp"])
+        .current_dir(dirs.path().join("work"))
+        .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("go after the subcommand"), "{stderr}");
+    assert!(output.stdout.is_empty());
+}
