@@ -224,8 +224,9 @@ fn the_python_sdk_drives_a_session() {
 
 /// An editor offering its files and terminals (the TypeScript SDK as the client): `read`
 /// gets the unsaved buffer, `edit` hands the editor the new text (the disk is left alone),
-/// `bash` runs in a terminal the client runs and shows; after a switch to `full-auto`, whose
-/// unasked commands rely on the sandbox, a command stays in the sandbox.
+/// `bash` runs in a terminal the client runs and shows; the model changes through the
+/// session's config option; after a switch to `full-auto`, whose unasked commands rely on the
+/// sandbox, a command stays in the sandbox.
 #[test]
 #[ignore = "needs the ACP TypeScript SDK and Node: run scripts/test.sh (scripts/setup-acp.sh, scripts/setup-pi.sh)"]
 fn the_typescript_sdk_serves_its_files_and_terminals() {
@@ -277,7 +278,7 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
     std::fs::create_dir_all(&agent).unwrap();
     let models = json!({"providers": {"local": {
         "baseUrl": format!("{url}/v1"), "api": "openai-completions",
-        "models": [{"id": "local-model"}]
+        "models": [{"id": "local-model"}, {"id": "local-model-2"}]
     }}});
     std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
 
@@ -406,6 +407,11 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
         "{}",
         bodies[8]
     );
+    // The model chosen through the session's config option answered the last prompt.
+    let models: Vec<&Value> = bodies.iter().map(|body| &body["model"]).collect();
+    assert_eq!(models[6], "local-model", "{models:?}");
+    assert_eq!(models[7], "local-model-2", "{models:?}");
+    assert_eq!(models[8], "local-model-2", "{models:?}");
 
     // Every update is what the protocol's schema allows.
     let schema: Value =

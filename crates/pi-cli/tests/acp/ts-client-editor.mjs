@@ -7,8 +7,8 @@
 // prompt: the model reads notes.txt (served from the buffer), edits it (the new text is handed
 // to the editor, the disk left alone), then runs a command (in a terminal this client runs).
 // Then a command over its time limit and one cancelled (each terminal killed and released).
-// The client also serves the mode change to `full-auto` after which a command stays in the
-// agent's own sandbox. Prints what it saw as one JSON object on stdout.
+// Then the model is changed through the session's config option, and the mode to `full-auto`,
+// after which a command stays in the agent's own sandbox. Prints what it saw as one JSON object on stdout.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -143,6 +143,26 @@ const result = await app.connectWith(stream, async (agent) => {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const cancelCalls = seen.calls.slice(start);
+
+  // The model and thinking level are session config options; the model changes here.
+  const options = Object.fromEntries(session.configOptions.map((option) => [option.id, option]));
+  assert.equal(options.model.currentValue, "local/local-model");
+  assert.deepEqual(
+    options.model.options.map((option) => option.value),
+    ["local/local-model", "local/local-model-2"],
+  );
+  assert.ok(options.thinking, JSON.stringify(session.configOptions));
+  const changed = await agent.request(methods.agent.session.setConfigOption, {
+    sessionId,
+    configId: "model",
+    value: "local/local-model-2",
+  });
+  const model = changed.configOptions.find((option) => option.id === "model");
+  assert.equal(model.currentValue, "local/local-model-2");
+  const unknown = await agent
+    .request(methods.agent.session.setConfigOption, { sessionId, configId: "model", value: "local/none" })
+    .then(() => null, (error) => error);
+  assert.ok(unknown, "an unknown model must be refused");
 
   // In full-auto the sandbox lets commands run unasked: they stay in it, not the editor's
   // terminal.
