@@ -266,6 +266,47 @@ mod tests {
         assert!(turn.finish().is_empty());
     }
 
+    /// A command in the editor's terminal: its progress shows the terminal, and its result
+    /// keeps it first, a failed command's too.
+    #[test]
+    fn a_command_in_the_editors_terminal_shows_the_terminal() {
+        let mut turn = TurnUpdates::new(PathBuf::from("/work"));
+        turn.on_event(&AgentEvent::ToolExecutionStart {
+            tool_call_id: "c1".into(),
+            tool_name: "bash".into(),
+            args: json!({"command": "make"}),
+        });
+        let progress = turn.on_event(&AgentEvent::ToolExecutionUpdate {
+            tool_call_id: "c1".into(),
+            tool_name: "bash".into(),
+            partial_result: pi_tool::ToolUpdate::new(Vec::new())
+                .with_details(json!({"terminalId": "t-1"})),
+        });
+        let seen = json_of(&progress);
+        assert_eq!(
+            seen[0]["content"],
+            json!([{"type": "terminal", "terminalId": "t-1"}])
+        );
+        let mut failed = result("c1", "make: *** Error 2", true);
+        failed.details = Some(json!({"terminalId": "t-1"}));
+        let answered = turn.on_event(&AgentEvent::ToolExecutionEnd {
+            tool_call_id: "c1".into(),
+            tool_name: "bash".into(),
+            result: std::sync::Arc::new(failed.into()),
+            is_error: true,
+        });
+        let seen = json_of(&answered);
+        assert_eq!(seen[0]["status"], "failed");
+        assert_eq!(
+            seen[0]["content"][0],
+            json!({"type": "terminal", "terminalId": "t-1"})
+        );
+        assert_eq!(
+            seen[0]["content"][1]["content"]["text"],
+            "make: *** Error 2"
+        );
+    }
+
     #[test]
     fn calls_without_a_result_are_answered_failed_at_the_end() {
         let mut turn = TurnUpdates::new(PathBuf::from("/work"));
