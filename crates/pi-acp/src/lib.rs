@@ -17,9 +17,19 @@
 //! - The skills and prompt templates are the editor's slash commands.
 //! - The approval modes are ACP session modes; the model and the thinking level are
 //!   session config options.
+//! - When the client advertises them at `initialize`, the editor's files and terminals serve
+//!   the tools: `read`, `write` and `edit` go through `fs/read_text_file` /
+//!   `fs/write_text_file` (unsaved buffers seen, changes recorded by the editor; still
+//!   confined to the session's directory), and `bash` runs in a `terminal/create` terminal
+//!   shown in the call's updates, in the approval modes where each command asks first
+//!   (`ask`, `auto-edit`) or nothing is sandboxed (`yolo`); in `full-auto` the sandbox is
+//!   what lets commands run unasked, so they stay in it.
 
 mod approver;
 mod commands;
+mod editor_access;
+mod editor_files;
+mod editor_terminal;
 mod error;
 mod replay;
 mod server;
@@ -30,6 +40,9 @@ mod updates;
 
 pub use approver::EditorApprover;
 pub use commands::available_commands;
+pub use editor_access::EditorAccess;
+pub use editor_files::EditorFiles;
+pub use editor_terminal::{EditorTerminal, TERMINAL_ID, terminal_allowed};
 pub use error::AcpError;
 pub use replay::replay;
 pub use server::serve;

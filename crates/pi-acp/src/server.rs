@@ -52,6 +52,7 @@ fn connection(
     Agent,
     impl agent_client_protocol::HandleDispatchFrom<Client> + 'static,
 > {
+    let for_initialize = Arc::clone(&sessions);
     let (for_new, for_load, for_fork, for_prompt, for_cancel, for_config, for_mode, for_list) = (
         Arc::clone(&sessions),
         Arc::clone(&sessions),
@@ -66,7 +67,8 @@ fn connection(
         .v1()
         .name("pi-tool")
         .on_receive_request(
-            async move |_initialize: InitializeRequest, responder, _connection| {
+            async move |initialize: InitializeRequest, responder, _connection| {
+                for_initialize.set_client_capabilities(initialize.client_capabilities);
                 responder.respond(initialize_response())
             },
             agent_client_protocol::on_receive_request!(),
@@ -232,7 +234,10 @@ fn connection(
                 let changed = async {
                     let session = for_mode.get(&request.session_id)?;
                     let mut host = session.host.lock().await;
-                    set_mode(&mut host, &request.mode_id.0).await
+                    let changed = set_mode(&mut host, &request.mode_id.0).await;
+                    // The mode in force, changed or not, decides where `bash` runs.
+                    session.follow_mode(host.setup().approvals.mode);
+                    changed
                 }
                 .await;
                 match changed {

@@ -4,13 +4,14 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
 use agent_client_protocol::v1::schema::{
-    McpServer, SessionConfigOption, SessionConfigOptionCategory, SessionConfigSelectOption,
-    SessionId, SessionInfo, SessionMode, SessionModeState,
+    ClientCapabilities, McpServer, SessionConfigOption, SessionConfigOptionCategory,
+    SessionConfigSelectOption, SessionId, SessionInfo, SessionMode, SessionModeState,
 };
 use pi_approval::Mode;
 use pi_coding_agent::{
@@ -21,6 +22,7 @@ use pi_tool::ToolRegistry;
 use pi_tool::environment::ToolEnvironment;
 
 use crate::approver::EditorApprover;
+use crate::editor_access::EditorAccess;
 use crate::error::AcpError;
 
 /// The coding tools of one directory.
@@ -33,8 +35,10 @@ pub struct SessionTools {
     pub outside_tools: Option<ToolRegistry>,
 }
 
-/// Builds the coding tools of a session working in a directory.
-pub type ToolsFor = Arc<dyn Fn(&Path) -> Result<SessionTools, String> + Send + Sync>;
+/// Builds the coding tools of a session working in a directory, with what its editor serves
+/// them ([`EditorAccess::workspace`] on the confined tools' workspace; the tools offered
+/// outside the sandbox stay on the disk and the local shell).
+pub type ToolsFor = Arc<dyn Fn(&Path, &EditorAccess) -> Result<SessionTools, String> + Send + Sync>;
 
 /// One editor session.
 pub struct EditorSession {
@@ -47,6 +51,9 @@ pub struct EditorSession {
     pub running: Mutex<Option<Arc<CodingSession>>>,
     /// The prompt tasks started on this session (finished ones are dropped as new ones come).
     turns: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// Whether `bash` may run in the editor's terminal: follows the approval mode
+    /// ([`crate::terminal_allowed`]).
+    pub terminal_allowed: Arc<AtomicBool>,
 }
 
 impl EditorSession {
@@ -60,6 +67,13 @@ impl EditorSession {
     /// Notes the session a prompt runs on (`None` when it ends).
     pub fn set_running(&self, session: Option<Arc<CodingSession>>) {
         *lock(&self.running) = session;
+    }
+
+    /// Notes the session's approval mode, which decides whether `bash` may use the editor's
+    /// terminal.
+    pub fn follow_mode(&self, mode: Mode) {
+        self.terminal_allowed
+            .store(crate::terminal_allowed(mode), Ordering::Relaxed);
     }
 
     /// Stops the prompt running, if any: its calls are answered, the turn ends `cancelled`.
@@ -85,6 +99,8 @@ pub struct Sessions {
     environment: ToolEnvironment,
     mcp_prefix: String,
     open: Mutex<HashMap<String, Arc<EditorSession>>>,
+    /// What the client said it can do at `initialize` (its files, its terminals).
+    client: Mutex<ClientCapabilities>,
 }
 
 impl Sessions {
@@ -103,7 +119,14 @@ impl Sessions {
             environment,
             mcp_prefix,
             open: Mutex::new(HashMap::new()),
+            client: Mutex::new(ClientCapabilities::default()),
         }
+    }
+
+    /// Keeps what the client advertised at `initialize`: the sessions started after it use
+    /// the editor's files and terminals when it offers them.
+    pub fn set_client_capabilities(&self, capabilities: ClientCapabilities) {
+        *lock(&self.client) = capabilities;
     }
 
     /// The open session with this id.
@@ -228,18 +251,29 @@ impl Sessions {
         connection: &ConnectionTo<Client>,
     ) -> Result<(Arc<EditorSession>, Vec<String>), AcpError> {
         let id = session.id().to_owned();
-        let local = (self.tools_for)(&cwd).map_err(AcpError::Tools)?;
         let template = self.template.lock().await;
-        let mut tools = same_selection(&template.setup().tools, &local.tools)?;
-        let (servers, mut warnings) =
-            connect_mcp(mcp, &self.mcp_prefix, &self.environment, &mut tools).await?;
         // The settings and approval rules of the session's own directory (its project's),
         // not the program's.
         let (mut setup, ignored) = template
             .setup()
             .in_directory(&cwd)
             .map_err(AcpError::runtime)?;
+        let terminal_allowed = Arc::new(AtomicBool::new(crate::terminal_allowed(
+            setup.approvals.mode,
+        )));
+        let access = EditorAccess::new(
+            &lock(&self.client),
+            connection,
+            &SessionId::new(id.as_str()),
+            Arc::clone(&terminal_allowed),
+        );
+        let local = (self.tools_for)(&cwd, &access).map_err(AcpError::Tools)?;
+        let mut tools = same_selection(&template.setup().tools, &local.tools)?;
+        let (servers, mut warnings) =
+            connect_mcp(mcp, &self.mcp_prefix, &self.environment, &mut tools).await?;
         warnings.extend(ignored);
+        // The tools a refused call may run with outside the sandbox are this directory's
+        // own: the program's would resolve the call's paths in the program's directory.
         setup.approvals.outside_tools = local.outside_tools;
         setup.tools = tools;
         setup.mcp_servers = servers;
@@ -258,6 +292,7 @@ impl Sessions {
             host: tokio::sync::Mutex::new(host),
             running: Mutex::new(None),
             turns: Mutex::new(Vec::new()),
+            terminal_allowed,
         });
         lock(&self.open).insert(id, Arc::clone(&editor_session));
         Ok((editor_session, warnings))

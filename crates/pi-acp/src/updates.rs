@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, SessionUpdate, ToolCall as AcpToolCall, ToolCallContent,
+    ContentBlock, ContentChunk, SessionUpdate, Terminal, ToolCall as AcpToolCall, ToolCallContent,
     ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
 };
 use pi_agent::AgentEvent;
@@ -75,7 +75,12 @@ impl TurnUpdates {
                 partial_result,
                 ..
             } => {
-                let content = content_of(&partial_result.content);
+                // A command in the editor's terminal shows that terminal, live.
+                let mut content: Vec<ToolCallContent> =
+                    terminal_of(partial_result.details.as_ref())
+                        .into_iter()
+                        .collect();
+                content.extend(content_of(&partial_result.content));
                 if content.is_empty() || !self.open.contains_key(tool_call_id.as_str()) {
                     return Vec::new();
                 }
@@ -137,10 +142,26 @@ impl TurnUpdates {
         let Some(open) = self.open.remove(result.tool_call_id.as_str()) else {
             return Vec::new();
         };
-        vec![SessionUpdate::ToolCallUpdate(result_update(
-            result, open.diffs,
-        ))]
+        // A command run in the editor's terminal keeps showing it beside the result (live
+        // only: a replayed session's terminals are gone).
+        let mut update = result_update(result, open.diffs);
+        if let Some(terminal) = terminal_of(result.details.as_ref()) {
+            update
+                .fields
+                .content
+                .get_or_insert_with(Vec::new)
+                .insert(0, terminal);
+        }
+        vec![SessionUpdate::ToolCallUpdate(update)]
     }
+}
+
+/// The editor's terminal a call's details name, as content to show.
+fn terminal_of(details: Option<&serde_json::Value>) -> Option<ToolCallContent> {
+    let id = details?
+        .get(crate::editor_terminal::TERMINAL_ID)?
+        .as_str()?;
+    Some(ToolCallContent::Terminal(Terminal::new(id.to_owned())))
 }
 
 /// The final update of a call from its result: completed or failed, with the result's
@@ -243,6 +264,47 @@ mod tests {
         assert_eq!(seen[4]["status"], "completed");
         assert_eq!(seen[4]["content"][0]["content"]["text"], "contents");
         assert!(turn.finish().is_empty());
+    }
+
+    /// A command in the editor's terminal: its progress shows the terminal, and its result
+    /// keeps it first, a failed command's too.
+    #[test]
+    fn a_command_in_the_editors_terminal_shows_the_terminal() {
+        let mut turn = TurnUpdates::new(PathBuf::from("/work"));
+        turn.on_event(&AgentEvent::ToolExecutionStart {
+            tool_call_id: "c1".into(),
+            tool_name: "bash".into(),
+            args: json!({"command": "make"}),
+        });
+        let progress = turn.on_event(&AgentEvent::ToolExecutionUpdate {
+            tool_call_id: "c1".into(),
+            tool_name: "bash".into(),
+            partial_result: pi_tool::ToolUpdate::new(Vec::new())
+                .with_details(json!({"terminalId": "t-1"})),
+        });
+        let seen = json_of(&progress);
+        assert_eq!(
+            seen[0]["content"],
+            json!([{"type": "terminal", "terminalId": "t-1"}])
+        );
+        let mut failed = result("c1", "make: *** Error 2", true);
+        failed.details = Some(json!({"terminalId": "t-1"}));
+        let answered = turn.on_event(&AgentEvent::ToolExecutionEnd {
+            tool_call_id: "c1".into(),
+            tool_name: "bash".into(),
+            result: std::sync::Arc::new(failed.into()),
+            is_error: true,
+        });
+        let seen = json_of(&answered);
+        assert_eq!(seen[0]["status"], "failed");
+        assert_eq!(
+            seen[0]["content"][0],
+            json!({"type": "terminal", "terminalId": "t-1"})
+        );
+        assert_eq!(
+            seen[0]["content"][1]["content"]["text"],
+            "make: *** Error 2"
+        );
     }
 
     #[test]

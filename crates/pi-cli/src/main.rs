@@ -267,6 +267,14 @@ async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
     if pi_mode && cli.coding_tools.is_none() {
         cli.coding_tools = Some(std::path::PathBuf::from("."));
     }
+    // Approval flags before a subcommand are Pi's own options, which no subcommand reads: a
+    // `--deny` there would be dropped without a word, so the run does not start.
+    if cli.command.is_some() && cli.pi.approval().any_given() {
+        report!(
+            "pi-tool: --approval, --allow, --ask and --deny go after the subcommand (`pi-tool acp --deny RULE`): before it they are not read"
+        );
+        return ExitCode::from(commands::EXIT_USAGE);
+    }
     // Sessions belong to the directory the run works in, as Pi's belong to its cwd.
     let work_dir = || commands::session::work_dir(cli.coding_tools.as_deref());
     // The agent's approvals are read first: a malformed rule stops the run before anything

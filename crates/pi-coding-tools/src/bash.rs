@@ -92,6 +92,12 @@ async fn bash(
             cwd.display()
         )));
     }
+    if let Some(runner) = workspace
+        .command_runner()
+        .filter(|runner| runner.takes_commands())
+    {
+        return run_elsewhere(runner.as_ref(), workspace, params, context).await;
+    }
     // One pipe for stdout and stderr: the model reads them in the order they were written.
     let (reader, writer) = std::io::pipe().map_err(|error| {
         ToolError::with_source(format!("Could not make the output pipe: {error}"), error)
@@ -186,6 +192,55 @@ async fn bash(
         result.details = Some(Value::Object(details));
     }
     Ok(result)
+}
+
+/// Runs the command through the workspace's [`crate::CommandRunner`] (an editor's terminal):
+/// its output and ending become the same result text, limits and notices as a local run's,
+/// the runner's details added. No progress is reported: the runner shows the command live.
+async fn run_elsewhere(
+    runner: &dyn crate::CommandRunner,
+    workspace: &Workspace,
+    params: &BashParams,
+    context: &ToolContext,
+) -> Result<ToolOutput, ToolError> {
+    let request = crate::CommandRequest {
+        shell: shell(),
+        command: params.command.clone(),
+        cwd: workspace.cwd().to_path_buf(),
+        timeout: params
+            .timeout
+            .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok()),
+        output_limit: ROLLING_BYTES,
+    };
+    let run = runner.run(request, context).await?;
+    let mut output = Output::new(workspace);
+    output.push(run.output.as_bytes(), &ToolContext::new(context.call_id()))?;
+    let ending = match run.end {
+        crate::CommandEnd::Exited(code) => Ending::Exited(exit_status((code & 0xff) << 8)),
+        // A raw wait status of 9 reads as "killed by signal 9": no exit code.
+        crate::CommandEnd::Signalled(_) => Ending::Exited(exit_status(9)),
+        crate::CommandEnd::TimedOut => Ending::TimedOut(params.timeout.unwrap_or_default()),
+        crate::CommandEnd::Aborted => Ending::Aborted,
+    };
+    let mut result = output.finish(ending, None)?;
+    let mut details = match result.details.take() {
+        Some(Value::Object(details)) => details,
+        _ => Map::new(),
+    };
+    details.extend(run.details);
+    if run.truncated {
+        // The runner kept only the tail: the totals count what it kept.
+        details.insert("outputStartDropped".into(), Value::Bool(true));
+    }
+    if !details.is_empty() {
+        result.details = Some(Value::Object(details));
+    }
+    Ok(result)
+}
+
+/// An exit status from a raw wait status.
+fn exit_status(raw: i32) -> ExitStatus {
+    std::os::unix::process::ExitStatusExt::from_raw(raw)
 }
 
 /// Why reading stopped while a background process still held the output pipe open.

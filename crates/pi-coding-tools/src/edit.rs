@@ -20,7 +20,8 @@ use unicode_normalization::UnicodeNormalization;
 
 use crate::Workspace;
 use crate::params::{EditOperation, EditParams};
-use crate::tool::{Outcome, changing_tool};
+use crate::sandbox::files::Access;
+use crate::tool::{LaterOutcome, OnDisk, Outcome, changing_tool, on_disk, on_workspace_thread};
 
 /// Unchanged lines shown around each change in `details.diff` and `details.patch`.
 const CONTEXT_LINES: usize = 3;
@@ -32,8 +33,53 @@ pub fn edit_tool(workspace: &Workspace) -> RegisteredTool {
         "edit",
         |params: &EditParams| &params.path,
         edit,
+        edit_through,
         Some(prepare),
     )
+}
+
+/// `edit` through the workspace's [`crate::FileAccess`]: the text the editor serves (its
+/// buffer) is edited, and the whole new text handed back to it to write. A binary file on
+/// disk is edited on disk as usual.
+fn edit_through(
+    workspace: Workspace,
+    path: std::path::PathBuf,
+    params: EditParams,
+) -> LaterOutcome {
+    Box::pin(async move {
+        let shown = params.path.clone();
+        let checked = path.clone();
+        let kind = on_workspace_thread(&workspace, Access::Read, move || on_disk(&checked))
+            .await?
+            .map_err(|error| {
+                ToolError::with_source(format!("Could not read {shown}: {error}"), error)
+            })?;
+        match kind {
+            OnDisk::NotRegular => {
+                return Err(ToolError::new(format!(
+                    "Could not read {shown}: not a regular file"
+                )));
+            }
+            OnDisk::Binary => {
+                return on_workspace_thread(&workspace, Access::Write, move || {
+                    edit(&path, &params)
+                })
+                .await?;
+            }
+            OnDisk::Missing | OnDisk::Text => {}
+        }
+        let Some(access) = workspace.file_access() else {
+            return Err(ToolError::new("no file access to edit through"));
+        };
+        let raw = access.read_text(&path).await.map_err(|error| {
+            ToolError::new(format!("Could not read {shown}: {}", error.message()))
+        })?;
+        let (text, output) = edited(&raw, &params)?;
+        access.write_text(&path, &text).await.map_err(|error| {
+            ToolError::new(format!("Could not write {shown}: {}", error.message()))
+        })?;
+        Ok(output)
+    })
 }
 
 /// What models still send, made the one shape (repaired arguments are validated as usual): the
@@ -74,9 +120,21 @@ fn edit(path: &std::path::Path, params: &EditParams) -> Outcome {
         .ok_or_else(|| ToolError::new(format!("Could not read {shown}: not a regular file")))?;
     let mut raw = String::new();
     std::io::Read::read_to_string(&mut file, &mut raw).map_err(unreadable)?;
+    let (text, output) = edited(&raw, params)?;
+    crate::atomic::write_file(path, text.as_bytes()).map_err(|error| {
+        ToolError::with_source(format!("Could not write {shown}: {error}"), error)
+    })?;
+    Ok(output)
+}
+
+/// The file's whole new text once `params`' edits are made in `raw` (its whole text), and
+/// what the model is told; an error when a block is missing, ambiguous or overlaps another,
+/// or nothing would change.
+fn edited(raw: &str, params: &EditParams) -> Result<(String, ToolOutput), ToolError> {
+    let shown = &params.path;
     let (bom, body) = match raw.strip_prefix('\u{feff}') {
         Some(body) => ("\u{feff}", body),
-        None => ("", raw.as_str()),
+        None => ("", raw),
     };
     // Blocks are matched in the text with every CRLF made LF; `endings` maps back to the file.
     let endings = Endings::of(body);
@@ -121,14 +179,12 @@ fn edit(path: &std::path::Path, params: &EditParams) -> Outcome {
             "No changes made to {shown}. The replacement produced identical content."
         )));
     }
-    crate::atomic::write_file(path, format!("{bom}{written}").as_bytes()).map_err(|error| {
-        ToolError::with_source(format!("Could not write {shown}: {error}"), error)
-    })?;
-    Ok(ToolOutput::text(format!(
+    let output = ToolOutput::text(format!(
         "Successfully replaced {} block(s) in {shown}.",
         blocks.len()
     ))
-    .with_details(changes(original, &updated, shown)))
+    .with_details(changes(original, &updated, shown));
+    Ok((format!("{bom}{written}"), output))
 }
 
 /// A file's line endings, line by line: its text with every CRLF made LF (what blocks are

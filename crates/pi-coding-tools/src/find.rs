@@ -17,7 +17,7 @@ const DEFAULT_LIMIT: usize = 1000;
 
 /// The `find` tool for `workspace`.
 pub fn find_tool(workspace: &Workspace) -> RegisteredTool {
-    reading_tool(workspace, "find", false, find, Some(prepare))
+    reading_tool(workspace, "find", false, find, None, Some(prepare))
 }
 
 /// A number sent as the pattern or the path is taken as its text.

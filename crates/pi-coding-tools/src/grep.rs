@@ -27,7 +27,7 @@ pub(crate) const GREP_MAX_HELD_BYTES: usize = 32 << 20;
 
 /// The `grep` tool for `workspace`.
 pub fn grep_tool(workspace: &Workspace) -> RegisteredTool {
-    reading_tool(workspace, "grep", false, grep, Some(prepare))
+    reading_tool(workspace, "grep", false, grep, None, Some(prepare))
 }
 
 /// A number sent as the pattern, the path or the glob is taken as its text.

@@ -22,6 +22,7 @@
 //! assert_eq!(names, ["read", "grep", "find", "ls"]);
 //! ```
 
+mod access;
 mod atomic;
 mod bash;
 mod blocking;
@@ -43,6 +44,7 @@ mod write;
 
 use pi_tool::{RegisteredTool, ToolRegistry};
 
+pub use access::{AccessFuture, CommandEnd, CommandRequest, CommandRun, CommandRunner, FileAccess};
 pub use bash::bash_tool;
 pub use edit::edit_tool;
 pub use find::find_tool;

@@ -12,7 +12,7 @@ const DEFAULT_LIMIT: usize = 500;
 
 /// The `ls` tool for `workspace`.
 pub fn ls_tool(workspace: &Workspace) -> RegisteredTool {
-    reading_tool(workspace, "ls", false, ls, None)
+    reading_tool(workspace, "ls", false, ls, None, None)
 }
 
 fn ls(workspace: &Workspace, params: &LsParams, _context: &ToolContext) -> Outcome {

@@ -8,12 +8,68 @@ use serde_json::{Value, json};
 use crate::Workspace;
 use crate::image_file::{read_image, sniff};
 use crate::params::ReadParams;
-use crate::tool::{Outcome, numbers_as_text, reading_tool};
+use crate::sandbox::files::Access;
+use crate::tool::{
+    LaterOutcome, OnDisk, Outcome, numbers_as_text, on_disk, on_workspace_thread, reading_tool,
+};
 use crate::truncate::{DEFAULT_MAX_BYTES, DEFAULT_MAX_LINES, format_size, truncate_head};
 
 /// The `read` tool for `workspace`.
 pub fn read_tool(workspace: &Workspace) -> RegisteredTool {
-    reading_tool(workspace, "read", true, read, Some(prepare))
+    reading_tool(
+        workspace,
+        "read",
+        true,
+        read,
+        Some(read_through),
+        Some(prepare),
+    )
+}
+
+/// `read` through the workspace's [`crate::FileAccess`] (an editor's buffer): the same window
+/// of lines and notices over the text it serves. An image or binary file on disk is read from
+/// disk as usual; a file missing on disk is still asked for (an unsaved buffer).
+fn read_through(workspace: Workspace, params: ReadParams, context: ToolContext) -> LaterOutcome {
+    Box::pin(async move {
+        let path = workspace.confined_path(&params.path)?;
+        let checked = path.clone();
+        let kind = on_workspace_thread(&workspace, Access::Read, move || on_disk(&checked))
+            .await?
+            .map_err(|error| {
+                ToolError::with_source(format!("Could not read {}: {error}", params.path), error)
+            })?;
+        match kind {
+            OnDisk::NotRegular => Err(ToolError::new(format!(
+                "Could not read {}: not a regular file",
+                params.path
+            ))),
+            OnDisk::Binary => {
+                on_workspace_thread(&workspace.clone(), Access::Read, move || {
+                    read(&workspace, &params, &context)
+                })
+                .await?
+            }
+            OnDisk::Missing | OnDisk::Text => {
+                let Some(access) = workspace.file_access() else {
+                    return Err(ToolError::new("no file access to read through"));
+                };
+                let text = access.read_text(&path).await.map_err(|error| {
+                    ToolError::new(format!(
+                        "Could not read {}: {}",
+                        params.path,
+                        error.message()
+                    ))
+                })?;
+                let window = Window::read(&mut text.as_bytes(), &params).map_err(|error| {
+                    ToolError::with_source(
+                        format!("Could not read {}: {error}", params.path),
+                        error,
+                    )
+                })?;
+                read_text(&window, &params)
+            }
+        }
+    })
 }
 
 /// `offset: 0` (or `"0"`), which models send for "the start", is the first line; the schema

@@ -15,6 +15,16 @@ use crate::sandbox::files::{Access, run_confined};
 /// What a tool's work gives back.
 pub(crate) type Outcome = Result<ToolOutput, ToolError>;
 
+/// A tool's work later (through a [`crate::FileAccess`]).
+pub(crate) type LaterOutcome = std::pin::Pin<Box<dyn std::future::Future<Output = Outcome> + Send>>;
+
+/// A reading tool's work through the workspace's [`crate::FileAccess`].
+pub(crate) type ReadThrough<P> = fn(Workspace, P, ToolContext) -> LaterOutcome;
+
+/// A changing tool's work through the workspace's [`crate::FileAccess`], given the confined
+/// path (its write queue already held).
+pub(crate) type ChangeThrough<P> = fn(Workspace, std::path::PathBuf, P) -> LaterOutcome;
+
 /// Pi's description of the tool `name`.
 pub(crate) fn description_of(name: &str) -> &'static str {
     crate::params::TOOL_SCHEMAS
@@ -31,6 +41,7 @@ pub(crate) fn reading_tool<P>(
     name: &'static str,
     one_file: bool,
     work: fn(&Workspace, &P, &ToolContext) -> Outcome,
+    through: Option<ReadThrough<P>>,
     prepare: Option<fn(&Value) -> Option<Value>>,
 ) -> RegisteredTool
 where
@@ -41,6 +52,11 @@ where
         move |params: P, context: ToolContext| {
             let workspace = workspace.clone();
             async move {
+                if let Some(through) = through
+                    && workspace.file_access().is_some()
+                {
+                    return through(workspace, params, context).await;
+                }
                 let roots = workspace.roots().map(<[_]>::to_vec);
                 on_file_thread(roots, Access::Read, move || {
                     work(&workspace, &params, &context)
@@ -95,12 +111,15 @@ fn file_key(workspace: &Workspace) -> impl Fn(&Value) -> Option<String> + Send +
 }
 
 /// A tool that changes the one file `path_of` its parameters names: it waits for the file's
-/// write queue, then `work` runs where it cannot stall other tasks, confined to the roots. `prepare` repairs arguments first.
+/// write queue, then `work` runs where it cannot stall other tasks, confined to the roots; or,
+/// when the workspace has a [`crate::FileAccess`], `through` runs instead. `prepare` repairs
+/// arguments first.
 pub(crate) fn changing_tool<P>(
     workspace: &Workspace,
     name: &'static str,
     path_of: fn(&P) -> &str,
     work: fn(&Path, &P) -> Outcome,
+    through: ChangeThrough<P>,
     prepare: Option<fn(&Value) -> Option<Value>>,
 ) -> RegisteredTool
 where
@@ -117,6 +136,9 @@ where
             async move {
                 let path = workspace.confined_path(path_of(&params))?;
                 let _queue = workspace.lock_for_writing(&path).await;
+                if workspace.file_access().is_some() {
+                    return through(workspace.clone(), path, params).await;
+                }
                 let roots = workspace.roots().map(<[_]>::to_vec);
                 on_file_thread(roots, Access::Write, move || work(&path, &params)).await?
             }
@@ -130,6 +152,50 @@ where
         Some(prepare) => tool.with_prepare_arguments(prepare),
         None => tool,
     })
+}
+
+/// Runs a file tool's work off the async executor, confined to the workspace's roots as a
+/// tool's own work is (`access`: what it may do there).
+pub(crate) async fn on_workspace_thread<T: Send + 'static>(
+    workspace: &Workspace,
+    access: Access,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ToolError> {
+    on_file_thread(workspace.roots().map(<[_]>::to_vec), access, work).await
+}
+
+/// What the disk holds at a path a tool was given, for a tool working through a
+/// [`crate::FileAccess`]: an editor serves text, so images and binary files stay disk reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum OnDisk {
+    /// Nothing (the editor may still have an unsaved buffer there).
+    Missing,
+    /// A FIFO, a device, a directory: no tool reads it.
+    NotRegular,
+    /// A regular file that reads as text.
+    Text,
+    /// A regular file that starts like an image or holds a NUL byte.
+    Binary,
+}
+
+/// How many bytes of a file decide whether it is text.
+const SNIFF_BYTES: usize = 8 * 1024;
+
+/// What the disk holds at `path` (see [`OnDisk`]).
+pub(crate) fn on_disk(path: &Path) -> std::io::Result<OnDisk> {
+    let file = match crate::read::open_regular_file(path) {
+        Ok(Some((file, _))) => file,
+        Ok(None) => return Ok(OnDisk::NotRegular),
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(OnDisk::Missing),
+        Err(error) => return Err(error),
+    };
+    let mut start = Vec::with_capacity(SNIFF_BYTES);
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(file, SNIFF_BYTES as u64),
+        &mut start,
+    )?;
+    let binary = crate::image_file::sniff(&start).is_some() || memchr::memchr(0, &start).is_some();
+    Ok(if binary { OnDisk::Binary } else { OnDisk::Text })
 }
 
 /// Runs a file tool's work off the async executor: on a thread the kernel confines to `roots`

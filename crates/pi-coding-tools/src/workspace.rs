@@ -60,6 +60,10 @@ struct Inner {
     /// A confined `bash`'s private temporary directory (its `TMPDIR`), made at its first use;
     /// why it could not be made otherwise.
     shell_temporary: OnceLock<Result<tempfile::TempDir, String>>,
+    /// Who reads and writes the file tools' text files; `None`: the local disk.
+    file_access: Option<Arc<dyn crate::FileAccess>>,
+    /// Who runs `bash`'s commands; `None`: the local sandbox.
+    command_runner: Option<Arc<dyn crate::CommandRunner>>,
 }
 
 /// Says whether a rule denies reading a file (its canonical path): `grep`, `find` and `ls`
@@ -100,6 +104,8 @@ impl Inner {
             output_files: Mutex::new(Vec::new()),
             unreadable: None,
             shell_temporary: OnceLock::new(),
+            file_access: None,
+            command_runner: None,
         }
     }
 
@@ -111,6 +117,8 @@ impl Inner {
         settings.keep_output_files = self.keep_output_files;
         settings.unreadable.clone_from(&self.unreadable);
         settings.environment = self.environment.clone();
+        settings.file_access.clone_from(&self.file_access);
+        settings.command_runner.clone_from(&self.command_runner);
         settings
     }
 }
@@ -260,6 +268,39 @@ impl Workspace {
         Self {
             inner: Arc::new(inner),
         }
+    }
+
+    /// The same workspace with `read`, `write` and `edit` reading and writing text files
+    /// through `access` (an editor's buffers) instead of the local disk; the path checks
+    /// still come first, and images and binary files are still read from disk.
+    #[must_use]
+    pub fn with_file_access(self, access: Arc<dyn crate::FileAccess>) -> Self {
+        let mut inner = self.inner.settings();
+        inner.file_access = Some(access);
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// The same workspace with `bash` running its commands through `runner` (an editor's
+    /// terminal) whenever the runner takes them, instead of the local sandbox.
+    #[must_use]
+    pub fn with_command_runner(self, runner: Arc<dyn crate::CommandRunner>) -> Self {
+        let mut inner = self.inner.settings();
+        inner.command_runner = Some(runner);
+        Self {
+            inner: Arc::new(inner),
+        }
+    }
+
+    /// Who reads and writes text files in place of the disk, if anyone.
+    pub(crate) fn file_access(&self) -> Option<&Arc<dyn crate::FileAccess>> {
+        self.inner.file_access.as_ref()
+    }
+
+    /// Who runs `bash`'s commands in place of the local sandbox, if anyone.
+    pub(crate) fn command_runner(&self) -> Option<&Arc<dyn crate::CommandRunner>> {
+        self.inner.command_runner.as_ref()
     }
 
     /// Which variables `bash` does not get.

@@ -4,7 +4,8 @@ use pi_tool::{RegisteredTool, ToolError, ToolOutput};
 
 use crate::Workspace;
 use crate::params::WriteParams;
-use crate::tool::{Outcome, changing_tool};
+use crate::sandbox::files::Access;
+use crate::tool::{LaterOutcome, Outcome, changing_tool, on_workspace_thread};
 
 /// The `write` tool for `workspace`. Writes to one file wait for each other, and each replaces
 /// the file atomically (never a torn file).
@@ -14,8 +15,53 @@ pub fn write_tool(workspace: &Workspace) -> RegisteredTool {
         "write",
         |params: &WriteParams| &params.path,
         write,
+        write_through,
         None,
     )
+}
+
+/// `write` through the workspace's [`crate::FileAccess`] (an editor, which then records the
+/// change): missing parent directories are made on disk first, confined as a local write.
+fn write_through(
+    workspace: Workspace,
+    path: std::path::PathBuf,
+    params: WriteParams,
+) -> LaterOutcome {
+    Box::pin(async move {
+        let Some(access) = workspace.file_access() else {
+            return Err(ToolError::new("no file access to write through"));
+        };
+        if let Some(parent) = path.parent().map(std::path::Path::to_path_buf) {
+            on_workspace_thread(&workspace, Access::Write, move || {
+                std::fs::create_dir_all(parent)
+            })
+            .await?
+            .map_err(|error| {
+                ToolError::with_source(format!("Could not write {}: {error}", params.path), error)
+            })?;
+        }
+        access
+            .write_text(&path, &params.content)
+            .await
+            .map_err(|error| {
+                ToolError::new(format!(
+                    "Could not write {}: {}",
+                    params.path,
+                    error.message()
+                ))
+            })?;
+        Ok(wrote(&params, &path))
+    })
+}
+
+/// What a successful write tells the model.
+fn wrote(params: &WriteParams, path: &std::path::Path) -> ToolOutput {
+    // Bytes, really: upstream counts UTF-16 units here.
+    ToolOutput::text(format!(
+        "Successfully wrote {} bytes to {}",
+        params.content.len(),
+        written_name(&params.path, path).display()
+    ))
 }
 
 fn write(path: &std::path::Path, params: &WriteParams) -> Outcome {
@@ -26,12 +72,7 @@ fn write(path: &std::path::Path, params: &WriteParams) -> Outcome {
         std::fs::create_dir_all(parent).map_err(failed)?;
     }
     crate::atomic::write_file(path, params.content.as_bytes()).map_err(failed)?;
-    // Bytes, really: upstream counts UTF-16 units here.
-    Ok(ToolOutput::text(format!(
-        "Successfully wrote {} bytes to {}",
-        params.content.len(),
-        written_name(&params.path, path).display()
-    )))
+    Ok(wrote(params, path))
 }
 
 /// The path as typed, with the name of the file actually written when it is spelled

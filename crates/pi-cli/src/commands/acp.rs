@@ -37,13 +37,13 @@ pub(crate) async fn run(
     if !prompts.is_empty() {
         anyhow::bail!("pi-tool acp takes its prompts from the editor: give no message or @file");
     }
-    let tools_for: ToolsFor = Arc::new(move |dir| {
+    let tools_for: ToolsFor = Arc::new(move |dir, editor| {
         let workspace = recipe.workspace(dir);
         let outside_tools = recipe.asks_outside.then(|| {
             pi_coding_tools::all_tools(&workspace.without_confinement()).with_wording(wording)
         });
         Ok(SessionTools {
-            tools: pi_coding_tools::all_tools(&workspace).with_wording(wording),
+            tools: pi_coding_tools::all_tools(&editor.workspace(workspace)).with_wording(wording),
             outside_tools,
         })
     });

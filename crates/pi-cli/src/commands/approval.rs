@@ -37,6 +37,14 @@ fn parse_mode(text: &str) -> Result<Mode, String> {
 }
 
 impl ApprovalArgs {
+    /// Whether any approval flag was given.
+    pub(crate) fn any_given(&self) -> bool {
+        self.approval.is_some()
+            || !self.allow.is_empty()
+            || !self.ask.is_empty()
+            || !self.deny.is_empty()
+    }
+
     /// Reads the flags and the settings into the run's approvals; a malformed rule or file
     /// ends the command. Allow rules an untrusted project's settings ignore are said on stderr.
     pub(crate) fn load(&self, cwd: &Path) -> anyhow::Result<ApprovalSetup> {

@@ -1,0 +1,203 @@
+//! The editor's terminals: when the client advertises `terminal` at `initialize`, `bash` runs
+//! its command in a terminal of the editor (`terminal/create`, then `terminal/wait_for_exit`,
+//! `terminal/output` and `terminal/release`; `terminal/kill` on cancel or the time limit). The
+//! call's update carries the terminal (its id in the progress and the result's details, made
+//! `ToolCallContent::Terminal` by [`crate::TurnUpdates`]), so the editor shows it live.
+//!
+//! An editor's terminal is not our sandbox: it steps aside (the command runs locally,
+//! sandboxed) while the session's approval mode lets commands run unasked because the sandbox
+//! holds them (`full-auto`, `read-only`); see [`terminal_allowed`].
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use agent_client_protocol::Client;
+use agent_client_protocol::v1::ConnectionTo;
+use agent_client_protocol::v1::schema::{
+    CreateTerminalRequest, KillTerminalRequest, ReleaseTerminalRequest, SessionId,
+    TerminalExitStatus, TerminalId, TerminalOutputRequest, WaitForTerminalExitRequest,
+};
+use pi_approval::Mode;
+use pi_coding_tools::{AccessFuture, CommandEnd, CommandRequest, CommandRun, CommandRunner};
+use pi_tool::{ToolContext, ToolError, ToolUpdate};
+use serde_json::{Map, Value, json};
+
+/// The details key carrying the editor's terminal id of a `bash` call.
+pub const TERMINAL_ID: &str = "terminalId";
+
+/// Whether `bash` may leave our sandbox for the editor's terminal in approval `mode`: where
+/// every command that is not known to be read-only asks first (`ask`, `auto-edit`), or
+/// nothing is sandboxed anyway (`yolo`); not where the sandbox is what lets commands run
+/// unasked (`full-auto`) or holds a read-only session (`read-only`).
+pub fn terminal_allowed(mode: Mode) -> bool {
+    matches!(mode, Mode::Ask | Mode::AutoEdit | Mode::Yolo)
+}
+
+/// Runs one session's commands in its editor's terminals.
+pub struct EditorTerminal {
+    connection: ConnectionTo<Client>,
+    session_id: SessionId,
+    /// Whether commands go to the editor now ([`terminal_allowed`] of the session's mode).
+    allowed: Arc<AtomicBool>,
+}
+
+impl EditorTerminal {
+    /// Commands of `session_id` through `connection`, while `allowed` holds.
+    pub fn new(
+        connection: ConnectionTo<Client>,
+        session_id: SessionId,
+        allowed: Arc<AtomicBool>,
+    ) -> Self {
+        Self {
+            connection,
+            session_id,
+            allowed,
+        }
+    }
+
+    async fn request<R>(&self, request: R) -> Result<R::Response, ToolError>
+    where
+        R: agent_client_protocol::JsonRpcRequest,
+    {
+        self.connection
+            .send_request(request)
+            .block_task()
+            .await
+            .map_err(|error| ToolError::new(format!("the editor's terminal failed: {error}")))
+    }
+}
+
+/// Kills and releases a terminal whose call ended without doing it (its future dropped), so
+/// the editor is not left with a command running for nobody.
+struct Held {
+    connection: ConnectionTo<Client>,
+    session_id: SessionId,
+    terminal: Option<TerminalId>,
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        if let Some(terminal) = self.terminal.take() {
+            // Fire and forget: nobody is left to read the answers.
+            let kill = KillTerminalRequest::new(self.session_id.clone(), terminal.clone());
+            self.connection.send_request(kill).detach();
+            let release = ReleaseTerminalRequest::new(self.session_id.clone(), terminal);
+            self.connection.send_request(release).detach();
+        }
+    }
+}
+
+/// How the command ended, from the terminal's exit status.
+fn ending(status: Option<&TerminalExitStatus>) -> CommandEnd {
+    match status {
+        Some(TerminalExitStatus {
+            exit_code: Some(code),
+            ..
+        }) => CommandEnd::Exited(i32::try_from(*code).unwrap_or(i32::MAX)),
+        Some(status) => CommandEnd::Signalled(status.signal.clone()),
+        None => CommandEnd::Signalled(None),
+    }
+}
+
+impl CommandRunner for EditorTerminal {
+    fn takes_commands(&self) -> bool {
+        self.allowed.load(Ordering::Relaxed)
+    }
+
+    fn run<'a>(
+        &'a self,
+        request: CommandRequest,
+        context: &'a ToolContext,
+    ) -> AccessFuture<'a, CommandRun> {
+        Box::pin(async move {
+            let create = CreateTerminalRequest::new(
+                self.session_id.clone(),
+                request.shell.display().to_string(),
+            )
+            .args(vec!["-c".to_owned(), request.command.clone()])
+            .cwd(request.cwd.clone())
+            .output_byte_limit(u64::try_from(request.output_limit).unwrap_or(u64::MAX));
+            let terminal = self.request(create).await?.terminal_id;
+            let mut held = Held {
+                connection: self.connection.clone(),
+                session_id: self.session_id.clone(),
+                terminal: Some(terminal.clone()),
+            };
+            let mut details = Map::new();
+            details.insert(TERMINAL_ID.to_owned(), json!(terminal.0.as_ref()));
+            // The editor shows the terminal from now on.
+            context
+                .update(ToolUpdate::new(Vec::new()).with_details(Value::Object(details.clone())));
+
+            let deadline = async {
+                match request.timeout {
+                    Some(limit) => tokio::time::sleep(limit).await,
+                    None => std::future::pending().await,
+                }
+            };
+            let wait = self.request(WaitForTerminalExitRequest::new(
+                self.session_id.clone(),
+                terminal.clone(),
+            ));
+            let stopped = tokio::select! {
+                exited = wait => {
+                    exited?;
+                    None
+                }
+                () = deadline => Some(CommandEnd::TimedOut),
+                () = context.signal().cancelled() => Some(CommandEnd::Aborted),
+            };
+            if stopped.is_some() {
+                self.request(KillTerminalRequest::new(
+                    self.session_id.clone(),
+                    terminal.clone(),
+                ))
+                .await?;
+            }
+            let output = self
+                .request(TerminalOutputRequest::new(
+                    self.session_id.clone(),
+                    terminal.clone(),
+                ))
+                .await?;
+            held.terminal = None;
+            self.request(ReleaseTerminalRequest::new(
+                self.session_id.clone(),
+                terminal,
+            ))
+            .await?;
+            Ok(CommandRun {
+                end: stopped.unwrap_or_else(|| ending(output.exit_status.as_ref())),
+                output: output.output,
+                truncated: output.truncated,
+                details,
+            })
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_modes_that_ask_or_never_sandbox_use_the_editors_terminal() {
+        assert!(terminal_allowed(Mode::Ask));
+        assert!(terminal_allowed(Mode::AutoEdit));
+        assert!(terminal_allowed(Mode::Yolo));
+        assert!(!terminal_allowed(Mode::FullAuto));
+        assert!(!terminal_allowed(Mode::ReadOnly));
+    }
+
+    #[test]
+    fn an_exit_code_or_a_signal_ends_the_command() {
+        let exited = TerminalExitStatus::new().exit_code(3);
+        assert_eq!(ending(Some(&exited)), CommandEnd::Exited(3));
+        let killed = TerminalExitStatus::new().signal("SIGKILL".to_owned());
+        assert_eq!(
+            ending(Some(&killed)),
+            CommandEnd::Signalled(Some("SIGKILL".to_owned()))
+        );
+        assert_eq!(ending(None), CommandEnd::Signalled(None));
+    }
+}
