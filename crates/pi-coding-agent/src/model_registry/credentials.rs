@@ -67,10 +67,10 @@ pub enum KeyError {
         /// Why.
         source: ValueError,
     },
-    /// The provider's subscription login in auth.json has expired (Pi renews it online with
-    /// its refresh token; this program does not).
+    /// The provider's subscription login in auth.json has expired: renew it
+    /// ([`ModelRegistry::renew_login`], as `resolve_run_model` does) and ask again.
     #[error(
-        "{}: the subscription login (OAuth) for {provider} has expired; run pi once to renew it, or remove the entry and {}",
+        "{}: the subscription login (OAuth) for {provider} has expired; it is renewed before use, or remove the entry and {}",
         path.display(),
         what_to_set(provider, env_keys)
     )]
@@ -82,6 +82,9 @@ pub enum KeyError {
         /// Its key variables.
         env_keys: Vec<String>,
     },
+    /// The provider's subscription login had expired and renewing it failed.
+    #[error(transparent)]
+    LoginRenewal(#[from] crate::login_renewal::LoginRenewalError),
     /// Only an OAuth login is stored for the provider.
     #[error(
         "{} holds a subscription login (OAuth) for {provider}, which this program cannot use: {}",
@@ -159,6 +162,14 @@ pub(crate) fn what_to_set(provider: &str, env_keys: &[String]) -> String {
 }
 
 impl ModelRegistry {
+    /// Renews `provider`'s expired subscription login in auth.json with its refresh token and
+    /// writes it back (Pi's lock, other entries untouched; see `login_renewal`), then uses
+    /// the renewed token.
+    pub async fn renew_login(&mut self, provider: &str) -> Result<(), KeyError> {
+        self.auth = crate::login_renewal::renew_login(&self.auth, provider, &self.vars).await?;
+        Ok(())
+    }
+
     /// Whether `model` can be used without asking for a key, by Pi's quick check (no command
     /// is run): `--api-key`, an auth.json key, the key variable, ambient credentials, a
     /// configured models.json `apiKey`, or a models.json provider on this machine.
