@@ -333,6 +333,20 @@ impl ConverseWire {
         Value::Object(body)
     }
 
+    /// The configured headers (models.json's), without those the signature or the token
+    /// owns: `authorization`, `host` and `x-amz-*` are skipped, as Pi skips them.
+    fn custom_headers(&self) -> Vec<(String, String)> {
+        self.config
+            .headers
+            .iter()
+            .filter(|(name, _)| {
+                let name = name.trim().to_ascii_lowercase();
+                !(name == "authorization" || name == "host" || name.starts_with("x-amz-"))
+            })
+            .cloned()
+            .collect()
+    }
+
     /// Signs `post` for Bedrock with SigV4 (or adds the bearer token).
     fn authenticate(&self, mut post: Post) -> Result<Post, String> {
         let keys = match &self.auth {
@@ -370,11 +384,18 @@ impl ConverseWire {
             .build()
             .map_err(|error| format!("the request could not be signed: {error}"))?
             .into();
-        // `send` adds the content type; it is signed here as the SDK signs it.
-        let headers = [
+        // `send` adds the content type; it is signed here as the SDK signs it, with every
+        // header already on the request (the configured ones).
+        let mut headers = vec![
             ("host", host.as_str()),
             ("content-type", "application/json"),
         ];
+        for (name, value) in &post.headers {
+            let value = value
+                .to_str()
+                .map_err(|_| format!("the value of the {name} header cannot be signed"))?;
+            headers.push((name.as_str(), value));
+        }
         let signable = SignableRequest::new(
             "POST",
             post.url.as_str(),
@@ -472,8 +493,15 @@ impl Wire for ConverseWire {
             self.config.base(DEFAULT_ENDPOINT),
             path_segment(&self.config.model)
         );
-        let post = Post::new(url, self.body(request, tools))?;
+        // Added before signing, so the signature covers them (Pi adds them in the SDK's
+        // build step, before its signer).
+        let post =
+            Post::new(url, self.body(request, tools))?.extra_headers(&self.custom_headers())?;
         self.authenticate(post)
+    }
+
+    fn adds_extra_headers(&self) -> bool {
+        true
     }
 
     fn parser(&self, _request: &Request) -> Box<dyn Parser> {
