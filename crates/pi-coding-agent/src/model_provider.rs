@@ -42,6 +42,12 @@ pub fn model_provider(
     config.thinking_level_map = pi_ai::ThinkingLevelMap(model.thinking_level_map.clone());
     config.reasoning = model.reasoning;
     config.model_max_tokens = Some(model.max_tokens);
+    // Pi's only say on the prompt cache's lifetime (it has no setting for it).
+    config.cache_retention = pi_providers::CacheRetention::from_variable(
+        std::env::var(pi_providers::CACHE_RETENTION_VARIABLE)
+            .ok()
+            .as_deref(),
+    );
     config.headers = resolved
         .credentials
         .headers

@@ -141,6 +141,9 @@ impl ConverseWire {
     /// Claude models Bedrock caches prompts for (Pi's list); any model whose id names no
     /// Claude model when `AWS_BEDROCK_FORCE_CACHE=1`.
     fn caches_prompts(&self) -> bool {
+        if self.config.cache_retention == crate::CacheRetention::None {
+            return false;
+        }
         if !self.id_has(&["claude"]) {
             return self.force_cache;
         }
@@ -296,14 +299,14 @@ impl ConverseWire {
             && last["role"] == "user"
             && let Some(content) = last.get_mut("content").and_then(Value::as_array_mut)
         {
-            content.push(json!({"cachePoint": {"type": "default"}}));
+            content.push(self.config.cache_retention.bedrock_cache_point());
         }
         let mut body = Map::new();
         body.insert("messages".into(), Value::Array(messages));
         if let Some(system) = request.system_prompt.as_deref().filter(|s| !s.is_empty()) {
             let mut blocks = vec![json!({"text": system})];
             if cache {
-                blocks.push(json!({"cachePoint": {"type": "default"}}));
+                blocks.push(self.config.cache_retention.bedrock_cache_point());
             }
             body.insert("system".into(), Value::Array(blocks));
         }
