@@ -47,8 +47,21 @@ fn answer() -> support::Reply {
     support::Reply::sse(body)
 }
 
+/// Where `PI_CACHE_RETENTION` is set.
+#[derive(Clone, Copy, Debug)]
+enum Place {
+    /// The environment (the key from `ANTHROPIC_API_KEY`).
+    Environment,
+    /// The `env` of auth.json's Anthropic entry (which holds the key).
+    AuthEntry,
+}
+
 /// The body `program` sent for `-p hi` with `PI_CACHE_RETENTION` set to `retention`.
 fn sent(program: &Path, prefix: &[&Path], retention: Option<&str>) -> Value {
+    sent_with(program, prefix, retention, Place::Environment)
+}
+
+fn sent_with(program: &Path, prefix: &[&Path], retention: Option<&str>, place: Place) -> Value {
     let (url, seen) = support::serve(vec![answer()]);
     let dir = tempfile::tempdir().unwrap();
     let agent = dir.path().join("agent");
@@ -64,8 +77,25 @@ fn sent(program: &Path, prefix: &[&Path], retention: Option<&str>) -> Value {
         }
     }
     command.env_remove("PI_CACHE_RETENTION");
-    if let Some(retention) = retention {
-        command.env("PI_CACHE_RETENTION", retention);
+    match place {
+        Place::Environment => {
+            command.env("ANTHROPIC_API_KEY", "sk-ant-api03-test");
+            if let Some(retention) = retention {
+                command.env("PI_CACHE_RETENTION", retention);
+            }
+        }
+        Place::AuthEntry => {
+            let env = retention.map_or_else(
+                || serde_json::json!({}),
+                |retention| serde_json::json!({"PI_CACHE_RETENTION": retention}),
+            );
+            let entry = serde_json::json!({"anthropic": {"type": "api_key",
+                "key": "sk-ant-api03-test", "env": env}});
+            let file = agent.join("auth.json");
+            std::fs::write(&file, entry.to_string()).unwrap();
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+        }
     }
     let output = command
         .args(prefix)
@@ -84,7 +114,6 @@ fn sent(program: &Path, prefix: &[&Path], retention: Option<&str>) -> Value {
         .current_dir(&work)
         .env("PI_CODING_AGENT_DIR", &agent)
         .env("PI_OFFLINE", "1")
-        .env("ANTHROPIC_API_KEY", "sk-ant-api03-test")
         .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
@@ -159,6 +188,15 @@ fn the_prompt_is_cached_for_five_minutes_or_an_hour() {
 }
 
 #[test]
+fn the_auth_entrys_env_sets_the_retention_for_its_provider() {
+    let ours = Path::new(env!("CARGO_BIN_EXE_pi-tool"));
+    let body = sent_with(ours, &[], Some("long"), Place::AuthEntry);
+    assert_eq!(sorted(marks(&body)), sorted(expected(HOUR)));
+    let body = sent_with(ours, &[], None, Place::AuthEntry);
+    assert_eq!(sorted(marks(&body)), sorted(expected(EPHEMERAL)));
+}
+
+#[test]
 #[ignore = "needs upstream Pi: run scripts/test.sh"]
 fn cache_marks_are_where_pi_puts_them() {
     let peer = support::pi_peer();
@@ -168,13 +206,24 @@ fn cache_marks_are_where_pi_puts_them() {
         node.exists() && cli.exists(),
         "upstream Pi is not installed: run scripts/setup-pi.sh"
     );
-    for retention in [None, Some("long"), Some("short")] {
-        let theirs = sent(&node, &[cli.as_path()], retention);
-        let ours = sent(Path::new(env!("CARGO_BIN_EXE_pi-tool")), &[], retention);
+    let cases = [
+        (None, Place::Environment),
+        (Some("long"), Place::Environment),
+        (Some("short"), Place::Environment),
+        (Some("long"), Place::AuthEntry),
+    ];
+    for (retention, place) in cases {
+        let theirs = sent_with(&node, &[cli.as_path()], retention, place);
+        let ours = sent_with(
+            Path::new(env!("CARGO_BIN_EXE_pi-tool")),
+            &[],
+            retention,
+            place,
+        );
         assert_eq!(
             sorted(marks(&ours)),
             sorted(marks(&theirs)),
-            "PI_CACHE_RETENTION={retention:?}"
+            "PI_CACHE_RETENTION={retention:?} in {place:?}"
         );
         assert_eq!(
             ours["system"].as_array().map(Vec::len),

@@ -42,6 +42,21 @@ pub struct Credentials {
     /// Headers for every request (the catalog's, models.json's provider and model headers,
     /// and `Authorization` when `authHeader` is set).
     pub headers: BTreeMap<String, Secret>,
+    /// The auth.json entry's own `env`: variables the wire reads before the environment (a
+    /// Bedrock region or profile, a Vertex project, `PI_CACHE_RETENTION`), as Pi's
+    /// provider options carry them.
+    pub env: BTreeMap<String, Secret>,
+}
+
+impl Credentials {
+    /// The variable `name` as this provider sees it: the auth.json entry's `env` first, then
+    /// the process environment.
+    pub fn variable(&self, name: &str) -> Option<String> {
+        self.env
+            .get(name)
+            .map(|value| value.expose().to_owned())
+            .or_else(|| std::env::var(name).ok())
+    }
 }
 
 /// A model whose key or headers cannot be resolved. The texts never hold a key.
@@ -266,6 +281,7 @@ impl ModelRegistry {
             key,
             source,
             headers,
+            env: overlay,
         })
     }
 
@@ -491,6 +507,38 @@ mod tests {
             "{error}"
         );
         assert!(!error.contains("sk-ant"), "{error}");
+    }
+
+    #[test]
+    fn the_auth_entrys_env_comes_before_the_environment() {
+        let auth = AuthFile::from_entries([(
+            "amazon-bedrock".to_owned(),
+            AuthEntry::ApiKey {
+                key: Secret::new("bedrock-key"),
+                env: BTreeMap::from([(
+                    "PI_TEST_OVERLAY_ONLY".to_owned(),
+                    Secret::new("eu-central-1"),
+                )]),
+            },
+        )]);
+        let registry = registry(
+            "{\"providers\": {}}",
+            auth,
+            Variables::fixed::<&str, &str>([]),
+        );
+        let bedrock = registry
+            .find(
+                "amazon-bedrock",
+                "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            )
+            .unwrap();
+        let credentials = registry.credentials(bedrock).unwrap();
+        assert_eq!(
+            credentials.variable("PI_TEST_OVERLAY_ONLY").as_deref(),
+            Some("eu-central-1")
+        );
+        assert_eq!(credentials.variable("PI_TEST_NOT_SET_ANYWHERE"), None);
+        assert!(!format!("{credentials:?}").contains("eu-central-1"));
     }
 
     #[test]
