@@ -160,3 +160,68 @@ fn cache_marks_are_where_pi_puts_them() {
         );
     }
 }
+
+fn chat_answer() -> support::Reply {
+    let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]});
+    support::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+}
+
+/// The Chat Completions body `program` sent to a models.json server (named `provider`, so
+/// Pi's detection by name applies) with `PI_CACHE_RETENTION` set to `retention`.
+fn chat_sent(program: &Program, provider: &str, retention: Option<&str>) -> Value {
+    let (url, seen) = support::serve(vec![chat_answer()]);
+    let dirs = AgentDirs::new();
+    dirs.models_json(&serde_json::json!({"providers": {provider: {
+        "baseUrl": format!("{url}/v1"), "api": "openai-completions", "apiKey": "none",
+        "models": [{"id": "m"}]}}}));
+    let mut command = dirs.command(program);
+    if let Some(retention) = retention {
+        command.env("PI_CACHE_RETENTION", retention);
+    }
+    let output = command
+        .args(print_args(provider, "m"))
+        .args(["--no-tools", "hi"])
+        .output()
+        .unwrap();
+    let name = program.name();
+    assert!(
+        output.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    support::bodies(&seen).remove(0)
+}
+
+#[test]
+fn chat_completions_ask_for_a_day_when_long() {
+    let ours = &Program::pi_tool();
+    let body = chat_sent(ours, "local", Some("long"));
+    assert_eq!(body["prompt_cache_retention"], "24h");
+    assert!(
+        chat_sent(ours, "local", None)
+            .get("prompt_cache_retention")
+            .is_none()
+    );
+    // Pi's detection: Together does not offer the long retention.
+    let body = chat_sent(ours, "together", Some("long"));
+    assert!(body.get("prompt_cache_retention").is_none(), "{body}");
+}
+
+#[test]
+#[ignore = "needs upstream Pi: run scripts/test.sh"]
+fn chat_completions_retention_is_pis() {
+    let pi = Program::upstream_pi();
+    for (provider, retention) in [
+        ("local", Some("long")),
+        ("local", None),
+        ("together", Some("long")),
+    ] {
+        let theirs = chat_sent(&pi, provider, retention);
+        let ours = chat_sent(&Program::pi_tool(), provider, retention);
+        assert_eq!(
+            ours.get("prompt_cache_retention"),
+            theirs.get("prompt_cache_retention"),
+            "{provider} {retention:?}"
+        );
+    }
+}
