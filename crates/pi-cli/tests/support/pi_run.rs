@@ -33,10 +33,13 @@ impl Program {
         }
     }
 
-    /// This crate's `pi-tool`.
+    /// This crate's `pi-tool`. (Other crates' tests include this support module too, and
+    /// have no `pi-tool` binary: only pi-cli's tests call this.)
     pub(crate) fn pi_tool() -> Self {
         Self {
-            executable: PathBuf::from(env!("CARGO_BIN_EXE_pi-tool")),
+            executable: option_env!("CARGO_BIN_EXE_pi-tool")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| panic!("pi-tool is built for pi-cli's tests only")),
             prefix: Vec::new(),
         }
     }
