@@ -351,3 +351,47 @@ fn an_expired_login_is_renewed_as_pi_renews_it() {
     their_fields.sort();
     assert_eq!(ours_fields, their_fields);
 }
+
+#[test]
+fn two_programs_renewing_at_once_ask_the_endpoint_once() {
+    // One token answer only: a second refresh would get a model answer and fail.
+    let (url, seen) = support::serve(vec![token_answer(), answer(), answer()]);
+    let dirs = AgentDirs::new();
+    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+    let login = serde_json::json!({"anthropic": {"type": "oauth", "refresh": OLD_REFRESH,
+        "access": EXPIRED_ACCESS, "expires": 1_000_u64}});
+    dirs.auth_json(&login.to_string());
+    let token_url = format!("{url}/v1/oauth/token");
+    let start = || {
+        dirs.command(&Program::pi_tool())
+            .args(print_args("anthropic", "claude-sonnet-4-5"))
+            .args(["--no-tools", "hi"])
+            .env("PI_TEST_ANTHROPIC_TOKEN_URL", &token_url)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (first, second) = (start(), start());
+    for child in [first, second] {
+        let output = child.wait_with_output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let seen = seen.lock().unwrap();
+    let token_requests = seen
+        .iter()
+        .filter(|request| request.path == "/v1/oauth/token")
+        .count();
+    assert_eq!(token_requests, 1, "{seen:?}");
+    for request in seen.iter().filter(|request| request.path == "/v1/messages") {
+        assert_eq!(
+            bearer(request).as_deref(),
+            Some(format!("Bearer {NEW_ACCESS}").as_str())
+        );
+    }
+    assert!(!dirs.agent.join("auth.json.lock").exists());
+}
