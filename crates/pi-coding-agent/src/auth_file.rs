@@ -1,4 +1,5 @@
-//! `<agent dir>/auth.json`, Pi's store of credentials, read only:
+//! `<agent dir>/auth.json`, Pi's store of credentials (written only to renew a login, see
+//! `login_renewal`):
 //!
 //! ```json
 //! {"anthropic": {"type": "api_key", "key": "sk-ant-..."},
@@ -9,8 +10,8 @@
 //!
 //! `key` is resolved as in models.json (literal, `$VAR`, `!command`), looking in the entry's
 //! own `env` first. OAuth entries (Pi's `/login` subscriptions) keep their access token and
-//! its expiry: Anthropic's is used while it is valid (see `ModelRegistry::credentials`); the
-//! others are reported as not supported here. A file that other users may read is refused: it holds keys, and Pi
+//! its expiry: Anthropic's is used while it is valid (see `ModelRegistry::credentials`) and
+//! renewed when it has expired; the others are reported as not supported here. A file that other users may read is refused: it holds keys, and Pi
 //! writes it with mode 0600.
 
 use std::collections::BTreeMap;
@@ -108,18 +109,21 @@ impl AuthFile {
 
     /// The file at `path`; none when it does not exist.
     pub fn load(path: &Path) -> Result<Self, AuthFileError> {
+        match std::fs::metadata(path) {
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => Ok(Self::empty()),
+            _ => Self::parse(path, &Self::read_private(path)?),
+        }
+    }
+
+    /// The text of the file at `path`, refused when other users may read it.
+    pub(crate) fn read_private(path: &Path) -> Result<String, AuthFileError> {
         let read_error = |source| AuthFileError::Read {
             path: path.to_path_buf(),
             source,
         };
-        let metadata = match std::fs::metadata(path) {
-            Ok(metadata) => metadata,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(Self::empty()),
-            Err(error) => return Err(read_error(error)),
-        };
+        let metadata = std::fs::metadata(path).map_err(read_error)?;
         check_private(path, &metadata)?;
-        let text = std::fs::read_to_string(path).map_err(read_error)?;
-        Self::parse(path, &text)
+        std::fs::read_to_string(path).map_err(read_error)
     }
 
     /// The credentials in `text`, read as the file `path`.

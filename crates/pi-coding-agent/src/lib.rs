@@ -74,6 +74,7 @@ mod initial_message;
 mod json_comments;
 mod list_models;
 mod local_url;
+pub mod login_renewal;
 mod mcp_servers;
 mod model;
 mod model_api;

@@ -42,6 +42,11 @@ pub fn model_provider(
     config.thinking_level_map = pi_ai::ThinkingLevelMap(model.thinking_level_map.clone());
     config.reasoning = model.reasoning;
     config.model_max_tokens = Some(model.max_tokens);
+    // Pi's only say on the prompt cache's lifetime (it has no setting for it).
+    let variable = |name: &str| resolved.credentials.variable(name);
+    config.cache_retention = pi_providers::CacheRetention::from_variable(
+        variable(pi_providers::CACHE_RETENTION_VARIABLE).as_deref(),
+    );
     config.headers = resolved
         .credentials
         .headers
@@ -85,15 +90,12 @@ pub fn model_provider(
         ModelApi::AnthropicMessages => Arc::new(Anthropic::new(config).map_err(built)?),
         ModelApi::GoogleGenerativeAi => Arc::new(Gemini::new(config).map_err(built)?),
         ModelApi::GoogleVertex => {
-            let settings = VertexSettings::from_lookup(|name| std::env::var(name).ok());
+            let settings = VertexSettings::from_lookup(variable);
             Arc::new(Vertex::new(config, settings).map_err(built)?)
         }
         ModelApi::BedrockConverseStream => {
             // A key from --api-key or auth.json is a Bedrock bearer token, as in Pi.
-            let settings = BedrockSettings::from_lookup(
-                |name| std::env::var(name).ok(),
-                config.api_key.as_deref(),
-            );
+            let settings = BedrockSettings::from_lookup(variable, config.api_key.as_deref());
             Arc::new(Bedrock::new(config, settings).map_err(built)?)
         }
         other => return Err(unbuilt(other)),

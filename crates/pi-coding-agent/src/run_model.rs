@@ -8,7 +8,7 @@ use std::path::Path;
 use pi_session::Session;
 
 use crate::list_models::list_models;
-use crate::model_registry::ModelRegistry;
+use crate::model_registry::{KeyError, ModelRegistry};
 use crate::model_selection::{
     ModelRequest, ResolvedModel, SelectionError, SessionModel, resolve_model,
 };
@@ -76,25 +76,44 @@ pub fn session_model(session: &Session) -> Option<SessionModel> {
     })
 }
 
-/// The run's model, chosen in Pi's order, with its key.
-pub fn resolve_run_model(
+/// The run's model, chosen in Pi's order, with its key. An expired subscription login of the
+/// chosen provider is renewed first (written back to auth.json), as Pi renews it before the
+/// request.
+pub async fn resolve_run_model(
     registry: &mut ModelRegistry,
     settings: &Settings,
     request: &ModelRequest,
 ) -> Result<ResolvedModel, RuntimeError> {
-    Ok(resolve_model(registry, settings, request)?)
+    match resolve_model(registry, settings, request) {
+        Err(SelectionError::Key(KeyError::OAuthExpired { provider, .. })) => {
+            registry
+                .renew_login(&provider)
+                .await
+                .map_err(SelectionError::Key)?;
+            Ok(resolve_model(registry, settings, request)?)
+        }
+        resolved => Ok(resolved?),
+    }
 }
 
 /// `model` of `registry` at `level` (clamped to what the model has), with its key: a model
-/// changed during a session (RPC's `set_model`, `cycle_model`, `set_thinking_level`).
-pub fn registry_model(
-    registry: &ModelRegistry,
+/// changed during a session (RPC's `set_model`, `cycle_model`, `set_thinking_level`). An
+/// expired subscription login is renewed first, as at start-up.
+pub async fn registry_model(
+    registry: &mut ModelRegistry,
     model: &crate::model::Model,
     level: ThinkingLevel,
 ) -> Result<ResolvedModel, RuntimeError> {
-    let credentials = registry
-        .credentials(model)
-        .map_err(|error| RuntimeError::Model(SelectionError::Key(error)))?;
+    let credentials = match registry.credentials(model) {
+        Err(KeyError::OAuthExpired { provider, .. }) => {
+            match registry.renew_login(&provider).await {
+                Ok(()) => registry.credentials(model),
+                Err(error) => Err(error),
+            }
+        }
+        credentials => credentials,
+    }
+    .map_err(|error| RuntimeError::Model(SelectionError::Key(error)))?;
     Ok(ResolvedModel {
         model: model.clone(),
         credentials,

@@ -213,8 +213,9 @@ impl SessionHost {
             .ok_or_else(|| HostError::ModelNotFound {
                 provider: provider.to_owned(),
                 id: id.to_owned(),
-            })?;
-        let resolved = self.checked(model, self.model.thinking_level)?;
+            })?
+            .clone();
+        let resolved = self.checked(&model, self.model.thinking_level).await?;
         self.restart(Change::Model(resolved)).await
     }
 
@@ -232,17 +233,18 @@ impl SessionHost {
             Some(position) => available.get((position + 1) % available.len()),
             None => available.first(),
         };
-        let Some(next) = next else {
+        let Some(next) = next.map(|model| (*model).clone()) else {
             return Ok(None);
         };
-        let resolved = self.checked(next, self.model.thinking_level)?;
+        let resolved = self.checked(&next, self.model.thinking_level).await?;
         self.restart(Change::Model(resolved)).await.map(Some)
     }
 
     /// Sets the thinking level of the current model.
     pub async fn set_thinking_level(&mut self, level: ThinkingLevel) -> Result<Changed, HostError> {
         self.idle()?;
-        let resolved = self.checked(&self.model.model, level)?;
+        let model = self.model.model.clone();
+        let resolved = self.checked(&model, level).await?;
         self.restart(Change::Model(resolved)).await
     }
 
@@ -261,7 +263,8 @@ impl SessionHost {
             .get(position % levels.len())
             .copied()
             .unwrap_or(ThinkingLevel::Off);
-        let resolved = self.checked(&self.model.model, next)?;
+        let model = self.model.model.clone();
+        let resolved = self.checked(&model, next).await?;
         self.restart(Change::Model(resolved)).await.map(Some)
     }
 
@@ -396,8 +399,12 @@ impl SessionHost {
 
     /// `model` at `level` with its key, its wire built once so a model that cannot be used
     /// fails before the running session is closed.
-    fn checked(&self, model: &Model, level: ThinkingLevel) -> Result<ResolvedModel, HostError> {
-        let resolved = registry_model(&self.registry, model, level)?;
+    async fn checked(
+        &mut self,
+        model: &Model,
+        level: ThinkingLevel,
+    ) -> Result<ResolvedModel, HostError> {
+        let resolved = registry_model(&mut self.registry, model, level).await?;
         model_provider(
             &resolved,
             self.setup.thinking_budgets,

@@ -68,7 +68,7 @@ fn stored_session(dirs: &Dirs) -> PathBuf {
     session.file_path().unwrap().to_path_buf()
 }
 
-fn host(dirs: &Dirs, file: &Path, model: &str) -> SessionHost {
+async fn host(dirs: &Dirs, file: &Path, model: &str) -> SessionHost {
     let mut registry =
         ModelRegistry::load(&dirs.agent, Variables::fixed::<&str, &str>([])).unwrap();
     let request = ModelRequest {
@@ -76,7 +76,9 @@ fn host(dirs: &Dirs, file: &Path, model: &str) -> SessionHost {
         model: Some(model.to_owned()),
         ..ModelRequest::default()
     };
-    let resolved = resolve_run_model(&mut registry, &Settings::default(), &request).unwrap();
+    let resolved = resolve_run_model(&mut registry, &Settings::default(), &request)
+        .await
+        .unwrap();
     let approvals = ApprovalSetup {
         mode: Mode::FullAuto,
         rules: RuleSet::from_sources(&Permissions::default(), None, None, ProjectTrust::Untrusted),
@@ -130,7 +132,7 @@ fn message_count(host: &SessionHost) -> usize {
 async fn a_thinking_level_change_keeps_the_conversation_and_file() {
     let dirs = dirs();
     let file = stored_session(&dirs);
-    let mut host = host(&dirs, &file, "thinker");
+    let mut host = host(&dirs, &file, "thinker").await;
     assert_eq!(message_count(&host), 4);
     host.set_thinking_level(ThinkingLevel::High).await.unwrap();
     assert_eq!(host.model().thinking_level, ThinkingLevel::High);
@@ -148,7 +150,7 @@ async fn a_thinking_level_change_keeps_the_conversation_and_file() {
 async fn a_model_without_levels_does_not_cycle_and_models_cycle_in_order() {
     let dirs = dirs();
     let file = stored_session(&dirs);
-    let mut host = host(&dirs, &file, "plain");
+    let mut host = host(&dirs, &file, "plain").await;
     assert!(host.cycle_thinking_level().await.unwrap().is_none());
     host.cycle_model().await.unwrap().unwrap();
     assert_eq!(host.model().model.id, "thinker");
@@ -161,7 +163,7 @@ async fn a_model_without_levels_does_not_cycle_and_models_cycle_in_order() {
 async fn a_fork_ends_before_the_message_forked_from_and_gives_its_text() {
     let dirs = dirs();
     let file = stored_session(&dirs);
-    let mut host = host(&dirs, &file, "plain");
+    let mut host = host(&dirs, &file, "plain").await;
     let points = host.fork_points();
     assert_eq!(
         points
@@ -187,7 +189,7 @@ async fn a_fork_ends_before_the_message_forked_from_and_gives_its_text() {
         4
     );
     // Forking at the first message starts an empty session.
-    let mut host = self::host(&dirs, &file, "plain");
+    let mut host = self::host(&dirs, &file, "plain").await;
     host.fork(&points[0].entry_id).await.unwrap();
     assert_eq!(message_count(&host), 0);
 }
@@ -196,7 +198,7 @@ async fn a_fork_ends_before_the_message_forked_from_and_gives_its_text() {
 async fn clone_and_new_go_on_in_new_files() {
     let dirs = dirs();
     let file = stored_session(&dirs);
-    let mut host = host(&dirs, &file, "plain");
+    let mut host = host(&dirs, &file, "plain").await;
     host.clone_session().await.unwrap();
     let copy = host.session().unwrap().session_file().unwrap();
     assert_ne!(copy, file);
@@ -213,7 +215,7 @@ async fn clone_and_new_go_on_in_new_files() {
 async fn a_failed_change_leaves_the_session_that_ran() {
     let dirs = dirs();
     let file = stored_session(&dirs);
-    let mut host = host(&dirs, &file, "plain");
+    let mut host = host(&dirs, &file, "plain").await;
     let error = host.set_model("local", "missing").await.unwrap_err();
     assert_eq!(error.to_string(), "Model not found: local/missing");
     let error = host.fork("no-such-entry").await.unwrap_err();
@@ -232,7 +234,7 @@ async fn a_failed_change_leaves_the_session_that_ran() {
 async fn nothing_changes_while_a_prompt_holds_the_session() {
     let dirs = dirs();
     let file = stored_session(&dirs);
-    let mut host = host(&dirs, &file, "thinker");
+    let mut host = host(&dirs, &file, "thinker").await;
     // A prompt task holds a clone of the session while it runs.
     let running = Arc::clone(host.session().unwrap());
     assert!(host.is_busy());
@@ -255,7 +257,7 @@ async fn nothing_changes_while_a_prompt_holds_the_session() {
 async fn another_host_runs_in_its_own_directory_with_the_same_model() {
     let dirs = dirs();
     let file = stored_session(&dirs);
-    let host = host(&dirs, &file, "thinker");
+    let host = host(&dirs, &file, "thinker").await;
     let elsewhere = dirs.cwd.join("elsewhere");
     std::fs::create_dir_all(&elsewhere).unwrap();
     let mut setup = host.setup().clone();
@@ -279,7 +281,7 @@ async fn another_host_runs_in_its_own_directory_with_the_same_model() {
 async fn an_approval_mode_change_keeps_the_conversation() {
     let dirs = dirs();
     let file = stored_session(&dirs);
-    let mut host = host(&dirs, &file, "plain");
+    let mut host = host(&dirs, &file, "plain").await;
     assert_eq!(host.setup().approvals.mode, Mode::FullAuto);
     host.set_approval_mode(Mode::ReadOnly).await.unwrap();
     assert_eq!(host.setup().approvals.mode, Mode::ReadOnly);

@@ -55,6 +55,40 @@ fn blocks(content: &[Content]) -> Vec<Value> {
 /// An earlier thinking block as Anthropic takes it back, as Pi sends it: redacted thinking as
 /// its opaque payload, signed thinking as it came, unsigned thinking (a cut-off stream) as
 /// plain text, or with an empty signature where the server accepts that (`allow_empty`).
+/// Marks the last block of the last message, when that message is the user's and the block
+/// is text, an image or a tool result (a plain-text message becomes one text block), so the
+/// conversation so far is cached (Pi's breakpoint).
+fn mark_last_user_block(messages: &mut [Value], cache_control: &Value) {
+    let Some(last) = messages
+        .last_mut()
+        .and_then(Value::as_object_mut)
+        .filter(|last| last.get("role").and_then(Value::as_str) == Some("user"))
+    else {
+        return;
+    };
+    match last.get_mut("content") {
+        Some(content @ Value::String(_)) => {
+            let text = content.take();
+            *content = json!([{"type": "text", "text": text, "cache_control": cache_control}]);
+        }
+        Some(Value::Array(blocks)) => {
+            if let Some(block) = blocks
+                .last_mut()
+                .and_then(Value::as_object_mut)
+                .filter(|block| {
+                    matches!(
+                        block.get("type").and_then(Value::as_str),
+                        Some("text" | "image" | "tool_result")
+                    )
+                })
+            {
+                block.insert("cache_control".into(), cache_control.clone());
+            }
+        }
+        _ => {}
+    }
+}
+
 fn thinking_block(
     thinking: &str,
     signature: Option<&str>,
@@ -164,19 +198,35 @@ impl Wire for MessagesWire {
         if !results.is_empty() {
             push_turn(&mut messages, "user", "content", Value::Array(results));
         }
+        let cache_control = self
+            .config
+            .cache_retention
+            .anthropic_cache_control(self.config.compat.supports_long_cache_retention);
+        if let Some(cache_control) = &cache_control {
+            mark_last_user_block(&mut messages, cache_control);
+        }
+        let text_block = |text: &str| {
+            let mut block = Map::new();
+            block.insert("type".into(), json!("text"));
+            block.insert("text".into(), json!(text));
+            if let Some(cache_control) = &cache_control {
+                block.insert("cache_control".into(), cache_control.clone());
+            }
+            Value::Object(block)
+        };
         let thinking = thinking::anthropic(&self.config, DEFAULT_MAX_TOKENS);
         let mut body = Map::new();
         body.insert("model".into(), json!(self.config.model));
         body.insert("max_tokens".into(), json!(thinking.max_tokens));
         if oauth {
             // The subscription API serves only requests that open with Claude Code's line.
-            let mut system = vec![json!({"type": "text", "text": CLAUDE_CODE_IDENTITY})];
+            let mut system = vec![text_block(CLAUDE_CODE_IDENTITY)];
             if let Some(prompt) = &request.system_prompt {
-                system.push(json!({"type": "text", "text": prompt}));
+                system.push(text_block(prompt));
             }
             body.insert("system".into(), Value::Array(system));
         } else if let Some(system) = &request.system_prompt {
-            body.insert("system".into(), json!(system));
+            body.insert("system".into(), json!([text_block(system)]));
         }
         body.insert("messages".into(), Value::Array(messages));
         if let Some(list) = tools.as_array().filter(|tools| !tools.is_empty()) {
@@ -187,6 +237,12 @@ impl Wire for MessagesWire {
                         tool["name"] = json!(to_claude_code_name(name));
                     }
                 }
+            }
+            if let (Some(cache_control), Some(last)) = (
+                &cache_control,
+                list.last_mut().and_then(Value::as_object_mut),
+            ) {
+                last.insert("cache_control".into(), cache_control.clone());
             }
             body.insert("tools".into(), Value::Array(list));
             body.insert(

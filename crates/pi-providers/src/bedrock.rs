@@ -141,6 +141,9 @@ impl ConverseWire {
     /// Claude models Bedrock caches prompts for (Pi's list); any model whose id names no
     /// Claude model when `AWS_BEDROCK_FORCE_CACHE=1`.
     fn caches_prompts(&self) -> bool {
+        if self.config.cache_retention == crate::CacheRetention::None {
+            return false;
+        }
         if !self.id_has(&["claude"]) {
             return self.force_cache;
         }
@@ -296,14 +299,14 @@ impl ConverseWire {
             && last["role"] == "user"
             && let Some(content) = last.get_mut("content").and_then(Value::as_array_mut)
         {
-            content.push(json!({"cachePoint": {"type": "default"}}));
+            content.push(self.config.cache_retention.bedrock_cache_point());
         }
         let mut body = Map::new();
         body.insert("messages".into(), Value::Array(messages));
         if let Some(system) = request.system_prompt.as_deref().filter(|s| !s.is_empty()) {
             let mut blocks = vec![json!({"text": system})];
             if cache {
-                blocks.push(json!({"cachePoint": {"type": "default"}}));
+                blocks.push(self.config.cache_retention.bedrock_cache_point());
             }
             body.insert("system".into(), Value::Array(blocks));
         }
@@ -331,6 +334,20 @@ impl ConverseWire {
             body.insert("additionalModelRequestFields".into(), fields);
         }
         Value::Object(body)
+    }
+
+    /// The configured headers (models.json's), without those the signature or the token
+    /// owns: `authorization`, `host` and `x-amz-*` are skipped, as Pi skips them.
+    fn custom_headers(&self) -> Vec<(String, String)> {
+        self.config
+            .headers
+            .iter()
+            .filter(|(name, _)| {
+                let name = name.trim().to_ascii_lowercase();
+                !(name == "authorization" || name == "host" || name.starts_with("x-amz-"))
+            })
+            .cloned()
+            .collect()
     }
 
     /// Signs `post` for Bedrock with SigV4 (or adds the bearer token).
@@ -370,11 +387,18 @@ impl ConverseWire {
             .build()
             .map_err(|error| format!("the request could not be signed: {error}"))?
             .into();
-        // `send` adds the content type; it is signed here as the SDK signs it.
-        let headers = [
+        // `send` adds the content type; it is signed here as the SDK signs it, with every
+        // header already on the request (the configured ones).
+        let mut headers = vec![
             ("host", host.as_str()),
             ("content-type", "application/json"),
         ];
+        for (name, value) in &post.headers {
+            let value = value
+                .to_str()
+                .map_err(|_| format!("the value of the {name} header cannot be signed"))?;
+            headers.push((name.as_str(), value));
+        }
         let signable = SignableRequest::new(
             "POST",
             post.url.as_str(),
@@ -472,8 +496,15 @@ impl Wire for ConverseWire {
             self.config.base(DEFAULT_ENDPOINT),
             path_segment(&self.config.model)
         );
-        let post = Post::new(url, self.body(request, tools))?;
+        // Added before signing, so the signature covers them (Pi adds them in the SDK's
+        // build step, before its signer).
+        let post =
+            Post::new(url, self.body(request, tools))?.extra_headers(&self.custom_headers())?;
         self.authenticate(post)
+    }
+
+    fn adds_extra_headers(&self) -> bool {
+        true
     }
 
     fn parser(&self, _request: &Request) -> Box<dyn Parser> {

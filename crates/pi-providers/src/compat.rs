@@ -147,6 +147,7 @@ pub(crate) struct ChatCompat {
     pub(crate) requires_reasoning_content_on_assistant_messages: bool,
     pub(crate) thinking_format: ThinkingFormat,
     pub(crate) zai_tool_stream: bool,
+    pub(crate) supports_long_cache_retention: bool,
 }
 
 impl ChatCompat {
@@ -179,6 +180,9 @@ impl ChatCompat {
                 .unwrap_or(detected.requires_reasoning_content_on_assistant_messages),
             thinking_format: compat.thinking_format.unwrap_or(detected.thinking_format),
             zai_tool_stream: compat.zai_tool_stream.unwrap_or(detected.zai_tool_stream),
+            supports_long_cache_retention: compat
+                .supports_long_cache_retention
+                .unwrap_or(detected.supports_long_cache_retention),
         }
     }
 
@@ -248,6 +252,11 @@ impl ChatCompat {
                 ThinkingFormat::Openai
             },
             zai_tool_stream: false,
+            supports_long_cache_retention: !(together
+                || workers_ai
+                || ai_gateway
+                || nvidia
+                || ant_ling),
         }
     }
 }

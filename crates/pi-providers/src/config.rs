@@ -103,6 +103,8 @@ pub struct ProviderConfig {
     pub compat: ModelCompat,
     /// Azure OpenAI's settings (only the Azure provider reads them).
     pub azure: AzureSettings,
+    /// How long the prompt cache is kept (Pi's `cacheRetention`, `PI_CACHE_RETENTION`).
+    pub cache_retention: crate::CacheRetention,
 }
 
 impl std::fmt::Debug for ProviderConfig {
@@ -136,6 +138,7 @@ impl std::fmt::Debug for ProviderConfig {
             )
             .field("compat", &self.compat)
             .field("azure", &self.azure)
+            .field("cache_retention", &self.cache_retention)
             .finish()
     }
 }
@@ -163,6 +166,7 @@ impl ProviderConfig {
             headers: Vec::new(),
             compat: ModelCompat::default(),
             azure: AzureSettings::default(),
+            cache_retention: crate::CacheRetention::default(),
         }
     }
 

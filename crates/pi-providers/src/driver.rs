@@ -92,6 +92,11 @@ pub(crate) trait Wire: Send + Sync + 'static {
     fn post(&self, request: &Request, tools: &Value) -> Result<Post, String>;
     /// A parser for one response to `request`.
     fn parser(&self, request: &Request) -> Box<dyn Parser>;
+    /// Whether `post` already carries the configured extra headers (a wire that signs its
+    /// requests adds them before signing, so the signature covers them).
+    fn adds_extra_headers(&self) -> bool {
+        false
+    }
     /// The `Authorization` value to fetch just before sending (a short-lived token bought
     /// with a refresh token); `None` for the wires whose `post` carries its credentials.
     fn authorization(
@@ -309,7 +314,13 @@ fn drive<W: Wire>(
         let post = rendered
             .get(wire.as_ref(), &request.tools)
             .and_then(|tools| wire.post(&request, &tools))
-            .and_then(|post| post.extra_headers(&wire.config().headers));
+            .and_then(|post| {
+                if wire.adds_extra_headers() {
+                    Ok(post)
+                } else {
+                    post.extra_headers(&wire.config().headers)
+                }
+            });
         let post = match (post, wire.authorization(&client)) {
             (Ok(post), Some(fetch)) => {
                 let value = tokio::select! {

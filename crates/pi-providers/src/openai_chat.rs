@@ -182,6 +182,11 @@ impl Wire for ChatWire {
             body.insert("providerOptions".into(), json!({"gateway": gateway}));
         }
         body.insert("stream".into(), json!(true));
+        if self.config.cache_retention == crate::CacheRetention::Long
+            && compat.supports_long_cache_retention
+        {
+            body.insert("prompt_cache_retention".into(), json!("24h"));
+        }
         if compat.supports_usage_in_streaming {
             body.insert("stream_options".into(), json!({"include_usage": true}));
         }

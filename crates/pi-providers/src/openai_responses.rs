@@ -172,6 +172,12 @@ pub(crate) fn body(
     if let Some(max) = thinking::responses_output_limit(config) {
         body.insert("max_output_tokens".into(), json!(max));
     }
+    if config
+        .cache_retention
+        .long_for(config.compat.supports_long_cache_retention)
+    {
+        body.insert("prompt_cache_retention".into(), json!("24h"));
+    }
     // Nothing is kept on the server: reasoning travels back encrypted, as Pi does it.
     body.insert("store".into(), json!(false));
     thinking::responses(config, &info.provider, &mut body);

@@ -78,10 +78,17 @@ async fn a_tool_using_run_completes_over_the_messages_wire() {
         "2023-06-01"
     );
     let first = &requests[0].body;
+    // Cached as Pi caches it by default (the short retention): the system prompt, the last
+    // tool and the last user block.
+    let ephemeral = json!({"type": "ephemeral"});
     assert_eq!(
         first["system"],
-        "You are a travel assistant. Use the tools for live data."
+        json!([{"type": "text", "text": "You are a travel assistant. Use the tools for live data.",
+                "cache_control": ephemeral}])
     );
+    let last_tool = first["tools"].as_array().unwrap().last().unwrap();
+    assert_eq!(last_tool["cache_control"], ephemeral);
+    assert!(first["tools"][0].get("cache_control").is_none());
     assert_eq!(first["max_tokens"], 4096);
     assert_eq!(first["tool_choice"], json!({"type": "auto"}));
     assert_eq!(first["tools"][0]["name"], "get_weather");
@@ -103,8 +110,11 @@ async fn a_tool_using_run_completes_over_the_messages_wire() {
     assert_eq!(
         second[2]["content"][1],
         json!({"type": "tool_result", "tool_use_id": "toolu_01dbf1y7it66Mf5moAuBLVN3",
-               "content": [{"type": "text", "text": "14:05"}], "is_error": false})
+               "content": [{"type": "text", "text": "14:05"}], "is_error": false,
+               "cache_control": ephemeral})
     );
+    // Only the last user message is marked.
+    assert!(second[0].to_string().find("cache_control").is_none());
 }
 
 #[tokio::test]

@@ -110,8 +110,9 @@ async fn a_subscription_token_is_sent_as_claude_code_sends_it() {
     assert_eq!(
         first["system"],
         json!([
-            {"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude."},
-            {"type": "text", "text": "Be brief."}
+            {"type": "text", "text": "You are Claude Code, Anthropic's official CLI for Claude.",
+             "cache_control": {"type": "ephemeral"}},
+            {"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}
         ])
     );
     assert_eq!(first["tools"][0]["name"], "Bash");

@@ -476,6 +476,43 @@ async fn a_wrong_secret_is_refused_by_the_signature_check() {
 }
 
 #[tokio::test]
+async fn configured_headers_are_signed_and_the_signatures_own_are_kept() {
+    let (url, seen) = start(vec![final_text()]).await;
+    let mut config = config(&url);
+    config.headers = vec![
+        ("x-team".to_owned(), "blue".to_owned()),
+        ("X-Amz-Date".to_owned(), "19700101T000000Z".to_owned()),
+        (
+            "Authorization".to_owned(),
+            "Bearer not-the-signature".to_owned(),
+        ),
+        ("host".to_owned(), "elsewhere.example".to_owned()),
+    ];
+    let run = one_turn(Bedrock::new(config, keys(SECRET)).unwrap()).await;
+    let seen = seen.lock().unwrap();
+    assert!(seen[0].signature_ok, "{:?}", seen[0].headers);
+    assert_eq!(run.end, EndReason::Completed, "{:?}", run.error);
+    assert_eq!(seen[0].headers["x-team"], "blue");
+    let authorization = seen[0].headers["authorization"].to_str().unwrap();
+    assert!(
+        authorization.starts_with("AWS4-HMAC-SHA256 "),
+        "{authorization}"
+    );
+    let signed = authorization
+        .split([',', ' '])
+        .find_map(|part| part.trim().strip_prefix("SignedHeaders="))
+        .unwrap();
+    assert!(signed.split(';').any(|name| name == "x-team"), "{signed}");
+    assert_ne!(seen[0].headers["x-amz-date"], "19700101T000000Z");
+    assert!(
+        seen[0].headers["host"]
+            .to_str()
+            .unwrap()
+            .starts_with("127.0.0.1:")
+    );
+}
+
+#[tokio::test]
 async fn a_bearer_token_goes_as_authorization_without_a_signature() {
     let (url, seen) = start(vec![final_text()]).await;
     let settings = BedrockSettings::from_lookup(|_| None, Some("bedrock-api-key-123"));

@@ -364,7 +364,7 @@ pub(crate) async fn prepare(
         thinking: args.thinking,
         session: session_model(&session),
     };
-    let resolved = resolve_run_model(&mut registry, &settings, &request)?;
+    let resolved = resolve_run_model(&mut registry, &settings, &request).await?;
     for warning in &resolved.warnings {
         report!("pi-tool: warning: {warning}");
     }

@@ -9,6 +9,8 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
+pub(crate) mod pi_run;
+
 /// One request the fake read: the path of its request line and its JSON body (`null` when
 /// the body is not JSON).
 #[derive(Debug, Clone)]

@@ -42,6 +42,21 @@ pub struct Credentials {
     /// Headers for every request (the catalog's, models.json's provider and model headers,
     /// and `Authorization` when `authHeader` is set).
     pub headers: BTreeMap<String, Secret>,
+    /// The auth.json entry's own `env`: variables the wire reads before the environment (a
+    /// Bedrock region or profile, a Vertex project, `PI_CACHE_RETENTION`), as Pi's
+    /// provider options carry them.
+    pub env: BTreeMap<String, Secret>,
+}
+
+impl Credentials {
+    /// The variable `name` as this provider sees it: the auth.json entry's `env` first, then
+    /// the process environment.
+    pub fn variable(&self, name: &str) -> Option<String> {
+        self.env
+            .get(name)
+            .map(|value| value.expose().to_owned())
+            .or_else(|| std::env::var(name).ok())
+    }
 }
 
 /// A model whose key or headers cannot be resolved. The texts never hold a key.
@@ -67,10 +82,10 @@ pub enum KeyError {
         /// Why.
         source: ValueError,
     },
-    /// The provider's subscription login in auth.json has expired (Pi renews it online with
-    /// its refresh token; this program does not).
+    /// The provider's subscription login in auth.json has expired: renew it
+    /// ([`ModelRegistry::renew_login`], as `resolve_run_model` does) and ask again.
     #[error(
-        "{}: the subscription login (OAuth) for {provider} has expired; run pi once to renew it, or remove the entry and {}",
+        "{}: the subscription login (OAuth) for {provider} has expired; it is renewed before use, or remove the entry and {}",
         path.display(),
         what_to_set(provider, env_keys)
     )]
@@ -82,6 +97,9 @@ pub enum KeyError {
         /// Its key variables.
         env_keys: Vec<String>,
     },
+    /// The provider's subscription login had expired and renewing it failed.
+    #[error(transparent)]
+    LoginRenewal(#[from] crate::login_renewal::LoginRenewalError),
     /// Only an OAuth login is stored for the provider.
     #[error(
         "{} holds a subscription login (OAuth) for {provider}, which this program cannot use: {}",
@@ -159,6 +177,14 @@ pub(crate) fn what_to_set(provider: &str, env_keys: &[String]) -> String {
 }
 
 impl ModelRegistry {
+    /// Renews `provider`'s expired subscription login in auth.json with its refresh token and
+    /// writes it back (Pi's lock, other entries untouched; see `login_renewal`), then uses
+    /// the renewed token.
+    pub async fn renew_login(&mut self, provider: &str) -> Result<(), KeyError> {
+        self.auth = crate::login_renewal::renew_login(&self.auth, provider, &self.vars).await?;
+        Ok(())
+    }
+
     /// Whether `model` can be used without asking for a key, by Pi's quick check (no command
     /// is run): `--api-key`, an auth.json key, the key variable, ambient credentials, a
     /// configured models.json `apiKey`, or a models.json provider on this machine.
@@ -255,6 +281,7 @@ impl ModelRegistry {
             key,
             source,
             headers,
+            env: overlay,
         })
     }
 
@@ -480,6 +507,38 @@ mod tests {
             "{error}"
         );
         assert!(!error.contains("sk-ant"), "{error}");
+    }
+
+    #[test]
+    fn the_auth_entrys_env_comes_before_the_environment() {
+        let auth = AuthFile::from_entries([(
+            "amazon-bedrock".to_owned(),
+            AuthEntry::ApiKey {
+                key: Secret::new("bedrock-key"),
+                env: BTreeMap::from([(
+                    "PI_TEST_OVERLAY_ONLY".to_owned(),
+                    Secret::new("eu-central-1"),
+                )]),
+            },
+        )]);
+        let registry = registry(
+            "{\"providers\": {}}",
+            auth,
+            Variables::fixed::<&str, &str>([]),
+        );
+        let bedrock = registry
+            .find(
+                "amazon-bedrock",
+                "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+            )
+            .unwrap();
+        let credentials = registry.credentials(bedrock).unwrap();
+        assert_eq!(
+            credentials.variable("PI_TEST_OVERLAY_ONLY").as_deref(),
+            Some("eu-central-1")
+        );
+        assert_eq!(credentials.variable("PI_TEST_NOT_SET_ANYWHERE"), None);
+        assert!(!format!("{credentials:?}").contains("eu-central-1"));
     }
 
     #[test]
