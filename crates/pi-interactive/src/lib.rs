@@ -21,6 +21,7 @@ mod clipboard;
 mod editor;
 mod file_complete;
 mod footer;
+mod highlight;
 mod keys;
 mod markdown;
 mod picker;
