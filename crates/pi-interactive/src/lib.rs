@@ -22,6 +22,7 @@ mod editor;
 mod file_complete;
 mod footer;
 mod highlight;
+mod keybindings;
 mod keys;
 mod markdown;
 mod picker;

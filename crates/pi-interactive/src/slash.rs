@@ -118,25 +118,10 @@ pub(crate) fn completions(text: &str, commands: &PromptCommands) -> Vec<(String,
         .collect()
 }
 
-/// The keys, for `/hotkeys`.
-pub(crate) const HOTKEYS: &str = "\
-Enter            send (while the agent works: queue a steering message)
-Alt+Enter        while the agent works: queue a follow-up; else a new line
-Shift+Enter      new line (Ctrl+J too)
-Up/Down          move in the text; at its top or bottom, the history
-Esc              abort the run (or refuse the call asked about)
-Ctrl+C           clear the input; twice in a row: exit
-Ctrl+D           exit, when the input is empty
-Shift+Tab        next thinking level
-Ctrl+P           next model
-Ctrl+L           choose the model
-Ctrl+G           edit the message in $VISUAL or $EDITOR
-Ctrl+T           hide or show thinking (from now on)
-Ctrl+O           show the last tool result whole
-Alt+Up           the queued messages back into the editor
-Tab              complete a /command or an @file
-@                complete a file of the workspace
-!cmd             run a shell command; the model reads its output (!!cmd: it does not)";
+/// What `/hotkeys` lists after the keys (`keybindings.json` does not bind these).
+pub(crate) const TYPED_KEYS: &str = "\
+@                        complete a file of the workspace
+!cmd                     run a shell command; the model reads its output (!!cmd: it does not)";
 
 #[cfg(test)]
 mod tests {

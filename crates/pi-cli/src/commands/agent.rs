@@ -162,8 +162,7 @@ pub(crate) async fn run(
         report!("pi-tool: warning: {line}");
     }
     let (view_caught_up, view_waits) = super::agent_view::caught_up();
-    let approver =
-        super::approval::approver(&approvals, args.json, Some(view_caught_up));
+    let approver = super::approval::approver(&approvals, args.json, Some(view_caught_up));
     let options = CodingSessionOptions {
         cwd: cwd.to_path_buf(),
         agent_dir: pi_tool::path::agent_dir(),

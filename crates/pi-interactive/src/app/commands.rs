@@ -18,8 +18,13 @@ impl App {
         match command {
             Slash::Quit => self.quit = true,
             Slash::Hotkeys => {
-                self.pending
-                    .extend(slash::HOTKEYS.lines().map(transcript::notice));
+                let keys = self.bindings.key_list();
+                self.pending.extend(
+                    keys.iter()
+                        .map(String::as_str)
+                        .chain(slash::TYPED_KEYS.lines())
+                        .map(transcript::notice),
+                );
             }
             Slash::Session => self.show_session(),
             Slash::Name(name) => match self.host.session().map(|session| session.set_name(&name)) {
