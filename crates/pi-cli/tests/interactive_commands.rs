@@ -464,3 +464,38 @@ fn code_in_a_named_language_is_coloured() {
     tui.keys("\x04");
     exited_well(&tui.wait_exit());
 }
+
+#[test]
+fn reload_reads_templates_and_keybindings_again() {
+    let (url, seen) = support::serve(vec![answer("Reviewed", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.expect("local/local-model");
+    // Written while the program runs: seen after /reload only.
+    std::fs::create_dir_all(home.agent().join("prompts")).unwrap();
+    std::fs::write(
+        home.agent().join("prompts/review.md"),
+        "---\ndescription: Review a path\n---\nReview $1 for bugs.",
+    )
+    .unwrap();
+    std::fs::write(
+        home.agent().join("keybindings.json"),
+        r#"{"app.exit": "ctrl+q", "app.bogus": 1, "bad.id": "x"}"#,
+    )
+    .unwrap();
+    tui.line("/reload");
+    tui.expect("Reloaded keybindings, settings, skills, prompt templates and context files");
+    tui.expect("no action is called \"bad.id\"");
+    tui.line("/review src");
+    tui.expect("Reviewed.");
+    let bodies = support::bodies(&seen);
+    assert!(
+        bodies[0]["messages"]
+            .to_string()
+            .contains("Review src for bugs."),
+        "{}",
+        bodies[0]
+    );
+    tui.keys("\x11");
+    exited_well(&tui.wait_exit());
+}

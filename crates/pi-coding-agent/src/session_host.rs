@@ -282,6 +282,19 @@ impl SessionHost {
         self.restart(Change::Model(self.model.clone())).await
     }
 
+    /// Pi's `/reload`: the settings, the approval rules, the context files (`AGENTS.md`), the
+    /// skills and the prompt templates read again from disk, and the session started again on
+    /// them, with the same model, file and tools. The warnings of the new start, and the allow
+    /// rules an untrusted project's settings lost, in words.
+    pub async fn reload(&mut self) -> Result<Changed, HostError> {
+        self.idle()?;
+        let (setup, ignored) = self.setup.in_directory(&self.setup.cwd)?;
+        self.setup = setup;
+        let mut changed = self.restart(Change::Model(self.model.clone())).await?;
+        changed.warnings.extend(ignored);
+        Ok(changed)
+    }
+
     /// Starts a new, empty session in the session directory, with the same model.
     pub async fn new_session(&mut self) -> Result<Changed, HostError> {
         self.idle()?;

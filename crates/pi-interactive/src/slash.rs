@@ -31,12 +31,14 @@ pub(crate) enum Slash {
     Copy,
     /// `/export [FILE]`: the session as an HTML page, or a copy of its file (`.jsonl`).
     Export(Option<String>),
+    /// `/reload`: keys, settings, skills, prompt templates and context files read again.
+    Reload,
     /// `/quit`: exit.
     Quit,
 }
 
 /// The built-in commands and what they do, as completion lists them.
-pub(crate) const COMMANDS: [(&str, &str); 13] = [
+pub(crate) const COMMANDS: [(&str, &str); 14] = [
     ("model", "choose the model"),
     ("new", "start a new session"),
     ("name", "name this session"),
@@ -58,6 +60,10 @@ pub(crate) const COMMANDS: [(&str, &str); 13] = [
         "write the session as an HTML page (or a .jsonl copy)",
     ),
     ("hotkeys", "show the keys"),
+    (
+        "reload",
+        "read keybindings, settings, skills, prompt templates and context files again",
+    ),
     ("quit", "exit"),
 ];
 
@@ -84,6 +90,7 @@ pub(crate) fn parse(text: &str) -> Result<Option<Slash>, String> {
         "clone" => Slash::Clone,
         "resume" => Slash::Resume,
         "hotkeys" => Slash::Hotkeys,
+        "reload" => Slash::Reload,
         "copy" => Slash::Copy,
         "export" => Slash::Export(argument),
         "quit" | "exit" => Slash::Quit,

@@ -38,6 +38,20 @@ impl App {
                     .push(transcript::error(&pi_tool::error_text(&error))),
                 Err(error) => self.pending.push(transcript::error(&error.to_string())),
             },
+            Slash::Reload => {
+                let (bindings, warnings) =
+                    KeyBindings::load(self.host.setup().agent_dir.as_deref());
+                self.bindings = bindings;
+                let result = self
+                    .host
+                    .reload()
+                    .await
+                    .map(|changed| warnings.into_iter().chain(changed.warnings).collect());
+                self.after_change(
+                    result,
+                    "Reloaded keybindings, settings, skills, prompt templates and context files",
+                );
+            }
             Slash::New => {
                 let result = self.host.new_session().await;
                 self.after_change(
