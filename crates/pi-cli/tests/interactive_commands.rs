@@ -499,3 +499,39 @@ fn reload_reads_templates_and_keybindings_again() {
     tui.keys("\x11");
     exited_well(&tui.wait_exit());
 }
+
+#[test]
+fn settings_change_auto_compaction_and_the_steering_mode_and_save_them() {
+    let (url, _seen) = support::serve(vec![]);
+    let home = Home::new(&url);
+    std::fs::write(home.agent().join("settings.json"), r#"{"theme": "dark"}"#).unwrap();
+    let mut tui = home.start(&[]);
+    tui.line("/settings");
+    tui.expect("Auto-compaction     on");
+    tui.expect("Steering mode       all");
+    // Down to auto-compaction, Enter; then down to the steering mode, Enter.
+    tui.keys("\x1b[B");
+    tui.keys("\r");
+    tui.expect("Auto-compaction     off");
+    tui.keys("\x1b[B");
+    tui.keys("\r");
+    tui.expect("Steering mode       one-at-a-time");
+    tui.keys("\x1b");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.agent().join("settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        saved,
+        json!({"theme": "dark", "compaction": {"enabled": false}, "steeringMode": "one-at-a-time"})
+    );
+    // The next start reads them.
+    let mut tui = home.start(&[]);
+    tui.line("/settings");
+    tui.expect("Auto-compaction     off");
+    tui.expect("Steering mode       one-at-a-time");
+    tui.keys("\x1b");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}

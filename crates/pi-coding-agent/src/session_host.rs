@@ -27,6 +27,7 @@ use crate::run_model::registry_model;
 use crate::runtime_error::RuntimeError;
 use crate::session_open::session_dir;
 use crate::session_setup::SessionSetup;
+use crate::settings::Settings;
 use crate::thinking_level::ThinkingLevel;
 
 /// Why a change to the session was not made. Whatever the reason, the session that ran
@@ -116,6 +117,25 @@ impl SessionHost {
             model,
             session: Some(Arc::new(session)),
             auto_compaction: None,
+        }
+    }
+
+    /// Delivers steering and follow-up messages as the settings' `steeringMode` and
+    /// `followUpMode` say (`one-at-a-time`, or `all`); a mode not set, or not one of these,
+    /// leaves the queue as it is.
+    pub fn apply_queue_modes(&self, settings: &Settings) {
+        let Some(session) = &self.session else {
+            return;
+        };
+        for (mode, queue) in [
+            (&settings.steering_mode, session.steering()),
+            (&settings.follow_up_mode, session.follow_ups()),
+        ] {
+            match mode.as_deref() {
+                Some("one-at-a-time") => queue.set_one_at_a_time(true),
+                Some("all") => queue.set_one_at_a_time(false),
+                _ => {}
+            }
         }
     }
 

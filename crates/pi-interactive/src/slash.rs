@@ -31,6 +31,8 @@ pub(crate) enum Slash {
     Copy,
     /// `/export [FILE]`: the session as an HTML page, or a copy of its file (`.jsonl`).
     Export(Option<String>),
+    /// `/settings`: thinking level, automatic compaction, queue modes.
+    Settings,
     /// `/reload`: keys, settings, skills, prompt templates and context files read again.
     Reload,
     /// `/quit`: exit.
@@ -38,7 +40,7 @@ pub(crate) enum Slash {
 }
 
 /// The built-in commands and what they do, as completion lists them.
-pub(crate) const COMMANDS: [(&str, &str); 14] = [
+pub(crate) const COMMANDS: [(&str, &str); 15] = [
     ("model", "choose the model"),
     ("new", "start a new session"),
     ("name", "name this session"),
@@ -60,6 +62,10 @@ pub(crate) const COMMANDS: [(&str, &str); 14] = [
         "write the session as an HTML page (or a .jsonl copy)",
     ),
     ("hotkeys", "show the keys"),
+    (
+        "settings",
+        "thinking level, auto-compaction, steering and follow-up modes",
+    ),
     (
         "reload",
         "read keybindings, settings, skills, prompt templates and context files again",
@@ -91,6 +97,7 @@ pub(crate) fn parse(text: &str) -> Result<Option<Slash>, String> {
         "resume" => Slash::Resume,
         "hotkeys" => Slash::Hotkeys,
         "reload" => Slash::Reload,
+        "settings" => Slash::Settings,
         "copy" => Slash::Copy,
         "export" => Slash::Export(argument),
         "quit" | "exit" => Slash::Quit,

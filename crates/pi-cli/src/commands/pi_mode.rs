@@ -429,6 +429,7 @@ pub(crate) async fn prepare(
         resolved,
         session,
     );
+    host.apply_queue_modes(&settings);
     Ok(Some(PreparedRun { host, prompts }))
 }
 

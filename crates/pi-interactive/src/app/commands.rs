@@ -133,6 +133,7 @@ impl App {
                 }
             }
             Slash::Resume => self.open_resume_picker(),
+            Slash::Settings => self.open_settings(0),
             Slash::Tree => self.open_tree_picker(),
             Slash::Copy => self.copy_last_answer(),
             Slash::Export(target) => self.export(target.as_deref()),
@@ -303,6 +304,7 @@ impl App {
 
     pub(super) async fn pick(&mut self, pick: Pick) {
         match pick {
+            Pick::Setting(setting) => self.change_setting(setting).await,
             Pick::Model(provider, id) => {
                 let result = self.host.set_model(&provider, &id).await;
                 let said = format!("Model: {provider}/{id}");

@@ -42,6 +42,7 @@ mod agent_events;
 mod commands;
 mod input;
 mod sending;
+mod settings;
 mod view;
 
 /// The viewport's height: live lines, the queue, the editor and the footer.
