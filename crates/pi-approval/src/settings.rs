@@ -253,6 +253,59 @@ pub fn save_rule(path: &Path, kind: RuleKind, rule: &str) -> Result<(), Settings
     })
 }
 
+/// Sets the value at `keys` (`["compaction", "enabled"]`) in the settings file at `path`
+/// (created when missing; objects made on the way), keeping every other key as it was, written
+/// atomically: on any error (a file that is not JSON, a key on the way that is not an object)
+/// the file is untouched. Pi's `/settings` writes its choices so.
+pub fn save_value(path: &Path, keys: &[&str], value: Value) -> Result<(), SettingsError> {
+    let shape = |what: String| SettingsError::Shape {
+        path: path.to_owned(),
+        what,
+    };
+    let Some((last, parents)) = keys.split_last() else {
+        return Err(shape("no setting named".to_owned()));
+    };
+    let mut settings = match std::fs::read_to_string(path) {
+        Ok(text) => serde_json::from_str::<Value>(&text).map_err(|source| SettingsError::Json {
+            path: path.to_owned(),
+            source,
+        })?,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
+            Value::Object(Default::default())
+        }
+        Err(source) => {
+            return Err(SettingsError::Read {
+                path: path.to_owned(),
+                source,
+            });
+        }
+    };
+    let Value::Object(top) = &mut settings else {
+        return Err(shape("settings must be a JSON object".to_owned()));
+    };
+    let mut object = top;
+    for key in parents {
+        let Value::Object(inner) = object
+            .entry(*key)
+            .or_insert_with(|| Value::Object(Default::default()))
+        else {
+            return Err(shape(format!("{key} must be an object")));
+        };
+        object = inner;
+    }
+    object.insert((*last).to_owned(), value);
+    let mut text =
+        serde_json::to_string_pretty(&settings).map_err(|source| SettingsError::Json {
+            path: path.to_owned(),
+            source,
+        })?;
+    text.push('\n');
+    write_atomically(path, text.as_bytes()).map_err(|source| SettingsError::Write {
+        path: path.to_owned(),
+        source,
+    })
+}
+
 /// Writes `content` to a temporary file beside `path`, flushes it and renames it over `path`.
 /// A `path` that is a symbolic link (a settings file kept in a dotfiles repository) is
 /// written through: its target is replaced, the link stays a link.
@@ -282,4 +335,48 @@ fn write_atomically(path: &Path, content: &[u8]) -> std::io::Result<()> {
     temporary.as_file().sync_all()?;
     temporary.persist(path).map_err(|error| error.error)?;
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn save_value_sets_a_nested_key_and_keeps_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(
+            &path,
+            r#"{"theme": "dark", "compaction": {"reserveTokens": 100}}"#,
+        )
+        .unwrap();
+        save_value(&path, &["compaction", "enabled"], Value::Bool(false)).unwrap();
+        save_value(&path, &["steeringMode"], Value::from("all")).unwrap();
+        let saved: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        assert_eq!(
+            saved,
+            serde_json::json!({"theme": "dark", "steeringMode": "all",
+                               "compaction": {"reserveTokens": 100, "enabled": false}})
+        );
+        // A missing file is made.
+        let fresh = dir.path().join("new.json");
+        save_value(&fresh, &["defaultThinkingLevel"], Value::from("high")).unwrap();
+        assert!(
+            std::fs::read_to_string(&fresh)
+                .unwrap()
+                .contains("\"high\"")
+        );
+    }
+
+    #[test]
+    fn save_value_never_truncates_a_file_it_cannot_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        for broken in ["{\"theme\": ", r#"{"compaction": 3}"#, "[1, 2]"] {
+            std::fs::write(&path, broken).unwrap();
+            assert!(save_value(&path, &["compaction", "enabled"], Value::Bool(true)).is_err());
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), broken);
+        }
+    }
 }

@@ -19,6 +19,7 @@ mod commands;
 mod hidden_arguments;
 mod panic_log;
 mod shutdown;
+mod start_notices;
 mod telemetry;
 
 use std::process::ExitCode;
@@ -321,6 +322,7 @@ async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
     // The coding tools without sandbox or confinement, for modes that ask to run a refused
     // call outside the sandbox.
     let mut outside_tools = None;
+    let notices = start_notices::StartNotices::default();
     let asks_outside = approvals
         .as_ref()
         .is_some_and(|setup| setup.mode.table().asks_outside_sandbox);
@@ -344,18 +346,8 @@ async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
     };
     if let Some(dir) = &cli.coding_tools {
         let workspace = recipe.workspace(dir);
-        if let Some(notice) = workspace.shell_sandbox_notice() {
-            report!("pi-tool: {notice}");
-        }
-        if let Some(reason) = workspace
-            .file_confinement()
-            .and_then(|held| held.strip_prefix("none: "))
-        {
-            report!(
-                "pi-tool: the kernel cannot hold the file tools inside {} ({reason}); only the path check does",
-                dir.display()
-            );
-        }
+        // Probed while Pi's modes read the session; printed before their first output.
+        notices.find(workspace.clone(), dir);
         if asks_outside {
             outside_tools = Some(pi_coding_tools::all_tools(&workspace.without_confinement()));
         }
@@ -386,10 +378,19 @@ async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
         setup.outside_tools = outside_tools.map(|outside| outside.with_wording(wording));
         setup
     });
+    if !matches!(cli.command, None | Some(Command::Acp(_))) {
+        notices.report();
+    }
     let outcome = match cli.command {
         None => match (work_dir(), approvals) {
             (Ok(cwd), Some(approvals)) => {
-                commands::pi_mode::run(cli.pi, tools, &cwd, approvals, &environment, shutdown).await
+                let place = commands::pi_mode::RunPlace {
+                    cwd: &cwd,
+                    environment: &environment,
+                    shutdown,
+                    notices: &notices,
+                };
+                commands::pi_mode::run(cli.pi, tools, &place, approvals).await
             }
             (Err(error), _) => Err(error),
             (Ok(_), None) => Err(anyhow::anyhow!("the approvals were not read")),
@@ -400,6 +401,7 @@ async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
                     cwd: &cwd,
                     environment: &environment,
                     shutdown,
+                    notices: &notices,
                 };
                 commands::acp::run(*args, tools, &place, approvals, recipe, wording).await
             }
@@ -426,6 +428,8 @@ async fn execute(mut cli: Cli, shutdown: &Shutdown) -> ExitCode {
             work_dir().and_then(|cwd| commands::policy::run(args, &tools, &cwd))
         }
     };
+    // Where a command answered before reading a session (`--list-models`, a failure).
+    notices.report();
     match outcome {
         Ok(code) => code,
         // The reader of stdout went away (`| head`): it has what it wanted.

@@ -863,6 +863,23 @@ fn without_bubblewrap_one_warning_and_sandbox_bubblewrap_refuses() {
     let (stdout, stderr) = run("landlock");
     assert!(stdout.contains("ran"), "{stdout}");
     assert!(!stderr.contains("bubblewrap"), "{stderr}");
+
+    // Pi's command line probes while it reads the session, and warns once all the same, also
+    // when it answers before any session is read (`--list-models`).
+    let agent = tempfile::tempdir().unwrap();
+    let output = pi_tool()
+        .env("PATH", bin.path())
+        .env("PI_CODING_AGENT_DIR", agent.path())
+        .current_dir(dir.path())
+        .args(["--list-models", "no-such-model"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        stderr.matches("bubblewrap is not installed").count(),
+        1,
+        "{output:?}"
+    );
 }
 
 /// X10: with the temporary directory full, a command that ran still shows the tail of its

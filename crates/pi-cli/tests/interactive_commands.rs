@@ -113,7 +113,7 @@ fn name_and_session_commands() {
     tui.line("/name my-work");
     tui.expect("~/work • my-work");
     tui.line("/hotkeys");
-    tui.expect("Ctrl+C           clear the input; twice in a row: exit");
+    tui.expect("ctrl+c                   clear the input; twice in a row: exit");
     tui.line("/session");
     tui.expect("Session file:");
     tui.expect("Messages:     2 (1 user, 1 assistant, 0 tool calls)");
@@ -385,6 +385,153 @@ fn ctrl_g_edits_the_message_in_the_external_editor() {
         context.contains("my draft\\nand a line from the editor"),
         "{context}"
     );
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn keybindings_json_rebinds_keys_and_a_bad_entry_is_a_warning() {
+    let (url, _seen) = support::serve(vec![answer("Hi", ".")]);
+    let home = Home::new(&url);
+    std::fs::write(
+        home.agent().join("keybindings.json"),
+        json!({
+            "app.session.new": "f5",
+            "app.exit": ["ctrl+q"],
+            "no.such.action": "x",
+            "app.interrupt": ["escape", "hyper+x"],
+            "tui.editor.yank": "ctrl+y"
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let mut tui = home.start(&[]);
+    tui.expect("no action is called \"no.such.action\"");
+    tui.expect("app.interrupt: \"hyper+x\" is not a key");
+    tui.line("hello");
+    tui.expect("Hi.");
+    // F5 is /new now (refused while the run is still settling: pressed again then).
+    tui.expect("↑1.2k");
+    for _ in 0..50 {
+        tui.keys("\x1b[15~");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        if tui.screen().contains("New session started") {
+            break;
+        }
+    }
+    tui.expect("New session started");
+    tui.line("/hotkeys");
+    tui.expect("ctrl+q                   exit, when the input is empty");
+    // Ctrl+D no longer exits (it only deletes forward); Ctrl+Q does.
+    tui.keys("\x04");
+    tui.keys("still here");
+    tui.expect("still here");
+    tui.keys("\x15\x11");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn a_malformed_keybindings_json_keeps_the_defaults() {
+    let (url, _seen) = support::serve(vec![]);
+    let home = Home::new(&url);
+    std::fs::write(home.agent().join("keybindings.json"), "{\"app.exit\": ").unwrap();
+    let mut tui = home.start(&[]);
+    tui.expect("keybindings.json is not valid JSON");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn code_in_a_named_language_is_coloured() {
+    let (url, _seen) = support::serve(vec![answer(
+        "Here:\n```rust\nfn main() { let answer = 42; }\n```\n```\nplain words here\n```\n",
+        "Done.",
+    )]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("show me code");
+    tui.expect("Done.");
+    let keyword = tui.cell_of("fn main").unwrap();
+    let number = tui.cell_of("42").unwrap();
+    assert!(
+        matches!(keyword.fgcolor(), vt100::Color::Rgb(..)),
+        "{:?}",
+        keyword.fgcolor()
+    );
+    assert_ne!(keyword.fgcolor(), number.fgcolor());
+    let plain = tui.cell_of("plain words").unwrap();
+    assert_eq!(plain.fgcolor(), vt100::Color::Idx(6));
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn reload_reads_templates_and_keybindings_again() {
+    let (url, seen) = support::serve(vec![answer("Reviewed", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.expect("local/local-model");
+    // Written while the program runs: seen after /reload only.
+    std::fs::create_dir_all(home.agent().join("prompts")).unwrap();
+    std::fs::write(
+        home.agent().join("prompts/review.md"),
+        "---\ndescription: Review a path\n---\nReview $1 for bugs.",
+    )
+    .unwrap();
+    std::fs::write(
+        home.agent().join("keybindings.json"),
+        r#"{"app.exit": "ctrl+q", "app.bogus": 1, "bad.id": "x"}"#,
+    )
+    .unwrap();
+    tui.line("/reload");
+    tui.expect("Reloaded keybindings, settings, skills, prompt templates and context files");
+    tui.expect("no action is called \"bad.id\"");
+    tui.line("/review src");
+    tui.expect("Reviewed.");
+    let bodies = support::bodies(&seen);
+    assert!(
+        bodies[0]["messages"]
+            .to_string()
+            .contains("Review src for bugs."),
+        "{}",
+        bodies[0]
+    );
+    tui.keys("\x11");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn settings_change_auto_compaction_and_the_steering_mode_and_save_them() {
+    let (url, _seen) = support::serve(vec![]);
+    let home = Home::new(&url);
+    std::fs::write(home.agent().join("settings.json"), r#"{"theme": "dark"}"#).unwrap();
+    let mut tui = home.start(&[]);
+    tui.line("/settings");
+    tui.expect("Auto-compaction     on");
+    tui.expect("Steering mode       all");
+    // Down to auto-compaction, Enter; then down to the steering mode, Enter.
+    tui.keys("\x1b[B");
+    tui.keys("\r");
+    tui.expect("Auto-compaction     off");
+    tui.keys("\x1b[B");
+    tui.keys("\r");
+    tui.expect("Steering mode       one-at-a-time");
+    tui.keys("\x1b");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.agent().join("settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(
+        saved,
+        json!({"theme": "dark", "compaction": {"enabled": false}, "steeringMode": "one-at-a-time"})
+    );
+    // The next start reads them.
+    let mut tui = home.start(&[]);
+    tui.line("/settings");
+    tui.expect("Auto-compaction     off");
+    tui.expect("Steering mode       one-at-a-time");
+    tui.keys("\x1b");
     tui.keys("\x04");
     exited_well(&tui.wait_exit());
 }

@@ -27,6 +27,7 @@ use crate::run_model::registry_model;
 use crate::runtime_error::RuntimeError;
 use crate::session_open::session_dir;
 use crate::session_setup::SessionSetup;
+use crate::settings::Settings;
 use crate::thinking_level::ThinkingLevel;
 
 /// Why a change to the session was not made. Whatever the reason, the session that ran
@@ -116,6 +117,25 @@ impl SessionHost {
             model,
             session: Some(Arc::new(session)),
             auto_compaction: None,
+        }
+    }
+
+    /// Delivers steering and follow-up messages as the settings' `steeringMode` and
+    /// `followUpMode` say (`one-at-a-time`, or `all`); a mode not set, or not one of these,
+    /// leaves the queue as it is.
+    pub fn apply_queue_modes(&self, settings: &Settings) {
+        let Some(session) = &self.session else {
+            return;
+        };
+        for (mode, queue) in [
+            (&settings.steering_mode, session.steering()),
+            (&settings.follow_up_mode, session.follow_ups()),
+        ] {
+            match mode.as_deref() {
+                Some("one-at-a-time") => queue.set_one_at_a_time(true),
+                Some("all") => queue.set_one_at_a_time(false),
+                _ => {}
+            }
         }
     }
 
@@ -283,6 +303,19 @@ impl SessionHost {
         // setup too, so the mode in force is always the setup's.
         self.setup.approvals.mode = mode;
         self.restart(Change::Model(self.model.clone())).await
+    }
+
+    /// Pi's `/reload`: the settings, the approval rules, the context files (`AGENTS.md`), the
+    /// skills and the prompt templates read again from disk, and the session started again on
+    /// them, with the same model, file and tools. The warnings of the new start, and the allow
+    /// rules an untrusted project's settings lost, in words.
+    pub async fn reload(&mut self) -> Result<Changed, HostError> {
+        self.idle()?;
+        let (setup, ignored) = self.setup.in_directory(&self.setup.cwd)?;
+        self.setup = setup;
+        let mut changed = self.restart(Change::Model(self.model.clone())).await?;
+        changed.warnings.extend(ignored);
+        Ok(changed)
     }
 
     /// Starts a new, empty session in the session directory, with the same model.

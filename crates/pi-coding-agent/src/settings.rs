@@ -53,6 +53,10 @@ pub struct Settings {
     /// `images`: how images reach the model.
     #[serde(default)]
     pub images: ImageSettings,
+    /// How steering messages are delivered: `one-at-a-time` or `all`.
+    pub steering_mode: Option<String>,
+    /// How follow-up messages are delivered: `one-at-a-time` or `all`.
+    pub follow_up_mode: Option<String>,
 }
 
 /// The `images` object of the settings.

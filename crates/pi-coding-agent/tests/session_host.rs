@@ -288,3 +288,33 @@ async fn an_approval_mode_change_keeps_the_conversation() {
     assert_eq!(host.session().unwrap().session_file().unwrap(), file);
     assert_eq!(message_count(&host), 4);
 }
+
+#[tokio::test]
+async fn reload_reads_prompt_templates_again_and_keeps_the_conversation() {
+    let dirs = dirs();
+    let file = stored_session(&dirs);
+    let mut host = host(&dirs, &file, "plain");
+    assert!(host.session().unwrap().commands().templates.is_empty());
+    std::fs::create_dir_all(dirs.agent.join("prompts")).unwrap();
+    std::fs::write(
+        dirs.agent.join("prompts").join("review.md"),
+        "---\ndescription: review the code\n---\nReview $1 please.",
+    )
+    .unwrap();
+    // Not seen until reloaded.
+    assert!(host.session().unwrap().commands().templates.is_empty());
+    host.reload().await.unwrap();
+    let session = host.session().unwrap();
+    let names: Vec<&str> = session
+        .commands()
+        .templates
+        .iter()
+        .map(|template| template.name.as_str())
+        .collect();
+    assert_eq!(names, ["review"]);
+    assert_eq!(message_count(&host), 4);
+    assert_eq!(
+        host.session().unwrap().session_file().as_deref(),
+        Some(file.as_path())
+    );
+}

@@ -21,6 +21,8 @@ mod clipboard;
 mod editor;
 mod file_complete;
 mod footer;
+mod highlight;
+mod keybindings;
 mod keys;
 mod markdown;
 mod picker;

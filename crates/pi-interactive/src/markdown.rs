@@ -1,7 +1,8 @@
 //! The model's markdown, one line at a time: an answer streams, and each line goes to the
 //! scrollback when it is complete, so the blocks a line can open (code fences) are tracked
 //! across lines and the rest is read line by line. Headings are bold, list markers become
-//! bullets, quotes get a bar, fenced and inline code is cyan, `**strong**`, `*emphasis*`,
+//! bullets, quotes get a bar, fenced code is coloured by its language ([`crate::highlight`];
+//! cyan when it names none this knows), inline code is cyan, `**strong**`, `*emphasis*`,
 //! `~~struck~~` and links are styled (pulldown-cmark reads the inline part). Every piece of
 //! text passes through [`pi_coding_agent::visible`].
 
@@ -10,21 +11,81 @@ use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 
-/// One line of an answer; `in_code` says whether a code fence is open, and is updated.
-pub(crate) fn line(text: &str, in_code: &mut bool) -> Line<'static> {
+use crate::highlight::CodeHighlight;
+
+/// Whether an answer is inside a fenced code block, and how its code is coloured.
+#[derive(Debug, Clone)]
+pub(crate) struct Fence {
+    /// Inside a code block: its highlighting when the fence named a known language and
+    /// highlighting is on, else `None` (plain).
+    open: Option<Option<Box<CodeHighlight>>>,
+    /// Whether code blocks opened from here on are highlighted.
+    highlight: bool,
+}
+
+impl Default for Fence {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Fence {
+    /// Outside any code block; code blocks are highlighted.
+    pub(crate) fn new() -> Self {
+        Self {
+            open: None,
+            highlight: true,
+        }
+    }
+
+    /// Outside any code block; code blocks stay plain (a history too long to highlight).
+    pub(crate) fn plain() -> Self {
+        Self {
+            open: None,
+            highlight: false,
+        }
+    }
+
+    /// Whether a code block is open.
+    pub(crate) fn in_code(&self) -> bool {
+        self.open.is_some()
+    }
+}
+
+/// Lines longer than this are not highlighted (the grammars' regexes are slow on them).
+const LONGEST_HIGHLIGHTED: usize = 500;
+
+/// One line of an answer; `fence` says whether a code fence is open, and is updated.
+pub(crate) fn line(text: &str, fence: &mut Fence) -> Line<'static> {
     let trimmed = text.trim_start();
-    if trimmed.starts_with("```") || trimmed.starts_with("~~~") {
-        *in_code = !*in_code;
+    let marker = ["```", "~~~"]
+        .into_iter()
+        .find(|marker| trimmed.starts_with(marker));
+    if let Some(marker) = marker {
+        fence.open = match fence.open {
+            None => {
+                let info = trimmed.trim_start_matches(marker.chars().next().unwrap_or('`'));
+                let highlight = fence.highlight.then(|| CodeHighlight::for_fence(info));
+                Some(highlight.flatten().map(Box::new))
+            }
+            Some(_) => None,
+        };
         return Line::from(Span::styled(
             visible(text).into_owned(),
             Style::default().fg(Color::DarkGray),
         ));
     }
-    if *in_code {
-        return Line::from(Span::styled(
-            visible(text).into_owned(),
-            Style::default().fg(Color::Cyan),
-        ));
+    if let Some(highlight) = &mut fence.open {
+        let coloured = highlight
+            .as_mut()
+            .filter(|_| text.len() <= LONGEST_HIGHLIGHTED)
+            .and_then(|code| code.line(text));
+        if coloured.is_none() {
+            // The grammar's state does not follow a line it did not read: the rest of the
+            // block is plain.
+            *highlight = None;
+        }
+        return Line::from(coloured.unwrap_or_else(|| plain_code(text)));
     }
     let indent = &text[..text.len() - trimmed.len()];
     let hashes = trimmed.chars().take_while(|c| *c == '#').count();
@@ -68,6 +129,14 @@ pub(crate) fn line(text: &str, in_code: &mut bool) -> Line<'static> {
     };
     spans.extend(inline(rest, Style::default()));
     Line::from(spans)
+}
+
+/// A line of code without its language's colours.
+pub(crate) fn plain_code(text: &str) -> Vec<Span<'static>> {
+    vec![Span::styled(
+        visible(text).into_owned(),
+        Style::default().fg(Color::Cyan),
+    )]
 }
 
 /// `---`, `***` or `___` (three or more, spaces allowed).
@@ -153,7 +222,7 @@ mod tests {
     use crate::wrap::plain;
 
     fn render(text: &str) -> Line<'static> {
-        line(text, &mut false)
+        line(text, &mut Fence::new())
     }
 
     #[test]
@@ -181,13 +250,39 @@ mod tests {
         assert_eq!(plain(&render("3. third")), "3. third");
         assert_eq!(plain(&render("> quoted")), "│ quoted");
         assert_eq!(plain(&render("---")), "─".repeat(40));
-        let mut in_code = false;
-        assert_eq!(plain(&line("```rust", &mut in_code)), "```rust");
-        let code = line("let **x** = 1;", &mut in_code);
+        let mut fence = Fence::new();
+        assert_eq!(plain(&line("```", &mut fence)), "```");
+        let code = line("let **x** = 1;", &mut fence);
         assert_eq!(plain(&code), "let **x** = 1;");
         assert_eq!(code.spans[0].style.fg, Some(Color::Cyan));
-        line("```", &mut in_code);
-        assert!(!in_code);
+        line("```", &mut fence);
+        assert!(!fence.in_code());
+    }
+
+    #[test]
+    fn code_in_a_named_language_is_highlighted_and_unknown_stays_plain() {
+        let mut fence = Fence::new();
+        line("```rust", &mut fence);
+        let code = line("fn main() { let x = 1; }", &mut fence);
+        assert_eq!(plain(&code), "fn main() { let x = 1; }");
+        assert!(code.spans.len() > 3, "{code:?}");
+        assert!(
+            code.spans
+                .iter()
+                .all(|span| matches!(span.style.fg, Some(Color::Rgb(..))))
+        );
+        line("```", &mut fence);
+        // Markdown again after the block.
+        assert_eq!(plain(&line("**bold**", &mut fence)), "bold");
+        line("~~~klingon", &mut fence);
+        let unknown = line("fn main() {}", &mut fence);
+        assert_eq!(unknown.spans.len(), 1);
+        assert_eq!(unknown.spans[0].style.fg, Some(Color::Cyan));
+        line("~~~", &mut fence);
+        // Highlighting off: plain code even in a known language.
+        let mut plain_fence = Fence::plain();
+        line("```rust", &mut plain_fence);
+        assert_eq!(line("fn main() {}", &mut plain_fence).spans.len(), 1);
     }
 
     #[test]

@@ -17,6 +17,21 @@ pub(crate) enum Pick {
     Fork(String),
     /// Go to this message of the session's tree.
     Tree(String),
+    /// Change this setting (`/settings`).
+    Setting(Setting),
+}
+
+/// A setting `/settings` changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Setting {
+    /// The model's thinking level (`defaultThinkingLevel`).
+    Thinking,
+    /// Automatic compaction (`compaction.enabled`).
+    AutoCompaction,
+    /// Steering messages delivered one at a time or all at once (`steeringMode`).
+    SteeringMode,
+    /// Follow-ups delivered one at a time or all at once (`followUpMode`).
+    FollowUpMode,
 }
 
 /// The list, its filter and the selected item.

@@ -31,12 +31,16 @@ pub(crate) enum Slash {
     Copy,
     /// `/export [FILE]`: the session as an HTML page, or a copy of its file (`.jsonl`).
     Export(Option<String>),
+    /// `/settings`: thinking level, automatic compaction, queue modes.
+    Settings,
+    /// `/reload`: keys, settings, skills, prompt templates and context files read again.
+    Reload,
     /// `/quit`: exit.
     Quit,
 }
 
 /// The built-in commands and what they do, as completion lists them.
-pub(crate) const COMMANDS: [(&str, &str); 13] = [
+pub(crate) const COMMANDS: [(&str, &str); 15] = [
     ("model", "choose the model"),
     ("new", "start a new session"),
     ("name", "name this session"),
@@ -58,6 +62,14 @@ pub(crate) const COMMANDS: [(&str, &str); 13] = [
         "write the session as an HTML page (or a .jsonl copy)",
     ),
     ("hotkeys", "show the keys"),
+    (
+        "settings",
+        "thinking level, auto-compaction, steering and follow-up modes",
+    ),
+    (
+        "reload",
+        "read keybindings, settings, skills, prompt templates and context files again",
+    ),
     ("quit", "exit"),
 ];
 
@@ -84,6 +96,8 @@ pub(crate) fn parse(text: &str) -> Result<Option<Slash>, String> {
         "clone" => Slash::Clone,
         "resume" => Slash::Resume,
         "hotkeys" => Slash::Hotkeys,
+        "reload" => Slash::Reload,
+        "settings" => Slash::Settings,
         "copy" => Slash::Copy,
         "export" => Slash::Export(argument),
         "quit" | "exit" => Slash::Quit,
@@ -118,25 +132,10 @@ pub(crate) fn completions(text: &str, commands: &PromptCommands) -> Vec<(String,
         .collect()
 }
 
-/// The keys, for `/hotkeys`.
-pub(crate) const HOTKEYS: &str = "\
-Enter            send (while the agent works: queue a steering message)
-Alt+Enter        while the agent works: queue a follow-up; else a new line
-Shift+Enter      new line (Ctrl+J too)
-Up/Down          move in the text; at its top or bottom, the history
-Esc              abort the run (or refuse the call asked about)
-Ctrl+C           clear the input; twice in a row: exit
-Ctrl+D           exit, when the input is empty
-Shift+Tab        next thinking level
-Ctrl+P           next model
-Ctrl+L           choose the model
-Ctrl+G           edit the message in $VISUAL or $EDITOR
-Ctrl+T           hide or show thinking (from now on)
-Ctrl+O           show the last tool result whole
-Alt+Up           the queued messages back into the editor
-Tab              complete a /command or an @file
-@                complete a file of the workspace
-!cmd             run a shell command; the model reads its output (!!cmd: it does not)";
+/// What `/hotkeys` lists after the keys (`keybindings.json` does not bind these).
+pub(crate) const TYPED_KEYS: &str = "\
+@                        complete a file of the workspace
+!cmd                     run a shell command; the model reads its output (!!cmd: it does not)";
 
 #[cfg(test)]
 mod tests {

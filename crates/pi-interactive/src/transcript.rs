@@ -9,6 +9,7 @@ use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use serde_json::Value;
 
+use crate::markdown::Fence;
 use crate::tool_view;
 
 /// What a streamed block is.
@@ -24,8 +25,8 @@ pub(crate) enum BlockKind {
 #[derive(Debug, Default)]
 pub(crate) struct Stream {
     current: Option<(BlockKind, String)>,
-    /// Inside a fenced code block of the answer.
-    in_code: bool,
+    /// Inside a fenced code block of the answer, and its highlighting.
+    fence: Fence,
 }
 
 impl Stream {
@@ -63,24 +64,27 @@ impl Stream {
         if text.is_empty() {
             return None;
         }
-        let in_code = self.in_code;
         Some(match kind {
-            BlockKind::Text => answer_line(text, &mut in_code.clone()),
+            // Code is highlighted once its line is complete (the grammar reads whole lines).
+            BlockKind::Text if self.fence.in_code() => {
+                Line::from(crate::markdown::plain_code(text))
+            }
+            BlockKind::Text => answer_line(text, &mut Fence::plain()),
             BlockKind::Thinking => thinking_line(text),
         })
     }
 
     fn styled(&mut self, kind: BlockKind, line: &str) -> Line<'static> {
         match kind {
-            BlockKind::Text => answer_line(line, &mut self.in_code),
+            BlockKind::Text => answer_line(line, &mut self.fence),
             BlockKind::Thinking => thinking_line(line),
         }
     }
 }
 
 /// A line of the model's answer, its markdown styled ([`crate::markdown`]).
-pub(crate) fn answer_line(line: &str, in_code: &mut bool) -> Line<'static> {
-    crate::markdown::line(line, in_code)
+pub(crate) fn answer_line(line: &str, fence: &mut Fence) -> Line<'static> {
+    crate::markdown::line(line, fence)
 }
 
 /// A line of thinking: dimmed and in italics.
@@ -146,7 +150,41 @@ pub(crate) fn answer_end(answer: &AssistantMessage) -> Option<Line<'static>> {
 }
 
 /// A whole conversation (a resumed session), as it was shown while it ran; only the last
-/// `limit` messages, with a line saying how many came before.
+/// `limit` messages, with a line saying how many came before. The code of the last answers
+/// is highlighted, up to [`HISTORY_HIGHLIGHTED_LINES`]; older code is plain.
+/// How many lines of answers with code a resumed history highlights, newest first: some
+/// 20 ms in a release build (the grammars are regexes, ~50 µs a line), so that start-up
+/// stays within its budget however much code the session holds.
+const HISTORY_HIGHLIGHTED_LINES: usize = 400;
+
+/// The index of the oldest of `messages` whose code is highlighted: the newest answers whose
+/// text with a code fence adds up to [`HISTORY_HIGHLIGHTED_LINES`] lines.
+fn highlighted_from(messages: &[Message]) -> usize {
+    let mut budget = HISTORY_HIGHLIGHTED_LINES;
+    for (index, message) in messages.iter().enumerate().rev() {
+        let Message::Assistant(answer) = message else {
+            continue;
+        };
+        let lines: usize = answer
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                AssistantContent::Text { text, .. }
+                    if text.contains("```") || text.contains("~~~") =>
+                {
+                    Some(text.lines().count())
+                }
+                _ => None,
+            })
+            .sum();
+        if lines > budget {
+            return index + 1;
+        }
+        budget -= lines;
+    }
+    0
+}
+
 pub(crate) fn history_lines(messages: &[Message], limit: usize) -> Vec<Line<'static>> {
     let mut lines = Vec::new();
     let skipped = messages.len().saturating_sub(limit);
@@ -154,7 +192,9 @@ pub(crate) fn history_lines(messages: &[Message], limit: usize) -> Vec<Line<'sta
         lines.push(notice(&format!("… {skipped} earlier messages")));
     }
     let mut calls: Vec<(String, String, Value)> = Vec::new();
-    for message in messages.iter().skip(skipped) {
+    let shown = messages.get(skipped..).unwrap_or_default();
+    let highlighted_from = highlighted_from(shown);
+    for (index, message) in shown.iter().enumerate() {
         match message {
             Message::User(user) => {
                 let text = match &user.content {
@@ -169,11 +209,15 @@ pub(crate) fn history_lines(messages: &[Message], limit: usize) -> Vec<Line<'sta
             }
             Message::Assistant(answer) => {
                 lines.push(Line::default());
-                let mut in_code = false;
+                let mut fence = if index >= highlighted_from {
+                    Fence::new()
+                } else {
+                    Fence::plain()
+                };
                 for block in &answer.content {
                     match block {
                         AssistantContent::Text { text, .. } => {
-                            lines.extend(text.lines().map(|line| answer_line(line, &mut in_code)));
+                            lines.extend(text.lines().map(|line| answer_line(line, &mut fence)));
                         }
                         AssistantContent::Thinking { thinking, .. } => {
                             lines.extend(thinking.lines().map(thinking_line));
@@ -232,8 +276,43 @@ mod tests {
             BlockKind::Text,
             "```rust\nlet x = 1;\n```\n\u{1b}]52;c;eA==\u{7}\n",
         );
-        assert_eq!(lines[1].spans[0].style.fg, Some(Color::Cyan));
+        assert!(matches!(lines[1].spans[0].style.fg, Some(Color::Rgb(..))));
         assert_eq!(lines[3].spans[0].style.fg, None);
         assert_eq!(plain(&lines[3]), "\\e]52;c;eA==\\x07");
+        // A line of code still being written is plain until it is complete.
+        stream.push(
+            BlockKind::Text,
+            "```py
+x = 1",
+        );
+        assert_eq!(
+            stream.partial().unwrap().spans[0].style.fg,
+            Some(Color::Cyan)
+        );
+    }
+
+    #[test]
+    fn a_long_history_highlights_only_its_last_code() {
+        let answer = |text: &str| {
+            let model = pi_ai::ModelInfo {
+                api: "faux".into(),
+                provider: "faux".into(),
+                model: "m".into(),
+            };
+            Message::Assistant(AssistantMessage::new(
+                &model,
+                vec![AssistantContent::text(text)],
+            ))
+        };
+        let code = format!("```rust\n{}```", "let x = 1;\n".repeat(150));
+        let messages = vec![
+            answer(&code),
+            answer("no code"),
+            answer(&code),
+            answer(&code),
+        ];
+        // 152 lines each: the last two fit in 400, the first does not.
+        assert_eq!(highlighted_from(&messages), 1);
+        assert_eq!(highlighted_from(&messages[..2]), 0);
     }
 }

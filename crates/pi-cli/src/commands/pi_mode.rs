@@ -288,6 +288,8 @@ pub(crate) struct RunPlace<'a> {
     pub(crate) environment: &'a pi_tool::environment::ToolEnvironment,
     /// Ctrl-C and SIGTERM.
     pub(crate) shutdown: &'a crate::shutdown::Shutdown,
+    /// The sandbox warnings, printed once the session is read (found meanwhile).
+    pub(crate) notices: &'a crate::start_notices::StartNotices,
 }
 
 /// Everything every front end does before its first prompt, from Pi's options: the model
@@ -306,6 +308,7 @@ pub(crate) async fn prepare(
         cwd,
         environment,
         shutdown,
+        notices,
     } = *place;
     if let Some(reason) = args.refused() {
         anyhow::bail!("{reason}");
@@ -317,6 +320,7 @@ pub(crate) async fn prepare(
         return Ok(None);
     }
     let json = front_end == FrontEnd::Json;
+    // Read while the sandbox is probed: the probe's warnings follow.
     let session = if front_end == FrontEnd::Acp {
         // The ACP server's own session is only what the editor's sessions start from: kept
         // in memory, so no empty session file is left behind each time an editor starts it.
@@ -327,6 +331,7 @@ pub(crate) async fn prepare(
             Chosen::Run(session) => *session,
         }
     };
+    notices.report();
     let (files, messages) = split_file_arguments(&args.messages);
     let files = FileArguments::read(&files, cwd)?;
     // Only the print and JSON modes read stdin as a message: RPC reads commands there, the
@@ -424,6 +429,7 @@ pub(crate) async fn prepare(
         resolved,
         session,
     );
+    host.apply_queue_modes(&settings);
     Ok(Some(PreparedRun { host, prompts }))
 }
 
@@ -432,11 +438,10 @@ pub(crate) async fn prepare(
 pub(crate) async fn run(
     args: PiArgs,
     tools: ToolRegistry,
-    cwd: &Path,
+    place: &RunPlace<'_>,
     approvals: ApprovalSetup,
-    environment: &pi_tool::environment::ToolEnvironment,
-    shutdown: &crate::shutdown::Shutdown,
 ) -> anyhow::Result<ExitCode> {
+    let RunPlace { cwd, shutdown, .. } = *place;
     if let Some(input) = args.export.first() {
         // Pi's `--export IN [OUT]`: OUT may also come as the first message.
         let output = args.export.get(1).or(args.messages.first());
@@ -473,13 +478,8 @@ pub(crate) async fn run(
         FrontEnd::Json => super::approval::approver(&approvals, true, None),
         FrontEnd::Print => super::approval::approver(&approvals, false, None),
     };
-    let place = RunPlace {
-        cwd,
-        environment,
-        shutdown,
-    };
     let Some(PreparedRun { host, prompts }) =
-        prepare(&args, front_end, tools, &place, approvals, approver).await?
+        prepare(&args, front_end, tools, place, approvals, approver).await?
     else {
         return Ok(ExitCode::SUCCESS);
     };

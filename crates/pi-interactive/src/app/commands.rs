@@ -18,8 +18,13 @@ impl App {
         match command {
             Slash::Quit => self.quit = true,
             Slash::Hotkeys => {
-                self.pending
-                    .extend(slash::HOTKEYS.lines().map(transcript::notice));
+                let keys = self.bindings.key_list();
+                self.pending.extend(
+                    keys.iter()
+                        .map(String::as_str)
+                        .chain(slash::TYPED_KEYS.lines())
+                        .map(transcript::notice),
+                );
             }
             Slash::Session => self.show_session(),
             Slash::Name(name) => match self.host.session().map(|session| session.set_name(&name)) {
@@ -33,6 +38,20 @@ impl App {
                     .push(transcript::error(&pi_tool::error_text(&error))),
                 Err(error) => self.pending.push(transcript::error(&error.to_string())),
             },
+            Slash::Reload => {
+                let (bindings, warnings) =
+                    KeyBindings::load(self.host.setup().agent_dir.as_deref());
+                self.bindings = bindings;
+                let result = self
+                    .host
+                    .reload()
+                    .await
+                    .map(|changed| warnings.into_iter().chain(changed.warnings).collect());
+                self.after_change(
+                    result,
+                    "Reloaded keybindings, settings, skills, prompt templates and context files",
+                );
+            }
             Slash::New => {
                 let result = self.host.new_session().await;
                 self.after_change(
@@ -114,6 +133,7 @@ impl App {
                 }
             }
             Slash::Resume => self.open_resume_picker(),
+            Slash::Settings => self.open_settings(0),
             Slash::Tree => self.open_tree_picker(),
             Slash::Copy => self.copy_last_answer(),
             Slash::Export(target) => self.export(target.as_deref()),
@@ -284,6 +304,7 @@ impl App {
 
     pub(super) async fn pick(&mut self, pick: Pick) {
         match pick {
+            Pick::Setting(setting) => self.change_setting(setting).await,
             Pick::Model(provider, id) => {
                 let result = self.host.set_model(&provider, &id).await;
                 let said = format!("Model: {provider}/{id}");

@@ -23,10 +23,8 @@ impl App {
     }
 
     pub(super) async fn on_key(&mut self, key: KeyEvent) {
-        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-        let alt = key.modifiers.contains(KeyModifiers::ALT);
-        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
-        if ctrl && key.code == KeyCode::Char('c') {
+        let actions = self.bindings.actions(key).to_vec();
+        if actions.contains(&Action::Clear) {
             self.on_ctrl_c();
             return;
         }
@@ -38,32 +36,36 @@ impl App {
         if !self.asks.is_empty() && self.on_ask_key(key) {
             return;
         }
-        match key.code {
-            KeyCode::Enter if shift || (ctrl && !alt) => self.editor.new_line(),
-            KeyCode::Enter if alt => {
-                if self.task.is_some() {
-                    let text = self.editor.take();
-                    self.submit(text, true).await;
-                } else {
-                    self.editor.new_line();
-                }
+        for action in actions {
+            if self.act(action).await {
+                return;
             }
-            KeyCode::Enter => {
-                let text = self.editor.take();
-                self.submit(text, false).await;
+        }
+        // A key bound to nothing types itself.
+        if let KeyCode::Char(character) = key.code
+            && !key.modifiers.contains(KeyModifiers::CONTROL)
+        {
+            self.editor.insert_char(character);
+            if character == '@' && self.files.is_none() {
+                self.files = Some(file_complete::workspace_files(&self.cwd));
             }
-            KeyCode::Char('j') if ctrl => self.editor.new_line(),
-            KeyCode::Char('d') if ctrl => {
-                if self.editor.is_empty() {
-                    self.quit = true;
-                } else {
-                    self.editor.delete();
-                }
-            }
-            KeyCode::Char('p') if ctrl => self.cycle_model().await,
-            KeyCode::Char('l') if ctrl => self.command(Slash::Model(None)).await,
-            KeyCode::Char('g') if ctrl => self.wants_editor = true,
-            KeyCode::Char('t') if ctrl => {
+        }
+    }
+
+    /// Does `action` (a key's, [`crate::keybindings`]); `false` when it does not apply now
+    /// (exit with text in the editor), so the key's next action is tried.
+    async fn act(&mut self, action: Action) -> bool {
+        match action {
+            // Handled before the picker and the question, which it also ends.
+            Action::Clear => self.on_ctrl_c(),
+            Action::Interrupt => self.abort(),
+            Action::Exit if self.editor.is_empty() => self.quit = true,
+            Action::Exit => return false,
+            Action::ExternalEditor => self.wants_editor = true,
+            Action::ModelSelect => self.command(Slash::Model(None)).await,
+            Action::ModelCycleForward => self.cycle_model().await,
+            Action::ThinkingCycle => self.cycle_thinking().await,
+            Action::ThinkingToggle => {
                 self.hide_thinking = !self.hide_thinking;
                 self.set_status(transcript::notice(if self.hide_thinking {
                     "Thinking is hidden from now on (ctrl+t shows it)"
@@ -71,31 +73,34 @@ impl App {
                     "Thinking is shown"
                 }));
             }
-            KeyCode::Up if alt => self.dequeue(),
-            KeyCode::Char('o') if ctrl => self.show_last_result(),
-            KeyCode::Char('a') if ctrl => self.editor.home(),
-            KeyCode::Char('e') if ctrl => self.editor.end(),
-            KeyCode::Char('u') if ctrl => self.editor.clear(),
-            KeyCode::Char('w') if ctrl => self.editor.delete_word(),
-            KeyCode::BackTab => self.cycle_thinking().await,
-            KeyCode::Esc => self.abort(),
-            KeyCode::Tab => self.complete(),
-            KeyCode::Char(character) if !ctrl => {
-                self.editor.insert_char(character);
-                if character == '@' && self.files.is_none() {
-                    self.files = Some(file_complete::workspace_files(&self.cwd));
-                }
+            Action::ToolsExpand => self.show_last_result(),
+            Action::FollowUp if self.task.is_some() => {
+                let text = self.editor.take();
+                self.submit(text, true).await;
             }
-            KeyCode::Backspace => self.editor.backspace(),
-            KeyCode::Delete => self.editor.delete(),
-            KeyCode::Left => self.editor.left(),
-            KeyCode::Right => self.editor.right(),
-            KeyCode::Up => self.editor.up(),
-            KeyCode::Down => self.editor.down(),
-            KeyCode::Home => self.editor.home(),
-            KeyCode::End => self.editor.end(),
-            _ => {}
+            Action::FollowUp | Action::NewLine => self.editor.new_line(),
+            Action::Dequeue => self.dequeue(),
+            Action::Submit => {
+                let text = self.editor.take();
+                self.submit(text, false).await;
+            }
+            Action::Tab => self.complete(),
+            Action::CursorUp => self.editor.up(),
+            Action::CursorDown => self.editor.down(),
+            Action::CursorLeft => self.editor.left(),
+            Action::CursorRight => self.editor.right(),
+            Action::LineStart => self.editor.home(),
+            Action::LineEnd => self.editor.end(),
+            Action::DeleteCharBackward => self.editor.backspace(),
+            Action::DeleteCharForward => self.editor.delete(),
+            Action::DeleteWordBackward => self.editor.delete_word(),
+            Action::DeleteToLineStart => self.editor.clear(),
+            Action::SessionNew => self.command(Slash::New).await,
+            Action::SessionTree => self.command(Slash::Tree).await,
+            Action::SessionFork => self.command(Slash::Fork).await,
+            Action::SessionResume => self.command(Slash::Resume).await,
         }
+        true
     }
 
     pub(super) fn on_ctrl_c(&mut self) {

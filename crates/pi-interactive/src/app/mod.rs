@@ -30,6 +30,7 @@ use crate::approver::{ApprovalAsk, ApprovalInbox};
 use crate::editor::Editor;
 use crate::file_complete;
 use crate::footer::FooterInfo;
+use crate::keybindings::{Action, KeyBindings};
 use crate::picker::{Pick, Picker};
 use crate::slash::{self, Slash};
 use crate::terminal::Screen;
@@ -41,6 +42,7 @@ mod agent_events;
 mod commands;
 mod input;
 mod sending;
+mod settings;
 mod view;
 
 /// The viewport's height: live lines, the queue, the editor and the footer.
@@ -131,6 +133,8 @@ pub(crate) struct App {
     clipboard: Option<String>,
     /// Ctrl+G: the text goes to the external editor next.
     wants_editor: bool,
+    /// Which key does what (Pi's defaults, the person's `keybindings.json` over them).
+    bindings: KeyBindings,
 }
 
 /// Waits for the task, or forever when there is none.
@@ -162,6 +166,7 @@ impl App {
         let session = host.session()?;
         let events = session.subscribe();
         let cwd = host.setup().cwd.clone();
+        let (bindings, binding_warnings) = KeyBindings::load(host.setup().agent_dir.as_deref());
         let mut app = Self {
             host,
             events,
@@ -192,6 +197,7 @@ impl App {
             hidden_thinking: 0,
             clipboard: None,
             wants_editor: false,
+            bindings,
         };
         // Read once for both: each read parses every message of the session.
         let messages = app.host.session()?.messages();
@@ -201,6 +207,9 @@ impl App {
             env!("CARGO_PKG_VERSION"),
             app.host.model().model.reference()
         )));
+        for warning in binding_warnings {
+            app.pending.push(transcript::error(&warning));
+        }
         app.set_footer(messages.as_deref().ok());
         Ok(app)
     }
