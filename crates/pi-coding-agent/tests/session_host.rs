@@ -293,7 +293,7 @@ async fn an_approval_mode_change_keeps_the_conversation() {
 async fn reload_reads_prompt_templates_again_and_keeps_the_conversation() {
     let dirs = dirs();
     let file = stored_session(&dirs);
-    let mut host = host(&dirs, &file, "plain");
+    let mut host = host(&dirs, &file, "plain").await;
     assert!(host.session().unwrap().commands().templates.is_empty());
     std::fs::create_dir_all(dirs.agent.join("prompts")).unwrap();
     std::fs::write(
