@@ -7,10 +7,18 @@ use serde_json::Value;
 /// Used to bound what a response may hold and to size a request's buffer exactly: both must
 /// know the size before (or instead of) holding a copy of the text.
 pub fn json_len(value: &Value) -> usize {
-    let mut counter = Counter(0);
     // A `Value` always serialises; were it ever to fail, what was counted stands.
-    let _ = serde_json::to_writer(&mut counter, value);
-    counter.0
+    serialized_len(value).unwrap_or_else(|partial| partial)
+}
+
+/// The length of anything serialisable as compact JSON, found without writing it out; `Err`
+/// holds what was counted when serialising failed.
+pub fn serialized_len<T: serde::Serialize + ?Sized>(value: &T) -> Result<usize, usize> {
+    let mut counter = Counter(0);
+    match serde_json::to_writer(&mut counter, value) {
+        Ok(()) => Ok(counter.0),
+        Err(_) => Err(counter.0),
+    }
 }
 
 /// A writer that only counts.

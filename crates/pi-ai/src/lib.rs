@@ -29,7 +29,7 @@ pub use assembler::{
 pub use builder::{AssistantMessageBuilder, PARTIAL_KEPT_BYTES};
 pub use event::AssistantMessageEvent;
 pub use faux::{FauxProvider, FauxScriptError};
-pub use json_size::json_len;
+pub use json_size::{json_len, serialized_len};
 pub use message::{
     AssistantContent, AssistantMessage, Cost, Message, StopReason, TranscriptError, Usage,
     UserContent, UserMessage, read_transcript, write_transcript,

@@ -19,9 +19,9 @@ pub(super) fn line_text<T: Serialize>(line: &T, message: &Message) -> serde_json
     if text_bytes(message) < COUNTED_FROM {
         return serde_json::to_string(line);
     }
-    let mut counter = Counter(0);
-    serde_json::to_writer(&mut counter, line)?;
-    let mut bytes = Vec::with_capacity(counter.0);
+    // Counting fails where writing would: the write below says why.
+    let size = pi_ai::serialized_len(line).unwrap_or_else(|counted| counted);
+    let mut bytes = Vec::with_capacity(size);
     serde_json::to_writer(&mut bytes, line)?;
     // serde_json writes UTF-8 only; were that ever not so, the checked conversion says so.
     String::from_utf8(bytes).map_err(|error| serde::ser::Error::custom(error.utf8_error()))
@@ -62,20 +62,6 @@ fn text_bytes(message: &Message) -> usize {
             })
             .sum(),
         Message::ToolResult(result) => content(&result.content),
-    }
-}
-
-/// A writer that only counts.
-struct Counter(usize);
-
-impl std::io::Write for Counter {
-    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
-        self.0 = self.0.saturating_add(bytes.len());
-        Ok(bytes.len())
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
     }
 }
 
