@@ -27,9 +27,4 @@ if ! scripts/local-model.sh --install-only; then
   echo "test.sh: the local model could not be installed; its test is skipped"
   skip=(--skip a_real_local_model_drives_the_loop_over_the_openai_wire)
 fi
-# Known failure, skipped saying so until it is fixed (issue 43): since session 23 this PTY test
-# fails about half the time: one transcript row of a binary file's output (CJK and combining
-# Cyrillic marks) keeps a stale cell of the viewport's rule at its last column.
-echo "test.sh: skipping binary_output_and_two_thousand_deltas_leave_the_screen_intact (known stale-cell bug beside wide characters, issue 43)"
-skip+=(--skip binary_output_and_two_thousand_deltas_leave_the_screen_intact)
 cargo test --workspace --locked "$@" -- --include-ignored "${skip[@]}"

@@ -22,6 +22,7 @@ mod editor;
 mod file_complete;
 mod footer;
 mod highlight;
+mod inserted_rows;
 mod keybindings;
 mod keys;
 mod markdown;

@@ -49,7 +49,7 @@ impl App {
         for chunk in rows.chunks(256) {
             let height = u16::try_from(chunk.len()).unwrap_or(u16::MAX);
             screen.insert_before(height, |buffer| {
-                Paragraph::new(chunk.to_vec()).render(buffer.area, buffer);
+                crate::inserted_rows::render_rows(chunk, buffer);
             })?;
         }
         Ok(())
