@@ -280,7 +280,7 @@ impl Agent {
             // (Pi passes them on no further either); the final message is taken, not copied.
             let update = match (&mut builder, event) {
                 (None, AssistantMessageEvent::Start { partial }) => {
-                    builder = Some(self.start_response(partial));
+                    builder = Some(self.start_response(*partial));
                     None
                 }
                 (None, event) => builder

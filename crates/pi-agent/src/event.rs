@@ -190,3 +190,16 @@ impl AgentEvent {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_agent_event_stays_small() {
+        // The emitter's channel holds events in blocks of slots of this size: the loop pays
+        // it for every event of every turn (docs/benchmarks.md, bytes per turn).
+        let size = std::mem::size_of::<AgentEvent>();
+        assert!(size <= 144, "{size} bytes");
+    }
+}

@@ -165,9 +165,7 @@ impl StreamAssembler {
             timestamp: now_millis(),
             response_id: None,
         };
-        let start = AssistantMessageEvent::Start {
-            partial: message.clone(),
-        };
+        let start = AssistantMessageEvent::start(message.clone());
         (
             Self {
                 message,
@@ -407,10 +405,7 @@ impl StreamAssembler {
                 }
                 self.message.stop_reason = reason;
                 self.message.timestamp = now_millis();
-                events.push(AssistantMessageEvent::Done {
-                    reason,
-                    message: self.message,
-                });
+                events.push(AssistantMessageEvent::done(reason, self.message));
             }
             None => events.push(failed(
                 self.message,
@@ -566,10 +561,7 @@ fn failed(
     message.stop_reason = reason;
     message.error_message = Some(error);
     message.timestamp = now_millis();
-    AssistantMessageEvent::Error {
-        reason,
-        error: message,
-    }
+    AssistantMessageEvent::error(reason, message)
 }
 
 #[cfg(test)]

@@ -49,7 +49,9 @@ impl AssistantMessageBuilder {
     /// Applies one event.
     pub fn apply(&mut self, event: &AssistantMessageEvent) {
         match event {
-            AssistantMessageEvent::Start { partial } => self.message = partial.clone(),
+            AssistantMessageEvent::Start { partial } => {
+                self.message = AssistantMessage::clone(partial)
+            }
             AssistantMessageEvent::TextStart { content_index } => {
                 self.put(*content_index, AssistantContent::text(""));
             }
@@ -134,12 +136,12 @@ impl AssistantMessageBuilder {
             // is made, so a long response is not held three times at once.
             AssistantMessageEvent::Done { message, .. } => {
                 self.message.content = Vec::new();
-                self.message = message.clone();
+                self.message = AssistantMessage::clone(message);
                 self.finished = true;
             }
             AssistantMessageEvent::Error { error, .. } => {
                 self.message.content = Vec::new();
-                self.message = error.clone();
+                self.message = AssistantMessage::clone(error);
                 self.finished = true;
             }
         }
@@ -152,12 +154,12 @@ impl AssistantMessageBuilder {
         match event {
             AssistantMessageEvent::Done { message, .. }
             | AssistantMessageEvent::Error { error: message, .. } => {
-                self.message = message;
+                self.message = *message;
                 self.finished = true;
                 None
             }
             AssistantMessageEvent::Start { partial } => {
-                self.message = partial;
+                self.message = *partial;
                 None
             }
             other => {
@@ -306,10 +308,7 @@ mod tests {
         ));
         let mut done = empty();
         done.content.push(AssistantContent::text("final"));
-        builder.apply(&AssistantMessageEvent::Done {
-            reason: StopReason::Stop,
-            message: done.clone(),
-        });
+        builder.apply(&AssistantMessageEvent::done(StopReason::Stop, done.clone()));
         assert!(builder.is_finished());
         assert_eq!(builder.finish(), done);
     }
@@ -321,7 +320,7 @@ mod tests {
         started.model = "started".into();
         assert!(
             builder
-                .take(AssistantMessageEvent::Start { partial: started })
+                .take(AssistantMessageEvent::start(started))
                 .is_none()
         );
         assert_eq!(builder.message().model, "started");
@@ -334,10 +333,10 @@ mod tests {
         let failed = empty().with_error(StopReason::Error, "boom");
         assert!(
             builder
-                .take(AssistantMessageEvent::Error {
-                    reason: StopReason::Error,
-                    error: failed.clone(),
-                })
+                .take(AssistantMessageEvent::error(
+                    StopReason::Error,
+                    failed.clone()
+                ))
                 .is_none()
         );
         assert_eq!(builder.finish(), failed);
@@ -378,10 +377,7 @@ mod tests {
         );
         let mut done = empty();
         done.content = vec![AssistantContent::text(text.clone())];
-        builder.take(AssistantMessageEvent::Done {
-            reason: StopReason::Stop,
-            message: done.clone(),
-        });
+        builder.take(AssistantMessageEvent::done(StopReason::Stop, done.clone()));
         assert_eq!(builder.finish(), done);
     }
 

@@ -15,8 +15,8 @@ use crate::{AssistantMessage, StopReason};
 pub enum AssistantMessageEvent {
     /// The response began; `partial` has the model information and no content yet.
     Start {
-        /// The message as it starts.
-        partial: AssistantMessage,
+        /// The message as it starts (boxed, as `Done`'s).
+        partial: Box<AssistantMessage>,
     },
     /// A text block began.
     #[serde(rename_all = "camelCase")]
@@ -92,15 +92,60 @@ pub enum AssistantMessageEvent {
     Done {
         /// Why.
         reason: StopReason,
-        /// The complete message.
-        message: AssistantMessage,
+        /// The complete message (boxed: it is most of an event's size, and every event of a
+        /// stream, a delta too, is as large as the largest kind).
+        message: Box<AssistantMessage>,
     },
     /// The response failed (`error` or `aborted`); `error` is the message so far, with its
     /// `errorMessage`.
     Error {
         /// Why.
         reason: StopReason,
-        /// The message as it ended.
-        error: AssistantMessage,
+        /// The message as it ended (boxed, as `Done`'s).
+        error: Box<AssistantMessage>,
     },
+}
+
+impl AssistantMessageEvent {
+    /// The response began with `partial`.
+    pub fn start(partial: AssistantMessage) -> Self {
+        Self::Start {
+            partial: Box::new(partial),
+        }
+    }
+
+    /// The response ended normally with `message`.
+    pub fn done(reason: StopReason, message: AssistantMessage) -> Self {
+        Self::Done {
+            reason,
+            message: Box::new(message),
+        }
+    }
+
+    /// The response failed; `message` is what arrived, with its `errorMessage`.
+    pub fn error(reason: StopReason, message: AssistantMessage) -> Self {
+        Self::Error {
+            reason,
+            error: Box::new(message),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_event_is_the_size_of_a_delta_not_of_a_message() {
+        // Every event of a stream, and every slot of the channels that carry them, is as
+        // large as the largest kind: the messages of `start`, `done` and `error` are boxed so
+        // that the many deltas do not each take a whole message's room.
+        let event = std::mem::size_of::<AssistantMessageEvent>();
+        let message = std::mem::size_of::<AssistantMessage>();
+        assert!(event <= 104, "{event} bytes");
+        assert!(
+            event < message / 2,
+            "{event} bytes beside a message's {message}"
+        );
+    }
 }

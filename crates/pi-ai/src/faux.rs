@@ -256,10 +256,7 @@ fn empty_message() -> AssistantMessage {
 fn failure(reason: StopReason, text: &str, mut message: AssistantMessage) -> AssistantMessageEvent {
     message.stop_reason = reason;
     message.error_message = Some(text.to_owned());
-    AssistantMessageEvent::Error {
-        reason,
-        error: message,
-    }
+    AssistantMessageEvent::error(reason, message)
 }
 
 #[cfg(test)]

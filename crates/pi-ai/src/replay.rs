@@ -84,14 +84,10 @@ impl MessageEvents {
         let response = self.response.take()?;
         let reason = response.stop_reason;
         Some(match reason {
-            StopReason::Error | StopReason::Aborted => AssistantMessageEvent::Error {
-                reason,
-                error: response,
-            },
-            _ => AssistantMessageEvent::Done {
-                reason,
-                message: response,
-            },
+            StopReason::Error | StopReason::Aborted => {
+                AssistantMessageEvent::error(reason, response)
+            }
+            _ => AssistantMessageEvent::done(reason, response),
         })
     }
 }
@@ -107,7 +103,7 @@ impl Iterator for MessageEvents {
                 Step::Start => {
                     self.step = Step::BlockStart;
                     let partial = without_content(self.response.as_ref()?);
-                    return Some(AssistantMessageEvent::Start { partial });
+                    return Some(AssistantMessageEvent::start(partial));
                 }
                 Step::BlockStart => {
                     let Some(block) = self.block() else {

@@ -131,7 +131,7 @@ fn failure(events: &[AssistantMessageEvent]) -> (AssistantMessage, String) {
         Some(AssistantMessageEvent::Error { reason, error }) => {
             assert_eq!(*reason, StopReason::Error);
             let message = error.error_message.clone().unwrap();
-            (error.clone(), message)
+            (AssistantMessage::clone(error), message)
         }
         other => panic!("the response did not fail: {other:?}"),
     }

@@ -148,8 +148,12 @@ async fn one_response(
 
 fn final_message(events: &[AssistantMessageEvent]) -> (StopReason, pi_ai::AssistantMessage) {
     match events.last() {
-        Some(AssistantMessageEvent::Done { reason, message }) => (*reason, message.clone()),
-        Some(AssistantMessageEvent::Error { reason, error }) => (*reason, error.clone()),
+        Some(AssistantMessageEvent::Done { reason, message }) => {
+            (*reason, pi_ai::AssistantMessage::clone(message))
+        }
+        Some(AssistantMessageEvent::Error { reason, error }) => {
+            (*reason, pi_ai::AssistantMessage::clone(error))
+        }
         other => panic!("{other:?}"),
     }
 }

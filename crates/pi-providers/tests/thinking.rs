@@ -75,7 +75,7 @@ async fn run(provider: &dyn Provider, messages: Vec<Message>) -> AssistantMessag
     let mut events = provider.stream(request, CancellationToken::new());
     while let Some(event) = events.next().await {
         match event {
-            AssistantMessageEvent::Done { message, .. } => return message,
+            AssistantMessageEvent::Done { message, .. } => return *message,
             AssistantMessageEvent::Error { error, .. } => panic!("{:?}", error.error_message),
             _ => {}
         }

@@ -102,7 +102,9 @@ async fn ask(
     while let Some(event) = stream.next().await {
         let builder = builder.get_or_insert_with(|| {
             let partial = match &event {
-                pi_ai::AssistantMessageEvent::Start { partial } => partial.clone(),
+                pi_ai::AssistantMessageEvent::Start { partial } => {
+                    pi_ai::AssistantMessage::clone(partial)
+                }
                 _ => pi_ai::AssistantMessage::new(&provider.model(), Vec::new()),
             };
             AssistantMessageBuilder::new(partial)

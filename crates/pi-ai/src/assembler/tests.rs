@@ -98,7 +98,7 @@ fn pieces(list: Vec<Fragment>) -> AssistantMessage {
         assembler.apply(fragment);
     }
     match assembler.finish().pop() {
-        Some(AssistantMessageEvent::Done { message, .. }) => message,
+        Some(AssistantMessageEvent::Done { message, .. }) => *message,
         other => panic!("{other:?}"),
     }
 }
@@ -227,7 +227,7 @@ fn assembled(fragments: Vec<Fragment>) -> AssistantMessage {
     let Some(AssistantMessageEvent::Done { message, .. }) = assembler.finish().pop() else {
         panic!("no done")
     };
-    message
+    *message
 }
 
 #[test]
