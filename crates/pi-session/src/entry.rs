@@ -231,6 +231,13 @@ impl Entry {
         &self.line
     }
 
+    /// The entry with its line read from `offset` of `source` from now on, where it was just
+    /// written: its copy in memory is let go.
+    pub(crate) fn left_in(mut self, source: &Arc<SourceFile>, offset: u64) -> Self {
+        self.line = self.line.left_in(source, offset);
+        self
+    }
+
     /// The entry with its line, if it is left in a file, read from `offset` of `source` from
     /// now on: the line was copied there.
     pub(crate) fn moved_to(mut self, source: &Arc<SourceFile>, offset: u64) -> Self {

@@ -97,6 +97,15 @@ impl Line {
         }
     }
 
+    /// The same line, now also written at `offset` of `source`: read from there from now on,
+    /// its copy in memory let go.
+    pub(crate) fn left_in(self, source: &Arc<SourceFile>, offset: u64) -> Self {
+        match self.in_memory_text() {
+            Some(text) => Self::in_file(source, offset, text.as_bytes()),
+            None => self.moved_to(source, offset),
+        }
+    }
+
     /// Its text: borrowed when in memory, read from the file otherwise.
     pub(crate) fn text(&self) -> Result<Cow<'_, str>> {
         match self {

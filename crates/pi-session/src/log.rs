@@ -16,11 +16,13 @@
 //!   was before the call.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::Write;
+use std::io::{IoSlice, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::error::{NotASessionReason, Result, SessionError};
+use crate::line::SourceFile;
 use crate::text_file::ReadEnd;
 
 /// Session files are private to their owner: they hold whole conversations.
@@ -39,6 +41,9 @@ pub(crate) struct LogFile {
     needs_newline: bool,
     /// Bytes written since the last sync.
     unsynced: bool,
+    /// A handle of its own on the open file, for reading appended lines back (made when
+    /// first needed).
+    reader: Option<Arc<SourceFile>>,
 }
 
 impl LogFile {
@@ -141,6 +146,7 @@ impl LogFile {
             // Our own files always end with a newline; `open` checks the real last byte.
             needs_newline: false,
             unsynced: false,
+            reader: None,
             file,
         })
     }
@@ -178,28 +184,47 @@ impl LogFile {
     }
 
     /// Appends one line (`line` has no newline; one is added, and one put before it when the
-    /// file ends mid-line). Nothing is written if the path no longer names this file at the
-    /// length this log left it.
-    pub(crate) fn append_line(&mut self, line: &str) -> Result<()> {
+    /// file ends mid-line); gives the offset in the file where the line's text begins.
+    /// Nothing is written if the path no longer names this file at the length this log left
+    /// it.
+    pub(crate) fn append_line(&mut self, line: &str) -> Result<u64> {
         self.check_unchanged()?;
-        let mut buffer = Vec::with_capacity(line.len() + 2);
-        if self.needs_newline {
-            buffer.push(b'\n');
-        }
-        buffer.extend_from_slice(line.as_bytes());
-        buffer.push(b'\n');
-        match self.file.write_all(&buffer) {
+        let before: &[u8] = if self.needs_newline { b"\n" } else { b"" };
+        // Written from where the line is, not copied into one buffer first: a long message's
+        // line would be held twice while it is written.
+        let mut pieces = [
+            IoSlice::new(before),
+            IoSlice::new(line.as_bytes()),
+            IoSlice::new(b"\n"),
+        ];
+        match write_all_vectored(&mut self.file, &mut pieces) {
             Ok(()) => {
-                self.len += buffer.len() as u64;
+                let offset = self.len + before.len() as u64;
+                self.len = offset + line.len() as u64 + 1;
                 self.needs_newline = false;
                 self.unsynced = true;
-                Ok(())
+                Ok(offset)
             }
             Err(error) => {
                 self.undo_partial_write();
                 Err(SessionError::io("append to", &self.path, error))
             }
         }
+    }
+
+    /// A handle on this file for reading lines back where [`LogFile::append_line`] wrote them;
+    /// it stays readable if the path is renamed or deleted.
+    pub(crate) fn reader(&mut self) -> Result<Arc<SourceFile>> {
+        if let Some(reader) = &self.reader {
+            return Ok(Arc::clone(reader));
+        }
+        let file = self
+            .file
+            .try_clone()
+            .map_err(|e| SessionError::io("open", &self.path, e))?;
+        let reader = Arc::new(SourceFile::new(file, &self.path));
+        self.reader = Some(Arc::clone(&reader));
+        Ok(reader)
     }
 
     /// Flushes what was appended to the disk (`fdatasync`); nothing to do if nothing was.
@@ -255,6 +280,21 @@ impl LogFile {
             Err(_) => self.needs_newline = true,
         }
     }
+}
+
+/// Writes every byte of `pieces`, in as few `writev` calls as the kernel allows. (std's
+/// `Write::write_all_vectored` is not stable yet.)
+fn write_all_vectored(file: &mut File, mut pieces: &mut [IoSlice<'_>]) -> std::io::Result<()> {
+    IoSlice::advance_slices(&mut pieces, 0);
+    while !pieces.is_empty() {
+        match file.write_vectored(pieces) {
+            Ok(0) => return Err(std::io::ErrorKind::WriteZero.into()),
+            Ok(written) => IoSlice::advance_slices(&mut pieces, written),
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(error) => return Err(error),
+        }
+    }
+    Ok(())
 }
 
 fn parent_dir(path: &Path) -> &Path {

@@ -11,6 +11,10 @@ use crate::ids::{new_entry_id, now_iso};
 use crate::log::LogFile;
 use crate::scan::{Present, Role};
 
+/// From this many bytes, an appended message's line is read back from the session file when
+/// needed instead of kept in memory.
+const LEFT_IN_FILE_FROM: usize = 1 << 20;
+
 impl Session {
     /// Appends a user, assistant or tool-result message; returns the entry id.
     pub fn append_message(&mut self, message: &Message) -> Result<String> {
@@ -182,20 +186,41 @@ impl Session {
 
     /// Writes `entry` and, once written, adds it to the tree as the new leaf.
     fn commit(&mut self, entry: Entry) -> Result<()> {
-        let line = entry.line()?;
-        let line = line.as_ref();
-        match &mut self.storage {
-            Storage::Memory => {}
-            Storage::ReadOnly(path) => return Err(SessionError::ReadOnly { path: path.clone() }),
-            Storage::Pending(path) => {
-                let mut content = header_line(&self.header)?;
-                content.push_str(line);
-                content.push('\n');
-                let log = LogFile::create(path, content.as_bytes())?;
-                self.storage = Storage::Open(log);
+        let written_at = {
+            let line = entry.line()?;
+            let line = line.as_ref();
+            match &mut self.storage {
+                Storage::Memory => None,
+                Storage::ReadOnly(path) => {
+                    return Err(SessionError::ReadOnly { path: path.clone() });
+                }
+                Storage::Pending(path) => {
+                    let mut content = header_line(&self.header)?;
+                    let offset = content.len() as u64;
+                    content.push_str(line);
+                    content.push('\n');
+                    let log = LogFile::create(path, content.as_bytes())?;
+                    self.storage = Storage::Open(log);
+                    Some(offset)
+                }
+                Storage::Open(log) => Some(log.append_line(line)?),
             }
-            Storage::Open(log) => log.append_line(line)?,
-        }
+        };
+        // A long message's line is read back from the file when it is needed, as a loaded
+        // session's are, rather than held in memory beside the conversation for as long as
+        // the session is open. (The entry is written: failing to open a reader only keeps it
+        // in memory.)
+        let entry = match (written_at, &mut self.storage) {
+            (Some(offset), Storage::Open(log))
+                if entry.line_len() >= LEFT_IN_FILE_FROM && entry.entry_type() == "message" =>
+            {
+                match log.reader() {
+                    Ok(reader) => entry.left_in(&reader, offset),
+                    Err(_) => entry,
+                }
+            }
+            _ => entry,
+        };
         self.tree.push(entry);
         Ok(())
     }
@@ -311,5 +336,103 @@ mod tests {
         let context = session.context().unwrap();
         assert_eq!(context.messages.len(), 4);
         assert_eq!(context.messages[2], messages[1]);
+    }
+
+    #[test]
+    fn a_long_message_is_read_back_from_the_file_not_kept_in_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let model = ModelInfo {
+            api: "a".into(),
+            provider: "p".into(),
+            model: "m".into(),
+        };
+        let long = format!("{}\"end\"", "x\n".repeat(LEFT_IN_FILE_FROM));
+        let answer: Message =
+            AssistantMessage::new(&model, vec![AssistantContent::text(long)]).into();
+        let short: Message = UserMessage::text("hi").into();
+        let mut session = Session::create_at(&path, dir.path());
+        session.append_message(&short).unwrap();
+        let id = session.append_message(&answer).unwrap();
+        let after = session.append_message(&short).unwrap();
+        let stored = |session: &Session, id: &str| {
+            matches!(
+                session.entry(id).unwrap().stored_line(),
+                crate::line::Line::File(_)
+            )
+        };
+        assert!(stored(&session, &id), "the long line is in memory");
+        assert!(
+            !stored(&session, &after),
+            "a short line is read from the file"
+        );
+        // Read back whole, here and after the file is opened again.
+        let context = session.context().unwrap();
+        assert_eq!(
+            context.messages,
+            [short.clone(), answer.clone(), short.clone()]
+        );
+        drop(session);
+        let reopened = Session::open(&path).unwrap();
+        assert_eq!(
+            reopened.context().unwrap().messages,
+            [short.clone(), answer, short]
+        );
+    }
+
+    #[test]
+    fn a_long_message_after_a_torn_line_is_read_back_from_where_it_was_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut session = Session::create_at(&path, dir.path());
+        session
+            .append_message(&UserMessage::text("hi").into())
+            .unwrap();
+        drop(session);
+        // A crash tore the last line: the next append starts on a fresh line after it.
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut file, br#"{"type":"message","id":"to"#).unwrap();
+        drop(file);
+        let mut session = Session::open(&path).unwrap();
+        let long: Message = UserMessage::text("y".repeat(LEFT_IN_FILE_FROM)).into();
+        let id = session.append_message(&long).unwrap();
+        let entry = session.entry(&id).unwrap();
+        assert!(matches!(entry.stored_line(), crate::line::Line::File(_)));
+        assert!(entry.line().unwrap().starts_with(r#"{"type":"message""#));
+        assert_eq!(session.context().unwrap().messages.last(), Some(&long));
+    }
+
+    #[test]
+    fn a_long_message_changed_on_disk_since_is_noticed_not_misread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.jsonl");
+        let mut session = Session::create_at(&path, dir.path());
+        session
+            .append_message(&UserMessage::text("hi").into())
+            .unwrap();
+        let long: Message = UserMessage::text("z".repeat(LEFT_IN_FILE_FROM)).into();
+        session.append_message(&long).unwrap();
+        // Another program rewrites the file in place: the line is no longer there.
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_len(0)
+            .unwrap();
+        let cut = text.replacen("zzzz", "", 1);
+        std::os::unix::fs::FileExt::write_at(
+            &std::fs::OpenOptions::new().write(true).open(&path).unwrap(),
+            cut.as_bytes(),
+            0,
+        )
+        .unwrap();
+        assert!(matches!(
+            session.context(),
+            Err(SessionError::ChangedOnDisk { .. })
+        ));
     }
 }
