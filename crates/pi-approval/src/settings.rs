@@ -204,52 +204,30 @@ pub fn save_rule(path: &Path, kind: RuleKind, rule: &str) -> Result<(), Settings
             index: 0,
             source,
         })?;
-    let mut settings = match std::fs::read_to_string(path) {
-        Ok(text) => serde_json::from_str::<Value>(&text).map_err(|source| SettingsError::Json {
-            path: path.to_owned(),
-            source,
-        })?,
-        Err(error) if error.kind() == std::io::ErrorKind::NotFound => {
-            Value::Object(Default::default())
-        }
-        Err(source) => {
-            return Err(SettingsError::Read {
-                path: path.to_owned(),
-                source,
-            });
-        }
-    };
     let shape = |what: &str| SettingsError::Shape {
         path: path.to_owned(),
         what: what.to_owned(),
     };
-    let Value::Object(top) = &mut settings else {
-        return Err(shape("settings must be a JSON object"));
-    };
-    let Value::Object(permissions) = top
-        .entry("permissions")
-        .or_insert_with(|| Value::Object(Default::default()))
-    else {
-        return Err(shape("permissions must be an object"));
-    };
-    let Value::Array(list) = permissions
-        .entry(kind.as_str())
-        .or_insert_with(|| Value::Array(Vec::new()))
-    else {
-        return Err(shape("the rule list must be a list of strings"));
-    };
-    if !list.iter().any(|listed| listed.as_str() == Some(rule)) {
-        list.push(Value::String(rule.to_owned()));
-    }
-    let mut text =
-        serde_json::to_string_pretty(&settings).map_err(|source| SettingsError::Json {
-            path: path.to_owned(),
-            source,
-        })?;
-    text.push('\n');
-    write_atomically(path, text.as_bytes()).map_err(|source| SettingsError::Write {
-        path: path.to_owned(),
-        source,
+    edit(path, |settings| {
+        let Value::Object(top) = settings else {
+            return Err(shape("settings must be a JSON object"));
+        };
+        let Value::Object(permissions) = top
+            .entry("permissions")
+            .or_insert_with(|| Value::Object(Default::default()))
+        else {
+            return Err(shape("permissions must be an object"));
+        };
+        let Value::Array(list) = permissions
+            .entry(kind.as_str())
+            .or_insert_with(|| Value::Array(Vec::new()))
+        else {
+            return Err(shape("the rule list must be a list of strings"));
+        };
+        if !list.iter().any(|listed| listed.as_str() == Some(rule)) {
+            list.push(Value::String(rule.to_owned()));
+        }
+        Ok(())
     })
 }
 
@@ -265,6 +243,31 @@ pub fn save_value(path: &Path, keys: &[&str], value: Value) -> Result<(), Settin
     let Some((last, parents)) = keys.split_last() else {
         return Err(shape("no setting named".to_owned()));
     };
+    edit(path, |settings| {
+        let Value::Object(top) = settings else {
+            return Err(shape("settings must be a JSON object".to_owned()));
+        };
+        let mut object = top;
+        for key in parents {
+            let Value::Object(inner) = object
+                .entry(*key)
+                .or_insert_with(|| Value::Object(Default::default()))
+            else {
+                return Err(shape(format!("{key} must be an object")));
+            };
+            object = inner;
+        }
+        object.insert((*last).to_owned(), value);
+        Ok(())
+    })
+}
+
+/// Reads the settings file at `path` (an empty object when missing), lets `change` edit it,
+/// and writes it back atomically: on any error, `change`'s too, the file is untouched.
+fn edit(
+    path: &Path,
+    change: impl FnOnce(&mut Value) -> Result<(), SettingsError>,
+) -> Result<(), SettingsError> {
     let mut settings = match std::fs::read_to_string(path) {
         Ok(text) => serde_json::from_str::<Value>(&text).map_err(|source| SettingsError::Json {
             path: path.to_owned(),
@@ -280,20 +283,7 @@ pub fn save_value(path: &Path, keys: &[&str], value: Value) -> Result<(), Settin
             });
         }
     };
-    let Value::Object(top) = &mut settings else {
-        return Err(shape("settings must be a JSON object".to_owned()));
-    };
-    let mut object = top;
-    for key in parents {
-        let Value::Object(inner) = object
-            .entry(*key)
-            .or_insert_with(|| Value::Object(Default::default()))
-        else {
-            return Err(shape(format!("{key} must be an object")));
-        };
-        object = inner;
-    }
-    object.insert((*last).to_owned(), value);
+    change(&mut settings)?;
     let mut text =
         serde_json::to_string_pretty(&settings).map_err(|source| SettingsError::Json {
             path: path.to_owned(),
