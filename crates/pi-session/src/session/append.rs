@@ -380,14 +380,20 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_long_message_after_a_torn_line_is_read_back_from_where_it_was_written() {
+    /// A session file in a fresh directory with one short message in it.
+    fn file_session() -> (tempfile::TempDir, std::path::PathBuf, Session) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("s.jsonl");
         let mut session = Session::create_at(&path, dir.path());
         session
             .append_message(&UserMessage::text("hi").into())
             .unwrap();
+        (dir, path, session)
+    }
+
+    #[test]
+    fn a_long_message_after_a_torn_line_is_read_back_from_where_it_was_written() {
+        let (_dir, path, session) = file_session();
         drop(session);
         // A crash tore the last line: the next append starts on a fresh line after it.
         let mut file = std::fs::OpenOptions::new()
@@ -407,12 +413,7 @@ mod tests {
 
     #[test]
     fn a_long_message_changed_on_disk_since_is_noticed_not_misread() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.jsonl");
-        let mut session = Session::create_at(&path, dir.path());
-        session
-            .append_message(&UserMessage::text("hi").into())
-            .unwrap();
+        let (_dir, path, mut session) = file_session();
         let long: Message = UserMessage::text("z".repeat(LEFT_IN_FILE_FROM)).into();
         session.append_message(&long).unwrap();
         // Another program rewrites the file in place: the line is no longer there.
