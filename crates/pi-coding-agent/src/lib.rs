@@ -1,6 +1,6 @@
-//! The coding agent's session runtime: what every front end (the print and JSON modes of
-//! `pi-tool agent` today; interactive, RPC and ACP later) shares about a run, so that none of
-//! it lives in the command-line crate.
+//! The coding agent's session runtime: what every front end (the print and JSON modes, the
+//! interactive mode in `pi-interactive`, RPC mode, and the ACP server in `pi-acp`) shares about
+//! a run, so that none of it lives in a front end's crate.
 //!
 //! It exists because a coding agent is more than the loop in `pi-agent`: before the first
 //! request the model must be told who it is, which tools it has and when to use them, what the
