@@ -97,8 +97,17 @@ pub(crate) async fn show(
                         &mut mid_line,
                     );
                 }
-                for call in message.tool_calls() {
-                    line(format!("→ {} {}", call.name, call.arguments), &mut mid_line);
+                // Read in place: a call's arguments can be as long as the response limit.
+                for block in &message.content {
+                    if let pi_ai::AssistantContent::ToolCall {
+                        name, arguments, ..
+                    } = block
+                    {
+                        line(
+                            format!("→ {name} {}", json_excerpt(arguments)),
+                            &mut mid_line,
+                        );
+                    }
                 }
             }
             AgentEvent::ToolExecutionEnd {
@@ -126,4 +135,71 @@ pub(crate) async fn show(
         let _ = writeln!(stdout);
     }
     let _ = stdout.flush();
+}
+
+/// The first [`EXCERPT`] characters of `value` as JSON (with `…` when there is more), written
+/// no further than that: arguments of many megabytes are neither copied nor printed whole.
+fn json_excerpt(value: &serde_json::Value) -> String {
+    /// Takes bytes until it holds enough, then refuses more, which ends the serialisation.
+    struct Capped(Vec<u8>);
+    impl Write for Capped {
+        fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+            // A character takes at most four bytes: this many always hold EXCERPT of them.
+            let room = (EXCERPT * 4 + 4).saturating_sub(self.0.len());
+            if room == 0 {
+                return Err(std::io::Error::other("enough"));
+            }
+            let taken = bytes.len().min(room);
+            self.0
+                .extend_from_slice(bytes.get(..taken).unwrap_or_default());
+            Ok(taken)
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut capped = Capped(Vec::new());
+    let whole = serde_json::to_writer(&mut capped, value).is_ok();
+    let bytes = capped.0;
+    // A cut may fall inside a character: what comes before it is whole.
+    let valid = match std::str::from_utf8(&bytes) {
+        Ok(text) => text,
+        Err(error) => std::str::from_utf8(bytes.get(..error.valid_up_to()).unwrap_or_default())
+            .unwrap_or_default(),
+    };
+    let mut excerpt: String = valid.chars().take(EXCERPT).collect();
+    if !whole || excerpt.len() < valid.len() {
+        excerpt.push('…');
+    }
+    excerpt
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn short_arguments_are_shown_whole() {
+        let arguments = json!({"path": "src/main.rs", "limit": 10});
+        assert_eq!(json_excerpt(&arguments), arguments.to_string());
+    }
+
+    #[test]
+    fn long_arguments_are_cut_to_an_excerpt_without_being_written_whole() {
+        let arguments = json!({"content": "é".repeat(8 << 20)});
+        let excerpt = json_excerpt(&arguments);
+        assert_eq!(excerpt.chars().count(), EXCERPT + 1);
+        assert!(excerpt.starts_with(r#"{"content":"éé"#), "{excerpt}");
+        assert!(excerpt.ends_with('…'));
+    }
+
+    #[test]
+    fn arguments_of_exactly_the_excerpt_are_not_marked_cut() {
+        // `{"a":"` and `"}` around the text: 8 characters.
+        let arguments = json!({"a": "x".repeat(EXCERPT - 8)});
+        let excerpt = json_excerpt(&arguments);
+        assert_eq!(excerpt.chars().count(), EXCERPT);
+        assert!(!excerpt.ends_with('…'));
+    }
 }
