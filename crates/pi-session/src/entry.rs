@@ -176,10 +176,10 @@ impl Entry {
         entry
     }
 
-    /// A new entry whose line `text` was written from typed data with these tree fields, this
+    /// A new entry whose `line` was written from typed data with these tree fields, this
     /// message role and this required field present (so nothing is read back from it).
     pub(crate) fn written_line(
-        text: String,
+        line: Line,
         entry_type: &'static str,
         id: String,
         parent_id: Option<String>,
@@ -197,7 +197,7 @@ impl Entry {
             role,
             present,
         };
-        Self::assemble(Line::whole(text), Cow::Borrowed(entry_type), id, facts)
+        Self::assemble(line, Cow::Borrowed(entry_type), id, facts)
     }
 
     /// The entry id (8 hex digits when Pi or this crate made it).

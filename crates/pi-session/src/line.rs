@@ -97,6 +97,17 @@ impl Line {
         }
     }
 
+    /// The line a [`RecordingWriter`] wrote at `offset` of `source`, read from there.
+    pub(crate) fn written_in(source: &Arc<SourceFile>, offset: u64, written: WrittenLine) -> Self {
+        Self::File(FileLine {
+            source: Arc::clone(source),
+            offset,
+            len: written.len,
+            head: written.head,
+            tail: written.tail,
+        })
+    }
+
     /// The same line, now also written at `offset` of `source`: read from there from now on,
     /// its copy in memory let go.
     pub(crate) fn left_in(self, source: &Arc<SourceFile>, offset: u64) -> Self {
@@ -214,6 +225,81 @@ impl fmt::Debug for Line {
                 line.source.path.display()
             ),
         }
+    }
+}
+
+/// What recognises a line written without being held whole: its length, first and last bytes.
+pub(crate) struct WrittenLine {
+    len: usize,
+    head: [u8; HEAD],
+    tail: [u8; TAIL],
+}
+
+impl WrittenLine {
+    /// The line's length in bytes.
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// Passes a line's bytes on to `inner`, noting what [`WrittenLine`] keeps of them.
+pub(crate) struct RecordingWriter<W> {
+    inner: W,
+    written: WrittenLine,
+}
+
+impl<W: io::Write> RecordingWriter<W> {
+    pub(crate) fn new(inner: W) -> Self {
+        Self {
+            inner,
+            written: WrittenLine {
+                len: 0,
+                head: [0; HEAD],
+                tail: [0; TAIL],
+            },
+        }
+    }
+
+    /// What was written; the writer is given back.
+    pub(crate) fn finish(self) -> (W, WrittenLine) {
+        let mut written = self.written;
+        // Fewer bytes than the tail holds: they are at its end, and are wanted at its start.
+        if written.len < TAIL {
+            written.tail.copy_within(TAIL - written.len.., 0);
+        }
+        (self.inner, written)
+    }
+}
+
+impl<W: io::Write> io::Write for RecordingWriter<W> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let count = self.inner.write(bytes)?;
+        let bytes = bytes.get(..count).unwrap_or_default();
+        let written = &mut self.written;
+        if let Some(room) = written.head.get_mut(written.len.min(HEAD)..) {
+            let taken = room.len().min(bytes.len());
+            room.get_mut(..taken)
+                .unwrap_or_default()
+                .copy_from_slice(bytes.get(..taken).unwrap_or_default());
+        }
+        if bytes.len() >= TAIL {
+            written
+                .tail
+                .copy_from_slice(bytes.get(bytes.len() - TAIL..).unwrap_or_default());
+        } else {
+            written.tail.rotate_left(bytes.len());
+            written
+                .tail
+                .get_mut(TAIL - bytes.len()..)
+                .unwrap_or_default()
+                .copy_from_slice(bytes);
+        }
+        written.len += count;
+        Ok(count)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
     }
 }
 
@@ -335,6 +421,36 @@ mod tests {
     #![allow(clippy::unwrap_used, clippy::indexing_slicing)]
 
     use super::*;
+
+    #[test]
+    fn a_recorded_line_is_recognised_as_one_read_from_its_text() {
+        for text in ["", "ab", &"x".repeat(TAIL + 3), &"0123456789".repeat(20)] {
+            let mut recording = RecordingWriter::new(Vec::new());
+            // Written in uneven pieces, as a buffered serialiser hands them over.
+            for piece in text.as_bytes().chunks(7) {
+                io::Write::write_all(&mut recording, piece).unwrap();
+            }
+            let (bytes, written) = recording.finish();
+            assert_eq!(bytes, text.as_bytes());
+            let source = Arc::new(SourceFile::new(
+                File::open("/dev/null").unwrap(),
+                Path::new("/dev/null"),
+            ));
+            let (Line::File(recorded), Line::File(expected)) = (
+                Line::written_in(&source, 0, written),
+                Line::in_file(&source, 0, text.as_bytes()),
+            ) else {
+                panic!("not lines in a file")
+            };
+            assert_eq!(recorded.len, expected.len, "{text:?}");
+            assert_eq!(recorded.head, expected.head, "{text:?}");
+            assert_eq!(
+                recorded.tail[..text.len().min(TAIL)],
+                expected.tail[..text.len().min(TAIL)],
+                "{text:?}"
+            );
+        }
+    }
 
     /// `lines` written one per line to a file, each as a [`Line::File`] of it, with every
     /// `memory_every`-th line in memory instead.

@@ -22,8 +22,11 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::error::{NotASessionReason, Result, SessionError};
-use crate::line::SourceFile;
+use crate::line::{RecordingWriter, SourceFile, WrittenLine};
 use crate::text_file::ReadEnd;
+
+/// The buffer a streamed line goes through on its way to the file.
+const STREAMED_BUFFER: usize = 64 << 10;
 
 /// Session files are private to their owner: they hold whole conversations.
 const NEW_FILE_MODE: u32 = 0o600;
@@ -204,6 +207,43 @@ impl LogFile {
                 self.needs_newline = false;
                 self.unsynced = true;
                 Ok(offset)
+            }
+            Err(error) => {
+                self.undo_partial_write();
+                Err(SessionError::io("append to", &self.path, error))
+            }
+        }
+    }
+
+    /// Appends one line that `write` writes straight into the file through a small buffer,
+    /// never held whole (a line of a long message); gives where its text begins and what
+    /// recognises it. Torn by a crash, it is the torn last line a load already handles;
+    /// failed (a full disk, `write` itself), the file is cut back to where it was.
+    pub(crate) fn append_streamed(
+        &mut self,
+        write: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+    ) -> Result<(u64, WrittenLine)> {
+        self.check_unchanged()?;
+        let newline_first = self.needs_newline;
+        let written = (|| {
+            let mut buffered = std::io::BufWriter::with_capacity(STREAMED_BUFFER, &mut self.file);
+            if newline_first {
+                buffered.write_all(b"\n")?;
+            }
+            let mut recording = RecordingWriter::new(&mut buffered);
+            write(&mut recording)?;
+            let (_, written) = recording.finish();
+            buffered.write_all(b"\n")?;
+            buffered.flush()?;
+            Ok::<_, std::io::Error>(written)
+        })();
+        match written {
+            Ok(written) => {
+                let offset = self.len + u64::from(newline_first);
+                self.len = offset + written.len() as u64 + 1;
+                self.needs_newline = false;
+                self.unsynced = true;
+                Ok((offset, written))
             }
             Err(error) => {
                 self.undo_partial_write();

@@ -9,16 +9,9 @@ use std::os::unix::fs::FileExt;
 
 use pi_session::{Session, SessionError};
 
-/// The process's peak resident memory so far, in bytes (`VmHWM`).
-fn peak_memory() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap();
-    let line = status
-        .lines()
-        .find(|line| line.starts_with("VmHWM:"))
-        .unwrap();
-    let kilobytes: u64 = line.split_whitespace().nth(1).unwrap().parse().unwrap();
-    kilobytes * 1024
-}
+#[path = "support/peak_memory.rs"]
+mod peak;
+use peak::peak_memory;
 
 const HEADER: &str =
     r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"}"#;

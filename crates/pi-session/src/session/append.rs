@@ -3,11 +3,12 @@
 use pi_ai::Message;
 use serde_json::{Map, Value};
 
-use super::line_text::line_text;
+use super::line_text::{is_long, line_text};
 use super::{Session, Storage, encode, header_line};
 use crate::entry::Entry;
 use crate::error::{Result, SessionError};
 use crate::ids::{new_entry_id, now_iso};
+use crate::line::Line;
 use crate::log::LogFile;
 use crate::scan::{Present, Role};
 
@@ -30,14 +31,35 @@ impl Session {
             timestamp: &timestamp,
             message,
         };
-        let text = line_text(&line, message).map_err(encode)?;
         let role = match message {
             Message::User(_) => Role::User,
             Message::Assistant(_) => Role::Assistant,
             Message::ToolResult(_) => Role::ToolResult,
         };
+        // A long message's line goes straight into an open file and is read back from there:
+        // it is never held whole, beside the message it is written from.
+        if let Storage::Open(log) = &mut self.storage
+            && is_long(message)
+        {
+            let reader = log.reader()?;
+            let (offset, written) = log.append_streamed(|out| {
+                serde_json::to_writer(out, &line).map_err(std::io::Error::from)
+            })?;
+            let entry = Entry::written_line(
+                Line::written_in(&reader, offset, written),
+                "message",
+                id.clone(),
+                parent,
+                timestamp,
+                Some(role),
+                Present::MESSAGE,
+            );
+            self.tree.push(entry);
+            return Ok(id);
+        }
+        let text = line_text(&line, message).map_err(encode)?;
         let entry = Entry::written_line(
-            text,
+            Line::whole(text),
             "message",
             id.clone(),
             parent,
@@ -118,7 +140,7 @@ impl Session {
         })
         .map_err(encode)?;
         let entry = Entry::written_line(
-            text,
+            Line::whole(text),
             "custom",
             id.clone(),
             parent,

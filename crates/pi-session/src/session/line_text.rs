@@ -14,9 +14,15 @@ use serde_json::Value;
 /// From this many bytes of text in a message, its line is counted before it is written.
 const COUNTED_FROM: usize = 1 << 20;
 
+/// Whether `message` is long enough for its line to be counted (or streamed) rather than
+/// written into a growing buffer.
+pub(super) fn is_long(message: &Message) -> bool {
+    text_bytes(message) >= COUNTED_FROM
+}
+
 /// `line` as JSON text; `message` is the message it holds (for its size).
 pub(super) fn line_text<T: Serialize>(line: &T, message: &Message) -> serde_json::Result<String> {
-    if text_bytes(message) < COUNTED_FROM {
+    if !is_long(message) {
         return serde_json::to_string(line);
     }
     // Counting fails where writing would: the write below says why.
