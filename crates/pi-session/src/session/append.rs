@@ -38,28 +38,23 @@ impl Session {
         };
         // A long message's line goes straight into an open file and is read back from there:
         // it is never held whole, beside the message it is written from.
-        if let Storage::Open(log) = &mut self.storage
-            && is_long(message)
-        {
-            let reader = log.reader()?;
-            let (offset, written) = log.append_streamed(|out| {
-                serde_json::to_writer(out, &line).map_err(std::io::Error::from)
-            })?;
-            let entry = Entry::written_line(
-                Line::written_in(&reader, offset, written),
-                "message",
-                id.clone(),
-                parent,
-                timestamp,
-                Some(role),
-                Present::MESSAGE,
-            );
-            self.tree.push(entry);
-            return Ok(id);
-        }
-        let text = line_text(&line, message).map_err(encode)?;
+        let streamed = match &mut self.storage {
+            Storage::Open(log) if is_long(message) => {
+                let reader = log.reader()?;
+                let (offset, written) = log.append_streamed(|out| {
+                    serde_json::to_writer(out, &line).map_err(std::io::Error::from)
+                })?;
+                Some(Line::written_in(&reader, offset, written))
+            }
+            _ => None,
+        };
+        let already_written = streamed.is_some();
+        let stored = match streamed {
+            Some(stored) => stored,
+            None => Line::whole(line_text(&line, message).map_err(encode)?),
+        };
         let entry = Entry::written_line(
-            Line::whole(text),
+            stored,
             "message",
             id.clone(),
             parent,
@@ -67,7 +62,11 @@ impl Session {
             Some(role),
             Present::MESSAGE,
         );
-        self.commit(entry)?;
+        if already_written {
+            self.tree.push(entry);
+        } else {
+            self.commit(entry)?;
+        }
         Ok(id)
     }
 
