@@ -3,8 +3,9 @@
 //! - A new file appears with its first lines already in it: they are written to a temporary
 //!   file in the same directory, flushed to disk, and hard-linked to the final name, which
 //!   fails rather than replace an existing file. No file without a header ever exists.
-//! - Each entry is one `write` of a whole line (the last line torn by a crash is detected on
-//!   load, and the next append starts on a fresh line after it, rewriting nothing).
+//! - Each entry is one `write` of a whole line, but for a long message's, which is written
+//!   through a small buffer in several (the last line torn by a crash is detected on load, and
+//!   the next append starts on a fresh line after it, rewriting nothing).
 //! - [`LogFile::sync`] is `fdatasync`; the agent loop calls it before each model request and
 //!   at the end of a run.
 //! - Before each append the path is checked to still name the file that was opened (device
