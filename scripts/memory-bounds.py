@@ -193,6 +193,7 @@ def main():
     # "Bytes kept": what the run holds on purpose. With the limit raised, (b) runs every call:
     # the transcript then keeps 450 MiB of arguments and echo's 450 MiB of results.
     run(pi_tool, "(a) endless text, 16 KiB chunks", endless_text, [], 32 * MIB)
+    run(pi_tool, "(a) endless text, 16 KiB chunks", endless_text, [], 32 * MIB, session=True)
     run(pi_tool, "(a) endless text, 16 KiB chunks", endless_text,
         ["--max-response-bytes", "256MiB"], 256 * MIB)
     run(pi_tool, "(b) 30 calls x 15 MiB arguments", many_calls(30, 15 * MIB), [], 32 * MIB)
