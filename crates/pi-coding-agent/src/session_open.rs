@@ -27,6 +27,9 @@ pub enum SessionTarget {
     Id(String),
     /// A session kept in memory only: the run is forgotten when it ends.
     InMemory,
+    /// As [`SessionTarget::InMemory`], with this id (Pi's `--no-session --session-id`: the id
+    /// still names the session to the provider, e.g. as OpenAI's prompt cache key).
+    InMemoryWithId(String),
 }
 
 /// A session opened for a run, with what loading an existing file noticed.
@@ -70,12 +73,21 @@ pub fn open_session(
     dir: impl FnOnce() -> Result<PathBuf, RuntimeError>,
     cwd: &Path,
 ) -> Result<OpenedSession, RuntimeError> {
-    if *target == SessionTarget::InMemory {
-        return Ok(fresh(Session::in_memory(cwd)));
+    match target {
+        SessionTarget::InMemory => return Ok(fresh(Session::in_memory(cwd))),
+        SessionTarget::InMemoryWithId(id) if !valid_session_id(id) => {
+            return Err(RuntimeError::InvalidSessionId(id.clone()));
+        }
+        SessionTarget::InMemoryWithId(id) => {
+            return Ok(fresh(Session::in_memory_with_id(cwd, id)));
+        }
+        _ => {}
     }
     let dir = dir()?;
     match target {
-        SessionTarget::InMemory | SessionTarget::New => Ok(fresh(Session::create(&dir, cwd))),
+        SessionTarget::InMemory | SessionTarget::InMemoryWithId(_) | SessionTarget::New => {
+            Ok(fresh(Session::create(&dir, cwd)))
+        }
         SessionTarget::ContinueRecent => {
             let recent =
                 pi_session::most_recent_session(&dir).map_err(|source| RuntimeError::Session {
@@ -266,6 +278,21 @@ mod tests {
         assert!(matches!(
             find_session("", dir.path()),
             Err(RuntimeError::EmptySessionId)
+        ));
+    }
+
+    #[test]
+    fn a_session_kept_in_memory_can_be_given_its_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let unused = || -> Result<PathBuf, RuntimeError> { panic!("no session directory") };
+        let target = SessionTarget::InMemoryWithId("release-audit.1".to_owned());
+        let opened = open_session(&target, unused, dir.path()).unwrap();
+        assert_eq!(opened.session.id(), "release-audit.1");
+        assert_eq!(opened.session.file_path(), None);
+        let bad = SessionTarget::InMemoryWithId("a/b".to_owned());
+        assert!(matches!(
+            open_session(&bad, unused, dir.path()),
+            Err(RuntimeError::InvalidSessionId(_))
         ));
     }
 

@@ -107,10 +107,11 @@ pub struct ModelCompat {
     /// Accepted and ignored (prompt caching is not sent).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub supports_long_cache_retention: Option<bool>,
-    /// Accepted and ignored (no session id is sent).
+    /// Chat: the session's id goes as `session_id`, `x-client-request-id` and
+    /// `x-session-affinity` headers (default false).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub send_session_affinity_headers: Option<bool>,
-    /// Accepted and ignored (no session id is sent).
+    /// Responses: the session's id goes as a `session_id` header (default true).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub send_session_id_header: Option<bool>,
     /// Anthropic: adaptive thinking (`thinking: {type: adaptive}` and `output_config.effort`)

@@ -6,11 +6,12 @@ use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
 
+use crate::cache_retention::prompt_cache_key;
 use crate::compat::{ChatCompat, MaxTokensField};
 use crate::driver::{Feed, Parser, Wire, event_json, render_each, wire_provider};
 use crate::http::Post;
 use crate::ids::wire_id;
-use crate::{ProviderConfig, ToolChoice, thinking, transcript};
+use crate::{CacheRetention, ProviderConfig, ToolChoice, thinking, transcript};
 
 /// OpenAI's limit on a replayed tool-call id.
 const MAX_ID: usize = 40;
@@ -182,20 +183,37 @@ impl Wire for ChatWire {
             body.insert("providerOptions".into(), json!({"gateway": gateway}));
         }
         body.insert("stream".into(), json!(true));
-        if self.config.cache_retention == crate::CacheRetention::Long
-            && compat.supports_long_cache_retention
-        {
+        let long = self.config.cache_retention == crate::CacheRetention::Long
+            && compat.supports_long_cache_retention;
+        // Pi sends the session's cache key to OpenAI's own host (unless caching is off) and
+        // to any server that keeps the cache long.
+        let openai_host =
+            base.contains("api.openai.com") && self.config.cache_retention != CacheRetention::None;
+        if let (true, Some(id)) = (openai_host || long, &self.config.session_id) {
+            body.insert("prompt_cache_key".into(), json!(prompt_cache_key(id)));
+        }
+        if long {
             body.insert("prompt_cache_retention".into(), json!("24h"));
         }
         if compat.supports_usage_in_streaming {
             body.insert("stream_options".into(), json!({"include_usage": true}));
         }
         let url = format!("{base}/chat/completions");
-        Post::new(url, Value::Object(body))?.key_header(
+        let mut post = Post::new(url, Value::Object(body))?.key_header(
             "authorization",
             self.config.api_key.as_deref(),
             |key| format!("Bearer {key}"),
-        )
+        )?;
+        // Servers that route a session to one machine by its id ask for these (compat).
+        if let (true, Some(id)) = (
+            self.config.compat.send_session_affinity_headers == Some(true),
+            &self.config.session_id,
+        ) {
+            for name in ["session_id", "x-client-request-id", "x-session-affinity"] {
+                post = post.header(name, id)?;
+            }
+        }
+        Ok(post)
     }
 
     fn parser(&self, _request: &Request) -> Box<dyn Parser> {

@@ -65,6 +65,15 @@ impl Session {
         session
     }
 
+    /// A session kept in memory only like [`Session::in_memory`], whose id is `id` (Pi's
+    /// `--no-session` with `--session-id`).
+    pub fn in_memory_with_id(cwd: &Path, id: &str) -> Self {
+        let mut session = Self::in_memory(cwd);
+        let timestamp = session.header.timestamp().unwrap_or_default().to_owned();
+        session.header = SessionHeader::new(id, &timestamp, session.header.cwd(), None);
+        session
+    }
+
     /// A new session in `dir` like [`Session::create`], whose id is `id` (Pi's `--session-id`);
     /// the caller checks that no session of `dir` has it yet.
     pub fn create_with_id(dir: &Path, cwd: &Path, id: &str) -> Self {

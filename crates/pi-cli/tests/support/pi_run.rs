@@ -173,3 +173,43 @@ pub(crate) fn header(request: &super::SeenRequest, name: &str) -> Option<String>
             .then(|| value.trim().to_owned())
     })
 }
+
+/// An OpenAI Chat Completions stream answering "ok".
+pub(crate) fn chat_answer() -> Reply {
+    let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"content": "ok"},
+        "finish_reason": "stop"}]});
+    Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+}
+
+/// An OpenAI Responses stream answering "ok".
+pub(crate) fn responses_answer() -> Reply {
+    let delta = serde_json::json!({"type": "response.output_text.delta", "item_id": "msg_1",
+        "output_index": 0, "content_index": 0, "delta": "ok", "sequence_number": 0});
+    let done = serde_json::json!({"type": "response.completed", "response": {"id": "resp_1",
+        "status": "completed", "output": []}, "sequence_number": 1});
+    Reply::sse(
+        [
+            sse_event("response.output_text.delta", &delta.to_string()),
+            sse_event("response.completed", &done.to_string()),
+        ]
+        .concat(),
+    )
+}
+
+/// Runs `command` (made by [`AgentDirs::command`] for `program`), checks that it succeeded
+/// (the failure shows its stderr) and gives its output with every request `seen` holds.
+pub(crate) fn run_ok(
+    program: &Program,
+    command: &mut Command,
+    seen: &super::Seen,
+) -> (std::process::Output, Vec<super::SeenRequest>) {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}: {}",
+        program.name(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let requests = seen.lock().unwrap().clone();
+    (output, requests)
+}
