@@ -40,6 +40,7 @@ mod aws_credentials;
 mod azure;
 mod bedrock;
 mod cache_retention;
+mod chat_cache_marks;
 mod compat;
 mod config;
 mod driver;

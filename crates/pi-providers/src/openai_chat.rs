@@ -70,7 +70,12 @@ impl Wire for ChatWire {
     fn post(&self, request: &Request, tools: &Value) -> Result<Post, String> {
         let info = self.info();
         let base = self.config.base("https://api.openai.com/v1");
-        let compat = ChatCompat::resolve(&info.provider, &base, &self.config.compat);
+        let compat = ChatCompat::resolve(
+            &info.provider,
+            &self.config.model,
+            &base,
+            &self.config.compat,
+        );
         let mut messages = Vec::new();
         if let Some(system) = &request.system_prompt {
             let role = if self.config.reasoning && compat.supports_developer_role {
@@ -194,6 +199,14 @@ impl Wire for ChatWire {
         }
         if long {
             body.insert("prompt_cache_retention".into(), json!("24h"));
+        }
+        if compat.anthropic_cache_marks
+            && let Some(mark) = crate::chat_cache_marks::mark(
+                self.config.cache_retention,
+                compat.supports_long_cache_retention,
+            )
+        {
+            crate::chat_cache_marks::apply(&mut body, &mark);
         }
         if compat.supports_usage_in_streaming {
             body.insert("stream_options".into(), json!({"include_usage": true}));

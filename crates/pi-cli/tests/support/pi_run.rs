@@ -213,3 +213,31 @@ pub(crate) fn run_ok(
     let requests = seen.lock().unwrap().clone();
     (output, requests)
 }
+
+/// Every `cache_control` in `body` with the path to the object holding it (`/tools/1`,
+/// `/messages/0/content/0`), sorted by path.
+pub(crate) fn cache_marks(body: &Value) -> Vec<(String, Value)> {
+    fn walk(value: &Value, path: &str, marks: &mut Vec<(String, Value)>) {
+        match value {
+            Value::Object(object) => {
+                for (key, child) in object {
+                    if key == "cache_control" {
+                        marks.push((path.to_owned(), child.clone()));
+                    } else {
+                        walk(child, &format!("{path}/{key}"), marks);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    walk(item, &format!("{path}/{index}"), marks);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut marks = Vec::new();
+    walk(body, "", &mut marks);
+    marks.sort_by(|a, b| a.0.cmp(&b.0));
+    marks
+}
