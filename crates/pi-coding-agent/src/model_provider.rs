@@ -72,6 +72,33 @@ pub fn model_provider(
             .as_ref()
             .map(|key| key.expose().to_owned());
     }
+    let mut wire = build_wire(model, &resolved.credentials, config.clone())?;
+    if let Some(login) = &resolved.credentials.login {
+        // Renewed before a request once expired, and the wire built again with the new token.
+        let (model, credentials) = (model.clone(), resolved.credentials.clone());
+        let rebuild: crate::login_provider::Rebuild = Box::new(move |access| {
+            let mut config = config.clone();
+            config.api_key = Some(access.expose().to_owned());
+            build_wire(&model, &credentials, config)
+        });
+        wire = Arc::new(crate::login_provider::RenewingProvider::new(
+            wire,
+            login.clone(),
+            rebuild,
+        ));
+    }
+    let mut priced = PricedProvider::new(wire, model);
+    priced.block_images = block_images;
+    Ok(Arc::new(priced))
+}
+
+/// The wire of `model`'s API with `config`.
+fn build_wire(
+    model: &Model,
+    credentials: &crate::model_registry::Credentials,
+    mut config: ProviderConfig,
+) -> Result<Arc<dyn Provider>, RuntimeError> {
+    let variable = |name: &str| credentials.variable(name);
     let unbuilt = |api: &ModelApi| RuntimeError::UnbuiltWire {
         model: model.reference(),
         api: api.as_str().to_owned(),
@@ -100,9 +127,7 @@ pub fn model_provider(
         }
         other => return Err(unbuilt(other)),
     };
-    let mut priced = PricedProvider::new(wire, model);
-    priced.block_images = block_images;
-    Ok(Arc::new(priced))
+    Ok(wire)
 }
 
 /// The base URL as our wire takes it: Pi's catalog gives Gemini's with its `/v1beta` version

@@ -111,6 +111,29 @@ impl AgentDirs {
         command
     }
 
+    /// The `NODE_OPTIONS` that make upstream Pi fetch `to` when it asks for `from` (an
+    /// endpoint Pi has no setting for, such as a login's token endpoint): a module preloaded
+    /// from this home. `pi-tool` ignores it.
+    pub(crate) fn node_redirect(&self, from: &str, to: &str) -> String {
+        let preload = self.home.path().join("redirect-fetch.mjs");
+        std::fs::write(
+            &preload,
+            format!(
+                // Pi installs undici's fetch at start-up: the wrapper stays in front of
+                // whichever fetch is installed.
+                "let real = globalThis.fetch;\n\
+                 const wrapper = (input, init) => {{\n\
+                   const href = typeof input === 'string' ? input : (input.href ?? input.url);\n\
+                   return real(href === '{from}' ? '{to}' : input, init);\n\
+                 }};\n\
+                 Object.defineProperty(globalThis, 'fetch', {{configurable: true,\n\
+                   get: () => wrapper, set: (next) => {{ if (next !== wrapper) real = next; }}}});\n"
+            ),
+        )
+        .unwrap();
+        format!("--import=file://{}", preload.display())
+    }
+
     /// The temporary home.
     pub(crate) fn path(&self) -> &Path {
         self.home.path()
