@@ -37,6 +37,7 @@
 mod anthropic;
 mod anthropic_oauth;
 mod aws_credentials;
+mod aws_process_credentials;
 mod azure;
 mod bedrock;
 mod cache_retention;
