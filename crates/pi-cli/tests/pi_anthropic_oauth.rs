@@ -27,8 +27,7 @@ enum Source {
 /// What `program` sent for `-p hi` with the token from `source`.
 fn sent(program: &Program, source: Source) -> support::SeenRequest {
     let (url, seen) = support::serve(vec![answer()]);
-    let dirs = AgentDirs::new();
-    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+    let dirs = AgentDirs::anthropic_at(&url);
     let mut command = dirs.command(program);
     match source {
         Source::Variable => {
@@ -40,17 +39,13 @@ fn sent(program: &Program, source: Source) -> support::SeenRequest {
             dirs.auth_json(&login.to_string());
         }
     }
-    let output = command
+    command
         .args(print_args("anthropic", "claude-sonnet-4-5"))
-        .args(["--tools", "read,bash", "hi"])
-        .output()
-        .unwrap();
-    let name = program.name();
+        .args(["--tools", "read,bash", "hi"]);
+    let (output, requests) = run_ok(program, &mut command, &seen);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{name}: {stderr}");
     assert!(!stderr.contains(TOKEN) && !String::from_utf8_lossy(&output.stdout).contains(TOKEN));
-    let requests = seen.lock().unwrap().clone();
-    assert_eq!(requests.len(), 1, "{name}");
+    assert_eq!(requests.len(), 1, "{}", program.name());
     requests.into_iter().next().unwrap()
 }
 
@@ -180,8 +175,7 @@ fn now_millis() -> u64 {
 
 fn renewal(program: &Program, token_reply: support::Reply) -> Renewal {
     let (url, seen) = support::serve(vec![token_reply, answer()]);
-    let dirs = AgentDirs::new();
-    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+    let dirs = AgentDirs::anthropic_at(&url);
     let login = serde_json::json!({
         "openai": {"type": "api_key", "key": "sk-openai-kept"},
         "anthropic": {"type": "oauth", "refresh": OLD_REFRESH, "access": EXPIRED_ACCESS,
@@ -338,8 +332,7 @@ fn an_expired_login_is_renewed_as_pi_renews_it() {
 fn two_programs_renewing_at_once_ask_the_endpoint_once() {
     // One token answer only: a second refresh would get a model answer and fail.
     let (url, seen) = support::serve(vec![token_answer(), answer(), answer()]);
-    let dirs = AgentDirs::new();
-    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+    let dirs = AgentDirs::anthropic_at(&url);
     let login = serde_json::json!({"anthropic": {"type": "oauth", "refresh": OLD_REFRESH,
         "access": EXPIRED_ACCESS, "expires": 1_000_u64}});
     dirs.auth_json(&login.to_string());
@@ -396,8 +389,7 @@ fn renewed_each_request(program: &Program) -> (Vec<support::SeenRequest>, Value)
         ("/oauth/token", tokens),
         ("/v1/messages", vec![answer(), answer()]),
     ]);
-    let dirs = AgentDirs::new();
-    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+    let dirs = AgentDirs::anthropic_at(&url);
     let login = serde_json::json!({"anthropic": {"type": "oauth", "refresh": OLD_REFRESH,
         "access": EXPIRED_ACCESS, "expires": 1_000_u64}});
     let file = dirs.auth_json(&login.to_string());

@@ -33,8 +33,7 @@ fn sent(program: &Program, retention: Option<&str>) -> Value {
 
 fn sent_with(program: &Program, retention: Option<&str>, place: Place) -> Value {
     let (url, seen) = support::serve(vec![anthropic_answer()]);
-    let dirs = AgentDirs::new();
-    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+    let dirs = AgentDirs::anthropic_at(&url);
     let mut command = dirs.command(program);
     match place {
         Place::Environment => {

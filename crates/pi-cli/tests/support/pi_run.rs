@@ -72,6 +72,14 @@ impl AgentDirs {
         Self { home, agent, work }
     }
 
+    /// Empty directories whose models.json sends Anthropic's requests to `url` (a scripted
+    /// server).
+    pub(crate) fn anthropic_at(url: &str) -> Self {
+        let dirs = Self::new();
+        dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+        dirs
+    }
+
     /// Writes `models.json`.
     pub(crate) fn models_json(&self, models: &Value) {
         std::fs::write(self.agent.join("models.json"), models.to_string()).unwrap();
