@@ -167,3 +167,35 @@ fn chat_completions_retention_is_pis() {
         );
     }
 }
+
+/// The Anthropic body `program` sent when the model's compat says the server takes no cache
+/// mark on tools.
+fn sent_without_tool_marks(program: &Program) -> Value {
+    let (url, seen) = support::serve(vec![anthropic_answer()]);
+    let dirs = AgentDirs::new();
+    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url,
+        "modelOverrides": {"claude-sonnet-4-5": {"compat": {"supportsCacheControlOnTools": false}}}}}}));
+    let mut command = dirs.command(program);
+    command
+        .env("ANTHROPIC_API_KEY", "sk-ant-api03-test")
+        .args(print_args("anthropic", "claude-sonnet-4-5"))
+        .args(["--tools", "read,bash", "hi"]);
+    let (_, mut requests) = run_ok(program, &mut command, &seen);
+    requests.remove(0).body
+}
+
+#[test]
+fn a_server_refusing_marks_on_tools_gets_none_there() {
+    let marks = cache_marks(&sent_without_tool_marks(&Program::pi_tool()));
+    let paths: Vec<&str> = marks.iter().map(|(path, _)| path.as_str()).collect();
+    assert_eq!(paths, ["/messages/0/content/0", "/system/0"]);
+}
+
+#[test]
+#[ignore = "needs upstream Pi: run scripts/test.sh"]
+fn marks_on_tools_follow_compat_as_in_pi() {
+    assert_eq!(
+        cache_marks(&sent_without_tool_marks(&Program::pi_tool())),
+        cache_marks(&sent_without_tool_marks(&Program::upstream_pi()))
+    );
+}

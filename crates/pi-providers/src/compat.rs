@@ -2,9 +2,8 @@
 //! server departs from the official API. Every field is optional; an unset one takes what Pi
 //! detects from the provider's name and base URL ([`ChatCompat::resolve`]).
 //!
-//! Fields that change our requests are acted on; the rest (prompt-cache and session-affinity
-//! options, which need caching and session ids we do not send) are accepted and ignored, so a
-//! Pi `models.json` reads without error.
+//! Fields that change our requests are acted on; the few others (said on each) are accepted
+//! and ignored, so a Pi `models.json` reads without error.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -128,7 +127,7 @@ pub struct ModelCompat {
     /// Anthropic: accepted and ignored (we do not send `eager_input_streaming`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub supports_eager_tool_input_streaming: Option<bool>,
-    /// Anthropic: accepted and ignored (prompt caching is not sent).
+    /// Anthropic: `false` leaves the cache mark off the last tool (default true).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub supports_cache_control_on_tools: Option<bool>,
     /// Anthropic: accepted and ignored (we send no temperature).
