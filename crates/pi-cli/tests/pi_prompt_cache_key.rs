@@ -1,7 +1,8 @@
 //! The session's id on the OpenAI wires, as Pi 0.80.6 sends it: `prompt_cache_key` in the
 //! body (Responses unless caching is off; Azure always; Chat Completions to OpenAI's own host
 //! or with the long retention) and the session headers (Responses: `session_id` and
-//! `x-client-request-id`; Chat Completions: the affinity headers when compat asks). Both
+//! `x-client-request-id`; Chat Completions: the affinity headers when compat asks; OpenCode:
+//! `x-opencode-session` and `x-opencode-client`, Pi's attribution). Both
 //! programs run the same command line, with the same `--session-id`, against the same
 //! scripted server, and the bodies' and headers' session fields are compared.
 #![allow(
@@ -34,10 +35,16 @@ fn fields(request: &support::SeenRequest) -> SessionFields {
     SessionFields {
         cache_key: request.body.get("prompt_cache_key").cloned(),
         retention: request.body.get("prompt_cache_retention").cloned(),
-        headers: ["session_id", "x-client-request-id", "x-session-affinity"]
-            .into_iter()
-            .map(|name| (name, header(request, name)))
-            .collect(),
+        headers: [
+            "session_id",
+            "x-client-request-id",
+            "x-session-affinity",
+            "x-opencode-session",
+            "x-opencode-client",
+        ]
+        .into_iter()
+        .map(|name| (name, header(request, name)))
+        .collect(),
     }
 }
 
@@ -49,10 +56,12 @@ struct Case {
     entry: Value,
     key: (&'static str, &'static str),
     retention: Option<&'static str>,
+    /// The model speaks Chat Completions (else Responses).
+    chat: bool,
 }
 
 fn sent(program: &Program, case: &Case) -> SessionFields {
-    let answer = if case.entry["api"] == "openai-completions" {
+    let answer = if case.chat {
         chat_answer()
     } else {
         responses_answer()
@@ -88,6 +97,7 @@ fn chat(
             "apiKey": "none", "models": [{"id": "m", "compat": compat}]}),
         key: ("UNUSED_VARIABLE", ""),
         retention,
+        chat: true,
     }
 }
 
@@ -98,6 +108,7 @@ fn responses(retention: Option<&'static str>, compat: Value) -> Case {
         entry: json!({"baseUrl": "{url}/v1", "modelOverrides": {"gpt-4o": {"compat": compat}}}),
         key: ("OPENAI_API_KEY", "sk-test"),
         retention,
+        chat: false,
     }
 }
 
@@ -108,11 +119,24 @@ fn azure(retention: Option<&'static str>) -> Case {
         entry: json!({"baseUrl": "{url}/openai/v1"}),
         key: ("AZURE_OPENAI_API_KEY", "azure-test"),
         retention,
+        chat: false,
+    }
+}
+
+fn opencode() -> Case {
+    Case {
+        provider: "opencode",
+        model: "big-pickle",
+        entry: json!({"baseUrl": "{url}/zen/v1"}),
+        key: ("OPENCODE_API_KEY", "sk-opencode-test"),
+        retention: None,
+        chat: true,
     }
 }
 
 fn cases() -> Vec<(&'static str, Case)> {
     vec![
+        ("opencode", opencode()),
         ("responses", responses(None, json!({}))),
         ("responses long", responses(Some("long"), json!({}))),
         (
@@ -193,8 +217,17 @@ fn the_session_id_goes_where_pi_sends_it() {
         None,
     ));
     assert!(
-        affinity.headers.iter().all(|(_, value)| *value == id()),
+        affinity.headers[..3]
+            .iter()
+            .all(|(_, value)| *value == id()),
         "{affinity:?}"
+    );
+    assert_eq!(affinity.headers[3], ("x-opencode-session", None));
+    let opencode = run(&opencode());
+    assert_eq!(opencode.headers[3], ("x-opencode-session", id()));
+    assert_eq!(
+        opencode.headers[4],
+        ("x-opencode-client", Some("pi".to_owned()))
     );
 }
 

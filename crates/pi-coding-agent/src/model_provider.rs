@@ -53,6 +53,16 @@ pub fn model_provider(
         .iter()
         .map(|(name, value)| (name.clone(), value.expose().to_owned()))
         .collect();
+    // Pi names the session to OpenCode's gateway; the configured headers still win.
+    if let (true, Some(id)) = (is_opencode(model), &config.session_id) {
+        config.headers.splice(
+            0..0,
+            [
+                ("x-opencode-session".to_owned(), id.clone()),
+                ("x-opencode-client".to_owned(), "pi".to_owned()),
+            ],
+        );
+    }
     if let Some(compat) = &model.compat {
         // Unknown keys are ignored; a known key of the wrong shape names the model.
         config.compat = serde_json::from_value(serde_json::Value::Object(compat.clone())).map_err(
@@ -128,6 +138,12 @@ fn build_wire(
         other => return Err(unbuilt(other)),
     };
     Ok(wire)
+}
+
+/// An OpenCode model (Zen or Go, or any model served from `opencode.ai`), as Pi tells them.
+fn is_opencode(model: &Model) -> bool {
+    matches!(model.provider.as_str(), "opencode" | "opencode-go")
+        || crate::local_url::url_host(&model.base_url).as_deref() == Some("opencode.ai")
 }
 
 /// The base URL as our wire takes it: Pi's catalog gives Gemini's with its `/v1beta` version
