@@ -46,6 +46,8 @@ pub enum BedrockAuth {
     Bearer(String),
     /// SigV4 with these keys.
     Keys(AwsKeys),
+    /// SigV4 with the keys of a profile's `credential_process`, run again before they expire.
+    Process(crate::aws_process_credentials::ProcessCredentials),
     /// No authentication (`AWS_BEDROCK_SKIP_AUTH=1`, for a proxy that adds its own).
     None,
 }
@@ -55,6 +57,7 @@ impl std::fmt::Debug for BedrockAuth {
         match self {
             Self::Bearer(_) => f.write_str("Bearer(<set>)"),
             Self::Keys(keys) => keys.fmt(f),
+            Self::Process(process) => process.fmt(f),
             Self::None => f.write_str("None"),
         }
     }
@@ -253,8 +256,8 @@ fn profile_keys(
         ));
     }
     if let Some(command) = profile.get("credential_process") {
-        return crate::aws_process_credentials::process_credentials(shown, command)
-            .map(BedrockAuth::Keys);
+        return crate::aws_process_credentials::ProcessCredentials::run(shown, command)
+            .map(BedrockAuth::Process);
     }
     if let Some(name) = name {
         return Err(format!(
@@ -383,13 +386,16 @@ mod tests {
             &[("AWS_CONFIG_FILE", &config), ("AWS_PROFILE", "proc")],
             None,
         );
+        let Ok(BedrockAuth::Process(process)) = proc.auth else {
+            panic!("credential_process keys: {:?}", proc.auth);
+        };
         assert_eq!(
-            proc.auth,
-            Ok(BedrockAuth::Keys(AwsKeys {
+            process.keys,
+            AwsKeys {
                 access_key_id: "PROCKEY".to_owned(),
                 secret_access_key: "S".to_owned(),
                 session_token: Some("T".to_owned()),
-            }))
+            }
         );
         // SSO comes first, as in the SDK.
         let both = settings(

@@ -21,8 +21,59 @@ const PROCESS_TIMEOUT: Duration = Duration::from_secs(60);
 /// The most of its standard error an error message repeats.
 const STDERR_SHOWN: usize = 300;
 
-/// Runs `profile`'s `command` and reads its credentials.
-pub(crate) fn process_credentials(profile: &str, command: &str) -> Result<AwsKeys, String> {
+/// How long before their `Expiration` the keys are fetched again (the SDK's margin).
+const REFRESH_MARGIN_SECS: i64 = 5 * 60;
+
+/// A profile's `credential_process` and the keys it last gave: run again once they are
+/// about to expire.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ProcessCredentials {
+    /// The profile's name, for messages.
+    pub profile: String,
+    /// The command, as the config file writes it.
+    pub command: String,
+    /// The keys it gave.
+    pub keys: AwsKeys,
+    /// Their `Expiration`, in seconds since the Unix epoch (`None`: they do not expire).
+    pub expires: Option<i64>,
+}
+
+impl std::fmt::Debug for ProcessCredentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ProcessCredentials")
+            .field("profile", &self.profile)
+            .field("keys", &self.keys)
+            .field("expires", &self.expires)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ProcessCredentials {
+    /// Runs `profile`'s `command` and keeps what it gave.
+    pub(crate) fn run(profile: &str, command: &str) -> Result<Self, String> {
+        let (keys, expires) = process_credentials(profile, command)?;
+        Ok(Self {
+            profile: profile.to_owned(),
+            command: command.to_owned(),
+            keys,
+            expires,
+        })
+    }
+
+    /// The keys, after running the command again when they expire within five minutes.
+    pub(crate) fn fresh_keys(&mut self) -> Result<AwsKeys, String> {
+        if self
+            .expires
+            .is_some_and(|expires| now_secs() + REFRESH_MARGIN_SECS >= expires)
+        {
+            *self = Self::run(&self.profile, &self.command)?;
+        }
+        Ok(self.keys.clone())
+    }
+}
+
+/// Runs `profile`'s `command` and reads its credentials and their expiry.
+fn process_credentials(profile: &str, command: &str) -> Result<(AwsKeys, Option<i64>), String> {
     let failed = |why: String| format!("the AWS profile {profile}'s credential_process {why}");
     let mut child = Command::new("/bin/sh")
         .arg("-c")
@@ -82,7 +133,7 @@ fn now_secs() -> i64 {
 
 /// The credentials in the command's output, checked as the SDK checks them (`now` in seconds
 /// since the Unix epoch). The messages never repeat the output: it holds the secret key.
-fn parse(stdout: &[u8], now: i64) -> Result<AwsKeys, String> {
+fn parse(stdout: &[u8], now: i64) -> Result<(AwsKeys, Option<i64>), String> {
     let text = String::from_utf8_lossy(stdout);
     let data: Value =
         serde_json::from_str(text.trim()).map_err(|_| "returned invalid JSON".to_owned())?;
@@ -95,20 +146,23 @@ fn parse(stdout: &[u8], now: i64) -> Result<AwsKeys, String> {
     else {
         return Err("returned invalid credentials (no AccessKeyId or SecretAccessKey)".to_owned());
     };
+    let mut expires = None;
     if let Some(expiration) = field("Expiration") {
-        let expires = DateTime::from_str(&expiration, Format::DateTimeWithOffset)
+        let at = DateTime::from_str(&expiration, Format::DateTimeWithOffset)
             .map_err(|_| format!("returned an Expiration that is not a date: {expiration}"))?;
-        if expires.secs() < now {
+        if at.secs() < now {
             return Err(format!(
                 "returned expired credentials (Expiration {expiration})"
             ));
         }
+        expires = Some(at.secs());
     }
-    Ok(AwsKeys {
+    let keys = AwsKeys {
         access_key_id,
         secret_access_key,
         session_token: field("SessionToken").filter(|token| !token.is_empty()),
-    })
+    };
+    Ok((keys, expires))
 }
 
 #[cfg(test)]
@@ -125,11 +179,14 @@ mod tests {
         );
         assert_eq!(
             keys,
-            Ok(AwsKeys {
-                access_key_id: "AKID".into(),
-                secret_access_key: "s3cret".into(),
-                session_token: Some("tok".into()),
-            })
+            Ok((
+                AwsKeys {
+                    access_key_id: "AKID".into(),
+                    secret_access_key: "s3cret".into(),
+                    session_token: Some("tok".into()),
+                },
+                Some(1_801_440_000)
+            ))
         );
         let refused = |output: &str| parse(output.as_bytes(), now).unwrap_err();
         assert_eq!(refused("not json"), "returned invalid JSON");
@@ -153,7 +210,10 @@ mod tests {
             "dev",
             r#"printf '{"Version": 1, "AccessKeyId": "%s", "SecretAccessKey": "x"}' "$((40 + 2))""#,
         );
-        assert_eq!(keys.map(|keys| keys.access_key_id), Ok("42".to_owned()));
+        assert_eq!(
+            keys.map(|(keys, _)| keys.access_key_id),
+            Ok("42".to_owned())
+        );
         let failed = process_credentials("dev", "echo token expired >&2; exit 3").unwrap_err();
         assert!(
             failed.starts_with("the AWS profile dev's credential_process failed")

@@ -61,6 +61,7 @@ mod vertex;
 
 pub use anthropic::Anthropic;
 pub use aws_credentials::{AwsKeys, BedrockAuth, BedrockSettings};
+pub use aws_process_credentials::ProcessCredentials;
 pub use azure::{AzureOpenAi, AzureSettings, azure_base_url, parse_deployment_map};
 pub use bedrock::Bedrock;
 pub use cache_retention::{CACHE_RETENTION_VARIABLE, CacheRetention};
