@@ -15,7 +15,7 @@ use serde_json::Value;
 
 const TOKEN: &str = "sk-ant-oat01-oracle-token";
 
-use support::pi_run::{AgentDirs, Program, anthropic_answer as answer, header, print_args};
+use support::pi_run::{AgentDirs, Program, anthropic_answer as answer, header, print_args, run_ok};
 
 /// How the token reaches the program.
 #[derive(Clone, Copy)]
@@ -27,8 +27,7 @@ enum Source {
 /// What `program` sent for `-p hi` with the token from `source`.
 fn sent(program: &Program, source: Source) -> support::SeenRequest {
     let (url, seen) = support::serve(vec![answer()]);
-    let dirs = AgentDirs::new();
-    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+    let dirs = AgentDirs::anthropic_at(&url);
     let mut command = dirs.command(program);
     match source {
         Source::Variable => {
@@ -40,17 +39,13 @@ fn sent(program: &Program, source: Source) -> support::SeenRequest {
             dirs.auth_json(&login.to_string());
         }
     }
-    let output = command
+    command
         .args(print_args("anthropic", "claude-sonnet-4-5"))
-        .args(["--tools", "read,bash", "hi"])
-        .output()
-        .unwrap();
-    let name = program.name();
+        .args(["--tools", "read,bash", "hi"]);
+    let (output, requests) = run_ok(program, &mut command, &seen);
     let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{name}: {stderr}");
     assert!(!stderr.contains(TOKEN) && !String::from_utf8_lossy(&output.stdout).contains(TOKEN));
-    let requests = seen.lock().unwrap().clone();
-    assert_eq!(requests.len(), 1, "{name}");
+    assert_eq!(requests.len(), 1, "{}", program.name());
     requests.into_iter().next().unwrap()
 }
 
@@ -180,8 +175,7 @@ fn now_millis() -> u64 {
 
 fn renewal(program: &Program, token_reply: support::Reply) -> Renewal {
     let (url, seen) = support::serve(vec![token_reply, answer()]);
-    let dirs = AgentDirs::new();
-    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+    let dirs = AgentDirs::anthropic_at(&url);
     let login = serde_json::json!({
         "openai": {"type": "api_key", "key": "sk-openai-kept"},
         "anthropic": {"type": "oauth", "refresh": OLD_REFRESH, "access": EXPIRED_ACCESS,
@@ -191,32 +185,14 @@ fn renewal(program: &Program, token_reply: support::Reply) -> Renewal {
     let auth_before = serde_json::to_string_pretty(&login).unwrap();
     let file = dirs.auth_json(&auth_before);
     let token_url = format!("{url}/v1/oauth/token");
-    let preload = dirs.path().join("redirect-token.mjs");
-    std::fs::write(
-        &preload,
-        format!(
-            // Pi installs undici's fetch at start-up: the wrapper stays in front of whichever
-            // fetch is installed.
-            "let real = globalThis.fetch;\n\
-             const wrapper = (input, init) => {{\n\
-               const href = typeof input === 'string' ? input : (input.href ?? input.url);\n\
-               return real(href === '{PI_TOKEN_URL}' ? '{token_url}' : input, init);\n\
-             }};\n\
-             Object.defineProperty(globalThis, 'fetch', {{configurable: true,\n\
-               get: () => wrapper, set: (next) => {{ if (next !== wrapper) real = next; }}}});\n"
-        ),
-    )
-    .unwrap();
+    let node_options = dirs.node_redirect(PI_TOKEN_URL, &token_url);
     let started = now_millis();
     let output = dirs
         .command(program)
         .args(print_args("anthropic", "claude-sonnet-4-5"))
         .args(["--no-tools", "hi"])
         .env("PI_TEST_ANTHROPIC_TOKEN_URL", &token_url)
-        .env(
-            "NODE_OPTIONS",
-            format!("--import=file://{}", preload.display()),
-        )
+        .env("NODE_OPTIONS", node_options)
         .output()
         .unwrap();
     use std::os::unix::fs::PermissionsExt;
@@ -356,8 +332,7 @@ fn an_expired_login_is_renewed_as_pi_renews_it() {
 fn two_programs_renewing_at_once_ask_the_endpoint_once() {
     // One token answer only: a second refresh would get a model answer and fail.
     let (url, seen) = support::serve(vec![token_answer(), answer(), answer()]);
-    let dirs = AgentDirs::new();
-    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+    let dirs = AgentDirs::anthropic_at(&url);
     let login = serde_json::json!({"anthropic": {"type": "oauth", "refresh": OLD_REFRESH,
         "access": EXPIRED_ACCESS, "expires": 1_000_u64}});
     dirs.auth_json(&login.to_string());
@@ -394,4 +369,89 @@ fn two_programs_renewing_at_once_ask_the_endpoint_once() {
         );
     }
     assert!(!dirs.agent.join("auth.json.lock").exists());
+}
+
+/// A token answer that is expired as soon as it is given: five minutes, which is Pi's margin.
+fn short_token_answer(number: usize) -> support::Reply {
+    support::Reply::json(
+        "200 OK",
+        format!(
+            r#"{{"token_type":"Bearer","access_token":"sk-ant-oat01-short-{number}","refresh_token":"sk-ant-ort01-short-{number}","expires_in":300}}"#
+        ),
+    )
+}
+
+/// `-p one two` (two prompts, one session) on an expired login whose every renewal is
+/// expired at once: the requests `program` made, in order, and auth.json afterwards.
+fn renewed_each_request(program: &Program) -> (Vec<support::SeenRequest>, Value) {
+    let tokens = (1..=6).map(short_token_answer).collect();
+    let (url, seen) = support::serve_routes(vec![
+        ("/oauth/token", tokens),
+        ("/v1/messages", vec![answer(), answer()]),
+    ]);
+    let dirs = AgentDirs::anthropic_at(&url);
+    let login = serde_json::json!({"anthropic": {"type": "oauth", "refresh": OLD_REFRESH,
+        "access": EXPIRED_ACCESS, "expires": 1_000_u64}});
+    let file = dirs.auth_json(&login.to_string());
+    let token_url = format!("{url}/v1/oauth/token");
+    let mut command = dirs.command(program);
+    command
+        .args(print_args("anthropic", "claude-sonnet-4-5"))
+        .args(["--no-tools", "one", "two"])
+        .env("PI_TEST_ANTHROPIC_TOKEN_URL", &token_url)
+        .env("NODE_OPTIONS", dirs.node_redirect(PI_TOKEN_URL, &token_url));
+    let (_, requests) = run_ok(program, &mut command, &seen);
+    let after = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
+    (requests, after)
+}
+
+/// Checks that every model request of `requests` came right after a renewal and carried the
+/// token it gave, and that each renewal used the refresh token the one before gave.
+fn check_renewed_before_each_request(
+    program: &str,
+    requests: &[support::SeenRequest],
+    after: &Value,
+) {
+    let messages: Vec<usize> = (0..requests.len())
+        .filter(|&index| requests[index].path == "/v1/messages")
+        .collect();
+    assert_eq!(messages.len(), 2, "{program}: {requests:?}");
+    let mut refresh = OLD_REFRESH.to_owned();
+    let mut issued = 0;
+    for (index, request) in requests.iter().enumerate() {
+        if request.path.ends_with("/oauth/token") {
+            assert_eq!(request.body["refresh_token"], refresh.as_str(), "{program}");
+            issued += 1;
+            refresh = format!("sk-ant-ort01-short-{issued}");
+        } else {
+            assert!(
+                index > 0 && requests[index - 1].path.ends_with("/oauth/token"),
+                "{program}: request {index} was not preceded by a renewal: {requests:?}"
+            );
+            assert_eq!(
+                bearer(request).as_deref(),
+                Some(format!("Bearer sk-ant-oat01-short-{issued}").as_str()),
+                "{program}"
+            );
+        }
+    }
+    assert_eq!(
+        after["anthropic"]["access"],
+        format!("sk-ant-oat01-short-{issued}"),
+        "{program}"
+    );
+    assert_eq!(after["anthropic"]["refresh"], refresh.as_str(), "{program}");
+}
+
+#[test]
+fn a_login_expiring_mid_session_is_renewed_before_each_request() {
+    let (requests, after) = renewed_each_request(&Program::pi_tool());
+    check_renewed_before_each_request("pi-tool", &requests, &after);
+}
+
+#[test]
+#[ignore = "needs upstream Pi: run scripts/test.sh"]
+fn a_login_expiring_mid_session_is_renewed_as_pi_renews_it() {
+    let (requests, after) = renewed_each_request(&Program::upstream_pi());
+    check_renewed_before_each_request("pi", &requests, &after);
 }

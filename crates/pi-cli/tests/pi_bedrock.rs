@@ -86,21 +86,34 @@ fn serve_once(reply: (&'static str, &'static str, Vec<u8>)) -> (String, support:
     (format!("http://{address}"), seen)
 }
 
-/// Runs `program` on `-p hi` for the Bedrock model against a fake answering `reply`.
+/// Runs `program` on `-p hi` for the Bedrock model against a fake answering `reply`, with
+/// IAM keys in the environment.
 fn run(
     program: &Program,
     reply: (&'static str, &'static str, Vec<u8>),
 ) -> (std::process::Output, support::SeenRequest) {
+    run_with(program, reply, |command, _| {
+        command
+            .env("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+            .env("AWS_SECRET_ACCESS_KEY", SECRET)
+            .env("AWS_SESSION_TOKEN", "session-token-example");
+    })
+}
+
+/// As [`run`], the credentials set by `credentials`.
+fn run_with(
+    program: &Program,
+    reply: (&'static str, &'static str, Vec<u8>),
+    credentials: impl FnOnce(&mut std::process::Command, &AgentDirs),
+) -> (std::process::Output, support::SeenRequest) {
     let (url, seen) = serve_once(reply);
     let dirs = AgentDirs::new();
     dirs.models_json(&json!({"providers": {"amazon-bedrock": {"baseUrl": url}}}));
-    let output = dirs
-        .command(program)
+    let mut command = dirs.command(program);
+    credentials(&mut command, &dirs);
+    let output = command
         .args(print_args("amazon-bedrock", MODEL))
         .args(["--tools", "read", "hi"])
-        .env("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
-        .env("AWS_SECRET_ACCESS_KEY", SECRET)
-        .env("AWS_SESSION_TOKEN", "session-token-example")
         .env("AWS_REGION", "eu-west-1")
         // Pi's SDK speaks HTTP/2 to Bedrock unless told otherwise; the fake speaks HTTP/1.1.
         .env("AWS_BEDROCK_FORCE_HTTP1", "1")
@@ -210,4 +223,71 @@ fn pi_tool_sends_bedrock_what_pi_sends() {
             "{name} not in {theirs_signed:?}"
         );
     }
+}
+
+/// A profile whose `credential_process` is a script printing temporary credentials.
+fn process_profile(command: &mut std::process::Command, dirs: &AgentDirs) {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dirs.path().join("credentials.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nprintf '%s' '{{\"Version\": 1, \"AccessKeyId\": \"AKIDPROCESS\", \
+             \"SecretAccessKey\": \"{SECRET}\", \"SessionToken\": \"process-session-token\", \
+             \"Expiration\": \"2099-01-01T00:00:00Z\"}}'\n"
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let aws = dirs.path().join(".aws");
+    std::fs::create_dir_all(&aws).unwrap();
+    std::fs::write(
+        aws.join("config"),
+        format!(
+            "[profile proc]\ncredential_process = {}\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    command.env("AWS_PROFILE", "proc");
+}
+
+#[test]
+fn a_profiles_credential_process_signs_the_request() {
+    let (output, request) = run_with(
+        &ours(),
+        ("200 OK", "application/vnd.amazon.eventstream", answer()),
+        process_profile,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(
+        signing_scope(&request),
+        "AKIDPROCESS/eu-west-1/bedrock/aws4_request"
+    );
+    assert_eq!(
+        header(&request, "x-amz-security-token").as_deref(),
+        Some("process-session-token")
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains(SECRET) && !stderr.contains(SECRET));
+}
+
+#[test]
+#[ignore = "needs upstream Pi: run scripts/test.sh"]
+fn a_profiles_credential_process_is_followed_as_pi_follows_it() {
+    let reply = || ("200 OK", "application/vnd.amazon.eventstream", answer());
+    let (theirs_output, theirs) = run_with(&Program::upstream_pi(), reply(), process_profile);
+    let (ours_output, ours) = run_with(&ours(), reply(), process_profile);
+    assert!(
+        theirs_output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&theirs_output.stderr)
+    );
+    assert!(ours_output.status.success());
+    assert_eq!(signing_scope(&ours), signing_scope(&theirs));
+    assert_eq!(
+        header(&ours, "x-amz-security-token"),
+        header(&theirs, "x-amz-security-token")
+    );
 }

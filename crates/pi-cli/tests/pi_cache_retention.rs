@@ -13,7 +13,9 @@ mod support;
 
 use serde_json::Value;
 
-use support::pi_run::{AgentDirs, Program, anthropic_answer, print_args};
+use support::pi_run::{
+    AgentDirs, Program, anthropic_answer, cache_marks, chat_answer, print_args, run_ok,
+};
 
 /// Where `PI_CACHE_RETENTION` is set.
 #[derive(Clone, Copy, Debug)]
@@ -31,8 +33,7 @@ fn sent(program: &Program, retention: Option<&str>) -> Value {
 
 fn sent_with(program: &Program, retention: Option<&str>, place: Place) -> Value {
     let (url, seen) = support::serve(vec![anthropic_answer()]);
-    let dirs = AgentDirs::new();
-    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+    let dirs = AgentDirs::anthropic_at(&url);
     let mut command = dirs.command(program);
     match place {
         Place::Environment => {
@@ -51,89 +52,42 @@ fn sent_with(program: &Program, retention: Option<&str>, place: Place) -> Value 
             dirs.auth_json(&entry.to_string());
         }
     }
-    let output = command
+    command
         .args(print_args("anthropic", "claude-sonnet-4-5"))
-        .args(["--tools", "read,bash", "hi"])
-        .output()
-        .unwrap();
-    let name = program.name();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{name}: {stderr}");
-    let requests = seen.lock().unwrap().clone();
-    assert_eq!(requests.len(), 1, "{name}");
+        .args(["--tools", "read,bash", "hi"]);
+    let (_, requests) = run_ok(program, &mut command, &seen);
+    assert_eq!(requests.len(), 1, "{}", program.name());
     requests.into_iter().next().unwrap().body
-}
-
-/// Every `cache_control` in `value`, with the path to the object holding it (tools by their
-/// place in the list, so the tools' order does not matter; system and message blocks by
-/// index).
-fn cache_marks(value: &Value, path: &str, marks: &mut Vec<(String, Value)>) {
-    match value {
-        Value::Object(object) => {
-            for (key, child) in object {
-                if key == "cache_control" {
-                    marks.push((path.to_owned(), child.clone()));
-                } else {
-                    cache_marks(child, &format!("{path}/{key}"), marks);
-                }
-            }
-        }
-        Value::Array(items) => {
-            for (index, item) in items.iter().enumerate() {
-                cache_marks(item, &format!("{path}/{index}"), marks);
-            }
-        }
-        _ => {}
-    }
-}
-
-fn marks(body: &Value) -> Vec<(String, Value)> {
-    let mut found = Vec::new();
-    cache_marks(body, "", &mut found);
-    found
 }
 
 const EPHEMERAL: &str = r#"{"type":"ephemeral"}"#;
 const HOUR: &str = r#"{"type":"ephemeral","ttl":"1h"}"#;
 
+/// The marks Pi places, sorted by path as [`cache_marks`] gives them.
 fn expected(mark: &str) -> Vec<(String, Value)> {
     let mark: Value = serde_json::from_str(mark).unwrap();
-    ["/system/0", "/messages/0/content/0", "/tools/1"]
+    ["/messages/0/content/0", "/system/0", "/tools/1"]
         .into_iter()
         .map(|path| (path.to_owned(), mark.clone()))
         .collect()
 }
 
-fn sorted(mut marks: Vec<(String, Value)>) -> Vec<(String, Value)> {
-    marks.sort_by(|a, b| a.0.cmp(&b.0));
-    marks
-}
-
 #[test]
 fn the_prompt_is_cached_for_five_minutes_or_an_hour() {
     let ours = &Program::pi_tool();
-    assert_eq!(
-        sorted(marks(&sent(ours, None))),
-        sorted(expected(EPHEMERAL))
-    );
-    assert_eq!(
-        sorted(marks(&sent(ours, Some("long")))),
-        sorted(expected(HOUR))
-    );
+    assert_eq!(cache_marks(&sent(ours, None)), expected(EPHEMERAL));
+    assert_eq!(cache_marks(&sent(ours, Some("long"))), expected(HOUR));
     // Pi reads only "long".
-    assert_eq!(
-        sorted(marks(&sent(ours, Some("none")))),
-        sorted(expected(EPHEMERAL))
-    );
+    assert_eq!(cache_marks(&sent(ours, Some("none"))), expected(EPHEMERAL));
 }
 
 #[test]
 fn the_auth_entrys_env_sets_the_retention_for_its_provider() {
     let ours = &Program::pi_tool();
     let body = sent_with(ours, Some("long"), Place::AuthEntry);
-    assert_eq!(sorted(marks(&body)), sorted(expected(HOUR)));
+    assert_eq!(cache_marks(&body), expected(HOUR));
     let body = sent_with(ours, None, Place::AuthEntry);
-    assert_eq!(sorted(marks(&body)), sorted(expected(EPHEMERAL)));
+    assert_eq!(cache_marks(&body), expected(EPHEMERAL));
 }
 
 #[test]
@@ -150,8 +104,8 @@ fn cache_marks_are_where_pi_puts_them() {
         let theirs = sent_with(&pi, retention, place);
         let ours = sent_with(&Program::pi_tool(), retention, place);
         assert_eq!(
-            sorted(marks(&ours)),
-            sorted(marks(&theirs)),
+            cache_marks(&ours),
+            cache_marks(&theirs),
             "PI_CACHE_RETENTION={retention:?} in {place:?}"
         );
         assert_eq!(
@@ -159,11 +113,6 @@ fn cache_marks_are_where_pi_puts_them() {
             theirs["system"].as_array().map(Vec::len)
         );
     }
-}
-
-fn chat_answer() -> support::Reply {
-    let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"content": "ok"}, "finish_reason": "stop"}]});
-    support::Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
 }
 
 /// The Chat Completions body `program` sent to a models.json server (named `provider`, so
@@ -178,18 +127,11 @@ fn chat_sent(program: &Program, provider: &str, retention: Option<&str>) -> Valu
     if let Some(retention) = retention {
         command.env("PI_CACHE_RETENTION", retention);
     }
-    let output = command
+    command
         .args(print_args(provider, "m"))
-        .args(["--no-tools", "hi"])
-        .output()
-        .unwrap();
-    let name = program.name();
-    assert!(
-        output.status.success(),
-        "{name}: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    support::bodies(&seen).remove(0)
+        .args(["--no-tools", "hi"]);
+    let (_, mut requests) = run_ok(program, &mut command, &seen);
+    requests.remove(0).body
 }
 
 #[test]
@@ -224,4 +166,36 @@ fn chat_completions_retention_is_pis() {
             "{provider} {retention:?}"
         );
     }
+}
+
+/// The Anthropic body `program` sent when the model's compat says the server takes no cache
+/// mark on tools.
+fn sent_without_tool_marks(program: &Program) -> Value {
+    let (url, seen) = support::serve(vec![anthropic_answer()]);
+    let dirs = AgentDirs::new();
+    dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url,
+        "modelOverrides": {"claude-sonnet-4-5": {"compat": {"supportsCacheControlOnTools": false}}}}}}));
+    let mut command = dirs.command(program);
+    command
+        .env("ANTHROPIC_API_KEY", "sk-ant-api03-test")
+        .args(print_args("anthropic", "claude-sonnet-4-5"))
+        .args(["--tools", "read,bash", "hi"]);
+    let (_, mut requests) = run_ok(program, &mut command, &seen);
+    requests.remove(0).body
+}
+
+#[test]
+fn a_server_refusing_marks_on_tools_gets_none_there() {
+    let marks = cache_marks(&sent_without_tool_marks(&Program::pi_tool()));
+    let paths: Vec<&str> = marks.iter().map(|(path, _)| path.as_str()).collect();
+    assert_eq!(paths, ["/messages/0/content/0", "/system/0"]);
+}
+
+#[test]
+#[ignore = "needs upstream Pi: run scripts/test.sh"]
+fn marks_on_tools_follow_compat_as_in_pi() {
+    assert_eq!(
+        cache_marks(&sent_without_tool_marks(&Program::pi_tool())),
+        cache_marks(&sent_without_tool_marks(&Program::upstream_pi()))
+    );
 }

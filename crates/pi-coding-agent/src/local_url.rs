@@ -3,9 +3,19 @@
 
 /// Whether `url`'s host is `localhost` (or under it), a 127.x address, `::1` or `0.0.0.0`.
 pub(crate) fn is_local_base_url(url: &str) -> bool {
-    let Some((_, rest)) = url.split_once("://") else {
+    let Some(host) = url_host(url) else {
         return false;
     };
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "::1"
+        || host == "0.0.0.0"
+        || is_ipv4_loopback(&host)
+}
+
+/// The host of `url`, lower-cased, without port or brackets; `None` without a scheme.
+pub(crate) fn url_host(url: &str) -> Option<String> {
+    let (_, rest) = url.split_once("://")?;
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     let host_and_port = authority
         .rsplit_once('@')
@@ -15,12 +25,7 @@ pub(crate) fn is_local_base_url(url: &str) -> bool {
     } else {
         host_and_port.split(':').next().unwrap_or_default()
     };
-    let host = host.to_ascii_lowercase();
-    host == "localhost"
-        || host.ends_with(".localhost")
-        || host == "::1"
-        || host == "0.0.0.0"
-        || is_ipv4_loopback(&host)
+    Some(host.to_ascii_lowercase())
 }
 
 fn is_ipv4_loopback(host: &str) -> bool {

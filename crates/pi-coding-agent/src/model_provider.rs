@@ -53,6 +53,16 @@ pub fn model_provider(
         .iter()
         .map(|(name, value)| (name.clone(), value.expose().to_owned()))
         .collect();
+    // Pi names the session to OpenCode's gateway; the configured headers still win.
+    if let (true, Some(id)) = (is_opencode(model), &config.session_id) {
+        config.headers.splice(
+            0..0,
+            [
+                ("x-opencode-session".to_owned(), id.clone()),
+                ("x-opencode-client".to_owned(), "pi".to_owned()),
+            ],
+        );
+    }
     if let Some(compat) = &model.compat {
         // Unknown keys are ignored; a known key of the wrong shape names the model.
         config.compat = serde_json::from_value(serde_json::Value::Object(compat.clone())).map_err(
@@ -72,6 +82,33 @@ pub fn model_provider(
             .as_ref()
             .map(|key| key.expose().to_owned());
     }
+    let mut wire = build_wire(model, &resolved.credentials, config.clone())?;
+    if let Some(login) = &resolved.credentials.login {
+        // Renewed before a request once expired, and the wire built again with the new token.
+        let (model, credentials) = (model.clone(), resolved.credentials.clone());
+        let rebuild: crate::login_provider::Rebuild = Box::new(move |access| {
+            let mut config = config.clone();
+            config.api_key = Some(access.expose().to_owned());
+            build_wire(&model, &credentials, config)
+        });
+        wire = Arc::new(crate::login_provider::RenewingProvider::new(
+            wire,
+            login.clone(),
+            rebuild,
+        ));
+    }
+    let mut priced = PricedProvider::new(wire, model);
+    priced.block_images = block_images;
+    Ok(Arc::new(priced))
+}
+
+/// The wire of `model`'s API with `config`.
+fn build_wire(
+    model: &Model,
+    credentials: &crate::model_registry::Credentials,
+    mut config: ProviderConfig,
+) -> Result<Arc<dyn Provider>, RuntimeError> {
+    let variable = |name: &str| credentials.variable(name);
     let unbuilt = |api: &ModelApi| RuntimeError::UnbuiltWire {
         model: model.reference(),
         api: api.as_str().to_owned(),
@@ -100,9 +137,13 @@ pub fn model_provider(
         }
         other => return Err(unbuilt(other)),
     };
-    let mut priced = PricedProvider::new(wire, model);
-    priced.block_images = block_images;
-    Ok(Arc::new(priced))
+    Ok(wire)
+}
+
+/// An OpenCode model (Zen or Go, or any model served from `opencode.ai`), as Pi tells them.
+fn is_opencode(model: &Model) -> bool {
+    matches!(model.provider.as_str(), "opencode" | "opencode-go")
+        || crate::local_url::url_host(&model.base_url).as_deref() == Some("opencode.ai")
 }
 
 /// The base URL as our wire takes it: Pi's catalog gives Gemini's with its `/v1beta` version

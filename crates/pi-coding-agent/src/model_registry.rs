@@ -62,6 +62,9 @@ pub struct ModelRegistry {
     vars: Variables,
     runtime_keys: BTreeMap<String, Secret>,
     models_path: PathBuf,
+    /// Providers whose login this registry renewed: their token is used even when the renewal
+    /// gave one already expired (the wire renews it again before its request, as Pi does).
+    renewed: BTreeSet<String>,
 }
 
 impl ModelRegistry {
@@ -98,6 +101,7 @@ impl ModelRegistry {
             auth,
             vars,
             runtime_keys: BTreeMap::new(),
+            renewed: BTreeSet::new(),
             models_path: models
                 .path
                 .clone()

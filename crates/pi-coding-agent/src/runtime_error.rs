@@ -55,6 +55,9 @@ pub enum RuntimeError {
         "the session id {0:?} must be letters, digits, '.', '_' and '-', starting and ending with a letter or digit"
     )]
     InvalidSessionId(String),
+    /// `--fork` with `--session-id` named an id a session of the project already has.
+    #[error("a session with the id {0:?} already exists")]
+    SessionIdTaken(String),
     /// `--fork` named a file that does not exist.
     #[error("--fork {0}: no such session file")]
     NoFileToFork(String),

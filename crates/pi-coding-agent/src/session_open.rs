@@ -22,11 +22,22 @@ pub enum SessionTarget {
     /// A new session holding every entry of this one (a file or an id prefix); its header
     /// names the original as `parentSession`.
     Fork(String),
+    /// As [`SessionTarget::Fork`], the new session's id this one (Pi's `--fork` with
+    /// `--session-id`), refused when a session of the directory has it already.
+    ForkWithId {
+        /// The session forked (a file or an id prefix).
+        source: String,
+        /// The new session's id.
+        id: String,
+    },
     /// The session of the session directory whose id is exactly this (Pi's `--session-id`),
     /// created with that id when there is none.
     Id(String),
     /// A session kept in memory only: the run is forgotten when it ends.
     InMemory,
+    /// As [`SessionTarget::InMemory`], with this id (Pi's `--no-session --session-id`: the id
+    /// still names the session to the provider, e.g. as OpenAI's prompt cache key).
+    InMemoryWithId(String),
 }
 
 /// A session opened for a run, with what loading an existing file noticed.
@@ -70,12 +81,21 @@ pub fn open_session(
     dir: impl FnOnce() -> Result<PathBuf, RuntimeError>,
     cwd: &Path,
 ) -> Result<OpenedSession, RuntimeError> {
-    if *target == SessionTarget::InMemory {
-        return Ok(fresh(Session::in_memory(cwd)));
+    match target {
+        SessionTarget::InMemory => return Ok(fresh(Session::in_memory(cwd))),
+        SessionTarget::InMemoryWithId(id) if !valid_session_id(id) => {
+            return Err(RuntimeError::InvalidSessionId(id.clone()));
+        }
+        SessionTarget::InMemoryWithId(id) => {
+            return Ok(fresh(Session::in_memory_with_id(cwd, id)));
+        }
+        _ => {}
     }
     let dir = dir()?;
     match target {
-        SessionTarget::InMemory | SessionTarget::New => Ok(fresh(Session::create(&dir, cwd))),
+        SessionTarget::InMemory | SessionTarget::InMemoryWithId(_) | SessionTarget::New => {
+            Ok(fresh(Session::create(&dir, cwd)))
+        }
         SessionTarget::ContinueRecent => {
             let recent =
                 pi_session::most_recent_session(&dir).map_err(|source| RuntimeError::Session {
@@ -115,23 +135,50 @@ pub fn open_session(
                 }),
             }
         }
-        SessionTarget::Fork(source) => {
-            let FoundSession::Existing(path) = find_session(source, &dir)? else {
-                return Err(RuntimeError::NoFileToFork(source.clone()));
-            };
-            let fork =
-                Session::fork_from(&path, cwd, &dir).map_err(|source| RuntimeError::Session {
-                    what: format!("forking {}", path.display()),
-                    source,
-                })?;
-            let report = noticed(&path, fork.report());
-            Ok(OpenedSession {
-                session: fork,
-                report,
-                notice: None,
-            })
+        SessionTarget::Fork(source) => fork_session(source, None, &dir, cwd),
+        SessionTarget::ForkWithId { source, id } => fork_session(source, Some(id), &dir, cwd),
+    }
+}
+
+/// A new session in `dir` holding every entry of `source` (a file or an id prefix), with the
+/// id `id` when given (refused when a session of `dir` has it).
+fn fork_session(
+    source: &str,
+    id: Option<&str>,
+    dir: &Path,
+    cwd: &Path,
+) -> Result<OpenedSession, RuntimeError> {
+    if let Some(id) = id {
+        if !valid_session_id(id) {
+            return Err(RuntimeError::InvalidSessionId(id.to_owned()));
+        }
+        let listing = pi_session::list_sessions(dir).map_err(|source| RuntimeError::Session {
+            what: format!("listing the sessions in {}", dir.display()),
+            source,
+        })?;
+        if listing
+            .sessions
+            .iter()
+            .any(|summary| summary.header.id() == id)
+        {
+            return Err(RuntimeError::SessionIdTaken(id.to_owned()));
         }
     }
+    let FoundSession::Existing(path) = find_session(source, dir)? else {
+        return Err(RuntimeError::NoFileToFork(source.to_owned()));
+    };
+    let fork = Session::fork_from_with_id(&path, cwd, dir, id).map_err(|source| {
+        RuntimeError::Session {
+            what: format!("forking {}", path.display()),
+            source,
+        }
+    })?;
+    let report = noticed(&path, fork.report());
+    Ok(OpenedSession {
+        session: fork,
+        report,
+        notice: None,
+    })
 }
 
 /// Finds the session `target` names, as Pi's `--session` does: a path when it has a `/` or
@@ -266,6 +313,45 @@ mod tests {
         assert!(matches!(
             find_session("", dir.path()),
             Err(RuntimeError::EmptySessionId)
+        ));
+    }
+
+    #[test]
+    fn a_session_kept_in_memory_can_be_given_its_id() {
+        let dir = tempfile::tempdir().unwrap();
+        let unused = || -> Result<PathBuf, RuntimeError> { panic!("no session directory") };
+        let target = SessionTarget::InMemoryWithId("release-audit.1".to_owned());
+        let opened = open_session(&target, unused, dir.path()).unwrap();
+        assert_eq!(opened.session.id(), "release-audit.1");
+        assert_eq!(opened.session.file_path(), None);
+        let bad = SessionTarget::InMemoryWithId("a/b".to_owned());
+        assert!(matches!(
+            open_session(&bad, unused, dir.path()),
+            Err(RuntimeError::InvalidSessionId(_))
+        ));
+    }
+
+    #[test]
+    fn a_fork_can_be_given_its_id_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = || Ok(dir.path().join("sessions"));
+        let mut source = open_session(&SessionTarget::New, sessions, dir.path()).unwrap();
+        source.session.append_model_change("faux", "m").unwrap();
+        source.session.sync().unwrap();
+        let path = source.session.file_path().unwrap().display().to_string();
+        drop(source);
+        let target = SessionTarget::ForkWithId {
+            source: path.clone(),
+            id: "forked.1".to_owned(),
+        };
+        let mut fork = open_session(&target, sessions, dir.path()).unwrap();
+        assert_eq!(fork.session.id(), "forked.1");
+        assert!(fork.session.header().as_map().contains_key("parentSession"));
+        fork.session.sync().unwrap();
+        drop(fork);
+        assert!(matches!(
+            open_session(&target, sessions, dir.path()),
+            Err(RuntimeError::SessionIdTaken(id)) if id == "forked.1"
         ));
     }
 

@@ -103,12 +103,9 @@ impl SessionSetup {
 
     /// Starts a coding session on `session` with `model`.
     pub fn start(&self, session: Session, model: &ResolvedModel) -> Result<Started, RuntimeError> {
-        let provider = model_provider(
-            model,
-            self.thinking_budgets,
-            self.wire.clone(),
-            self.block_images,
-        )?;
+        // The wire names the session to the server (OpenAI's prompt cache key), as Pi does.
+        let wire = self.wire.clone().with_session_id(session.id());
+        let provider = model_provider(model, self.thinking_budgets, wire, self.block_images)?;
         CodingSession::start(CodingSessionOptions {
             cwd: self.cwd.clone(),
             agent_dir: self.agent_dir.clone(),

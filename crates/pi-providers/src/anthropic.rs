@@ -238,7 +238,10 @@ impl Wire for MessagesWire {
                     }
                 }
             }
-            if let (Some(cache_control), Some(last)) = (
+            // Compatible servers that refuse a mark on a tool say so in compat.
+            let on_tools = self.config.compat.supports_cache_control_on_tools != Some(false);
+            if let (true, Some(cache_control), Some(last)) = (
+                on_tools,
                 &cache_control,
                 list.last_mut().and_then(Value::as_object_mut),
             ) {

@@ -6,9 +6,10 @@
 //! region: one named in an inference-profile ARN, `AWS_REGION`, `AWS_DEFAULT_REGION`, the
 //! profile's `region`, else `us-east-1`.
 //!
-//! Credential sources that need a network exchange (SSO, an assumed role, a container or
-//! instance role, web identity) are not followed: a profile or environment that only has
-//! those is a clear error saying so.
+//! A profile's `credential_process` is run as the SDK runs it (see
+//! `aws_process_credentials`). Credential sources that need a network exchange (SSO, an
+//! assumed role, a container or instance role, web identity) are not followed: a profile or
+//! environment that only has those is a clear error saying what to run instead.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -45,6 +46,8 @@ pub enum BedrockAuth {
     Bearer(String),
     /// SigV4 with these keys.
     Keys(AwsKeys),
+    /// SigV4 with the keys of a profile's `credential_process`, run again before they expire.
+    Process(crate::aws_process_credentials::ProcessCredentials),
     /// No authentication (`AWS_BEDROCK_SKIP_AUTH=1`, for a proxy that adds its own).
     None,
 }
@@ -54,6 +57,7 @@ impl std::fmt::Debug for BedrockAuth {
         match self {
             Self::Bearer(_) => f.write_str("Bearer(<set>)"),
             Self::Keys(keys) => keys.fmt(f),
+            Self::Process(process) => process.fmt(f),
             Self::None => f.write_str("None"),
         }
     }
@@ -230,21 +234,30 @@ fn profile_keys(
             session_token: profile.get("aws_session_token").cloned(),
         }));
     }
-    let exchange = [
-        "sso_session",
-        "sso_start_url",
-        "role_arn",
-        "credential_process",
-    ]
-    .into_iter()
-    .find(|key| profile.contains_key(*key));
-    if let (Some(name), Some(key)) = (name, exchange) {
+    // The SDK's order for a profile: an assumed role, SSO, then credential_process.
+    let shown = name.unwrap_or("default");
+    let export = format!(
+        "export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (`eval \"$(aws configure \
+         export-credentials --profile {shown} --format env)\"`), or set AWS_BEARER_TOKEN_BEDROCK"
+    );
+    if profile.contains_key("role_arn") {
         return Err(format!(
-            "the AWS profile {name} gets its credentials through {key}, which this program does \
-             not follow: export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (e.g. from `aws \
-             configure export-credentials --profile {name} --format env`), or set \
-             AWS_BEARER_TOKEN_BEDROCK"
+            "the AWS profile {shown} assumes a role (role_arn), which this program does not \
+             follow: {export}"
         ));
+    }
+    if let Some(key) = ["sso_session", "sso_start_url"]
+        .into_iter()
+        .find(|key| profile.contains_key(*key))
+    {
+        return Err(format!(
+            "the AWS profile {shown} signs in through SSO ({key}), which this program does not \
+             follow: run `aws sso login --profile {shown}`, then {export}"
+        ));
+    }
+    if let Some(command) = profile.get("credential_process") {
+        return crate::aws_process_credentials::ProcessCredentials::run(shown, command)
+            .map(BedrockAuth::Process);
     }
     if let Some(name) = name {
         return Err(format!(
@@ -335,11 +348,61 @@ mod tests {
         );
         assert_eq!(dev.region_for("anthropic.claude", None), "eu-west-3");
         let sso = settings(&[("HOME", &home), ("AWS_PROFILE", "sso")], None);
-        assert!(sso.auth.unwrap_err().contains("sso_session"));
+        let sso = sso.auth.unwrap_err();
+        assert!(
+            sso.contains("SSO (sso_session)") && sso.contains("run `aws sso login --profile sso`"),
+            "{sso}"
+        );
         let default = settings(&[("HOME", &home)], None);
         assert!(matches!(default.auth, Ok(BedrockAuth::Keys(_))));
         let nothing = settings(&[], None);
         assert!(nothing.auth.unwrap_err().starts_with("no AWS credentials"));
+    }
+
+    #[test]
+    fn a_profiles_credential_process_gives_the_keys() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let script = dir.path().join("creds.sh");
+        std::fs::write(
+            &script,
+            "#!/bin/sh\nprintf '{\"Version\": 1, \"AccessKeyId\": \"%s\", \"SecretAccessKey\": \"S\", \"SessionToken\": \"T\"}' \"$1\"\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let config = dir.path().join("config");
+        std::fs::write(
+            &config,
+            format!(
+                "[profile proc]\ncredential_process = {} PROCKEY\n[profile both]\n\
+                 sso_session = corp\ncredential_process = {} PROCKEY\n",
+                script.display(),
+                script.display()
+            ),
+        )
+        .unwrap();
+        let config = config.to_string_lossy().into_owned();
+        let proc = settings(
+            &[("AWS_CONFIG_FILE", &config), ("AWS_PROFILE", "proc")],
+            None,
+        );
+        let Ok(BedrockAuth::Process(process)) = proc.auth else {
+            panic!("credential_process keys: {:?}", proc.auth);
+        };
+        assert_eq!(
+            process.keys,
+            AwsKeys {
+                access_key_id: "PROCKEY".to_owned(),
+                secret_access_key: "S".to_owned(),
+                session_token: Some("T".to_owned()),
+            }
+        );
+        // SSO comes first, as in the SDK.
+        let both = settings(
+            &[("AWS_CONFIG_FILE", &config), ("AWS_PROFILE", "both")],
+            None,
+        );
+        assert!(both.auth.unwrap_err().contains("aws sso login"));
     }
 
     #[test]

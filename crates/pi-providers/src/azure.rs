@@ -199,8 +199,11 @@ impl Provider for AzureOpenAi {
     }
 }
 
+/// The Azure wire's API name (the Responses body differs on it).
+pub(crate) const AZURE_API: &str = "azure-openai-responses";
+
 impl Wire for AzureWire {
-    const API: &'static str = "azure-openai-responses";
+    const API: &'static str = AZURE_API;
     const PROVIDER: &'static str = "azure-openai-responses";
 
     fn config(&self) -> &ProviderConfig {

@@ -80,6 +80,10 @@ impl Bedrock {
                 base_url: Some(endpoint.clone()),
                 ..config
             },
+            process: std::sync::Mutex::new(match &auth {
+                BedrockAuth::Process(process) => Some(process.clone()),
+                _ => None,
+            }),
             auth,
             region,
             force_cache: settings.force_cache,
@@ -105,6 +109,9 @@ impl Provider for Bedrock {
 struct ConverseWire {
     config: ProviderConfig,
     auth: BedrockAuth,
+    /// A `credential_process`'s current keys, fetched again before they expire (the
+    /// command runs on the request's thread: it is the user's own, and usually quick).
+    process: std::sync::Mutex<Option<crate::ProcessCredentials>>,
     region: String,
     force_cache: bool,
 }
@@ -359,7 +366,17 @@ impl ConverseWire {
                     format!("Bearer {token}")
                 });
             }
-            BedrockAuth::Keys(keys) => keys,
+            BedrockAuth::Keys(keys) => keys.clone(),
+            BedrockAuth::Process(_) => {
+                let mut process = self
+                    .process
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                match process.as_mut() {
+                    Some(process) => process.fresh_keys()?,
+                    None => return Err("the credential_process keys are missing".to_owned()),
+                }
+            }
         };
         let url = url::Url::parse(&post.url)
             .map_err(|_| "the Bedrock endpoint is not a URL".to_owned())?;
@@ -657,6 +674,7 @@ mod tests {
         let wire = |model: &str, force_cache| ConverseWire {
             config: ProviderConfig::new(model),
             auth: BedrockAuth::None,
+            process: std::sync::Mutex::new(None),
             region: "us-east-1".to_owned(),
             force_cache,
         };

@@ -11,6 +11,18 @@ use serde_json::{Value, json};
 /// The variable Pi reads for the retention.
 pub const CACHE_RETENTION_VARIABLE: &str = "PI_CACHE_RETENTION";
 
+/// The most characters OpenAI takes in a `prompt_cache_key`.
+const PROMPT_CACHE_KEY_MAX_CHARS: usize = 64;
+
+/// OpenAI's `prompt_cache_key` for a session: its id, cut to the 64 characters OpenAI takes
+/// (characters, not bytes, as Pi cuts it).
+pub(crate) fn prompt_cache_key(session_id: &str) -> String {
+    session_id
+        .chars()
+        .take(PROMPT_CACHE_KEY_MAX_CHARS)
+        .collect()
+}
+
 /// How long the prompt cache is kept.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum CacheRetention {
@@ -61,6 +73,13 @@ impl CacheRetention {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cache_keys_are_cut_to_64_characters() {
+        assert_eq!(prompt_cache_key("abc"), "abc");
+        let long = "é".repeat(70);
+        assert_eq!(prompt_cache_key(&long), "é".repeat(64));
+    }
 
     #[test]
     fn only_long_is_long_and_compat_can_refuse_it() {

@@ -2,9 +2,8 @@
 //! server departs from the official API. Every field is optional; an unset one takes what Pi
 //! detects from the provider's name and base URL ([`ChatCompat::resolve`]).
 //!
-//! Fields that change our requests are acted on; the rest (prompt-cache and session-affinity
-//! options, which need caching and session ids we do not send) are accepted and ignored, so a
-//! Pi `models.json` reads without error.
+//! Fields that change our requests are acted on; the few others (said on each) are accepted
+//! and ignored, so a Pi `models.json` reads without error.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -101,16 +100,20 @@ pub struct ModelCompat {
     /// `strict` only in strict mode, which the caller asks for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub supports_strict_mode: Option<bool>,
-    /// Accepted and ignored (prompt caching is not sent).
+    /// Chat: `"anthropic"` puts Anthropic's `cache_control` marks on the system prompt, the
+    /// last tool and the last conversation message (servers in front of Claude, e.g.
+    /// OpenRouter's `anthropic/` models). Another value marks nothing.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cache_control_format: Option<String>,
-    /// Accepted and ignored (prompt caching is not sent).
+    /// Whether the server keeps a prompt cache long when `PI_CACHE_RETENTION=long` (Chat:
+    /// `prompt_cache_retention`, the hour on cache marks; Responses and Anthropic too).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub supports_long_cache_retention: Option<bool>,
-    /// Accepted and ignored (no session id is sent).
+    /// Chat: the session's id goes as `session_id`, `x-client-request-id` and
+    /// `x-session-affinity` headers (default false).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub send_session_affinity_headers: Option<bool>,
-    /// Accepted and ignored (no session id is sent).
+    /// Responses: the session's id goes as a `session_id` header (default true).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub send_session_id_header: Option<bool>,
     /// Anthropic: adaptive thinking (`thinking: {type: adaptive}` and `output_config.effort`)
@@ -124,7 +127,7 @@ pub struct ModelCompat {
     /// Anthropic: accepted and ignored (we do not send `eager_input_streaming`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub supports_eager_tool_input_streaming: Option<bool>,
-    /// Anthropic: accepted and ignored (prompt caching is not sent).
+    /// Anthropic: `false` leaves the cache mark off the last tool (default true).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub supports_cache_control_on_tools: Option<bool>,
     /// Anthropic: accepted and ignored (we send no temperature).
@@ -148,12 +151,20 @@ pub(crate) struct ChatCompat {
     pub(crate) thinking_format: ThinkingFormat,
     pub(crate) zai_tool_stream: bool,
     pub(crate) supports_long_cache_retention: bool,
+    /// Anthropic's cache marks on the messages and tools.
+    pub(crate) anthropic_cache_marks: bool,
 }
 
 impl ChatCompat {
-    /// What Pi detects for `provider` at `base_url`, overridden by what `compat` sets.
-    pub(crate) fn resolve(provider: &str, base_url: &str, compat: &ModelCompat) -> Self {
-        let detected = Self::detect(provider, base_url);
+    /// What Pi detects for `provider`'s `model` at `base_url`, overridden by what `compat`
+    /// sets.
+    pub(crate) fn resolve(
+        provider: &str,
+        model: &str,
+        base_url: &str,
+        compat: &ModelCompat,
+    ) -> Self {
+        let detected = Self::detect(provider, model, base_url);
         Self {
             supports_store: compat.supports_store.unwrap_or(detected.supports_store),
             supports_developer_role: compat
@@ -183,11 +194,17 @@ impl ChatCompat {
             supports_long_cache_retention: compat
                 .supports_long_cache_retention
                 .unwrap_or(detected.supports_long_cache_retention),
+            anthropic_cache_marks: compat
+                .cache_control_format
+                .as_deref()
+                .map_or(detected.anthropic_cache_marks, |format| {
+                    format == "anthropic"
+                }),
         }
     }
 
     /// Pi's detection by provider name and base URL.
-    fn detect(provider: &str, base_url: &str) -> Self {
+    fn detect(provider: &str, model: &str, base_url: &str) -> Self {
         let at = |host: &str| base_url.contains(host);
         let zai =
             matches!(provider, "zai" | "zai-coding-cn") || at("api.z.ai") || at("open.bigmodel.cn");
@@ -216,11 +233,13 @@ impl ChatCompat {
             || ant_ling;
         let max_tokens =
             at("chutes.ai") || moonshot || ai_gateway || together || nvidia || ant_ling;
+        // OpenRouter's Claude and OpenAI models take what their makers' APIs take.
+        let openrouter_anthropic = openrouter && model.starts_with("anthropic/");
+        let openrouter_developer =
+            openrouter_anthropic || (openrouter && model.starts_with("openai/"));
         Self {
             supports_store: !non_standard,
-            // Pi also allows it for OpenRouter's anthropic/ and openai/ models; the model id is
-            // not known here, so OpenRouter gets `system` unless compat says otherwise.
-            supports_developer_role: !non_standard && !openrouter,
+            supports_developer_role: openrouter_developer || (!non_standard && !openrouter),
             supports_reasoning_effort: !grok
                 && !zai
                 && !moonshot
@@ -257,6 +276,8 @@ impl ChatCompat {
                 || ai_gateway
                 || nvidia
                 || ant_ling),
+            // Pi detects it by the provider's name only, not its host.
+            anthropic_cache_marks: provider == "openrouter" && model.starts_with("anthropic/"),
         }
     }
 }
@@ -284,20 +305,31 @@ mod tests {
     fn detection_follows_provider_and_host_and_compat_wins() {
         let openai = ChatCompat::resolve(
             "openai",
+            "gpt-4o",
             "https://api.openai.com/v1",
             &ModelCompat::default(),
         );
         assert!(openai.supports_store && openai.supports_developer_role);
         assert_eq!(openai.max_tokens_field, MaxTokensField::MaxCompletionTokens);
-        let deepseek =
-            ChatCompat::resolve("x", "https://api.deepseek.com", &ModelCompat::default());
+        let deepseek = ChatCompat::resolve(
+            "x",
+            "m",
+            "https://api.deepseek.com",
+            &ModelCompat::default(),
+        );
         assert_eq!(deepseek.thinking_format, ThinkingFormat::Deepseek);
         assert!(deepseek.requires_reasoning_content_on_assistant_messages);
         assert!(!deepseek.supports_store);
-        let grok = ChatCompat::resolve("xai", "https://api.x.ai/v1", &ModelCompat::default());
+        let grok = ChatCompat::resolve(
+            "xai",
+            "grok",
+            "https://api.x.ai/v1",
+            &ModelCompat::default(),
+        );
         assert!(!grok.supports_reasoning_effort);
         let local = ChatCompat::resolve(
             "ollama",
+            "m",
             "http://127.0.0.1:11434/v1",
             &ModelCompat {
                 supports_developer_role: Some(false),

@@ -105,6 +105,10 @@ pub struct ProviderConfig {
     pub azure: AzureSettings,
     /// How long the prompt cache is kept (Pi's `cacheRetention`, `PI_CACHE_RETENTION`).
     pub cache_retention: crate::CacheRetention,
+    /// The session's id, as Pi passes it to the wire: OpenAI's `prompt_cache_key` (so the
+    /// server routes a session's requests to the same cache) and the session headers some
+    /// servers route by. `None`: neither is sent.
+    pub session_id: Option<String>,
 }
 
 impl std::fmt::Debug for ProviderConfig {
@@ -139,6 +143,7 @@ impl std::fmt::Debug for ProviderConfig {
             .field("compat", &self.compat)
             .field("azure", &self.azure)
             .field("cache_retention", &self.cache_retention)
+            .field("session_id", &self.session_id)
             .finish()
     }
 }
@@ -167,7 +172,15 @@ impl ProviderConfig {
             compat: ModelCompat::default(),
             azure: AzureSettings::default(),
             cache_retention: crate::CacheRetention::default(),
+            session_id: None,
         }
+    }
+
+    /// The session's id (see [`ProviderConfig::session_id`]).
+    #[must_use]
+    pub fn with_session_id(mut self, id: impl Into<String>) -> Self {
+        self.session_id = Some(id.into());
+        self
     }
 
     /// The provider's name on every message (see [`ProviderConfig::provider`]).

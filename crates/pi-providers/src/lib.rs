@@ -37,9 +37,11 @@
 mod anthropic;
 mod anthropic_oauth;
 mod aws_credentials;
+mod aws_process_credentials;
 mod azure;
 mod bedrock;
 mod cache_retention;
+mod chat_cache_marks;
 mod compat;
 mod config;
 mod driver;
@@ -59,6 +61,7 @@ mod vertex;
 
 pub use anthropic::Anthropic;
 pub use aws_credentials::{AwsKeys, BedrockAuth, BedrockSettings};
+pub use aws_process_credentials::ProcessCredentials;
 pub use azure::{AzureOpenAi, AzureSettings, azure_base_url, parse_deployment_map};
 pub use bedrock::Bedrock;
 pub use cache_retention::{CACHE_RETENTION_VARIABLE, CacheRetention};

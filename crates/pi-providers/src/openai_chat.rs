@@ -6,11 +6,12 @@ use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
 
+use crate::cache_retention::prompt_cache_key;
 use crate::compat::{ChatCompat, MaxTokensField};
 use crate::driver::{Feed, Parser, Wire, event_json, render_each, wire_provider};
 use crate::http::Post;
 use crate::ids::wire_id;
-use crate::{ProviderConfig, ToolChoice, thinking, transcript};
+use crate::{CacheRetention, ProviderConfig, ToolChoice, thinking, transcript};
 
 /// OpenAI's limit on a replayed tool-call id.
 const MAX_ID: usize = 40;
@@ -69,7 +70,12 @@ impl Wire for ChatWire {
     fn post(&self, request: &Request, tools: &Value) -> Result<Post, String> {
         let info = self.info();
         let base = self.config.base("https://api.openai.com/v1");
-        let compat = ChatCompat::resolve(&info.provider, &base, &self.config.compat);
+        let compat = ChatCompat::resolve(
+            &info.provider,
+            &self.config.model,
+            &base,
+            &self.config.compat,
+        );
         let mut messages = Vec::new();
         if let Some(system) = &request.system_prompt {
             let role = if self.config.reasoning && compat.supports_developer_role {
@@ -182,20 +188,45 @@ impl Wire for ChatWire {
             body.insert("providerOptions".into(), json!({"gateway": gateway}));
         }
         body.insert("stream".into(), json!(true));
-        if self.config.cache_retention == crate::CacheRetention::Long
-            && compat.supports_long_cache_retention
-        {
+        let long = self.config.cache_retention == crate::CacheRetention::Long
+            && compat.supports_long_cache_retention;
+        // Pi sends the session's cache key to OpenAI's own host (unless caching is off) and
+        // to any server that keeps the cache long.
+        let openai_host =
+            base.contains("api.openai.com") && self.config.cache_retention != CacheRetention::None;
+        if let (true, Some(id)) = (openai_host || long, &self.config.session_id) {
+            body.insert("prompt_cache_key".into(), json!(prompt_cache_key(id)));
+        }
+        if long {
             body.insert("prompt_cache_retention".into(), json!("24h"));
+        }
+        if compat.anthropic_cache_marks
+            && let Some(mark) = crate::chat_cache_marks::mark(
+                self.config.cache_retention,
+                compat.supports_long_cache_retention,
+            )
+        {
+            crate::chat_cache_marks::apply(&mut body, &mark);
         }
         if compat.supports_usage_in_streaming {
             body.insert("stream_options".into(), json!({"include_usage": true}));
         }
         let url = format!("{base}/chat/completions");
-        Post::new(url, Value::Object(body))?.key_header(
+        let mut post = Post::new(url, Value::Object(body))?.key_header(
             "authorization",
             self.config.api_key.as_deref(),
             |key| format!("Bearer {key}"),
-        )
+        )?;
+        // Servers that route a session to one machine by its id ask for these (compat).
+        if let (true, Some(id)) = (
+            self.config.compat.send_session_affinity_headers == Some(true),
+            &self.config.session_id,
+        ) {
+            for name in ["session_id", "x-client-request-id", "x-session-affinity"] {
+                post = post.header(name, id)?;
+            }
+        }
+        Ok(post)
     }
 
     fn parser(&self, _request: &Request) -> Box<dyn Parser> {

@@ -13,11 +13,12 @@ use pi_tool::dialect::Dialect;
 use pi_tool::{Content, ToolDefinition};
 use serde_json::{Map, Value, json};
 
+use crate::cache_retention::prompt_cache_key;
 use crate::driver::{Feed, Parser, Wire, error_message, event_json, render_each, wire_provider};
 use crate::http::Post;
 use crate::ids::wire_id;
 use crate::openai_chat::{ERROR_MARK, arguments_text, openai_dialect};
-use crate::{ProviderConfig, ToolChoice, thinking, transcript};
+use crate::{CacheRetention, ProviderConfig, ToolChoice, thinking, transcript};
 
 /// A replayed `call_id` is kept within this.
 const MAX_ID: usize = 64;
@@ -68,9 +69,20 @@ impl Wire for ResponsesWire {
             "{}/responses",
             self.config.base("https://api.openai.com/v1")
         );
-        Post::new(url, body)?.key_header("authorization", self.config.api_key.as_deref(), |key| {
-            format!("Bearer {key}")
-        })
+        let mut post = Post::new(url, body)?.key_header(
+            "authorization",
+            self.config.api_key.as_deref(),
+            |key| format!("Bearer {key}"),
+        )?;
+        // Pi names the session to OpenAI: always as the request id, and as `session_id`
+        // unless the model's compat says the server does not take it.
+        if let Some(id) = &self.config.session_id {
+            post = post.header("x-client-request-id", id)?;
+            if self.config.compat.send_session_id_header != Some(false) {
+                post = post.header("session_id", id)?;
+            }
+        }
+        Ok(post)
     }
 
     fn parser(&self, _request: &Request) -> Box<dyn Parser> {
@@ -172,9 +184,17 @@ pub(crate) fn body(
     if let Some(max) = thinking::responses_output_limit(config) {
         body.insert("max_output_tokens".into(), json!(max));
     }
-    if config
-        .cache_retention
-        .long_for(config.compat.supports_long_cache_retention)
+    // As Pi: OpenAI gets the session's cache key unless caching is off, and the day-long
+    // retention when asked; Azure always gets the key and never the retention.
+    let azure = info.api == crate::azure::AZURE_API;
+    let cache_key = azure || config.cache_retention != CacheRetention::None;
+    if let (true, Some(id)) = (cache_key, &config.session_id) {
+        body.insert("prompt_cache_key".into(), json!(prompt_cache_key(id)));
+    }
+    if !azure
+        && config
+            .cache_retention
+            .long_for(config.compat.supports_long_cache_retention)
     {
         body.insert("prompt_cache_retention".into(), json!("24h"));
     }

@@ -537,3 +537,75 @@ fn no_credentials_is_a_clear_error() {
         "{error}"
     );
 }
+
+/// Settings whose profile gets its keys from a `credential_process` script that counts its
+/// runs and gives keys expiring in a minute (inside the SDK's five-minute margin, so they are
+/// fetched again before each request), the session token naming the run.
+fn process_settings(dir: &std::path::Path) -> BedrockSettings {
+    use std::os::unix::fs::PermissionsExt;
+    let script = dir.join("credentials.sh");
+    let count = dir.join("runs");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho run >> '{count}'\nn=$(wc -l < '{count}' | tr -d ' ')\n\
+             expires=$(date -u -d '+60 seconds' +%Y-%m-%dT%H:%M:%SZ)\n\
+             printf '{{\"Version\": 1, \"AccessKeyId\": \"{ACCESS_KEY}\", \"SecretAccessKey\": \"{SECRET}\", \
+             \"SessionToken\": \"token-%s\", \"Expiration\": \"%s\"}}' \"$n\" \"$expires\"\n",
+            count = count.display()
+        ),
+    )
+    .unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let config = dir.join("config");
+    std::fs::write(
+        &config,
+        format!(
+            "[profile proc]\ncredential_process = {}\n",
+            script.display()
+        ),
+    )
+    .unwrap();
+    let config = config.display().to_string();
+    BedrockSettings::from_lookup(
+        |name| match name {
+            "AWS_CONFIG_FILE" => Some(config.clone()),
+            "AWS_PROFILE" => Some("proc".to_owned()),
+            "AWS_REGION" => Some("eu-west-1".to_owned()),
+            _ => None,
+        },
+        None,
+    )
+}
+
+#[tokio::test]
+async fn credential_process_keys_about_to_expire_are_fetched_again_before_a_request() {
+    let dir = tempfile::tempdir().unwrap();
+    let (url, seen) = start(vec![final_text(), final_text()]).await;
+    let provider: Arc<dyn pi_ai::Provider> =
+        Arc::new(Bedrock::new(config(&url), process_settings(dir.path())).unwrap());
+    for _ in 0..2 {
+        let agent = AgentConfig::new(Arc::clone(&provider), Arc::new(travel_tools()));
+        let run = Agent::new(agent)
+            .run(
+                Vec::new(),
+                vec![UserMessage::text("hi").into()],
+                CancellationToken::new(),
+            )
+            .await;
+        assert_eq!(run.end, EndReason::Completed, "{:?}", run.error);
+    }
+    let seen = seen.lock().unwrap();
+    let tokens: Vec<_> = seen
+        .iter()
+        .map(|request| {
+            request.headers["x-amz-security-token"]
+                .to_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect();
+    // Run 1 when the model was built, 2 and 3 before each request.
+    assert_eq!(tokens, ["token-2", "token-3"]);
+    assert!(seen.iter().all(|request| request.signature_ok));
+}

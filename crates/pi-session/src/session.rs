@@ -65,6 +65,15 @@ impl Session {
         session
     }
 
+    /// A session kept in memory only like [`Session::in_memory`], whose id is `id` (Pi's
+    /// `--no-session` with `--session-id`).
+    pub fn in_memory_with_id(cwd: &Path, id: &str) -> Self {
+        let mut session = Self::in_memory(cwd);
+        let timestamp = session.header.timestamp().unwrap_or_default().to_owned();
+        session.header = SessionHeader::new(id, &timestamp, session.header.cwd(), None);
+        session
+    }
+
     /// A new session in `dir` like [`Session::create`], whose id is `id` (Pi's `--session-id`);
     /// the caller checks that no session of `dir` has it yet.
     pub fn create_with_id(dir: &Path, cwd: &Path, id: &str) -> Self {
@@ -131,9 +140,23 @@ impl Session {
     /// Pi's `forkFrom` (`--fork`): a new session for `target_cwd` in `dir` holding every entry
     /// of `source`, its header's `parentSession` naming `source`.
     pub fn fork_from(source: &Path, target_cwd: &Path, dir: &Path) -> Result<Self> {
+        Self::fork_from_with_id(source, target_cwd, dir, None)
+    }
+
+    /// As [`Session::fork_from`], the new session's id `id` when given (Pi's `--fork` with
+    /// `--session-id`); the caller checks that no session of `dir` has it yet.
+    pub fn fork_from_with_id(
+        source: &Path,
+        target_cwd: &Path,
+        dir: &Path,
+        id: Option<&str>,
+    ) -> Result<Self> {
         let source_session = Self::load(source)?;
         let parent = std::path::absolute(source).unwrap_or_else(|_| source.to_path_buf());
-        let mut fork = Self::create(dir, target_cwd);
+        let mut fork = match id {
+            Some(id) => Self::create_with_id(dir, target_cwd, id),
+            None => Self::create(dir, target_cwd),
+        };
         fork.header = SessionHeader::new(
             fork.header.id(),
             fork.header.timestamp().unwrap_or_default(),

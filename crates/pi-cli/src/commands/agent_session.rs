@@ -62,7 +62,14 @@ pub(crate) fn choose_with_id(
     cwd: &Path,
 ) -> anyhow::Result<Chosen> {
     let dir = || session_dir(args.session_dir.as_deref(), cwd);
-    let target = if let Some(id) = session_id {
+    let target = if let (Some(id), true) = (session_id, args.no_session) {
+        SessionTarget::InMemoryWithId(id.to_owned())
+    } else if let (Some(id), Some(source)) = (session_id, &args.fork) {
+        SessionTarget::ForkWithId {
+            source: source.clone(),
+            id: id.to_owned(),
+        }
+    } else if let Some(id) = session_id {
         SessionTarget::Id(id.to_owned())
     } else if args.no_session {
         SessionTarget::InMemory

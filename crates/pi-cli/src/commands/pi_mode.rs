@@ -80,8 +80,9 @@ pub(crate) struct PiArgs {
     system: super::agent_prompt::SystemPromptArgs,
     #[command(flatten)]
     session: SessionArgs,
-    /// Use the project session with exactly this id, creating it when missing.
-    #[arg(long, value_name = "ID", conflicts_with_all = ["continue_session", "resume", "session", "fork", "no_session"])]
+    /// Use the project session with exactly this id, creating it when missing (with
+    /// `--no-session`: the id of the session kept in memory; with `--fork`: the new session's).
+    #[arg(long, value_name = "ID", conflicts_with_all = ["continue_session", "resume", "session"])]
     session_id: Option<String>,
     /// Name the session (shown by session lists).
     #[arg(short = 'n', long, value_name = "NAME")]

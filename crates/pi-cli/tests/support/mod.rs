@@ -127,6 +127,39 @@ pub(crate) fn serve(replies: Vec<Reply>) -> (String, Seen) {
     (format!("http://{address}"), seen)
 }
 
+/// Serves every request with the next reply of the first route whose path suffix its path
+/// ends with (`404` once a route has none left, or for no route), recording every request;
+/// gives `http://ADDRESS`. For programs whose number of requests to each path is known but
+/// not their order (a token endpoint and a model API).
+pub(crate) fn serve_routes(routes: Vec<(&'static str, Vec<Reply>)>) -> (String, Seen) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    let seen: Seen = Arc::new(Mutex::new(Vec::new()));
+    let record = Arc::clone(&seen);
+    let mut routes: Vec<(&str, std::collections::VecDeque<Reply>)> = routes
+        .into_iter()
+        .map(|(suffix, replies)| (suffix, replies.into()))
+        .collect();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else {
+                return;
+            };
+            let Some((request, mut stream)) = read_request(stream) else {
+                continue;
+            };
+            let reply = routes
+                .iter_mut()
+                .find(|(suffix, _)| request.path.ends_with(suffix))
+                .and_then(|(_, replies)| replies.pop_front())
+                .unwrap_or_else(|| Reply::json("404 Not Found", r#"{"error":"no reply left"}"#));
+            record.lock().unwrap().push(request);
+            respond(&mut stream, &reply);
+        }
+    });
+    (format!("http://{address}"), seen)
+}
+
 /// The JSON bodies of what a fake received.
 pub(crate) fn bodies(seen: &Seen) -> Vec<Value> {
     seen.lock()

@@ -72,6 +72,14 @@ impl AgentDirs {
         Self { home, agent, work }
     }
 
+    /// Empty directories whose models.json sends Anthropic's requests to `url` (a scripted
+    /// server).
+    pub(crate) fn anthropic_at(url: &str) -> Self {
+        let dirs = Self::new();
+        dirs.models_json(&serde_json::json!({"providers": {"anthropic": {"baseUrl": url}}}));
+        dirs
+    }
+
     /// Writes `models.json`.
     pub(crate) fn models_json(&self, models: &Value) {
         std::fs::write(self.agent.join("models.json"), models.to_string()).unwrap();
@@ -109,6 +117,29 @@ impl AgentDirs {
             .env("PI_OFFLINE", "1")
             .stdin(std::process::Stdio::null());
         command
+    }
+
+    /// The `NODE_OPTIONS` that make upstream Pi fetch `to` when it asks for `from` (an
+    /// endpoint Pi has no setting for, such as a login's token endpoint): a module preloaded
+    /// from this home. `pi-tool` ignores it.
+    pub(crate) fn node_redirect(&self, from: &str, to: &str) -> String {
+        let preload = self.home.path().join("redirect-fetch.mjs");
+        std::fs::write(
+            &preload,
+            format!(
+                // Pi installs undici's fetch at start-up: the wrapper stays in front of
+                // whichever fetch is installed.
+                "let real = globalThis.fetch;\n\
+                 const wrapper = (input, init) => {{\n\
+                   const href = typeof input === 'string' ? input : (input.href ?? input.url);\n\
+                   return real(href === '{from}' ? '{to}' : input, init);\n\
+                 }};\n\
+                 Object.defineProperty(globalThis, 'fetch', {{configurable: true,\n\
+                   get: () => wrapper, set: (next) => {{ if (next !== wrapper) real = next; }}}});\n"
+            ),
+        )
+        .unwrap();
+        format!("--import=file://{}", preload.display())
     }
 
     /// The temporary home.
@@ -172,4 +203,72 @@ pub(crate) fn header(request: &super::SeenRequest, name: &str) -> Option<String>
             .eq_ignore_ascii_case(name)
             .then(|| value.trim().to_owned())
     })
+}
+
+/// An OpenAI Chat Completions stream answering "ok".
+pub(crate) fn chat_answer() -> Reply {
+    let chunk = serde_json::json!({"choices": [{"index": 0, "delta": {"content": "ok"},
+        "finish_reason": "stop"}]});
+    Reply::sse(format!("data: {chunk}\n\ndata: [DONE]\n\n"))
+}
+
+/// An OpenAI Responses stream answering "ok".
+pub(crate) fn responses_answer() -> Reply {
+    let delta = serde_json::json!({"type": "response.output_text.delta", "item_id": "msg_1",
+        "output_index": 0, "content_index": 0, "delta": "ok", "sequence_number": 0});
+    let done = serde_json::json!({"type": "response.completed", "response": {"id": "resp_1",
+        "status": "completed", "output": []}, "sequence_number": 1});
+    Reply::sse(
+        [
+            sse_event("response.output_text.delta", &delta.to_string()),
+            sse_event("response.completed", &done.to_string()),
+        ]
+        .concat(),
+    )
+}
+
+/// Runs `command` (made by [`AgentDirs::command`] for `program`), checks that it succeeded
+/// (the failure shows its stderr) and gives its output with every request `seen` holds.
+pub(crate) fn run_ok(
+    program: &Program,
+    command: &mut Command,
+    seen: &super::Seen,
+) -> (std::process::Output, Vec<super::SeenRequest>) {
+    let output = command.output().unwrap();
+    assert!(
+        output.status.success(),
+        "{}: {}",
+        program.name(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let requests = seen.lock().unwrap().clone();
+    (output, requests)
+}
+
+/// Every `cache_control` in `body` with the path to the object holding it (`/tools/1`,
+/// `/messages/0/content/0`), sorted by path.
+pub(crate) fn cache_marks(body: &Value) -> Vec<(String, Value)> {
+    fn walk(value: &Value, path: &str, marks: &mut Vec<(String, Value)>) {
+        match value {
+            Value::Object(object) => {
+                for (key, child) in object {
+                    if key == "cache_control" {
+                        marks.push((path.to_owned(), child.clone()));
+                    } else {
+                        walk(child, &format!("{path}/{key}"), marks);
+                    }
+                }
+            }
+            Value::Array(items) => {
+                for (index, item) in items.iter().enumerate() {
+                    walk(item, &format!("{path}/{index}"), marks);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut marks = Vec::new();
+    walk(body, "", &mut marks);
+    marks.sort_by(|a, b| a.0.cmp(&b.0));
+    marks
 }

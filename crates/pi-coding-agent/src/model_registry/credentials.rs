@@ -46,6 +46,9 @@ pub struct Credentials {
     /// Bedrock region or profile, a Vertex project, `PI_CACHE_RETENTION`), as Pi's
     /// provider options carry them.
     pub env: BTreeMap<String, Secret>,
+    /// The subscription login the key is the access token of ([`KeySource::Subscription`]):
+    /// the wire renews it before a request once it has expired.
+    pub login: Option<crate::login_provider::SubscriptionLogin>,
 }
 
 impl Credentials {
@@ -182,6 +185,7 @@ impl ModelRegistry {
     /// the renewed token.
     pub async fn renew_login(&mut self, provider: &str) -> Result<(), KeyError> {
         self.auth = crate::login_renewal::renew_login(&self.auth, provider, &self.vars).await?;
+        self.renewed.insert(provider.to_owned());
         Ok(())
     }
 
@@ -277,11 +281,23 @@ impl ModelRegistry {
             let bearer = Secret::new(format!("Bearer {}", key.expose()));
             headers.insert("Authorization".to_owned(), bearer);
         }
+        let login = match (&source, self.auth.entry(provider)) {
+            (KeySource::Subscription, Some(AuthEntry::OAuth { expires, .. })) => {
+                Some(crate::login_provider::SubscriptionLogin {
+                    provider: provider.to_owned(),
+                    auth: self.auth.clone(),
+                    vars: self.vars.clone(),
+                    expires: *expires,
+                })
+            }
+            _ => None,
+        };
         Ok(Credentials {
             key,
             source,
             headers,
             env: overlay,
+            login,
         })
     }
 
@@ -313,8 +329,11 @@ impl ModelRegistry {
             }
             // A stored login owns the provider, as in Pi: no fallback when it has expired.
             Some(AuthEntry::OAuth { access, expires }) if subscription_usable(provider, access) => {
+                let renewed = self.renewed.contains(provider);
                 return match access {
-                    Some(token) if expires.is_none_or(|expires| now_millis() < expires) => {
+                    Some(token)
+                        if renewed || expires.is_none_or(|expires| now_millis() < expires) =>
+                    {
                         Ok((Some(token.clone()), KeySource::Subscription))
                     }
                     _ => Err(KeyError::OAuthExpired {
