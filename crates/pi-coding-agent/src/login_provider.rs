@@ -118,11 +118,8 @@ impl Provider for RenewingProvider {
                 Err(message) => {
                     let error = AssistantMessage::new(&info, Vec::new())
                         .with_error(StopReason::Error, message);
-                    futures::stream::iter([AssistantMessageEvent::Error {
-                        reason: StopReason::Error,
-                        error,
-                    }])
-                    .boxed()
+                    futures::stream::iter([AssistantMessageEvent::error(StopReason::Error, error)])
+                        .boxed()
                 }
             }
         })
