@@ -42,7 +42,7 @@ pub use approver::EditorApprover;
 pub use commands::available_commands;
 pub use editor_access::EditorAccess;
 pub use editor_files::EditorFiles;
-pub use editor_terminal::{EditorTerminal, TERMINAL_ID, terminal_allowed};
+pub use editor_terminal::{EditorTerminal, TERMINAL_ID};
 pub use error::AcpError;
 pub use replay::replay;
 pub use server::serve;

@@ -234,10 +234,7 @@ fn connection(
                 let changed = async {
                     let session = for_mode.get(&request.session_id)?;
                     let mut host = session.host.lock().await;
-                    let changed = set_mode(&mut host, &request.mode_id.0).await;
-                    // The mode in force, changed or not, decides where `bash` runs.
-                    session.follow_mode(host.setup().approvals.mode);
-                    changed
+                    set_mode(&mut host, &request.mode_id.0).await
                 }
                 .await;
                 match changed {

@@ -222,11 +222,19 @@ fn the_python_sdk_drives_a_session() {
     scripted.check_model_requests();
 }
 
+/// What the model runs in the editor's terminal: output, a write outside the workspace (the
+/// test's directory, the client's cwd), and the editor's secret.
+const TERMINAL_COMMAND: &str = "echo from-the-terminal; pwd; \
+     (echo escaped > ../escaped.txt) 2>/dev/null || echo write-refused; \
+     echo token=${EDITOR_TEST_TOKEN:-withheld}";
+
 /// An editor offering its files and terminals (the TypeScript SDK as the client): `read`
 /// gets the unsaved buffer, `edit` hands the editor the new text (the disk is left alone),
-/// `bash` runs in a terminal the client runs and shows; the model changes through the
-/// session's config option; after a switch to `full-auto`, whose unasked commands rely on the
-/// sandbox, a command stays in the sandbox.
+/// `bash` runs in a terminal the client runs and shows, as our launcher confined to the
+/// workspace (a write outside is refused, the editor's secrets withheld) with its output in
+/// the result; the model changes through the session's config option; after a switch to
+/// `full-auto`, whose unasked commands rely on the sandbox, a command runs unasked in a
+/// terminal, still confined.
 #[test]
 #[ignore = "needs the ACP TypeScript SDK and Node: run scripts/test.sh (scripts/setup-acp.sh, scripts/setup-pi.sh)"]
 fn the_typescript_sdk_serves_its_files_and_terminals() {
@@ -249,11 +257,7 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
             "edit",
             &json!({"path": "notes.txt", "edits": [{"oldText": "milk", "newText": "oat milk"}]}),
         ),
-        tool_call(
-            "call_bash",
-            "bash",
-            &json!({"command": "echo from-the-terminal; pwd"}),
-        ),
+        tool_call("call_bash", "bash", &json!({"command": TERMINAL_COMMAND})),
         answer("Done."),
         tool_call(
             "call_timeout",
@@ -289,14 +293,28 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
         .arg(&work)
         .env("PI_TOOL_BIN", env!("CARGO_BIN_EXE_pi-tool"))
         .env("PI_CODING_AGENT_DIR", &agent)
+        // The editor's own secret, which its terminals inherit.
+        .env("EDITOR_TEST_TOKEN", "hunter2")
+        .current_dir(&root)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     let result: Value = serde_json::from_slice(&output.stdout).unwrap();
     let notes = work.join("notes.txt").display().to_string();
+    // The command in the editor's terminal could not write outside the workspace.
+    assert!(
+        !root.join("escaped.txt").exists(),
+        "a command in the editor's terminal wrote outside the workspace"
+    );
 
-    // The client saw the calls, in order, and nothing after the switch to full-auto.
+    // The client saw the calls, in order; after the switch to full-auto, a terminal again.
+    let terminal_calls = json!([
+        "terminal/create",
+        "terminal/wait_for_exit",
+        "terminal/output",
+        "terminal/release"
+    ]);
     assert_eq!(
         result["firstCalls"],
         json!([
@@ -310,7 +328,7 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
         ]),
         "{result}"
     );
-    assert_eq!(result["laterCalls"], json!([]), "{result}");
+    assert_eq!(result["laterCalls"], terminal_calls, "{result}");
     // Over the time limit, and cancelled: killed, then released.
     for (key, with_output) in [("timeoutCalls", true), ("cancelCalls", false)] {
         let calls: Vec<&str> = result[key]
@@ -345,12 +363,13 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
         std::fs::read_to_string(work.join("notes.txt")).unwrap(),
         "milk, eggs\n"
     );
-    // The command ran in the client's terminal, in the session's directory.
+    // The command ran in the client's terminal, in the session's directory, as our launcher.
     let terminal = &result["terminals"][0];
-    assert_eq!(
-        terminal["args"],
-        json!(["-c", "echo from-the-terminal; pwd"])
-    );
+    assert_eq!(terminal["command"], env!("CARGO_BIN_EXE_pi-tool"));
+    let args = terminal["args"].as_array().unwrap();
+    assert_eq!(args.len(), 3, "{terminal}");
+    assert_eq!(args[0], pi_coding_tools::LAUNCHER_SUBCOMMAND);
+    assert_eq!(args[2], TERMINAL_COMMAND);
     assert_eq!(terminal["cwd"], work.display().to_string());
     assert_eq!(terminal["outputByteLimit"], 100 * 1024);
 
@@ -398,6 +417,9 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
     );
     let after_bash = bodies[3].to_string();
     assert!(after_bash.contains("from-the-terminal"), "{after_bash}");
+    // The write outside was refused, and the editor's secret withheld.
+    assert!(after_bash.contains("write-refused"), "{after_bash}");
+    assert!(after_bash.contains("token=withheld"), "{after_bash}");
     assert!(
         after_bash.contains(&work.display().to_string()),
         "{after_bash}"

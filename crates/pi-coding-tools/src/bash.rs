@@ -203,10 +203,18 @@ async fn run_elsewhere(
     params: &BashParams,
     context: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
+    let launch = crate::ShellLaunch::new(
+        workspace,
+        shell(),
+        params.command.clone(),
+        workspace.cwd().to_path_buf(),
+    );
+    let enforcement = launch.enforcement();
     let request = crate::CommandRequest {
         shell: shell(),
         command: params.command.clone(),
         cwd: workspace.cwd().to_path_buf(),
+        launch,
         timeout: params
             .timeout
             .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok()),
@@ -228,6 +236,10 @@ async fn run_elsewhere(
         _ => Map::new(),
     };
     details.extend(run.details);
+    if let Some(enforcement) = enforcement {
+        // The runner ran our launcher, which applied this sandbox.
+        details.insert("sandbox".into(), Value::String(enforcement));
+    }
     if run.truncated {
         // The runner kept only the tail: the totals count what it kept.
         details.insert("outputStartDropped".into(), Value::Bool(true));

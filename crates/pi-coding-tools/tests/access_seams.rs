@@ -239,6 +239,11 @@ async fn bash_gives_the_runners_output_as_a_local_runs_result() {
     assert_eq!(requests[0].command, "make test");
     assert_eq!(requests[0].cwd, dir.path());
     assert_eq!(requests[0].timeout, Some(std::time::Duration::from_secs(5)));
+    // The runner is handed the same command under the workspace's sandbox, for our launcher.
+    assert!(requests[0].launch.is_confined());
+    assert_eq!(requests[0].launch.command, "make test");
+    let arguments = requests[0].launch.arguments();
+    assert_eq!(arguments[0], pi_coding_tools::LAUNCHER_SUBCOMMAND);
 }
 
 /// A runner that steps aside: the command runs locally.

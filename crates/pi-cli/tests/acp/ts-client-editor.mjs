@@ -5,10 +5,11 @@
 //
 // The editor holds an unsaved buffer of WORK_DIR/notes.txt that differs from the disk. One
 // prompt: the model reads notes.txt (served from the buffer), edits it (the new text is handed
-// to the editor, the disk left alone), then runs a command (in a terminal this client runs).
-// Then a command over its time limit and one cancelled (each terminal killed and released).
-// Then the model is changed through the session's config option, and the mode to `full-auto`,
-// after which a command stays in the agent's own sandbox. Prints what it saw as one JSON object on stdout.
+// to the editor, the disk left alone), then runs a command (in a terminal this client runs,
+// with this process's environment). Then a command over its time limit and one cancelled (each
+// terminal killed and released). Then the model is changed through the session's config
+// option, and the mode to `full-auto`, after which a command runs unasked, in a terminal again.
+// Prints what it saw as one JSON object on stdout.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -164,8 +165,8 @@ const result = await app.connectWith(stream, async (agent) => {
     .then(() => null, (error) => error);
   assert.ok(unknown, "an unknown model must be refused");
 
-  // In full-auto the sandbox lets commands run unasked: they stay in it, not the editor's
-  // terminal.
+  // In full-auto the sandbox lets commands run unasked: the terminal's command is sandboxed
+  // too, so it still runs there.
   await agent.request(methods.agent.session.setMode, { sessionId, modeId: "full-auto" });
   const before = seen.calls.length;
   const sandboxed = await agent.request(methods.agent.session.prompt, {
