@@ -47,6 +47,11 @@ impl EditorAccess {
         Self { files, terminal }
     }
 
+    /// The editor's files, when the file tools go through them.
+    pub fn files(&self) -> Option<Arc<EditorFiles>> {
+        self.files.clone()
+    }
+
     /// Whether the file tools go through the editor.
     pub fn has_files(&self) -> bool {
         self.files.is_some()

@@ -41,7 +41,7 @@ mod updates;
 pub use approver::EditorApprover;
 pub use commands::available_commands;
 pub use editor_access::EditorAccess;
-pub use editor_files::EditorFiles;
+pub use editor_files::{BufferChange, EditorFiles};
 pub use editor_terminal::{EditorTerminal, TERMINAL_ID};
 pub use error::AcpError;
 pub use replay::replay;

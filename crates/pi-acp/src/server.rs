@@ -312,7 +312,7 @@ async fn prompt(
     let message = session.expand_commands(user_message(&request.prompt));
     let id = &request.session_id.0;
     let mut events = session.subscribe();
-    let mut turn = TurnUpdates::new(editor.cwd.clone());
+    let mut turn = TurnUpdates::new(editor.cwd.clone()).with_editor_files(editor.files.clone());
     let run = session.prompt(vec![message.into()]);
     tokio::pin!(run);
     let outcome = loop {

@@ -50,6 +50,9 @@ pub struct EditorSession {
     pub running: Mutex<Option<Arc<CodingSession>>>,
     /// The prompt tasks started on this session (finished ones are dropped as new ones come).
     turns: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    /// The editor's files, when the file tools go through them: a call's diff shows the
+    /// change against the editor's buffer.
+    pub files: Option<Arc<crate::EditorFiles>>,
 }
 
 impl EditorSession {
@@ -292,6 +295,7 @@ impl Sessions {
             host: tokio::sync::Mutex::new(host),
             running: Mutex::new(None),
             turns: Mutex::new(Vec::new()),
+            files: access.files(),
         });
         lock(&self.open).insert(id, Arc::clone(&editor_session));
         Ok((editor_session, warnings))

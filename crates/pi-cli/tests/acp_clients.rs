@@ -373,8 +373,22 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
     assert_eq!(terminal["cwd"], work.display().to_string());
     assert_eq!(terminal["outputByteLimit"], 100 * 1024);
 
-    // The bash call's updates show the terminal, live and with its result.
     let updates = result["updates"].as_array().unwrap();
+    // The edit's result shows the change against the editor's buffer, not the disk.
+    let edited = updates
+        .iter()
+        .find(|note| {
+            note["update"]["toolCallId"] == "call_edit" && note["update"]["status"] == "completed"
+        })
+        .unwrap();
+    assert_eq!(
+        edited["update"]["content"][0],
+        json!({"type": "diff", "path": notes, "oldText": "unsaved: milk, eggs\n",
+               "newText": "unsaved: oat milk, eggs\n"}),
+        "{edited}"
+    );
+
+    // The bash call's updates show the terminal, live and with its result.
     let bash_updates: Vec<&Value> = updates
         .iter()
         .filter(|note| note["update"]["toolCallId"] == "call_bash")

@@ -31,6 +31,10 @@ pub trait FileAccess: Send + Sync {
     fn read_text<'a>(&'a self, path: &'a Path) -> AccessFuture<'a, String>;
 
     /// Makes `text` the whole content of the file at `path`, creating it if it is missing.
+    ///
+    /// `write` and `edit` read the file through [`FileAccess::read_text`] just before (a
+    /// failed read: the file is new), under the file's queue: what that read gave is what
+    /// this write replaces.
     fn write_text<'a>(&'a self, path: &'a Path, text: &'a str) -> AccessFuture<'a, ()>;
 }
 

@@ -121,6 +121,8 @@ async fn file_tools_read_and_write_the_buffers_not_the_disk() {
             format!("read {}", root.join("a.txt").display()),
             format!("read {}", root.join("a.txt").display()),
             format!("write {}", root.join("a.txt").display()),
+            // `write` reads what it replaces first (here nothing: a new file).
+            format!("read {}", root.join("sub/new.txt").display()),
             format!("write {}", root.join("sub/new.txt").display()),
         ]
     );
