@@ -536,3 +536,53 @@ fn auto_compaction_is_turned_off_and_stays_off_across_a_model_change() {
     assert_eq!(rpc.response_to("bad")["success"], false);
     assert!(rpc.finish().success());
 }
+
+/// The README's Python example of the RPC mode, run as written (with `pi-tool` on `PATH`)
+/// against the fake model: it prints the answer's text and ends.
+#[test]
+#[ignore = "needs Python in .venv: run scripts/test.sh (scripts/setup-python-peers.sh)"]
+fn the_readmes_python_example_prints_the_answer() {
+    let python = std::env::var_os("PI_PEER_PYTHON").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../.venv/bin/python"),
+        std::path::PathBuf::from,
+    );
+    assert!(
+        python.exists(),
+        "{} is missing: run scripts/setup-python-peers.sh",
+        python.display()
+    );
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../README.md"))
+            .unwrap();
+    let (_, after) = readme
+        .split_once("<!-- rpc-example")
+        .expect("the README's RPC example is marked");
+    let (_, code) = after.split_once("```python\n").unwrap();
+    let (code, _) = code.split_once("```").unwrap();
+
+    let (url, seen) = support::serve(vec![answer("Hello from the fake model")]);
+    let dirs = dirs(&url);
+    let bin = dirs.path().join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    std::os::unix::fs::symlink(env!("CARGO_BIN_EXE_pi-tool"), bin.join("pi-tool")).unwrap();
+    let script = dirs.path().join("example.py");
+    std::fs::write(&script, code).unwrap();
+    let path = std::env::join_paths(
+        std::iter::once(bin).chain(std::env::split_paths(&std::env::var_os("PATH").unwrap())),
+    )
+    .unwrap();
+    let output = std::process::Command::new(&python)
+        .arg(&script)
+        .current_dir(dirs.path().join("work"))
+        .env("PATH", path)
+        .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "Hello from the fake model"
+    );
+    assert_eq!(support::bodies(&seen).len(), 1);
+}
