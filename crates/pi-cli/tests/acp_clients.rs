@@ -268,10 +268,30 @@ const TERMINAL_COMMAND: &str = "echo from-the-terminal; pwd; \
 /// workspace (a write outside is refused, the editor's secrets withheld) with its output in
 /// the result; the model changes through the session's config option; after a switch to
 /// `full-auto`, whose unasked commands rely on the sandbox, a command runs unasked in a
-/// terminal, still confined.
+/// terminal, still confined. `pi-tool acp --sandbox landlock`.
 #[test]
 #[ignore = "needs the ACP TypeScript SDK and Node: run scripts/test.sh (scripts/setup-acp.sh, scripts/setup-pi.sh)"]
 fn the_typescript_sdk_serves_its_files_and_terminals() {
+    editor_session("landlock");
+}
+
+/// The same editor session with the terminal's command under bubblewrap (`--sandbox
+/// bubblewrap`: the launcher refuses to run the command without it).
+#[test]
+#[ignore = "needs the ACP TypeScript SDK, Node and bubblewrap: run scripts/test.sh (scripts/setup-acp.sh, scripts/setup-pi.sh)"]
+fn the_editors_terminal_runs_the_command_under_bubblewrap() {
+    let found = std::process::Command::new("bwrap")
+        .arg("--version")
+        .output();
+    assert!(
+        found.is_ok_and(|output| output.status.success()),
+        "bubblewrap (bwrap) is not installed: run scripts/test.sh, which installs it"
+    );
+    editor_session("bubblewrap");
+}
+
+/// One editor session of the TypeScript client with `pi-tool acp --sandbox SANDBOX`, checked.
+fn editor_session(sandbox: &str) {
     let (node, sdk) = typescript_client();
     let (url, seen) = support::serve(vec![
         tool_call("call_read", "read", &json!({"path": "notes.txt"})),
@@ -310,7 +330,9 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
         &agent,
         // The editor's own secret, which its terminals inherit.
         |command| {
-            command.env("EDITOR_TEST_TOKEN", "hunter2");
+            command
+                .env("EDITOR_TEST_TOKEN", "hunter2")
+                .env("PI_TEST_SANDBOX", sandbox);
         },
     );
     let notes = work.join("notes.txt").display().to_string();
@@ -427,6 +449,11 @@ fn the_typescript_sdk_serves_its_files_and_terminals() {
         completed.to_string().contains("from-the-terminal"),
         "{completed}"
     );
+    // The result says which sandbox held the command, as a local run's does.
+    let held = completed["update"]["rawOutput"]["sandbox"]
+        .as_str()
+        .unwrap();
+    assert!(held.starts_with(sandbox), "{held}");
 
     // What the model read: the buffer, and the terminal's output.
     let bodies = support::bodies(&seen);

@@ -1,7 +1,8 @@
 // Drives `pi-tool acp` with the official ACP TypeScript SDK as an editor that offers its files
 // and terminals (clientCapabilities fs.readTextFile, fs.writeTextFile, terminal). Usage:
 //   node ts-client-editor.mjs SDK_DIR WORK_DIR
-// with PI_TOOL_BIN (our binary) and PI_CODING_AGENT_DIR (its models.json names the fake) set.
+// with PI_TOOL_BIN (our binary) and PI_CODING_AGENT_DIR (its models.json names the fake) set,
+// and PI_TEST_SANDBOX the sandbox to start it with (landlock by default).
 //
 // The editor holds an unsaved buffer of WORK_DIR/notes.txt that differs from the disk. One
 // prompt: the model reads notes.txt (served from the buffer), edits it (the new text is handed
@@ -20,7 +21,7 @@ const [sdkDir, workDir] = process.argv.slice(2);
 const acp = await import(pathToFileURL(join(sdkDir, "dist/v1/stable/acp.js")).href);
 const { client, methods, ndJsonStream, PROTOCOL_VERSION } = acp;
 
-const child = spawn(process.env.PI_TOOL_BIN, ["--sandbox", "landlock", "acp"], {
+const child = spawn(process.env.PI_TOOL_BIN, ["--sandbox", process.env.PI_TEST_SANDBOX ?? "landlock", "acp"], {
   cwd: workDir,
   stdio: ["pipe", "pipe", "inherit"],
 });
