@@ -672,3 +672,16 @@ fn approval_flags_before_the_subcommand_stop_the_start() {
     assert!(stderr.contains("go after the subcommand"), "{stderr}");
     assert!(output.stdout.is_empty());
 }
+
+/// The launcher an editor's terminal runs (`pi-tool __confined-shell LAUNCH COMMAND`) is
+/// answered before anything else, and arguments it did not make are refused, saying so.
+#[test]
+fn the_terminals_launcher_refuses_arguments_it_did_not_make() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args([pi_coding_tools::LAUNCHER_SUBCOMMAND, "{}", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("bad arguments"), "{stderr}");
+}
