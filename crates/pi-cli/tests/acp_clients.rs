@@ -300,6 +300,11 @@ fn editor_session(sandbox: &str) {
             "edit",
             &json!({"path": "notes.txt", "edits": [{"oldText": "milk", "newText": "oat milk"}]}),
         ),
+        tool_call(
+            "call_write",
+            "write",
+            &json!({"path": "notes.txt", "content": "rewritten\n"}),
+        ),
         tool_call("call_bash", "bash", &json!({"command": TERMINAL_COMMAND})),
         answer("Done."),
         tool_call(
@@ -355,6 +360,8 @@ fn editor_session(sandbox: &str) {
             "fs/read_text_file",
             "fs/read_text_file",
             "fs/write_text_file",
+            "fs/read_text_file",
+            "fs/write_text_file",
             "terminal/create",
             "terminal/wait_for_exit",
             "terminal/output",
@@ -390,7 +397,8 @@ fn editor_session(sandbox: &str) {
         assert_eq!(read["path"], notes.as_str());
     }
     // The edit was made in the buffer's text and handed to the editor; the disk is untouched.
-    assert_eq!(result["writes"].as_array().unwrap().len(), 1);
+    assert_eq!(result["writes"].as_array().unwrap().len(), 2);
+    assert_eq!(result["writes"][1]["content"], "rewritten\n");
     assert_eq!(result["writes"][0]["path"], notes.as_str());
     assert_eq!(result["writes"][0]["content"], "unsaved: oat milk, eggs\n");
     assert_eq!(
@@ -420,6 +428,20 @@ fn editor_session(sandbox: &str) {
         json!({"type": "diff", "path": notes, "oldText": "unsaved: milk, eggs\n",
                "newText": "unsaved: oat milk, eggs\n"}),
         "{edited}"
+    );
+
+    // So does the write's: it replaced the edited buffer, not the disk's text.
+    let written = updates
+        .iter()
+        .find(|note| {
+            note["update"]["toolCallId"] == "call_write" && note["update"]["status"] == "completed"
+        })
+        .unwrap();
+    assert_eq!(
+        written["update"]["content"][0],
+        json!({"type": "diff", "path": notes, "oldText": "unsaved: oat milk, eggs\n",
+               "newText": "rewritten\n"}),
+        "{written}"
     );
 
     // The bash call's updates show the terminal, live and with its result.
@@ -457,8 +479,8 @@ fn editor_session(sandbox: &str) {
 
     // What the model read: the buffer, and the terminal's output.
     let bodies = support::bodies(&seen);
-    assert_eq!(bodies.len(), 9, "{bodies:?}");
-    let after_timeout = bodies[5].to_string();
+    assert_eq!(bodies.len(), 10, "{bodies:?}");
+    let after_timeout = bodies[6].to_string();
     assert!(
         after_timeout.contains("Command timed out after 1 seconds"),
         "{after_timeout}"
@@ -468,7 +490,7 @@ fn editor_session(sandbox: &str) {
         "{}",
         bodies[1]
     );
-    let after_bash = bodies[3].to_string();
+    let after_bash = bodies[4].to_string();
     assert!(after_bash.contains("from-the-terminal"), "{after_bash}");
     // The write outside was refused, and the editor's secret withheld.
     assert!(after_bash.contains("write-refused"), "{after_bash}");
@@ -478,15 +500,15 @@ fn editor_session(sandbox: &str) {
         "{after_bash}"
     );
     assert!(
-        bodies[8].to_string().contains("from-the-sandbox"),
+        bodies[9].to_string().contains("from-the-sandbox"),
         "{}",
-        bodies[8]
+        bodies[9]
     );
     // The model chosen through the session's config option answered the last prompt.
     let models: Vec<&Value> = bodies.iter().map(|body| &body["model"]).collect();
-    assert_eq!(models[6], "local-model", "{models:?}");
-    assert_eq!(models[7], "local-model-2", "{models:?}");
+    assert_eq!(models[7], "local-model", "{models:?}");
     assert_eq!(models[8], "local-model-2", "{models:?}");
+    assert_eq!(models[9], "local-model-2", "{models:?}");
 
     // Every update is what the protocol's schema allows.
     check_schema(&sdk, "SessionNotification", updates);

@@ -6,7 +6,7 @@
 //
 // The editor holds an unsaved buffer of WORK_DIR/notes.txt that differs from the disk. One
 // prompt: the model reads notes.txt (served from the buffer), edits it (the new text is handed
-// to the editor, the disk left alone), then runs a command (in a terminal this client runs,
+// to the editor, the disk left alone), rewrites it whole (the same), then runs a command (in a terminal this client runs,
 // with this process's environment). Then a command over its time limit and one cancelled (each
 // terminal killed and released). Then the model is changed through the session's config
 // option, and the mode to `full-auto`, after which a command runs unasked, in a terminal again.
@@ -109,8 +109,8 @@ const result = await app.connectWith(stream, async (agent) => {
   const sessionId = session.sessionId;
   assert.equal(session.modes.currentModeId, "ask");
 
-  // The edit and the command ask; both allowed once.
-  answers.push("allow_once", "allow_once");
+  // The edit, the write and the command ask; each allowed once.
+  answers.push("allow_once", "allow_once", "allow_once");
   const done = await agent.request(methods.agent.session.prompt, {
     sessionId,
     prompt: [{ type: "text", text: "Fix the notes and check" }],
