@@ -223,6 +223,7 @@ async fn run_elsewhere(
     let run = runner.run(request, context).await?;
     let mut output = Output::new(workspace);
     output.push(run.output.as_bytes(), &ToolContext::new(context.call_id()))?;
+    let failed = run.end != crate::CommandEnd::Exited(0);
     let ending = match run.end {
         crate::CommandEnd::Exited(code) => Ending::Exited(exit_status((code & 0xff) << 8)),
         // A raw wait status of 9 reads as "killed by signal 9": no exit code.
@@ -237,6 +238,14 @@ async fn run_elsewhere(
     };
     details.extend(run.details);
     if let Some(enforcement) = enforcement {
+        // A failed command in a sandbox that holds: did the sandbox stop it? As a local run.
+        if failed
+            && !enforcement.starts_with("none: ")
+            && let Some(refusal) = crate::sandbox::denial::find(workspace, &run.output)
+            && let Ok(refusal) = serde_json::to_value(refusal)
+        {
+            details.insert(pi_tool::SandboxRefusal::DETAILS_KEY.into(), refusal);
+        }
         // The runner ran our launcher, which applied this sandbox.
         details.insert("sandbox".into(), Value::String(enforcement));
     }

@@ -272,3 +272,31 @@ async fn a_runner_that_steps_aside_leaves_the_command_local() {
     let result = call(&workspace, "bash", json!({"command": "echo local"})).await;
     assert_eq!(result.text(), "local\n", "{result:?}");
 }
+
+/// A failed command the sandbox stopped, run by a runner (our launcher in an editor's
+/// terminal): the result names the refusal, as a local run's does.
+#[tokio::test]
+async fn a_runners_command_the_sandbox_refused_is_named_as_a_local_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let runner = Arc::new(Scripted {
+        run: CommandRun {
+            output: "bash: line 1: /etc/pi-test: Permission denied\n".to_owned(),
+            truncated: false,
+            end: CommandEnd::Exited(1),
+            details: Map::new(),
+        },
+        requests: Mutex::new(Vec::new()),
+    });
+    let workspace = Workspace::new(dir.path()).with_command_runner(runner);
+    let result = call(
+        &workspace,
+        "bash",
+        json!({"command": "echo x > /etc/pi-test"}),
+    )
+    .await;
+    assert!(result.is_error);
+    let details = result.details.unwrap();
+    assert!(details["sandbox"].is_string(), "{details}");
+    let refusal = &details[pi_tool::SandboxRefusal::DETAILS_KEY];
+    assert_eq!(refusal["path"], "/etc/pi-test", "{details}");
+}
