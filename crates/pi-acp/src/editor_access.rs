@@ -1,9 +1,10 @@
 //! What a session's editor serves the session's tools, from the capabilities the client
 //! advertised at `initialize`: its files (both `fs.readTextFile` and `fs.writeTextFile`) and
-//! its terminals (`terminal`). Without them the tools work on disk and in the local sandbox.
+//! its terminals (`terminal`, used only with our launcher, which keeps the command in our
+//! sandbox). Without them the tools work on disk and in the local sandbox.
 
+use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
@@ -26,25 +27,29 @@ impl EditorAccess {
         Self::default()
     }
 
-    /// What `capabilities` offer to the session `session_id` over `connection`; its
-    /// terminal takes commands while `terminal_allowed` holds (see
-    /// [`crate::terminal_allowed`]).
+    /// What `capabilities` offer to the session `session_id` over `connection`; the
+    /// terminal only with a `launcher` (our binary, see [`EditorTerminal`]).
     pub fn new(
         capabilities: &ClientCapabilities,
         connection: &ConnectionTo<Client>,
         session_id: &SessionId,
-        terminal_allowed: Arc<AtomicBool>,
+        launcher: Option<&Path>,
     ) -> Self {
         let files = (capabilities.fs.read_text_file && capabilities.fs.write_text_file)
             .then(|| Arc::new(EditorFiles::new(connection.clone(), session_id.clone())));
-        let terminal = capabilities.terminal.then(|| {
+        let terminal = launcher.filter(|_| capabilities.terminal).map(|launcher| {
             Arc::new(EditorTerminal::new(
                 connection.clone(),
                 session_id.clone(),
-                terminal_allowed,
+                launcher.to_path_buf(),
             ))
         });
         Self { files, terminal }
+    }
+
+    /// The editor's files, when the file tools go through them.
+    pub fn files(&self) -> Option<Arc<EditorFiles>> {
+        self.files.clone()
     }
 
     /// Whether the file tools go through the editor.

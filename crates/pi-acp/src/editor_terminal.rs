@@ -4,12 +4,13 @@
 //! call's update carries the terminal (its id in the progress and the result's details, made
 //! `ToolCallContent::Terminal` by [`crate::TurnUpdates`]), so the editor shows it live.
 //!
-//! An editor's terminal is not our sandbox: it steps aside (the command runs locally,
-//! sandboxed) while the session's approval mode lets commands run unasked because the sandbox
-//! holds them (`full-auto`, `read-only`); see [`terminal_allowed`].
+//! An editor's terminal runs what we ask with the editor's rights and environment, outside our
+//! sandbox: so it is never asked to run the bare shell. It runs our own binary as a launcher
+//! ([`pi_coding_tools::launcher`]: `pi-tool __confined-shell LAUNCH COMMAND`), which applies
+//! the sandbox and the environment filtering a local run gets and then becomes the shell. The
+//! person sees the output in the editor; the rules stay ours, in every approval mode.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::path::PathBuf;
 
 use agent_client_protocol::Client;
 use agent_client_protocol::v1::ConnectionTo;
@@ -17,7 +18,6 @@ use agent_client_protocol::v1::schema::{
     CreateTerminalRequest, KillTerminalRequest, ReleaseTerminalRequest, SessionId,
     TerminalExitStatus, TerminalId, TerminalOutputRequest, WaitForTerminalExitRequest,
 };
-use pi_approval::Mode;
 use pi_coding_tools::{AccessFuture, CommandEnd, CommandRequest, CommandRun, CommandRunner};
 use pi_tool::{ToolContext, ToolError, ToolUpdate};
 use serde_json::{Map, Value, json};
@@ -25,33 +25,22 @@ use serde_json::{Map, Value, json};
 /// The details key carrying the editor's terminal id of a `bash` call.
 pub const TERMINAL_ID: &str = "terminalId";
 
-/// Whether `bash` may leave our sandbox for the editor's terminal in approval `mode`: where
-/// every command that is not known to be read-only asks first (`ask`, `auto-edit`), or
-/// nothing is sandboxed anyway (`yolo`); not where the sandbox is what lets commands run
-/// unasked (`full-auto`) or holds a read-only session (`read-only`).
-pub fn terminal_allowed(mode: Mode) -> bool {
-    matches!(mode, Mode::Ask | Mode::AutoEdit | Mode::Yolo)
-}
-
 /// Runs one session's commands in its editor's terminals.
 pub struct EditorTerminal {
     connection: ConnectionTo<Client>,
     session_id: SessionId,
-    /// Whether commands go to the editor now ([`terminal_allowed`] of the session's mode).
-    allowed: Arc<AtomicBool>,
+    /// Our binary, started in the terminal as the command's launcher.
+    launcher: PathBuf,
 }
 
 impl EditorTerminal {
-    /// Commands of `session_id` through `connection`, while `allowed` holds.
-    pub fn new(
-        connection: ConnectionTo<Client>,
-        session_id: SessionId,
-        allowed: Arc<AtomicBool>,
-    ) -> Self {
+    /// Commands of `session_id` through `connection`, each run by `launcher` (our binary,
+    /// answering [`pi_coding_tools::LAUNCHER_SUBCOMMAND`]).
+    pub fn new(connection: ConnectionTo<Client>, session_id: SessionId, launcher: PathBuf) -> Self {
         Self {
             connection,
             session_id,
-            allowed,
+            launcher,
         }
     }
 
@@ -100,21 +89,18 @@ fn ending(status: Option<&TerminalExitStatus>) -> CommandEnd {
 }
 
 impl CommandRunner for EditorTerminal {
-    fn takes_commands(&self) -> bool {
-        self.allowed.load(Ordering::Relaxed)
-    }
-
     fn run<'a>(
         &'a self,
         request: CommandRequest,
         context: &'a ToolContext,
     ) -> AccessFuture<'a, CommandRun> {
         Box::pin(async move {
+            // Our launcher, never the bare shell: the command stays in our sandbox.
             let create = CreateTerminalRequest::new(
                 self.session_id.clone(),
-                request.shell.display().to_string(),
+                self.launcher.display().to_string(),
             )
-            .args(vec!["-c".to_owned(), request.command.clone()])
+            .args(request.launch.arguments())
             .cwd(request.cwd.clone())
             .output_byte_limit(u64::try_from(request.output_limit).unwrap_or(u64::MAX));
             let terminal = self.request(create).await?.terminal_id;
@@ -179,15 +165,6 @@ impl CommandRunner for EditorTerminal {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn only_modes_that_ask_or_never_sandbox_use_the_editors_terminal() {
-        assert!(terminal_allowed(Mode::Ask));
-        assert!(terminal_allowed(Mode::AutoEdit));
-        assert!(terminal_allowed(Mode::Yolo));
-        assert!(!terminal_allowed(Mode::FullAuto));
-        assert!(!terminal_allowed(Mode::ReadOnly));
-    }
 
     #[test]
     fn an_exit_code_or_a_signal_ends_the_command() {

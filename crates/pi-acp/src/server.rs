@@ -234,10 +234,7 @@ fn connection(
                 let changed = async {
                     let session = for_mode.get(&request.session_id)?;
                     let mut host = session.host.lock().await;
-                    let changed = set_mode(&mut host, &request.mode_id.0).await;
-                    // The mode in force, changed or not, decides where `bash` runs.
-                    session.follow_mode(host.setup().approvals.mode);
-                    changed
+                    set_mode(&mut host, &request.mode_id.0).await
                 }
                 .await;
                 match changed {
@@ -315,7 +312,7 @@ async fn prompt(
     let message = session.expand_commands(user_message(&request.prompt));
     let id = &request.session_id.0;
     let mut events = session.subscribe();
-    let mut turn = TurnUpdates::new(editor.cwd.clone());
+    let mut turn = TurnUpdates::new(editor.cwd.clone()).with_editor_files(editor.files.clone());
     let run = session.prompt(vec![message.into()]);
     tokio::pin!(run);
     let outcome = loop {

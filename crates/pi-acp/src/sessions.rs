@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use agent_client_protocol::Client;
@@ -51,9 +50,9 @@ pub struct EditorSession {
     pub running: Mutex<Option<Arc<CodingSession>>>,
     /// The prompt tasks started on this session (finished ones are dropped as new ones come).
     turns: Mutex<Vec<tokio::task::JoinHandle<()>>>,
-    /// Whether `bash` may run in the editor's terminal: follows the approval mode
-    /// ([`crate::terminal_allowed`]).
-    pub terminal_allowed: Arc<AtomicBool>,
+    /// The editor's files, when the file tools go through them: a call's diff shows the
+    /// change against the editor's buffer.
+    pub files: Option<Arc<crate::EditorFiles>>,
 }
 
 impl EditorSession {
@@ -67,13 +66,6 @@ impl EditorSession {
     /// Notes the session a prompt runs on (`None` when it ends).
     pub fn set_running(&self, session: Option<Arc<CodingSession>>) {
         *lock(&self.running) = session;
-    }
-
-    /// Notes the session's approval mode, which decides whether `bash` may use the editor's
-    /// terminal.
-    pub fn follow_mode(&self, mode: Mode) {
-        self.terminal_allowed
-            .store(crate::terminal_allowed(mode), Ordering::Relaxed);
     }
 
     /// Stops the prompt running, if any: its calls are answered, the turn ends `cancelled`.
@@ -101,6 +93,9 @@ pub struct Sessions {
     open: Mutex<HashMap<String, Arc<EditorSession>>>,
     /// What the client said it can do at `initialize` (its files, its terminals).
     client: Mutex<ClientCapabilities>,
+    /// Our binary, which runs a command confined in the editor's terminal
+    /// ([`pi_coding_tools::launcher`]); `None`: commands stay in the local sandbox.
+    shell_launcher: Option<PathBuf>,
 }
 
 impl Sessions {
@@ -120,7 +115,18 @@ impl Sessions {
             mcp_prefix,
             open: Mutex::new(HashMap::new()),
             client: Mutex::new(ClientCapabilities::default()),
+            shell_launcher: None,
         }
+    }
+
+    /// The same, with `bash` running in the editor's terminal when the editor offers one:
+    /// as `program` (our own binary, answering [`pi_coding_tools::LAUNCHER_SUBCOMMAND`] with
+    /// [`pi_coding_tools::launch`]) started there, which confines the command as a local run
+    /// is confined. Without it, commands stay in the local sandbox.
+    #[must_use]
+    pub fn with_shell_launcher(mut self, program: PathBuf) -> Self {
+        self.shell_launcher = Some(program);
+        self
     }
 
     /// Keeps what the client advertised at `initialize`: the sessions started after it use
@@ -258,14 +264,11 @@ impl Sessions {
             .setup()
             .in_directory(&cwd)
             .map_err(AcpError::runtime)?;
-        let terminal_allowed = Arc::new(AtomicBool::new(crate::terminal_allowed(
-            setup.approvals.mode,
-        )));
         let access = EditorAccess::new(
             &lock(&self.client),
             connection,
             &SessionId::new(id.as_str()),
-            Arc::clone(&terminal_allowed),
+            self.shell_launcher.as_deref(),
         );
         let local = (self.tools_for)(&cwd, &access).map_err(AcpError::Tools)?;
         let mut tools = same_selection(&template.setup().tools, &local.tools)?;
@@ -292,7 +295,7 @@ impl Sessions {
             host: tokio::sync::Mutex::new(host),
             running: Mutex::new(None),
             turns: Mutex::new(Vec::new()),
-            terminal_allowed,
+            files: access.files(),
         });
         lock(&self.open).insert(id, Arc::clone(&editor_session));
         Ok((editor_session, warnings))

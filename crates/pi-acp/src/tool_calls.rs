@@ -65,7 +65,7 @@ fn first_line(text: &str) -> String {
 }
 
 /// `path` of a call, made absolute against `cwd` (ACP paths are absolute).
-fn absolute_path(arguments: &Value, cwd: &Path) -> Option<PathBuf> {
+pub(crate) fn absolute_path(arguments: &Value, cwd: &Path) -> Option<PathBuf> {
     text_argument(arguments, "path").map(|path| cwd.join(path))
 }
 

@@ -5,22 +5,28 @@
 //! never keeps a spinner for a call that was cancelled before it ran.
 
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use agent_client_protocol::v1::schema::{
-    ContentBlock, ContentChunk, SessionUpdate, Terminal, ToolCall as AcpToolCall, ToolCallContent,
-    ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
+    ContentBlock, ContentChunk, Diff, SessionUpdate, Terminal, ToolCall as AcpToolCall,
+    ToolCallContent, ToolCallStatus, ToolCallUpdate, ToolCallUpdateFields,
 };
 use pi_agent::AgentEvent;
 use pi_ai::AssistantMessageEvent;
 use pi_tool::{ToolCall, ToolResultMessage};
 
-use crate::tool_calls::{content_of, diffs_of, kind_of, locations_of, text_content, title_of};
+use crate::EditorFiles;
+use crate::tool_calls::{
+    absolute_path, content_of, diffs_of, kind_of, locations_of, text_content, title_of,
+};
 
 /// A call announced to the editor and not answered yet.
 struct OpenCall {
     /// The diffs shown when it was announced, kept beside the result's text.
     diffs: Vec<ToolCallContent>,
+    /// The file a `write` or `edit` changes, when its change goes through the editor.
+    changes: Option<PathBuf>,
 }
 
 /// Turns one prompt's events into session updates.
@@ -29,6 +35,8 @@ pub struct TurnUpdates {
     open: HashMap<String, OpenCall>,
     /// Announced calls in order, so the end answers them in the order they came.
     order: Vec<String>,
+    /// The editor's files, when the file tools go through them.
+    files: Option<Arc<EditorFiles>>,
 }
 
 impl TurnUpdates {
@@ -38,7 +46,17 @@ impl TurnUpdates {
             cwd,
             open: HashMap::new(),
             order: Vec::new(),
+            files: None,
         }
+    }
+
+    /// The same, for a session whose file tools go through the editor's `files`: a `write`
+    /// or `edit` shows its change against the editor's buffer (the text the editor gave the
+    /// tool), not against the disk.
+    #[must_use]
+    pub fn with_editor_files(mut self, files: Option<Arc<EditorFiles>>) -> Self {
+        self.files = files;
+        self
     }
 
     /// The updates one event gives (none for most).
@@ -105,6 +123,9 @@ impl TurnUpdates {
     /// The updates that answer every call still open: the turn ended without their result
     /// (cancelled, or the run stopped), so each is marked failed, saying so.
     pub fn finish(&mut self) -> Vec<SessionUpdate> {
+        if let Some(files) = &self.files {
+            files.forget();
+        }
         let order = std::mem::take(&mut self.order);
         order
             .into_iter()
@@ -126,14 +147,31 @@ impl TurnUpdates {
         if self.open.contains_key(call.id.as_str()) {
             return Vec::new();
         }
-        let diffs = diffs_of(&call.name, &call.arguments, &self.cwd, true);
+        let changes = self
+            .files
+            .as_ref()
+            .filter(|_| matches!(call.name.as_str(), "write" | "edit"))
+            .and_then(|_| absolute_path(&call.arguments, &self.cwd));
+        let mut diffs = diffs_of(&call.name, &call.arguments, &self.cwd, true);
+        // A write about to replace a buffer the editor gave this turn: against that text.
+        if call.name == "write"
+            && let (Some(path), Some(files)) = (&changes, &self.files)
+            && let Some(buffer) = files.last_served(&canonical(path))
+        {
+            for diff in &mut diffs {
+                if let ToolCallContent::Diff(diff) = diff {
+                    diff.old_text = Some(buffer.clone());
+                }
+            }
+        }
         let update = AcpToolCall::new(call.id.to_string(), title_of(&call.name, &call.arguments))
             .kind(kind_of(&call.name))
             .status(status)
             .locations(locations_of(&call.name, &call.arguments, &self.cwd))
             .raw_input(call.arguments.clone())
             .content(diffs.clone());
-        self.open.insert(call.id.to_string(), OpenCall { diffs });
+        self.open
+            .insert(call.id.to_string(), OpenCall { diffs, changes });
         self.order.push(call.id.to_string());
         vec![SessionUpdate::ToolCall(update)]
     }
@@ -144,7 +182,18 @@ impl TurnUpdates {
         };
         // A command run in the editor's terminal keeps showing it beside the result (live
         // only: a replayed session's terminals are gone).
-        let mut update = result_update(result, open.diffs);
+        // The change as the editor was handed it: the whole buffer before and after.
+        let handed = open
+            .changes
+            .zip(self.files.as_ref())
+            .and_then(|(path, files)| {
+                let path = canonical(&path);
+                let change = files.take_change(&path)?;
+                Some(vec![ToolCallContent::Diff(
+                    Diff::new(path, change.new_text).old_text(change.old_text),
+                )])
+            });
+        let mut update = result_update(result, handed.unwrap_or(open.diffs));
         if let Some(terminal) = terminal_of(result.details.as_ref()) {
             update
                 .fields
@@ -153,6 +202,19 @@ impl TurnUpdates {
                 .insert(0, terminal);
         }
         vec![SessionUpdate::ToolCallUpdate(update)]
+    }
+}
+
+/// `path` as the tools name it to the editor: canonical, or for a file not there yet, its
+/// canonical directory joined with its name.
+fn canonical(path: &Path) -> PathBuf {
+    if let Ok(canonical) = std::fs::canonicalize(path) {
+        return canonical;
+    }
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) => std::fs::canonicalize(parent)
+            .map_or_else(|_| path.to_path_buf(), |parent| parent.join(name)),
+        _ => path.to_path_buf(),
     }
 }
 

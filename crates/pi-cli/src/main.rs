@@ -181,6 +181,18 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // Started by an editor's terminal to run one `bash` command under our sandbox: before any
+    // thread exists, since the sandbox binds the calling thread, which becomes the shell.
+    let arguments: Vec<std::ffi::OsString> = std::env::args_os().skip(1).collect();
+    if let Some((first, launch)) = arguments.split_first()
+        && first == pi_coding_tools::LAUNCHER_SUBCOMMAND
+    {
+        report!(
+            "pi-tool: {}",
+            pi_tool::error_text(&pi_coding_tools::launch(launch))
+        );
+        return ExitCode::from(commands::EXIT_USAGE);
+    }
     // A panicking tool is answered with an error result: report the panic in one line, without
     // a backtrace, and not without bound (a client may make tools panic at will).
     panic_log::install();

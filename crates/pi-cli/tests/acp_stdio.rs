@@ -672,3 +672,74 @@ fn approval_flags_before_the_subcommand_stop_the_start() {
     assert!(stderr.contains("go after the subcommand"), "{stderr}");
     assert!(output.stdout.is_empty());
 }
+
+/// The launcher an editor's terminal runs (`pi-tool __confined-shell LAUNCH COMMAND`) is
+/// answered before anything else, and arguments it did not make are refused, saying so.
+#[test]
+fn the_terminals_launcher_refuses_arguments_it_did_not_make() {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args([pi_coding_tools::LAUNCHER_SUBCOMMAND, "{}", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("bad arguments"), "{stderr}");
+}
+
+/// An MCP server the editor names by URL (`"type": "http"`, with its bearer token as a
+/// header) joins the session as a stdio one does: its tool runs and answers.
+#[test]
+fn an_editors_http_mcp_server_joins_the_session() {
+    let token = "0123456789abcdef0123456789abcdef";
+    let mut mcp = Command::new(env!("CARGO_BIN_EXE_pi-tool"))
+        .args(["serve", "--http", "127.0.0.1:0", "--token", token])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(mcp.stderr.take().unwrap()).lines();
+    let mcp_url = lines
+        .by_ref()
+        .map(Result::unwrap)
+        .find(|line| line.contains("http://"))
+        .unwrap()
+        .rsplit(' ')
+        .next()
+        .unwrap()
+        .to_owned();
+    // Keep draining its stderr so it never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+
+    let (url, seen) = support::serve(vec![
+        tool_call("call_1", "echo", &json!({"value": "over http"})),
+        answer("Echoed."),
+    ]);
+    let dirs = dirs(&url);
+    let work = dirs.path().join("work");
+    let mut server = Server::start(&dirs);
+    server.initialize();
+    let new = json!({"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd": work,
+        "mcpServers":[{"type":"http","name":"web","url": mcp_url,
+                       "headers":[{"name":"Authorization","value": format!("Bearer {token}")}]}]}});
+    server.send(&new.to_string());
+    let (created, _) = server.until_response(2);
+    let session_id = created["result"]["sessionId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{created}"))
+        .to_owned();
+    let mut answers = vec!["allow_once"];
+    let (done, updates, _) = server.prompt(3, &session_id, "echo it", &mut answers);
+    assert_eq!(done["result"]["stopReason"], "end_turn", "{done}");
+    let result = updates
+        .iter()
+        .find(|update| update["params"]["update"]["status"] == "completed")
+        .unwrap_or_else(|| panic!("{updates:?}"));
+    assert_eq!(
+        result["params"]["update"]["content"][0]["content"]["text"],
+        "over http"
+    );
+    assert_eq!(support::bodies(&seen).len(), 2);
+    drop(server.stdin);
+    assert!(server.child.wait().unwrap().success());
+    let _ = mcp.kill();
+    let _ = mcp.wait();
+}

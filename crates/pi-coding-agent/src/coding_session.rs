@@ -315,8 +315,16 @@ impl CodingSession {
 
     /// The session's counts, tokens and cost (Pi's `get_session_stats`).
     pub fn stats(&self) -> Result<crate::session_stats::SessionStats, RuntimeError> {
+        let window = self.compactor.window().filter(|window| *window > 0);
         self.recorder
-            .with_session(|session| crate::session_stats::SessionStats::of(session))
+            .with_session(|session| {
+                let mut stats = crate::session_stats::SessionStats::of(session)?;
+                if let Some(window) = window {
+                    stats.context_usage =
+                        Some(crate::session_stats::ContextUsage::of(session, window)?);
+                }
+                Ok(stats)
+            })
             .map_err(|source| RuntimeError::Session {
                 what: "reading the session's statistics".to_owned(),
                 source,

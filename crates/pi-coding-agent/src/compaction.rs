@@ -71,6 +71,11 @@ impl Compactor {
         &self.settings
     }
 
+    /// The model's context window, when known.
+    pub fn window(&self) -> Option<u64> {
+        self.window
+    }
+
     /// Whether the session's context passed the threshold.
     fn over_threshold(&self, recorder: &Recorder) -> bool {
         self.window.is_some()

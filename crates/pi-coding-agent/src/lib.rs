@@ -167,7 +167,7 @@ pub use session_open::{
     FoundSession, OpenedSession, SessionTarget, find_session, open_session, session_dir,
 };
 pub use session_setup::SessionSetup;
-pub use session_stats::{SessionStats, TokenTotals};
+pub use session_stats::{ContextUsage, SessionStats, TokenTotals};
 pub use session_tree::{TreePoint, tree_points};
 pub use settings::{
     DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_RETRIES, ImageSettings, PROJECT_SETTINGS_DIR,

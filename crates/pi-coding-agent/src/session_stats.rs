@@ -44,6 +44,40 @@ pub struct SessionStats {
     pub tokens: TokenTotals,
     /// What the answers cost, in dollars (from the catalog's prices when they were recorded).
     pub cost: f64,
+    /// How full the model's context window is now; left out when the window is unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub context_usage: Option<ContextUsage>,
+}
+
+/// How full the context window is, as Pi's `contextUsage` says it: the context size the
+/// compaction checks (the last fresh answer's usage plus an estimate of what followed).
+///
+/// Pi gives `null` tokens and percent right after a compaction, until an answer gives fresh
+/// usage; here the estimate stands in then (never `null`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ContextUsage {
+    /// Tokens of the context now.
+    pub tokens: u64,
+    /// The model's context window.
+    pub context_window: u64,
+    /// `tokens` as a percentage of the window.
+    pub percent: f64,
+}
+
+impl ContextUsage {
+    /// The usage of `session`'s context in a window of `context_window` tokens.
+    pub fn of(session: &Session, context_window: u64) -> Result<Self, pi_session::SessionError> {
+        let tokens = pi_agent::compaction::session_context_tokens(session)?;
+        // Display only: token counts fit an f64's mantissa.
+        #[allow(clippy::cast_precision_loss)]
+        let percent = tokens as f64 * 100.0 / context_window as f64;
+        Ok(Self {
+            tokens,
+            context_window,
+            percent,
+        })
+    }
 }
 
 impl SessionStats {
@@ -60,6 +94,7 @@ impl SessionStats {
             total_messages: messages.len(),
             tokens: TokenTotals::default(),
             cost: 0.0,
+            context_usage: None,
         };
         for message in &messages {
             match message {

@@ -14,6 +14,8 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use pi_tool::{ToolContext, ToolError};
+
+use crate::ShellLaunch;
 use serde_json::{Map, Value};
 
 /// What a seam's work gives back, later.
@@ -29,6 +31,10 @@ pub trait FileAccess: Send + Sync {
     fn read_text<'a>(&'a self, path: &'a Path) -> AccessFuture<'a, String>;
 
     /// Makes `text` the whole content of the file at `path`, creating it if it is missing.
+    ///
+    /// `write` and `edit` read the file through [`FileAccess::read_text`] just before (a
+    /// failed read: the file is new), under the file's queue: what that read gave is what
+    /// this write replaces.
     fn write_text<'a>(&'a self, path: &'a Path, text: &'a str) -> AccessFuture<'a, ()>;
 }
 
@@ -47,6 +53,10 @@ pub struct CommandRequest {
     /// The most output worth keeping: what is written beyond it may be dropped from the
     /// start (the tool shows a tail of at most this much).
     pub output_limit: usize,
+    /// The same command under the workspace's own sandbox and environment filtering: a
+    /// runner outside our sandbox runs our binary with [`ShellLaunch::arguments`] rather
+    /// than the bare shell, so the command stays confined (see [`crate::launcher`]).
+    pub launch: ShellLaunch,
 }
 
 /// How a command run by a [`CommandRunner`] ended.
@@ -76,14 +86,15 @@ pub struct CommandRun {
     pub details: Map<String, Value>,
 }
 
-/// Runs `bash`'s commands somewhere else than the local sandbox (an editor's terminal).
+/// Runs `bash`'s commands somewhere else than this process's children (an editor's
+/// terminal). A runner outside our sandbox must run [`CommandRequest::launch`] (our binary as
+/// the launcher), never the bare shell, so the command stays as confined as a local run.
 ///
 /// The runner owns the command's life: it stops it on the time limit and when the call's
 /// signal ([`ToolContext::signal`]) is cancelled, and answers only once it is stopped.
 pub trait CommandRunner: Send + Sync {
     /// Whether this call goes to the runner now; `false`: it runs locally, sandboxed, as
-    /// without a runner (a runner outside the sandbox steps aside when an approval mode relies
-    /// on the sandbox to let commands run unasked).
+    /// without a runner.
     fn takes_commands(&self) -> bool {
         true
     }

@@ -203,10 +203,18 @@ async fn run_elsewhere(
     params: &BashParams,
     context: &ToolContext,
 ) -> Result<ToolOutput, ToolError> {
+    let launch = crate::ShellLaunch::new(
+        workspace,
+        shell(),
+        params.command.clone(),
+        workspace.cwd().to_path_buf(),
+    );
+    let enforcement = launch.enforcement();
     let request = crate::CommandRequest {
         shell: shell(),
         command: params.command.clone(),
         cwd: workspace.cwd().to_path_buf(),
+        launch,
         timeout: params
             .timeout
             .and_then(|seconds| Duration::try_from_secs_f64(seconds).ok()),
@@ -215,6 +223,7 @@ async fn run_elsewhere(
     let run = runner.run(request, context).await?;
     let mut output = Output::new(workspace);
     output.push(run.output.as_bytes(), &ToolContext::new(context.call_id()))?;
+    let failed = run.end != crate::CommandEnd::Exited(0);
     let ending = match run.end {
         crate::CommandEnd::Exited(code) => Ending::Exited(exit_status((code & 0xff) << 8)),
         // A raw wait status of 9 reads as "killed by signal 9": no exit code.
@@ -228,6 +237,18 @@ async fn run_elsewhere(
         _ => Map::new(),
     };
     details.extend(run.details);
+    if let Some(enforcement) = enforcement {
+        // A failed command in a sandbox that holds: did the sandbox stop it? As a local run.
+        if failed
+            && !enforcement.starts_with("none: ")
+            && let Some(refusal) = crate::sandbox::denial::find(workspace, &run.output)
+            && let Ok(refusal) = serde_json::to_value(refusal)
+        {
+            details.insert(pi_tool::SandboxRefusal::DETAILS_KEY.into(), refusal);
+        }
+        // The runner ran our launcher, which applied this sandbox.
+        details.insert("sandbox".into(), Value::String(enforcement));
+    }
     if run.truncated {
         // The runner kept only the tail: the totals count what it kept.
         details.insert("outputStartDropped".into(), Value::Bool(true));

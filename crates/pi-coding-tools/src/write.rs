@@ -31,6 +31,10 @@ fn write_through(
         let Some(access) = workspace.file_access() else {
             return Err(ToolError::new("no file access to write through"));
         };
+        // What the write replaces, read through the access as `edit` reads it, so its holder
+        // (an editor) can show the change against its own buffer. A file it does not have
+        // (a new one) is no failure.
+        let _replaced = access.read_text(&path).await;
         if let Some(parent) = path.parent().map(std::path::Path::to_path_buf) {
             on_workspace_thread(&workspace, Access::Write, move || {
                 std::fs::create_dir_all(parent)

@@ -121,6 +121,8 @@ async fn file_tools_read_and_write_the_buffers_not_the_disk() {
             format!("read {}", root.join("a.txt").display()),
             format!("read {}", root.join("a.txt").display()),
             format!("write {}", root.join("a.txt").display()),
+            // `write` reads what it replaces first (here nothing: a new file).
+            format!("read {}", root.join("sub/new.txt").display()),
             format!("write {}", root.join("sub/new.txt").display()),
         ]
     );
@@ -239,6 +241,11 @@ async fn bash_gives_the_runners_output_as_a_local_runs_result() {
     assert_eq!(requests[0].command, "make test");
     assert_eq!(requests[0].cwd, dir.path());
     assert_eq!(requests[0].timeout, Some(std::time::Duration::from_secs(5)));
+    // The runner is handed the same command under the workspace's sandbox, for our launcher.
+    assert!(requests[0].launch.is_confined());
+    assert_eq!(requests[0].launch.command, "make test");
+    let arguments = requests[0].launch.arguments();
+    assert_eq!(arguments[0], pi_coding_tools::LAUNCHER_SUBCOMMAND);
 }
 
 /// A runner that steps aside: the command runs locally.
@@ -264,4 +271,32 @@ async fn a_runner_that_steps_aside_leaves_the_command_local() {
     let workspace = Workspace::new(dir.path()).with_command_runner(Arc::new(Aside));
     let result = call(&workspace, "bash", json!({"command": "echo local"})).await;
     assert_eq!(result.text(), "local\n", "{result:?}");
+}
+
+/// A failed command the sandbox stopped, run by a runner (our launcher in an editor's
+/// terminal): the result names the refusal, as a local run's does.
+#[tokio::test]
+async fn a_runners_command_the_sandbox_refused_is_named_as_a_local_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let runner = Arc::new(Scripted {
+        run: CommandRun {
+            output: "bash: line 1: /etc/pi-test: Permission denied\n".to_owned(),
+            truncated: false,
+            end: CommandEnd::Exited(1),
+            details: Map::new(),
+        },
+        requests: Mutex::new(Vec::new()),
+    });
+    let workspace = Workspace::new(dir.path()).with_command_runner(runner);
+    let result = call(
+        &workspace,
+        "bash",
+        json!({"command": "echo x > /etc/pi-test"}),
+    )
+    .await;
+    assert!(result.is_error);
+    let details = result.details.unwrap();
+    assert!(details["sandbox"].is_string(), "{details}");
+    let refusal = &details[pi_tool::SandboxRefusal::DETAILS_KEY];
+    assert_eq!(refusal["path"], "/etc/pi-test", "{details}");
 }

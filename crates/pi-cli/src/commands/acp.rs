@@ -47,12 +47,20 @@ pub(crate) async fn run(
             outside_tools,
         })
     });
-    let sessions = Arc::new(Sessions::new(
+    let mut sessions = Sessions::new(
         host,
         tools_for,
         place.environment.clone(),
         args.mcp_prefix().to_owned(),
-    ));
+    );
+    // An editor's terminal runs `bash` as this binary, which confines the command first.
+    match std::env::current_exe() {
+        Ok(program) => sessions = sessions.with_shell_launcher(program),
+        Err(error) => warn(&format!(
+            "commands stay in the local sandbox, not the editor's terminal: this program's path is unknown ({error})"
+        )),
+    }
+    let sessions = Arc::new(sessions);
     tokio::select! {
         served = pi_acp::serve_stdio(Arc::clone(&sessions), warn) => served?,
         () = place.shutdown.token().cancelled() => {

@@ -1,14 +1,16 @@
 // Drives `pi-tool acp` with the official ACP TypeScript SDK as an editor that offers its files
 // and terminals (clientCapabilities fs.readTextFile, fs.writeTextFile, terminal). Usage:
 //   node ts-client-editor.mjs SDK_DIR WORK_DIR
-// with PI_TOOL_BIN (our binary) and PI_CODING_AGENT_DIR (its models.json names the fake) set.
+// with PI_TOOL_BIN (our binary) and PI_CODING_AGENT_DIR (its models.json names the fake) set,
+// and PI_TEST_SANDBOX the sandbox to start it with (landlock by default).
 //
 // The editor holds an unsaved buffer of WORK_DIR/notes.txt that differs from the disk. One
 // prompt: the model reads notes.txt (served from the buffer), edits it (the new text is handed
-// to the editor, the disk left alone), then runs a command (in a terminal this client runs).
-// Then a command over its time limit and one cancelled (each terminal killed and released).
-// Then the model is changed through the session's config option, and the mode to `full-auto`,
-// after which a command stays in the agent's own sandbox. Prints what it saw as one JSON object on stdout.
+// to the editor, the disk left alone), rewrites it whole (the same), then runs a command (in a terminal this client runs,
+// with this process's environment). Then a command over its time limit and one cancelled (each
+// terminal killed and released). Then the model is changed through the session's config
+// option, and the mode to `full-auto`, after which a command runs unasked, in a terminal again.
+// Prints what it saw as one JSON object on stdout.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
@@ -19,7 +21,7 @@ const [sdkDir, workDir] = process.argv.slice(2);
 const acp = await import(pathToFileURL(join(sdkDir, "dist/v1/stable/acp.js")).href);
 const { client, methods, ndJsonStream, PROTOCOL_VERSION } = acp;
 
-const child = spawn(process.env.PI_TOOL_BIN, ["--sandbox", "landlock", "acp"], {
+const child = spawn(process.env.PI_TOOL_BIN, ["--sandbox", process.env.PI_TEST_SANDBOX ?? "landlock", "acp"], {
   cwd: workDir,
   stdio: ["pipe", "pipe", "inherit"],
 });
@@ -107,8 +109,8 @@ const result = await app.connectWith(stream, async (agent) => {
   const sessionId = session.sessionId;
   assert.equal(session.modes.currentModeId, "ask");
 
-  // The edit and the command ask; both allowed once.
-  answers.push("allow_once", "allow_once");
+  // The edit, the write and the command ask; each allowed once.
+  answers.push("allow_once", "allow_once", "allow_once");
   const done = await agent.request(methods.agent.session.prompt, {
     sessionId,
     prompt: [{ type: "text", text: "Fix the notes and check" }],
@@ -164,8 +166,8 @@ const result = await app.connectWith(stream, async (agent) => {
     .then(() => null, (error) => error);
   assert.ok(unknown, "an unknown model must be refused");
 
-  // In full-auto the sandbox lets commands run unasked: they stay in it, not the editor's
-  // terminal.
+  // In full-auto the sandbox lets commands run unasked: the terminal's command is sandboxed
+  // too, so it still runs there.
   await agent.request(methods.agent.session.setMode, { sessionId, modeId: "full-auto" });
   const before = seen.calls.length;
   const sandboxed = await agent.request(methods.agent.session.prompt, {

@@ -198,3 +198,69 @@ fn restrict_shell(_confinement: &Confinement) -> Restricted {
         signals_scoped: false,
     }
 }
+
+/// Replaces this process with `shell -c command` in `cwd`, confined as `confinement` says
+/// (`None`: unconfined), without the `withheld` variables, its `TMPDIR` the private one: what a
+/// local run's shell gets, for a launcher whose parent (an editor's terminal) owns the process.
+/// Returns only when that failed. The calling thread is restricted: call it before any other.
+pub(crate) fn exec_shell(
+    shell: &Path,
+    command: &str,
+    cwd: &Path,
+    confinement: Option<&Confinement>,
+    withheld: &[std::ffi::OsString],
+) -> crate::launcher::LaunchError {
+    use std::os::unix::process::CommandExt;
+
+    use crate::launcher::LaunchError;
+
+    let mut process = match confinement {
+        None => {
+            let mut process = std::process::Command::new(shell);
+            process.arg("-c").arg(command).current_dir(cwd);
+            process
+        }
+        Some(confinement) => {
+            if confinement.sandbox == ShellSandbox::Bubblewrap
+                && let Some(missing) = bubblewrap::missing()
+            {
+                return LaunchError::Refused(format!(
+                    "bash refused: the sandbox must be bubblewrap (--sandbox bubblewrap), and \
+                     bubblewrap is {missing}; install it, or choose --sandbox strongest"
+                ));
+            }
+            // Joined before Landlock, which would refuse writing the cgroup's files; kept for
+            // the life of the process (the shell this becomes stays in it).
+            let mut limit = limits::enter();
+            let bwrap =
+                bubblewrap::available().filter(|_| confinement.sandbox != ShellSandbox::Landlock);
+            let mut process = match bwrap {
+                Some(bwrap) => {
+                    bubblewrap::command(bwrap, confinement, shell, command, cwd).into_std()
+                }
+                None => {
+                    let restricted = restrict_shell(confinement);
+                    if let Some(reason) = restricted.enforcement.strip_prefix("none: ") {
+                        // Said where the person watching the terminal reads it, as a local
+                        // run's details say it.
+                        eprintln!("pi-tool: not sandboxed on this machine ({reason})");
+                    }
+                    let mut process = std::process::Command::new(shell);
+                    process.arg("-c").arg(command).current_dir(cwd);
+                    process
+                }
+            };
+            match &confinement.temporary {
+                Ok(directory) => process.env("TMPDIR", directory),
+                Err(_) => process.env_remove("TMPDIR"),
+            };
+            limit.apply_to(std::process::id());
+            std::mem::forget(limit);
+            process
+        }
+    };
+    for name in withheld {
+        process.env_remove(name);
+    }
+    LaunchError::Exec(process.exec())
+}
