@@ -1,5 +1,6 @@
 //! The interactive mode's keys and slash commands, typed on a pseudo-terminal as a person
-//! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; Alt+Enter's
+//! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; the `--models`
+//! scope, Shift+Ctrl+P and `/scoped-models`; Alt+Enter's
 //! follow-up; `!cmd` (the model reads it) and `!!cmd` (it does not); `/name` and `/session`; `/model` (picker and pattern); `/fork`;
 //! `/resume`; `/tree`; Ctrl+G's external editor; `/copy` (OSC 52) and `/export` (JSONL and HTML); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
 #![allow(
@@ -483,9 +484,18 @@ fn reload_reads_templates_and_keybindings_again() {
         r#"{"app.exit": "ctrl+q", "app.bogus": 1, "bad.id": "x"}"#,
     )
     .unwrap();
+    std::fs::write(
+        home.agent().join("settings.json"),
+        r#"{"steeringMode": "one-at-a-time"}"#,
+    )
+    .unwrap();
     tui.line("/reload");
     tui.expect("Reloaded keybindings, settings, skills, prompt templates and context files");
     tui.expect("no action is called \"bad.id\"");
+    // The queue mode the settings name now holds.
+    tui.line("/settings");
+    tui.expect("Steering mode       one-at-a-time");
+    tui.keys("\x1b");
     tui.line("/review src");
     tui.expect("Reviewed.");
     let bodies = support::bodies(&seen);
@@ -532,6 +542,69 @@ fn settings_change_auto_compaction_and_the_steering_mode_and_save_them() {
     tui.expect("Auto-compaction     off");
     tui.expect("Steering mode       one-at-a-time");
     tui.keys("\x1b");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn ctrl_p_cycles_the_models_scope_both_ways_and_scoped_models_changes_and_saves_it() {
+    let (url, seen) = support::serve(vec![answer("Third ", "here.")]);
+    let home = Home::with_models(
+        &url,
+        &json!([
+            {"id": "local-model", "reasoning": true, "contextWindow": 100000},
+            {"id": "other-model", "contextWindow": 50000},
+            {"id": "third-model", "contextWindow": 50000}
+        ]),
+    );
+    let mut tui = home.start(&["--models", "local/local-model:high,local/third-model"]);
+    // The scope's first model, at its pattern's level; other-model is never cycled to.
+    tui.expect("local/local-model • high • scoped 1/2");
+    tui.keys("\x10");
+    tui.expect("local/third-model • off • scoped 2/2");
+    tui.keys("\x10");
+    tui.expect("local/local-model • high • scoped 1/2");
+    // Shift+Ctrl+P (the kitty keyboard protocol's CSI u): backwards.
+    tui.keys("\x1b[112;6u");
+    tui.expect("local/third-model • off • scoped 2/2");
+    tui.line("who are you?");
+    tui.expect("Third here.");
+    assert_eq!(support::bodies(&seen)[0]["model"], "third-model");
+    // The switches are model_change entries of the session, as /model records them.
+    let entries = &home.sessions()[0];
+    let changes: Vec<&str> = entries
+        .iter()
+        .filter(|entry| entry["type"] == "model_change")
+        .map(|entry| entry["modelId"].as_str().unwrap())
+        .collect();
+    assert_eq!(changes.last(), Some(&"third-model"), "{entries:?}");
+    tui.line("/scoped-models");
+    tui.expect("[x] local/local-model");
+    tui.expect("[ ] local/other-model");
+    // Enter turns local-model off for the session.
+    tui.keys("\r");
+    tui.expect("[ ] local/local-model");
+    tui.expect("scoped 1/1");
+    // Down to the last item: saved to the settings.
+    tui.keys("\x1b[B");
+    tui.keys("\x1b[B");
+    tui.keys("\x1b[B");
+    tui.keys("\r");
+    tui.expect("Saved enabledModels");
+    tui.keys("\x1b");
+    tui.keys("\x10");
+    tui.expect("Only one model of the scope has a key");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.agent().join("settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(saved["enabledModels"], json!(["local/third-model"]));
+    // The next start without --models reads enabledModels (local-model, named, is outside).
+    let mut tui = home.start(&["--model", "local/local-model"]);
+    tui.expect("local/local-model • medium • scoped -/1");
+    tui.keys("\x10");
+    tui.expect("Only one model of the scope has a key");
     tui.keys("\x04");
     exited_well(&tui.wait_exit());
 }

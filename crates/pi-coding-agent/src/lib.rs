@@ -82,6 +82,7 @@ mod model_merge;
 mod model_pattern;
 mod model_provider;
 mod model_registry;
+mod model_scope;
 mod model_selection;
 mod models_file;
 mod pi_event_json;
@@ -138,6 +139,7 @@ pub use model_pattern::{
 };
 pub use model_provider::model_provider;
 pub use model_registry::{Credentials, KeyError, KeySource, ModelRegistry, RegistryError};
+pub use model_scope::{CycleDirection, ModelScope, ScopeEntry};
 pub use model_selection::{
     ModelChoice, ModelRequest, ResolvedModel, SelectionError, SessionModel, resolve_model,
     select_model,

@@ -30,6 +30,8 @@ pub(crate) enum Action {
     ModelSelect,
     /// The next model.
     ModelCycleForward,
+    /// The previous model.
+    ModelCycleBackward,
     /// The next thinking level.
     ThinkingCycle,
     /// Hide or show thinking.
@@ -88,6 +90,11 @@ const DEFAULTS: &[(&str, Action, &[&str])] = &[
         "app.model.cycleForward",
         Action::ModelCycleForward,
         &["ctrl+p"],
+    ),
+    (
+        "app.model.cycleBackward",
+        Action::ModelCycleBackward,
+        &["shift+ctrl+p"],
     ),
     ("app.thinking.cycle", Action::ThinkingCycle, &["shift+tab"]),
     ("app.thinking.toggle", Action::ThinkingToggle, &["ctrl+t"]),
@@ -393,6 +400,7 @@ fn description(action: Action) -> &'static str {
         Action::ExternalEditor => "edit the message in $VISUAL or $EDITOR",
         Action::ModelSelect => "choose the model",
         Action::ModelCycleForward => "next model",
+        Action::ModelCycleBackward => "previous model",
         Action::ThinkingCycle => "next thinking level",
         Action::ThinkingToggle => "hide or show thinking (from now on)",
         Action::ToolsExpand => "show the last tool result whole",

@@ -9,6 +9,8 @@ use pi_coding_agent::PromptCommands;
 pub(crate) enum Slash {
     /// `/model [pattern]`: pick a model, or switch to the one matching.
     Model(Option<String>),
+    /// `/scoped-models`: the models Ctrl+P cycles through.
+    ScopedModels,
     /// `/new`: a new session.
     New,
     /// `/name NAME`: name the session.
@@ -40,8 +42,12 @@ pub(crate) enum Slash {
 }
 
 /// The built-in commands and what they do, as completion lists them.
-pub(crate) const COMMANDS: [(&str, &str); 15] = [
+pub(crate) const COMMANDS: [(&str, &str); 16] = [
     ("model", "choose the model"),
+    (
+        "scoped-models",
+        "choose the models Ctrl+P cycles through (saved with its last item)",
+    ),
     ("new", "start a new session"),
     ("name", "name this session"),
     (
@@ -87,6 +93,7 @@ pub(crate) fn parse(text: &str) -> Result<Option<Slash>, String> {
     let argument = (!argument.is_empty()).then(|| argument.to_owned());
     Ok(Some(match name {
         "model" => Slash::Model(argument),
+        "scoped-models" => Slash::ScopedModels,
         "new" => Slash::New,
         "name" => Slash::Name(argument.ok_or("/name needs a name: /name my-refactor")?),
         "session" => Slash::Session,
@@ -152,6 +159,7 @@ mod tests {
             Ok(Some(Slash::Compact(Some("keep the API".into()))))
         );
         assert_eq!(parse("/new"), Ok(Some(Slash::New)));
+        assert_eq!(parse("/scoped-models"), Ok(Some(Slash::ScopedModels)));
         assert!(parse("/name").is_err());
         assert_eq!(parse("/skill:review this"), Ok(None));
         assert_eq!(parse("hello /new"), Ok(None));

@@ -7,7 +7,12 @@ impl App {
     pub(super) async fn command(&mut self, command: Slash) {
         let changes_session = !matches!(
             command,
-            Slash::Hotkeys | Slash::Quit | Slash::Session | Slash::Copy | Slash::Export(_)
+            Slash::Hotkeys
+                | Slash::Quit
+                | Slash::Session
+                | Slash::Copy
+                | Slash::Export(_)
+                | Slash::ScopedModels
         );
         if changes_session && self.task.is_some() {
             self.pending.push(transcript::error(
@@ -133,6 +138,7 @@ impl App {
                 }
             }
             Slash::Resume => self.open_resume_picker(),
+            Slash::ScopedModels => self.open_scope(0),
             Slash::Settings => self.open_settings(0),
             Slash::Tree => self.open_tree_picker(),
             Slash::Copy => self.copy_last_answer(),
@@ -304,6 +310,8 @@ impl App {
 
     pub(super) async fn pick(&mut self, pick: Pick) {
         match pick {
+            Pick::Scope(provider, id) => self.toggle_scoped(&provider, &id),
+            Pick::SaveScope => self.save_scope(),
             Pick::Setting(setting) => self.change_setting(setting).await,
             Pick::Model(provider, id) => {
                 let result = self.host.set_model(&provider, &id).await;
@@ -384,13 +392,18 @@ impl App {
         }
     }
 
-    pub(super) async fn cycle_model(&mut self) {
+    pub(super) async fn cycle_model(&mut self, direction: CycleDirection) {
         if self.task.is_some() {
             self.set_status(transcript::error("The model changes between runs."));
             return;
         }
-        match self.host.cycle_model().await {
-            Ok(None) => self.set_status(transcript::notice("Only one model has a key")),
+        match self.host.cycle_model_toward(direction).await {
+            Ok(None) if self.host.scope().is_empty() => {
+                self.set_status(transcript::notice("Only one model has a key"));
+            }
+            Ok(None) => self.set_status(transcript::notice(
+                "Only one model of the scope has a key (/scoped-models changes it)",
+            )),
             result => {
                 let said = format!("Model: {}", self.host.model().model.reference());
                 self.after_change(
@@ -522,6 +535,13 @@ impl App {
             context_window: model.model.context_window,
             ..FooterInfo::default()
         };
+        let scope = self.host.scope();
+        if !scope.is_empty() {
+            let place = scope.entries().iter().position(|entry| {
+                entry.provider == model.model.provider && entry.id == model.model.id
+            });
+            footer.scope = Some((place, scope.entries().len()));
+        }
         if let Ok(session) = self.host.session() {
             footer.session_name = session.name();
             if let Some(messages) = messages {

@@ -63,7 +63,8 @@ impl App {
             Action::Exit => return false,
             Action::ExternalEditor => self.wants_editor = true,
             Action::ModelSelect => self.command(Slash::Model(None)).await,
-            Action::ModelCycleForward => self.cycle_model().await,
+            Action::ModelCycleForward => self.cycle_model(CycleDirection::Forward).await,
+            Action::ModelCycleBackward => self.cycle_model(CycleDirection::Backward).await,
             Action::ThinkingCycle => self.cycle_thinking().await,
             Action::ThinkingToggle => {
                 self.hide_thinking = !self.hide_thinking;

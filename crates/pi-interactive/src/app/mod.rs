@@ -14,7 +14,8 @@ use pi_agent::AgentEvent;
 use pi_ai::{AssistantMessageEvent, Message, UserContent, UserMessage};
 use pi_approval::{Answer, Rule, RuleKind};
 use pi_coding_agent::{
-    BashExecution, HostError, PromptOutcome, RuntimeError, SessionHost, suggested_rules, visible,
+    BashExecution, CycleDirection, HostError, PromptOutcome, RuntimeError, SessionHost,
+    suggested_rules, visible,
 };
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -41,6 +42,7 @@ use crate::wrap::wrap_lines;
 mod agent_events;
 mod commands;
 mod input;
+mod scope;
 mod sending;
 mod settings;
 mod view;
