@@ -2,7 +2,7 @@
 //! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; the `--models`
 //! scope, Shift+Ctrl+P and `/scoped-models`; Alt+Enter's
 //! follow-up; `!cmd` (the model reads it) and `!!cmd` (it does not); `/name` and `/session`; `/model` (picker and pattern); `/fork`;
-//! `/resume`; `/tree`; Ctrl+G's external editor; `/copy` (OSC 52) and `/export` (JSONL and HTML); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
+//! `/resume`; `/tree` (labels, filters); Ctrl+G's external editor; `/copy` (OSC 52) and `/export` (JSONL and HTML); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -298,7 +298,7 @@ fn tree_goes_back_to_a_question_and_branches_from_there() {
     tui.line("beta question");
     tui.expect("B.");
     tui.line("/tree");
-    tui.expect("Go to which message?");
+    tui.expect("Go to which entry?");
     tui.expect("› • assistant: B.");
     tui.keys("\x1b[A");
     tui.expect("› • user: beta question");
@@ -607,4 +607,65 @@ fn ctrl_p_cycles_the_models_scope_both_ways_and_scoped_models_changes_and_saves_
     tui.expect("Only one model of the scope has a key");
     tui.keys("\x04");
     exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn tree_labels_an_entry_as_pi_records_it_and_filters_as_pis_modes() {
+    let (url, _seen) = support::serve(vec![answer("A", "."), answer("B", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("alpha question");
+    tui.expect("A.");
+    tui.line("beta question");
+    tui.expect("B.");
+    tui.line("/tree");
+    tui.expect("filter default");
+    tui.keys("\x1b[A");
+    tui.expect("› • user: beta question");
+    // Shift+L: the label typed in the editor, Enter saves it; the tree shows it.
+    tui.keys("L");
+    tui.expect("The entry's label");
+    tui.keys("checkpoint");
+    tui.keys("\r");
+    tui.expect("› • [checkpoint] user: beta question");
+    // Ctrl+U: user messages only.
+    tui.keys("\x15");
+    let shown = tree_list(&tui.expect("filter user-only"));
+    assert!(!shown.contains("assistant: A."), "{shown}");
+    assert!(shown.contains("user: alpha question"), "{shown}");
+    // Ctrl+L: labelled entries only.
+    tui.keys("\x0c");
+    let shown = tree_list(&tui.expect("filter labeled-only"));
+    assert!(!shown.contains("alpha question"), "{shown}");
+    assert!(
+        shown.contains("[checkpoint] user: beta question"),
+        "{shown}"
+    );
+    // Ctrl+O: the next mode, every entry (the label entry itself among them).
+    tui.keys("\x0f");
+    tui.expect("filter all");
+    tui.expect("label: checkpoint");
+    tui.keys("\x1b");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    let entries = &home.sessions()[0];
+    let beta = entries
+        .iter()
+        .find(|entry| entry["message"]["content"] == "beta question")
+        .unwrap();
+    let label = entries
+        .iter()
+        .find(|entry| entry["type"] == "label")
+        .unwrap();
+    assert_eq!(label["targetId"], beta["id"]);
+    assert_eq!(label["label"], "checkpoint");
+    // Pi's fields: the label entry follows the leaf.
+    assert_eq!(label["parentId"], entries[entries.len() - 2]["id"]);
+}
+
+/// The tree's list on `screen`: from its title to the editor's rule.
+fn tree_list(screen: &str) -> String {
+    let start = screen.find("Go to which entry?").unwrap();
+    let rest = &screen[start..];
+    rest[..rest.find('─').unwrap_or(rest.len())].to_owned()
 }

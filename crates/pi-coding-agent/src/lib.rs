@@ -168,7 +168,7 @@ pub use session_open::{
 };
 pub use session_setup::SessionSetup;
 pub use session_stats::{SessionStats, TokenTotals};
-pub use session_tree::{TreePoint, tree_points};
+pub use session_tree::{TreeFilter, TreePoint, tree_points};
 pub use settings::{
     DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_RETRIES, ImageSettings, PROJECT_SETTINGS_DIR,
     ProviderRetrySettings, RetrySettings, SETTINGS_FILE, Settings, SettingsError, SettingsFile,

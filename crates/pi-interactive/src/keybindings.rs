@@ -76,6 +76,22 @@ pub(crate) enum Action {
     SessionFork,
     /// `/resume`.
     SessionResume,
+    /// In `/tree`: set or clear the selected entry's label.
+    TreeEditLabel,
+    /// In `/tree`: the default filter.
+    TreeFilterDefault,
+    /// In `/tree`: tool results hidden, or not.
+    TreeFilterNoTools,
+    /// In `/tree`: user messages only, or not.
+    TreeFilterUserOnly,
+    /// In `/tree`: labelled entries only, or not.
+    TreeFilterLabeledOnly,
+    /// In `/tree`: every entry, or not.
+    TreeFilterAll,
+    /// In `/tree`: the next filter.
+    TreeFilterCycleForward,
+    /// In `/tree`: the filter before.
+    TreeFilterCycleBackward,
 }
 
 /// Pi's id of each action and its default keys, in the order a key shared by two actions is
@@ -105,6 +121,38 @@ const DEFAULTS: &[(&str, Action, &[&str])] = &[
     ("app.session.tree", Action::SessionTree, &[]),
     ("app.session.fork", Action::SessionFork, &[]),
     ("app.session.resume", Action::SessionResume, &[]),
+    ("app.tree.editLabel", Action::TreeEditLabel, &["shift+l"]),
+    (
+        "app.tree.filter.default",
+        Action::TreeFilterDefault,
+        &["ctrl+d"],
+    ),
+    (
+        "app.tree.filter.noTools",
+        Action::TreeFilterNoTools,
+        &["ctrl+t"],
+    ),
+    (
+        "app.tree.filter.userOnly",
+        Action::TreeFilterUserOnly,
+        &["ctrl+u"],
+    ),
+    (
+        "app.tree.filter.labeledOnly",
+        Action::TreeFilterLabeledOnly,
+        &["ctrl+l"],
+    ),
+    ("app.tree.filter.all", Action::TreeFilterAll, &["ctrl+a"]),
+    (
+        "app.tree.filter.cycleForward",
+        Action::TreeFilterCycleForward,
+        &["ctrl+o"],
+    ),
+    (
+        "app.tree.filter.cycleBackward",
+        Action::TreeFilterCycleBackward,
+        &["shift+ctrl+o"],
+    ),
     (
         "tui.input.newLine",
         Action::NewLine,
@@ -423,6 +471,14 @@ fn description(action: Action) -> &'static str {
         Action::SessionTree => "browse the session tree (/tree)",
         Action::SessionFork => "fork from an earlier message (/fork)",
         Action::SessionResume => "resume another session (/resume)",
+        Action::TreeEditLabel => "in the tree view: set or clear the selected entry's label",
+        Action::TreeFilterDefault => "in the tree view: the default view",
+        Action::TreeFilterNoTools => "in the tree view: hide tool results (again: default)",
+        Action::TreeFilterUserOnly => "in the tree view: user messages only (again: default)",
+        Action::TreeFilterLabeledOnly => "in the tree view: labelled entries only (again: default)",
+        Action::TreeFilterAll => "in the tree view: every entry (again: default)",
+        Action::TreeFilterCycleForward => "in the tree view: the next filter",
+        Action::TreeFilterCycleBackward => "in the tree view: the filter before",
     }
 }
 
@@ -478,7 +534,18 @@ mod tests {
         let bindings = KeyBindings::default();
         assert_eq!(
             bindings.actions(key(KeyCode::Char('d'), KeyModifiers::CONTROL)),
-            [Action::Exit, Action::DeleteCharForward]
+            [
+                Action::Exit,
+                Action::TreeFilterDefault,
+                Action::DeleteCharForward
+            ]
+        );
+        assert_eq!(
+            bindings.actions(key(
+                KeyCode::Char('P'),
+                KeyModifiers::CONTROL | KeyModifiers::SHIFT
+            )),
+            [Action::ModelCycleBackward]
         );
         assert_eq!(
             bindings.actions(key(KeyCode::BackTab, KeyModifiers::SHIFT)),

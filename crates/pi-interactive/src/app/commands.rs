@@ -140,7 +140,7 @@ impl App {
             Slash::Resume => self.open_resume_picker(),
             Slash::ScopedModels => self.open_scope(0),
             Slash::Settings => self.open_settings(0),
-            Slash::Tree => self.open_tree_picker(),
+            Slash::Tree => self.open_tree(TreeFilter::Default, None),
             Slash::Copy => self.copy_last_answer(),
             Slash::Export(target) => self.export(target.as_deref()),
         }
@@ -208,39 +208,6 @@ impl App {
         }
     }
 
-    pub(super) fn open_tree_picker(&mut self) {
-        let Ok(session) = self.host.session() else {
-            return;
-        };
-        let points = session.tree_points();
-        if points.is_empty() {
-            self.pending
-                .push(transcript::error("The session has no message yet."));
-            return;
-        }
-        let here = points
-            .iter()
-            .rposition(|point| point.on_branch)
-            .unwrap_or(0);
-        let items = points
-            .into_iter()
-            .map(|point| {
-                let mark = if point.on_branch { "•" } else { " " };
-                (
-                    format!(
-                        "{}{mark} {}: {}",
-                        "  ".repeat(point.depth.min(8)),
-                        point.role,
-                        tool_view::one_line(&point.text, 80)
-                    ),
-                    Pick::Tree(point.entry_id),
-                )
-            })
-            .collect();
-        self.picker =
-            Some(Picker::new("Go to which message? (• the current branch)", items).selecting(here));
-    }
-
     pub(super) fn open_resume_picker(&mut self) {
         let listing = self
             .host
@@ -292,7 +259,10 @@ impl App {
             return;
         };
         match key.code {
-            KeyCode::Esc => self.picker = None,
+            KeyCode::Esc => {
+                self.picker = None;
+                self.tree_view = None;
+            }
             KeyCode::Up => picker.up(),
             KeyCode::Down => picker.down(),
             KeyCode::Backspace => picker.pop_filter(),
@@ -300,6 +270,7 @@ impl App {
             KeyCode::Enter => {
                 let chosen = picker.chosen();
                 self.picker = None;
+                self.tree_view = None;
                 if let Some(chosen) = chosen {
                     self.pick(chosen).await;
                 }

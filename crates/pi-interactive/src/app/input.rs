@@ -29,6 +29,12 @@ impl App {
             return;
         }
         self.ctrl_c = None;
+        if self.labeling.is_some() && self.on_label_key(key) {
+            return;
+        }
+        if self.tree_view.is_some() && self.on_tree_key(&actions) {
+            return;
+        }
         if self.picker.is_some() {
             self.on_picker_key(key).await;
             return;
@@ -100,6 +106,15 @@ impl App {
             Action::SessionTree => self.command(Slash::Tree).await,
             Action::SessionFork => self.command(Slash::Fork).await,
             Action::SessionResume => self.command(Slash::Resume).await,
+            // Keys of the tree view only (handled there): elsewhere the key's next action.
+            Action::TreeEditLabel
+            | Action::TreeFilterDefault
+            | Action::TreeFilterNoTools
+            | Action::TreeFilterUserOnly
+            | Action::TreeFilterLabeledOnly
+            | Action::TreeFilterAll
+            | Action::TreeFilterCycleForward
+            | Action::TreeFilterCycleBackward => return false,
         }
         true
     }
@@ -115,6 +130,12 @@ impl App {
         self.ctrl_c = Some(Instant::now());
         self.editor.clear();
         self.picker = None;
+        self.tree_view = None;
+        if self.labeling.take().is_some()
+            && let Some(draft) = self.stashed.take()
+        {
+            self.editor.set_text(&draft);
+        }
         self.set_status(transcript::notice("Press Ctrl+C again to exit"));
     }
 

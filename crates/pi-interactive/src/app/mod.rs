@@ -14,7 +14,7 @@ use pi_agent::AgentEvent;
 use pi_ai::{AssistantMessageEvent, Message, UserContent, UserMessage};
 use pi_approval::{Answer, Rule, RuleKind};
 use pi_coding_agent::{
-    BashExecution, CycleDirection, HostError, PromptOutcome, RuntimeError, SessionHost,
+    BashExecution, CycleDirection, HostError, PromptOutcome, RuntimeError, SessionHost, TreeFilter,
     suggested_rules, visible,
 };
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -45,6 +45,7 @@ mod input;
 mod scope;
 mod sending;
 mod settings;
+mod tree;
 mod view;
 
 /// The viewport's height: live lines, the queue, the editor and the footer.
@@ -137,6 +138,10 @@ pub(crate) struct App {
     wants_editor: bool,
     /// Which key does what (Pi's defaults, the person's `keybindings.json` over them).
     bindings: KeyBindings,
+    /// `/tree` is open, showing what this filter lets through.
+    tree_view: Option<TreeFilter>,
+    /// The entry whose label the editor holds (`/tree`'s Shift+L).
+    labeling: Option<String>,
 }
 
 /// Waits for the task, or forever when there is none.
@@ -200,6 +205,8 @@ impl App {
             clipboard: None,
             wants_editor: false,
             bindings,
+            tree_view: None,
+            labeling: None,
         };
         // Read once for both: each read parses every message of the session.
         let messages = app.host.session()?.messages();

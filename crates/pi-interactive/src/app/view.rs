@@ -179,6 +179,12 @@ impl App {
         if let Some(picker) = &self.picker {
             return picker.lines(8);
         }
+        if self.labeling.is_some() {
+            return vec![Line::from(Span::styled(
+                "The entry's label (Enter saves, empty clears it; Esc goes back to the tree):",
+                Style::default().fg(Color::Magenta),
+            ))];
+        }
         if let Some(ask) = self.asks.front() {
             return vec![match self.ask_input {
                 AskInput::Choosing => approval_view::choices(ask.request.outside_sandbox.is_some()),
