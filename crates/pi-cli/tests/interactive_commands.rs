@@ -661,6 +661,19 @@ fn tree_labels_an_entry_as_pi_records_it_and_filters_as_pis_modes() {
     assert_eq!(label["label"], "checkpoint");
     // Pi's fields: the label entry follows the leaf.
     assert_eq!(label["parentId"], entries[entries.len() - 2]["id"]);
+    // The settings' treeFilterMode is the filter /tree opens with.
+    std::fs::write(
+        home.agent().join("settings.json"),
+        r#"{"treeFilterMode": "labeled-only"}"#,
+    )
+    .unwrap();
+    let mut tui = home.start(&["-c"]);
+    tui.line("/tree");
+    let shown = tree_list(&tui.expect("filter labeled-only"));
+    assert!(!shown.contains("alpha question"), "{shown}");
+    tui.keys("\x1b");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
 }
 
 /// The tree's list on `screen`: from its title to the editor's rule.

@@ -140,7 +140,10 @@ impl App {
             Slash::Resume => self.open_resume_picker(),
             Slash::ScopedModels => self.open_scope(0),
             Slash::Settings => self.open_settings(0),
-            Slash::Tree => self.open_tree(TreeFilter::Default, None),
+            Slash::Tree => {
+                let filter = self.settings_tree_filter();
+                self.open_tree(filter, None);
+            }
             Slash::Copy => self.copy_last_answer(),
             Slash::Export(target) => self.export(target.as_deref()),
         }

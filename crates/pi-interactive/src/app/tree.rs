@@ -1,11 +1,26 @@
 //! `/tree`: every entry of the session's tree that the filter lets through (Pi's modes:
 //! default, no-tools, user-only, labeled-only, all; Ctrl+O cycles them, Ctrl+D/T/U/L/A pick
-//! one), with its label; Shift+L sets or clears the selected entry's label in the editor (a
+//! one; the settings' `treeFilterMode` the first), with its label; Shift+L sets or clears the selected entry's label in the editor (a
 //! `label` entry, as Pi records it); Enter goes there.
 
 use super::*;
 
 impl App {
+    /// The filter the settings' `treeFilterMode` names (read when `/tree` opens, as Pi reads
+    /// it), else the default one; a settings file that cannot be read is the default too.
+    pub(super) fn settings_tree_filter(&self) -> TreeFilter {
+        let setup = self.host.setup();
+        pi_coding_agent::load_settings(
+            setup.agent_dir.as_deref(),
+            &setup.cwd,
+            setup.approvals.project_trusted,
+        )
+        .ok()
+        .and_then(|settings| settings.tree_filter_mode)
+        .and_then(|mode| TreeFilter::from_setting(&mode))
+        .unwrap_or_default()
+    }
+
     /// Opens the tree through `filter`, `select` (else where the session is) selected.
     pub(super) fn open_tree(&mut self, filter: TreeFilter, select: Option<&str>) {
         let Ok(session) = self.host.session() else {
