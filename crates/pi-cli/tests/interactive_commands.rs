@@ -2,7 +2,7 @@
 //! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; the `--models`
 //! scope, Shift+Ctrl+P and `/scoped-models`; Alt+Enter's
 //! follow-up; `!cmd` (the model reads it) and `!!cmd` (it does not); `/name` and `/session`; `/model` (picker and pattern); `/fork`;
-//! `/resume`; `/tree` (labels, filters); Ctrl+G's external editor; `/copy` (OSC 52) and `/export` (JSONL and HTML); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
+//! `/resume`; `/import`; `/tree` (labels, filters); Ctrl+G's external editor; `/copy` (OSC 52) and `/export` (JSONL and HTML); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -681,4 +681,61 @@ fn tree_list(screen: &str) -> String {
     let start = screen.find("Go to which entry?").unwrap();
     let rest = &screen[start..];
     rest[..rest.find('─').unwrap_or(rest.len())].to_owned()
+}
+
+#[test]
+fn import_continues_a_session_file_from_elsewhere() {
+    let (url, seen) = support::serve(vec![answer("A", "."), answer("Again", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("alpha question");
+    tui.expect("A.");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    // The session moves out of the project's sessions, under another name.
+    let files = walk(&home.agent().join("sessions"));
+    assert_eq!(files.len(), 1, "{files:?}");
+    let shared = home.work().join("shared.jsonl");
+    std::fs::rename(&files[0], &shared).unwrap();
+    let mut tui = home.start(&[]);
+    tui.line("/import shared.jsonl");
+    tui.expect("Session imported from");
+    tui.line("and again?");
+    tui.expect("Again.");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    let context = support::bodies(&seen)[1]["messages"].to_string();
+    assert!(context.contains("alpha question"), "{context}");
+    // Copied into the sessions, the file imported left as it was.
+    let copied = walk(&home.agent().join("sessions"))
+        .into_iter()
+        .find(|path| path.file_name().unwrap() == "shared.jsonl")
+        .unwrap();
+    assert!(
+        std::fs::read_to_string(copied)
+            .unwrap()
+            .contains("and again?")
+    );
+    assert!(
+        !std::fs::read_to_string(&shared)
+            .unwrap()
+            .contains("and again?")
+    );
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
 }

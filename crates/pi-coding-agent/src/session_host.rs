@@ -395,6 +395,55 @@ impl SessionHost {
         self.restart(Change::Session(session)).await
     }
 
+    /// Pi's `/import FILE`: the session file at `path` copied into the session directory
+    /// (under its own name) and continued there, with the same model; the copy's path and the
+    /// new start's warnings. The
+    /// file is read first, so one that is not a session is refused before anything is
+    /// copied; a file of that name already in the directory (another session) is refused
+    /// rather than overwritten. A file already in the directory is continued in place.
+    pub async fn import_session(&mut self, path: &Path) -> Result<(PathBuf, Changed), HostError> {
+        self.idle()?;
+        let source = std::path::absolute(path).map_err(|source| RuntimeError::Io {
+            what: format!("importing {}", path.display()),
+            source,
+        })?;
+        Session::load(&source).map_err(|source_error| RuntimeError::Session {
+            what: format!("importing {}", source.display()),
+            source: source_error,
+        })?;
+        let dir = self.session_directory()?;
+        let name = source.file_name().ok_or_else(|| RuntimeError::Io {
+            what: format!("importing {}", source.display()),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"),
+        })?;
+        let destination = dir.join(name);
+        if destination != source {
+            let copied = std::fs::create_dir_all(&dir).and_then(|()| {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&destination)
+                    .and_then(|mut file| {
+                        let mut input = std::fs::File::open(&source)?;
+                        std::io::copy(&mut input, &mut file).map(|_| ())
+                    })
+            });
+            if let Err(error) = copied {
+                // A partial copy is ours to remove; a file that was there is not touched.
+                if error.kind() != std::io::ErrorKind::AlreadyExists {
+                    let _ = std::fs::remove_file(&destination);
+                }
+                return Err(RuntimeError::Io {
+                    what: format!("copying {} to {}", source.display(), destination.display()),
+                    source: error,
+                }
+                .into());
+            }
+        }
+        let changed = self.switch_session(&destination).await?;
+        Ok((destination, changed))
+    }
+
     /// The user messages of the active branch, oldest first: where [`SessionHost::fork`] may
     /// start.
     pub fn fork_points(&self) -> Vec<ForkPoint> {

@@ -411,3 +411,33 @@ async fn without_a_scope_cycling_goes_through_every_model_with_a_key_backwards_t
         .unwrap();
     assert_eq!(host.model().model.id, "plain");
 }
+
+#[tokio::test]
+async fn import_copies_a_session_file_into_the_directory_and_continues_it() {
+    let dirs = dirs();
+    let file = stored_session(&dirs);
+    let mut host = host(&dirs, &file, "plain").await;
+    host.new_session().await.unwrap();
+    assert_eq!(message_count(&host), 0);
+    // A session kept elsewhere, under another name.
+    let elsewhere = dirs.cwd.join("shared.jsonl");
+    std::fs::copy(&file, &elsewhere).unwrap();
+    let (imported, _) = host.import_session(&elsewhere).await.unwrap();
+    assert_eq!(imported, dirs.sessions.join("shared.jsonl"));
+    assert_eq!(message_count(&host), 4);
+    assert_eq!(
+        host.session().unwrap().session_file().as_deref(),
+        Some(imported.as_path())
+    );
+    // Again: the name is taken in the directory, so it is refused, that file untouched.
+    let before = std::fs::read(&imported).unwrap();
+    std::fs::write(&elsewhere, b"{\"type\":\"session\"}\n").unwrap();
+    assert!(host.import_session(&elsewhere).await.is_err());
+    assert_eq!(std::fs::read(&imported).unwrap(), before);
+    // Not a session: refused before anything is copied.
+    let notes = dirs.cwd.join("notes.jsonl");
+    std::fs::write(&notes, "just words\n").unwrap();
+    assert!(host.import_session(&notes).await.is_err());
+    assert!(!dirs.sessions.join("notes.jsonl").exists());
+    assert_eq!(message_count(&host), 4);
+}

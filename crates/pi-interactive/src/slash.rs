@@ -27,6 +27,8 @@ pub(crate) enum Slash {
     Clone,
     /// `/resume`: another session of this project.
     Resume,
+    /// `/import FILE`: a session file copied into this project's sessions and continued.
+    Import(String),
     /// `/hotkeys`: the keys.
     Hotkeys,
     /// `/copy`: the last answer to the clipboard.
@@ -42,7 +44,7 @@ pub(crate) enum Slash {
 }
 
 /// The built-in commands and what they do, as completion lists them.
-pub(crate) const COMMANDS: [(&str, &str); 16] = [
+pub(crate) const COMMANDS: [(&str, &str); 17] = [
     ("model", "choose the model"),
     (
         "scoped-models",
@@ -62,6 +64,10 @@ pub(crate) const COMMANDS: [(&str, &str); 16] = [
     ),
     ("clone", "continue in a copy of this session"),
     ("resume", "continue another session"),
+    (
+        "import",
+        "continue a session file from elsewhere (copied into this project's sessions)",
+    ),
     ("copy", "copy the last answer to the clipboard (OSC 52)"),
     (
         "export",
@@ -102,6 +108,9 @@ pub(crate) fn parse(text: &str) -> Result<Option<Slash>, String> {
         "tree" => Slash::Tree,
         "clone" => Slash::Clone,
         "resume" => Slash::Resume,
+        "import" => {
+            Slash::Import(argument.ok_or("/import needs a file: /import path/to/session.jsonl")?)
+        }
         "hotkeys" => Slash::Hotkeys,
         "reload" => Slash::Reload,
         "settings" => Slash::Settings,
@@ -161,6 +170,11 @@ mod tests {
         assert_eq!(parse("/new"), Ok(Some(Slash::New)));
         assert_eq!(parse("/scoped-models"), Ok(Some(Slash::ScopedModels)));
         assert!(parse("/name").is_err());
+        assert!(parse("/import").is_err());
+        assert_eq!(
+            parse("/import ~/s.jsonl"),
+            Ok(Some(Slash::Import("~/s.jsonl".into())))
+        );
         assert_eq!(parse("/skill:review this"), Ok(None));
         assert_eq!(parse("hello /new"), Ok(None));
     }

@@ -139,6 +139,29 @@ impl App {
             }
             Slash::Resume => self.open_resume_picker(),
             Slash::ScopedModels => self.open_scope(0),
+            Slash::Import(file) => {
+                let path = match file.strip_prefix("~/") {
+                    Some(rest) => std::env::var_os("HOME").map_or_else(
+                        || PathBuf::from(&file),
+                        |home| PathBuf::from(home).join(rest),
+                    ),
+                    None => self.cwd.join(&file),
+                };
+                let result = self.host.import_session(&path).await;
+                let said = match &result {
+                    Ok((copy, _)) => format!(
+                        "Session imported from {} (now {})",
+                        path.display(),
+                        copy.display()
+                    ),
+                    Err(_) => String::new(),
+                };
+                let ok = result.is_ok();
+                self.after_change(result.map(|(_, changed)| changed.warnings), &said);
+                if ok {
+                    self.show_history();
+                }
+            }
             Slash::Settings => self.open_settings(0),
             Slash::Tree => {
                 let filter = self.settings_tree_filter();
