@@ -2,7 +2,7 @@
 //! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; the `--models`
 //! scope, Shift+Ctrl+P and `/scoped-models`; Alt+Enter's
 //! follow-up; `!cmd` (the model reads it) and `!!cmd` (it does not); `/name` and `/session`; `/model` (picker and pattern); `/fork`;
-//! `/resume`; `/import`; `/tree` (labels, filters); Ctrl+G's external editor; `/copy` (OSC 52) and `/export` (JSONL and HTML); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
+//! `/resume` (named filter, rename, delete); `/import`; `/tree` (labels, filters); Ctrl+G's external editor; `/copy` (OSC 52) and `/export` (JSONL and HTML); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -738,4 +738,65 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
         }
     }
     found
+}
+
+#[test]
+fn resume_lists_named_sessions_renames_and_deletes_one() {
+    let (url, _seen) = support::serve(vec![answer("A", "."), answer("B", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("alpha question");
+    tui.expect("A.");
+    tui.line("/new");
+    tui.expect("New session started");
+    tui.line("beta question");
+    tui.expect("B.");
+    tui.line("/new");
+    tui.line("/resume");
+    tui.expect("Resume which session?");
+    // Ctrl+N: named sessions only (none yet), and back.
+    tui.keys("\x0e");
+    tui.expect("(nothing matches)");
+    tui.keys("\x0e");
+    tui.expect("› beta question");
+    // Ctrl+R: the new name typed in the editor.
+    tui.keys("\x12");
+    tui.expect("The session's new name");
+    tui.keys("Beta work");
+    tui.keys("\r");
+    tui.expect("› Beta work  (2 messages)");
+    tui.keys("\x0e");
+    tui.expect("Resume which named session?");
+    tui.expect("› Beta work");
+    tui.keys("\x0e");
+    // Ctrl+D on alpha's session, then again: deleted.
+    tui.keys("alpha");
+    tui.expect("› alpha question");
+    tui.keys("\x04");
+    tui.expect("Delete this session?");
+    tui.keys("\x04");
+    tui.expect("Deleted");
+    tui.keys("\x1b");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    // The session /new started last has no message; of the others only beta's is left.
+    let sessions = home.sessions();
+    let asked = |session: &Vec<serde_json::Value>, question: &str| {
+        session
+            .iter()
+            .any(|entry| entry["message"]["content"] == question)
+    };
+    assert!(
+        !sessions
+            .iter()
+            .any(|session| asked(session, "alpha question"))
+    );
+    let kept = sessions
+        .iter()
+        .find(|session| asked(session, "beta question"))
+        .unwrap();
+    assert!(
+        kept.iter()
+            .any(|entry| entry["type"] == "session_info" && entry["name"] == "Beta work")
+    );
 }

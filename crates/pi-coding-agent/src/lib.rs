@@ -99,6 +99,7 @@ mod run_model;
 mod run_prompt;
 mod runtime_error;
 mod secret;
+mod session_files;
 mod session_host;
 mod session_open;
 mod session_setup;
@@ -162,6 +163,7 @@ pub use run_model::{
 pub use run_prompt::{PromptOptions, PromptSource, ResourceFlags, RunPrompt, today};
 pub use runtime_error::RuntimeError;
 pub use secret::Secret;
+pub use session_files::{delete_session_file, rename_session_file};
 pub use session_host::{Changed, ForkPoint, HostError, SessionHost};
 pub use session_open::{
     FoundSession, OpenedSession, SessionTarget, find_session, open_session, session_dir,

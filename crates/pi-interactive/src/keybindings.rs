@@ -76,6 +76,12 @@ pub(crate) enum Action {
     SessionFork,
     /// `/resume`.
     SessionResume,
+    /// In `/resume`: rename the selected session.
+    SessionRename,
+    /// In `/resume`: delete the selected session (again to confirm).
+    SessionDelete,
+    /// In `/resume`: named sessions only, or all.
+    SessionToggleNamedFilter,
     /// In `/tree`: set or clear the selected entry's label.
     TreeEditLabel,
     /// In `/tree`: the default filter.
@@ -121,6 +127,13 @@ const DEFAULTS: &[(&str, Action, &[&str])] = &[
     ("app.session.tree", Action::SessionTree, &[]),
     ("app.session.fork", Action::SessionFork, &[]),
     ("app.session.resume", Action::SessionResume, &[]),
+    ("app.session.rename", Action::SessionRename, &["ctrl+r"]),
+    ("app.session.delete", Action::SessionDelete, &["ctrl+d"]),
+    (
+        "app.session.toggleNamedFilter",
+        Action::SessionToggleNamedFilter,
+        &["ctrl+n"],
+    ),
     ("app.tree.editLabel", Action::TreeEditLabel, &["shift+l"]),
     (
         "app.tree.filter.default",
@@ -471,6 +484,9 @@ fn description(action: Action) -> &'static str {
         Action::SessionTree => "browse the session tree (/tree)",
         Action::SessionFork => "fork from an earlier message (/fork)",
         Action::SessionResume => "resume another session (/resume)",
+        Action::SessionRename => "in the session list: rename the selected session",
+        Action::SessionDelete => "in the session list: delete the selected session (twice)",
+        Action::SessionToggleNamedFilter => "in the session list: named sessions only, or all",
         Action::TreeEditLabel => "in the tree view: set or clear the selected entry's label",
         Action::TreeFilterDefault => "in the tree view: the default view",
         Action::TreeFilterNoTools => "in the tree view: hide tool results (again: default)",
@@ -536,6 +552,7 @@ mod tests {
             bindings.actions(key(KeyCode::Char('d'), KeyModifiers::CONTROL)),
             [
                 Action::Exit,
+                Action::SessionDelete,
                 Action::TreeFilterDefault,
                 Action::DeleteCharForward
             ]
@@ -586,9 +603,10 @@ mod tests {
                 .actions(key(KeyCode::Char('p'), KeyModifiers::CONTROL))
                 .is_empty()
         );
+        // Ctrl+N is also the session list's own key (tried there first).
         assert_eq!(
             bindings.actions(key(KeyCode::Char('n'), KeyModifiers::CONTROL)),
-            [Action::ModelCycleForward]
+            [Action::ModelCycleForward, Action::SessionToggleNamedFilter]
         );
         assert_eq!(
             bindings.actions(key(KeyCode::F(5), KeyModifiers::NONE)),

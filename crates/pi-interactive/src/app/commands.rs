@@ -137,7 +137,7 @@ impl App {
                     self.picker = Some(Picker::new("Fork from which message?", items));
                 }
             }
-            Slash::Resume => self.open_resume_picker(),
+            Slash::Resume => self.open_resume(false, None),
             Slash::ScopedModels => self.open_scope(0),
             Slash::Import(file) => {
                 let path = match file.strip_prefix("~/") {
@@ -234,52 +234,6 @@ impl App {
         }
     }
 
-    pub(super) fn open_resume_picker(&mut self) {
-        let listing = self
-            .host
-            .session_directory()
-            .map_err(|error| error.to_string())
-            .and_then(|dir| {
-                pi_session::list_sessions(&dir).map_err(|error| pi_tool::error_text(&error))
-            });
-        let current = self
-            .host
-            .session()
-            .ok()
-            .and_then(|session| session.session_file());
-        match listing {
-            Ok(listing) => {
-                let items: Vec<(String, Pick)> = listing
-                    .sessions
-                    .into_iter()
-                    .filter(|summary| Some(&summary.path) != current.as_ref())
-                    .map(|summary| {
-                        let title = summary
-                            .name
-                            .clone()
-                            .or_else(|| summary.first_message.clone())
-                            .unwrap_or_else(|| "(no messages)".to_owned());
-                        (
-                            format!(
-                                "{}  ({} messages)",
-                                tool_view::one_line(&title, 70),
-                                summary.message_count
-                            ),
-                            Pick::Resume(summary.path),
-                        )
-                    })
-                    .collect();
-                if items.is_empty() {
-                    self.pending
-                        .push(transcript::notice("No other session in this project."));
-                } else {
-                    self.picker = Some(Picker::new("Resume which session?", items));
-                }
-            }
-            Err(error) => self.pending.push(transcript::error(&error)),
-        }
-    }
-
     pub(super) async fn on_picker_key(&mut self, key: KeyEvent) {
         let Some(picker) = &mut self.picker else {
             return;
@@ -288,6 +242,7 @@ impl App {
             KeyCode::Esc => {
                 self.picker = None;
                 self.tree_view = None;
+                self.resume_view = None;
             }
             KeyCode::Up => picker.up(),
             KeyCode::Down => picker.down(),
@@ -297,6 +252,7 @@ impl App {
                 let chosen = picker.chosen();
                 self.picker = None;
                 self.tree_view = None;
+                self.resume_view = None;
                 if let Some(chosen) = chosen {
                     self.pick(chosen).await;
                 }

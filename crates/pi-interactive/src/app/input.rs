@@ -32,7 +32,13 @@ impl App {
         if self.labeling.is_some() && self.on_label_key(key) {
             return;
         }
+        if self.renaming.is_some() && self.on_rename_key(key) {
+            return;
+        }
         if self.tree_view.is_some() && self.on_tree_key(&actions) {
+            return;
+        }
+        if self.resume_view.is_some() && self.on_resume_key(&actions) {
             return;
         }
         if self.picker.is_some() {
@@ -114,7 +120,10 @@ impl App {
             | Action::TreeFilterLabeledOnly
             | Action::TreeFilterAll
             | Action::TreeFilterCycleForward
-            | Action::TreeFilterCycleBackward => return false,
+            | Action::TreeFilterCycleBackward
+            | Action::SessionRename
+            | Action::SessionDelete
+            | Action::SessionToggleNamedFilter => return false,
         }
         true
     }
@@ -131,7 +140,9 @@ impl App {
         self.editor.clear();
         self.picker = None;
         self.tree_view = None;
-        if self.labeling.take().is_some()
+        self.resume_view = None;
+        self.deleting = None;
+        if (self.labeling.take().is_some() || self.renaming.take().is_some())
             && let Some(draft) = self.stashed.take()
         {
             self.editor.set_text(&draft);

@@ -42,6 +42,7 @@ use crate::wrap::wrap_lines;
 mod agent_events;
 mod commands;
 mod input;
+mod resume;
 mod scope;
 mod sending;
 mod settings;
@@ -142,6 +143,12 @@ pub(crate) struct App {
     tree_view: Option<TreeFilter>,
     /// The entry whose label the editor holds (`/tree`'s Shift+L).
     labeling: Option<String>,
+    /// `/resume` is open (`true`: named sessions only).
+    resume_view: Option<bool>,
+    /// The session whose new name the editor holds (`/resume`'s Ctrl+R).
+    renaming: Option<PathBuf>,
+    /// The session `/resume`'s Ctrl+D asked to delete, waiting for Ctrl+D again.
+    deleting: Option<PathBuf>,
 }
 
 /// Waits for the task, or forever when there is none.
@@ -207,6 +214,9 @@ impl App {
             bindings,
             tree_view: None,
             labeling: None,
+            resume_view: None,
+            renaming: None,
+            deleting: None,
         };
         // Read once for both: each read parses every message of the session.
         let messages = app.host.session()?.messages();
