@@ -16,7 +16,8 @@ waits until MARKER (the footer) is in its output, then ROUNDS times:
   program's output (the same clock, one process).
 
 Words are found in the raw bytes the program writes (a redraw of only the changed cells
-writes a new word whole). Cursor position queries are answered as a terminal would. Prints one
+writes a new word whole); the emulator is fed those bytes only after the round's tokens, so
+its own time is not counted. Cursor position queries are answered as a terminal would. Prints one
 JSON line: the key and token latencies in milliseconds (every sample) and how many tokens were
 never seen. Kills the program.
 """
@@ -103,6 +104,7 @@ def main():
     screen = pyte.Screen(120, 40)
     stream = pyte.ByteStream(screen)
     emulate = [False]
+    deferred = []
 
     def pump(timeout):
         ready, _, _ = select.select([fd], [], [], timeout)
@@ -126,6 +128,9 @@ def main():
                 seen[word] = now
         if emulate[0]:
             stream.feed(data)
+        else:
+            # Fed after the tokens: emulating in this thread would delay the next read.
+            deferred.append(data)
         pump.last = now
         return True
 
@@ -168,12 +173,17 @@ def main():
         os.write(fd, b"\x15")
         time.sleep(0.1)
         os.write(fd, f"say the words, round {round_number}\r".encode())
+        emulate[0] = False
         last = f"r{round_number:02d}w{TOKENS - 1:02d}"
         wait_for(lambda: last in seen, 30)
         debug(f"tokens of round {round_number}: {len(seen)}")
         time.sleep(0.3)
         while pump(0.05):
             pass
+        for data in deferred:
+            stream.feed(data)
+        del deferred[:]
+        emulate[0] = True
         del output[:]
     with lock:
         pairs = [(word, at) for word, at in sent.items()]
