@@ -24,28 +24,7 @@ cat > "$work/agent/models.json" <<'JSON'
 {"providers": {"local": {"baseUrl": "http://127.0.0.1:9/v1", "api": "openai-completions",
   "apiKey": "none", "models": [{"id": "local-model", "contextWindow": 128000}]}}}
 JSON
-python3 - "$work/session.jsonl" "$work/cwd" "$count" <<'PY'
-import json, sys
-path, cwd, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
-filler = "let value = compute(input); // a line of code\n" * 20
-with open(path, "w") as out:
-    out.write(json.dumps({"type": "session", "version": 3, "id": "long-session",
-                          "timestamp": "2026-01-01T00:00:00.000Z", "cwd": cwd}) + "\n")
-    parent = None
-    for index in range(count):
-        if index % 2 == 0:
-            message = {"role": "user", "content": f"question {index}", "timestamp": 1}
-        else:
-            message = {"role": "assistant", "content": [{"type": "text", "text": f"answer {index}\n{filler}"}],
-                       "api": "openai-completions", "provider": "local", "model": "local-model",
-                       "usage": {"input": 10, "output": 5, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 15,
-                                 "cost": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "total": 0}},
-                       "stopReason": "stop", "timestamp": 2}
-        entry_id = f"{index:08x}"
-        out.write(json.dumps({"type": "message", "id": entry_id, "parentId": parent,
-                              "timestamp": "2026-01-01T00:00:00.000Z", "message": message}) + "\n")
-        parent = entry_id
-PY
+python3 bench/peers/long_session.py "$work/session.jsonl" "$work/cwd" "$count"
 size="$(du -m "$work/session.jsonl" | cut -f1)"
 cd "$work/cwd"
 export PI_CODING_AGENT_DIR="$work/agent" PI_OFFLINE=1 TERM=xterm-256color

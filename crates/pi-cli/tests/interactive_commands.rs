@@ -1,7 +1,8 @@
 //! The interactive mode's keys and slash commands, typed on a pseudo-terminal as a person
-//! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; Alt+Enter's
+//! would, against a local fake of the OpenAI Chat wire: Shift+Tab and Ctrl+P; the `--models`
+//! scope, Shift+Ctrl+P and `/scoped-models`; Alt+Enter's
 //! follow-up; `!cmd` (the model reads it) and `!!cmd` (it does not); `/name` and `/session`; `/model` (picker and pattern); `/fork`;
-//! `/resume`; `/tree`; Ctrl+G's external editor; `/copy` (OSC 52) and `/export` (JSONL and HTML); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
+//! `/resume` (named filter, rename, delete); `/import`; `/tree` (labels, filters); Ctrl+G's external editor; `/copy` (OSC 52) and `/export` (JSONL and HTML); Tab completion; `@` file completion; Alt+Up; Ctrl+T; a prompt template; SIGTERM giving the terminal back.
 #![allow(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -297,7 +298,7 @@ fn tree_goes_back_to_a_question_and_branches_from_there() {
     tui.line("beta question");
     tui.expect("B.");
     tui.line("/tree");
-    tui.expect("Go to which message?");
+    tui.expect("Go to which entry?");
     tui.expect("› • assistant: B.");
     tui.keys("\x1b[A");
     tui.expect("› • user: beta question");
@@ -483,9 +484,18 @@ fn reload_reads_templates_and_keybindings_again() {
         r#"{"app.exit": "ctrl+q", "app.bogus": 1, "bad.id": "x"}"#,
     )
     .unwrap();
+    std::fs::write(
+        home.agent().join("settings.json"),
+        r#"{"steeringMode": "one-at-a-time"}"#,
+    )
+    .unwrap();
     tui.line("/reload");
     tui.expect("Reloaded keybindings, settings, skills, prompt templates and context files");
     tui.expect("no action is called \"bad.id\"");
+    // The queue mode the settings name now holds.
+    tui.line("/settings");
+    tui.expect("Steering mode       one-at-a-time");
+    tui.keys("\x1b");
     tui.line("/review src");
     tui.expect("Reviewed.");
     let bodies = support::bodies(&seen);
@@ -534,4 +544,259 @@ fn settings_change_auto_compaction_and_the_steering_mode_and_save_them() {
     tui.keys("\x1b");
     tui.keys("\x04");
     exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn ctrl_p_cycles_the_models_scope_both_ways_and_scoped_models_changes_and_saves_it() {
+    let (url, seen) = support::serve(vec![answer("Third ", "here.")]);
+    let home = Home::with_models(
+        &url,
+        &json!([
+            {"id": "local-model", "reasoning": true, "contextWindow": 100000},
+            {"id": "other-model", "contextWindow": 50000},
+            {"id": "third-model", "contextWindow": 50000}
+        ]),
+    );
+    let mut tui = home.start(&["--models", "local/local-model:high,local/third-model"]);
+    // The scope's first model, at its pattern's level; other-model is never cycled to.
+    tui.expect("local/local-model • high • scoped 1/2");
+    tui.keys("\x10");
+    tui.expect("local/third-model • off • scoped 2/2");
+    tui.keys("\x10");
+    tui.expect("local/local-model • high • scoped 1/2");
+    // Shift+Ctrl+P (the kitty keyboard protocol's CSI u): backwards.
+    tui.keys("\x1b[112;6u");
+    tui.expect("local/third-model • off • scoped 2/2");
+    tui.line("who are you?");
+    tui.expect("Third here.");
+    assert_eq!(support::bodies(&seen)[0]["model"], "third-model");
+    // The switches are model_change entries of the session, as /model records them.
+    let entries = &home.sessions()[0];
+    let changes: Vec<&str> = entries
+        .iter()
+        .filter(|entry| entry["type"] == "model_change")
+        .map(|entry| entry["modelId"].as_str().unwrap())
+        .collect();
+    assert_eq!(changes.last(), Some(&"third-model"), "{entries:?}");
+    tui.line("/scoped-models");
+    tui.expect("[x] local/local-model");
+    tui.expect("[ ] local/other-model");
+    // Enter turns local-model off for the session.
+    tui.keys("\r");
+    tui.expect("[ ] local/local-model");
+    tui.expect("scoped 1/1");
+    // Down to the last item: saved to the settings.
+    tui.keys("\x1b[B");
+    tui.keys("\x1b[B");
+    tui.keys("\x1b[B");
+    tui.keys("\r");
+    tui.expect("Saved enabledModels");
+    tui.keys("\x1b");
+    tui.keys("\x10");
+    tui.expect("Only one model of the scope has a key");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    let saved: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(home.agent().join("settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(saved["enabledModels"], json!(["local/third-model"]));
+    // The next start without --models reads enabledModels (local-model, named, is outside).
+    let mut tui = home.start(&["--model", "local/local-model"]);
+    tui.expect("local/local-model • medium • scoped -/1");
+    tui.keys("\x10");
+    tui.expect("Only one model of the scope has a key");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+#[test]
+fn tree_labels_an_entry_as_pi_records_it_and_filters_as_pis_modes() {
+    let (url, _seen) = support::serve(vec![answer("A", "."), answer("B", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("alpha question");
+    tui.expect("A.");
+    tui.line("beta question");
+    tui.expect("B.");
+    tui.line("/tree");
+    tui.expect("filter default");
+    tui.keys("\x1b[A");
+    tui.expect("› • user: beta question");
+    // Shift+L: the label typed in the editor, Enter saves it; the tree shows it.
+    tui.keys("L");
+    tui.expect("The entry's label");
+    tui.keys("checkpoint");
+    tui.keys("\r");
+    tui.expect("› • [checkpoint] user: beta question");
+    // Ctrl+U: user messages only.
+    tui.keys("\x15");
+    let shown = tree_list(&tui.expect("filter user-only"));
+    assert!(!shown.contains("assistant: A."), "{shown}");
+    assert!(shown.contains("user: alpha question"), "{shown}");
+    // Ctrl+L: labelled entries only.
+    tui.keys("\x0c");
+    let shown = tree_list(&tui.expect("filter labeled-only"));
+    assert!(!shown.contains("alpha question"), "{shown}");
+    assert!(
+        shown.contains("[checkpoint] user: beta question"),
+        "{shown}"
+    );
+    // Ctrl+O: the next mode, every entry (the label entry itself among them).
+    tui.keys("\x0f");
+    tui.expect("filter all");
+    tui.expect("label: checkpoint");
+    tui.keys("\x1b");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    let entries = &home.sessions()[0];
+    let beta = entries
+        .iter()
+        .find(|entry| entry["message"]["content"] == "beta question")
+        .unwrap();
+    let label = entries
+        .iter()
+        .find(|entry| entry["type"] == "label")
+        .unwrap();
+    assert_eq!(label["targetId"], beta["id"]);
+    assert_eq!(label["label"], "checkpoint");
+    // Pi's fields: the label entry follows the leaf.
+    assert_eq!(label["parentId"], entries[entries.len() - 2]["id"]);
+    // The settings' treeFilterMode is the filter /tree opens with.
+    std::fs::write(
+        home.agent().join("settings.json"),
+        r#"{"treeFilterMode": "labeled-only"}"#,
+    )
+    .unwrap();
+    let mut tui = home.start(&["-c"]);
+    tui.line("/tree");
+    let shown = tree_list(&tui.expect("filter labeled-only"));
+    assert!(!shown.contains("alpha question"), "{shown}");
+    tui.keys("\x1b");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+}
+
+/// The tree's list on `screen`: from its title to the editor's rule.
+fn tree_list(screen: &str) -> String {
+    let start = screen.find("Go to which entry?").unwrap();
+    let rest = &screen[start..];
+    rest[..rest.find('─').unwrap_or(rest.len())].to_owned()
+}
+
+#[test]
+fn import_continues_a_session_file_from_elsewhere() {
+    let (url, seen) = support::serve(vec![answer("A", "."), answer("Again", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("alpha question");
+    tui.expect("A.");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    // The session moves out of the project's sessions, under another name.
+    let files = walk(&home.agent().join("sessions"));
+    assert_eq!(files.len(), 1, "{files:?}");
+    let shared = home.work().join("shared.jsonl");
+    std::fs::rename(&files[0], &shared).unwrap();
+    let mut tui = home.start(&[]);
+    tui.line("/import shared.jsonl");
+    tui.expect("Session imported from");
+    tui.line("and again?");
+    tui.expect("Again.");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    let context = support::bodies(&seen)[1]["messages"].to_string();
+    assert!(context.contains("alpha question"), "{context}");
+    // Copied into the sessions, the file imported left as it was.
+    let copied = walk(&home.agent().join("sessions"))
+        .into_iter()
+        .find(|path| path.file_name().unwrap() == "shared.jsonl")
+        .unwrap();
+    assert!(
+        std::fs::read_to_string(copied)
+            .unwrap()
+            .contains("and again?")
+    );
+    assert!(
+        !std::fs::read_to_string(&shared)
+            .unwrap()
+            .contains("and again?")
+    );
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
+
+#[test]
+fn resume_lists_named_sessions_renames_and_deletes_one() {
+    let (url, _seen) = support::serve(vec![answer("A", "."), answer("B", ".")]);
+    let home = Home::new(&url);
+    let mut tui = home.start(&[]);
+    tui.line("alpha question");
+    tui.expect("A.");
+    tui.line("/new");
+    tui.expect("New session started");
+    tui.line("beta question");
+    tui.expect("B.");
+    tui.line("/new");
+    tui.line("/resume");
+    tui.expect("Resume which session?");
+    // Ctrl+N: named sessions only (none yet), and back.
+    tui.keys("\x0e");
+    tui.expect("(nothing matches)");
+    tui.keys("\x0e");
+    tui.expect("› beta question");
+    // Ctrl+R: the new name typed in the editor.
+    tui.keys("\x12");
+    tui.expect("The session's new name");
+    tui.keys("Beta work");
+    tui.keys("\r");
+    tui.expect("› Beta work  (2 messages)");
+    tui.keys("\x0e");
+    tui.expect("Resume which named session?");
+    tui.expect("› Beta work");
+    tui.keys("\x0e");
+    // Ctrl+D on alpha's session, then again: deleted.
+    tui.keys("alpha");
+    tui.expect("› alpha question");
+    tui.keys("\x04");
+    tui.expect("Delete this session?");
+    tui.keys("\x04");
+    tui.expect("Deleted");
+    tui.keys("\x1b");
+    tui.keys("\x04");
+    exited_well(&tui.wait_exit());
+    // The session /new started last has no message; of the others only beta's is left.
+    let sessions = home.sessions();
+    let asked = |session: &Vec<serde_json::Value>, question: &str| {
+        session
+            .iter()
+            .any(|entry| entry["message"]["content"] == question)
+    };
+    assert!(
+        !sessions
+            .iter()
+            .any(|session| asked(session, "alpha question"))
+    );
+    let kept = sessions
+        .iter()
+        .find(|session| asked(session, "beta question"))
+        .unwrap();
+    assert!(
+        kept.iter()
+            .any(|entry| entry["type"] == "session_info" && entry["name"] == "Beta work")
+    );
 }

@@ -527,6 +527,25 @@ impl CodingSession {
             .with_session(|session| crate::session_tree::tree_points(session))
     }
 
+    /// Sets the label of the entry `entry_id` (Pi's `/tree` Shift+L), or clears it with `None`
+    /// or an empty text: a `label` entry, as Pi records one (it becomes the leaf, so the next
+    /// message follows it). Refused while a prompt runs (its messages go on the leaf).
+    pub fn set_label(&self, entry_id: &str, label: Option<&str>) -> Result<(), RuntimeError> {
+        if self.is_streaming() {
+            return Err(RuntimeError::Busy("labelling an entry"));
+        }
+        let label = label.map(str::trim).filter(|label| !label.is_empty());
+        self.recorder
+            .with_session(|session| session.label(entry_id, label).map(|_| ()))
+            .map_err(|source| RuntimeError::Session {
+                what: format!("labelling {entry_id}"),
+                source,
+            })?;
+        // The next prompt continues from the new leaf.
+        *lock(&self.history) = None;
+        Ok(())
+    }
+
     /// Goes to the message `entry_id` of the tree (Pi's `/tree`): to just before a user
     /// message, whose text comes back to edit and send again (the next prompt starts a new
     /// branch there), or onto an answer, to go on from it. Refused while a prompt runs.

@@ -83,6 +83,7 @@ mod model_merge;
 mod model_pattern;
 mod model_provider;
 mod model_registry;
+mod model_scope;
 mod model_selection;
 mod models_file;
 mod pi_event_json;
@@ -99,6 +100,7 @@ mod run_model;
 mod run_prompt;
 mod runtime_error;
 mod secret;
+mod session_files;
 mod session_host;
 mod session_open;
 mod session_setup;
@@ -140,6 +142,7 @@ pub use model_pattern::{
 };
 pub use model_provider::model_provider;
 pub use model_registry::{Credentials, KeyError, KeySource, ModelRegistry, RegistryError};
+pub use model_scope::{CycleDirection, ModelScope, ScopeEntry};
 pub use model_selection::{
     ModelChoice, ModelRequest, ResolvedModel, SelectionError, SessionModel, resolve_model,
     select_model,
@@ -162,13 +165,14 @@ pub use run_model::{
 pub use run_prompt::{PromptOptions, PromptSource, ResourceFlags, RunPrompt, today};
 pub use runtime_error::RuntimeError;
 pub use secret::Secret;
+pub use session_files::{delete_session_file, rename_session_file};
 pub use session_host::{Changed, ForkPoint, HostError, SessionHost};
 pub use session_open::{
     FoundSession, OpenedSession, SessionTarget, find_session, open_session, session_dir,
 };
 pub use session_setup::SessionSetup;
 pub use session_stats::{ContextUsage, SessionStats, TokenTotals};
-pub use session_tree::{TreePoint, tree_points};
+pub use session_tree::{TreeFilter, TreePoint, tree_points};
 pub use settings::{
     DEFAULT_BASE_DELAY_MS, DEFAULT_MAX_RETRIES, ImageSettings, PROJECT_SETTINGS_DIR,
     ProviderRetrySettings, RetrySettings, SETTINGS_FILE, Settings, SettingsError, SettingsFile,

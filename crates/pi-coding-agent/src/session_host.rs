@@ -22,6 +22,7 @@ use crate::coding_session::CodingSession;
 use crate::model::Model;
 use crate::model_provider::model_provider;
 use crate::model_registry::ModelRegistry;
+use crate::model_scope::{CycleDirection, ModelScope};
 use crate::model_selection::ResolvedModel;
 use crate::run_model::registry_model;
 use crate::runtime_error::RuntimeError;
@@ -90,6 +91,8 @@ pub struct SessionHost {
     session: Option<Arc<CodingSession>>,
     /// The automatic compaction turned on or off while the host runs (else the settings').
     auto_compaction: Option<bool>,
+    /// The models cycling goes through (empty: every model with a key).
+    scope: ModelScope,
 }
 
 /// The change a command asks for, once checked.
@@ -117,7 +120,26 @@ impl SessionHost {
             model,
             session: Some(Arc::new(session)),
             auto_compaction: None,
+            scope: ModelScope::default(),
         }
+    }
+
+    /// The models [`SessionHost::cycle_model_toward`] goes through: the `--models` patterns
+    /// (else the settings' `enabledModels`) resolved by [`ModelScope::resolve`] at start.
+    pub fn set_scope(&mut self, scope: ModelScope) {
+        self.scope = scope;
+    }
+
+    /// The models cycling goes through (empty: every model with a key).
+    pub fn scope(&self) -> &ModelScope {
+        &self.scope
+    }
+
+    /// Turns `provider`/`id` on or off in the cycling scope, for this session (Pi's
+    /// `/scoped-models`; [`ModelScope::toggle`] says how).
+    pub fn toggle_in_scope(&mut self, provider: &str, id: &str) {
+        let available = self.registry.available();
+        self.scope.toggle(provider, id, &available);
     }
 
     /// Delivers steering and follow-up messages as the settings' `steeringMode` and
@@ -239,24 +261,55 @@ impl SessionHost {
         self.restart(Change::Model(resolved)).await
     }
 
-    /// Switches to the next model that has a key, after the current one (the first when the
-    /// current one has none); `None` when the current model is the only one.
+    /// Switches to the next model of the scope, or of every model with a key when the scope
+    /// is empty (Pi's `cycle_model`, forward).
     pub async fn cycle_model(&mut self) -> Result<Option<Changed>, HostError> {
+        self.cycle_model_toward(CycleDirection::Forward).await
+    }
+
+    /// Switches to the next (or previous) model of the scope that has a key, at the level its
+    /// pattern named (else the current one, clamped); with an empty scope, to the next model
+    /// with a key, at the current level. A current model outside the list counts as its
+    /// first, as Pi's. `None` when fewer than two models can be cycled to.
+    pub async fn cycle_model_toward(
+        &mut self,
+        direction: CycleDirection,
+    ) -> Result<Option<Changed>, HostError> {
         self.idle()?;
-        let available = self.registry.available();
         let current = &self.model.model;
-        let position = available
-            .iter()
-            .position(|model| model.provider == current.provider && model.id == current.id);
-        let next = match position {
-            Some(_) if available.len() < 2 => None,
-            Some(position) => available.get((position + 1) % available.len()),
-            None => available.first(),
+        let next = if self.scope.is_empty() {
+            let available = self.registry.available();
+            let count = available.len();
+            let position = available
+                .iter()
+                .position(|model| model.provider == current.provider && model.id == current.id)
+                .unwrap_or(0);
+            let next = match direction {
+                CycleDirection::Forward => (position + 1) % count.max(1),
+                CycleDirection::Backward => (position + count.max(1) - 1) % count.max(1),
+            };
+            available
+                .get(next)
+                .filter(|_| count >= 2)
+                .map(|model| ((*model).clone(), self.model.thinking_level))
+        } else {
+            let registry = &self.registry;
+            self.scope
+                .next(&current.provider, &current.id, direction, |entry| {
+                    registry
+                        .find(&entry.provider, &entry.id)
+                        .is_some_and(|model| registry.has_configured_auth(model))
+                })
+                .and_then(|entry| {
+                    let model = registry.find(&entry.provider, &entry.id)?;
+                    let level = entry.thinking_level.unwrap_or(self.model.thinking_level);
+                    Some((model.clone(), level))
+                })
         };
-        let Some(next) = next.map(|model| (*model).clone()) else {
+        let Some((next, level)) = next else {
             return Ok(None);
         };
-        let resolved = self.checked(&next, self.model.thinking_level).await?;
+        let resolved = self.checked(&next, level).await?;
         self.restart(Change::Model(resolved)).await.map(Some)
     }
 
@@ -307,13 +360,15 @@ impl SessionHost {
 
     /// Pi's `/reload`: the settings, the approval rules, the context files (`AGENTS.md`), the
     /// skills and the prompt templates read again from disk, and the session started again on
-    /// them, with the same model, file and tools. The warnings of the new start, and the allow
-    /// rules an untrusted project's settings lost, in words.
+    /// them, with the same model, file and tools; the queue modes the settings name
+    /// (`steeringMode`, `followUpMode`) applied again. The warnings of the new start, and the
+    /// allow rules an untrusted project's settings lost, in words.
     pub async fn reload(&mut self) -> Result<Changed, HostError> {
         self.idle()?;
-        let (setup, ignored) = self.setup.in_directory(&self.setup.cwd)?;
+        let (setup, settings, ignored) = self.setup.in_directory_with_settings(&self.setup.cwd)?;
         self.setup = setup;
         let mut changed = self.restart(Change::Model(self.model.clone())).await?;
+        self.apply_queue_modes(&settings);
         changed.warnings.extend(ignored);
         Ok(changed)
     }
@@ -338,6 +393,55 @@ impl SessionHost {
             source,
         })?;
         self.restart(Change::Session(session)).await
+    }
+
+    /// Pi's `/import FILE`: the session file at `path` copied into the session directory
+    /// (under its own name) and continued there, with the same model; the copy's path and the
+    /// new start's warnings. The
+    /// file is read first, so one that is not a session is refused before anything is
+    /// copied; a file of that name already in the directory (another session) is refused
+    /// rather than overwritten. A file already in the directory is continued in place.
+    pub async fn import_session(&mut self, path: &Path) -> Result<(PathBuf, Changed), HostError> {
+        self.idle()?;
+        let source = std::path::absolute(path).map_err(|source| RuntimeError::Io {
+            what: format!("importing {}", path.display()),
+            source,
+        })?;
+        Session::load(&source).map_err(|source_error| RuntimeError::Session {
+            what: format!("importing {}", source.display()),
+            source: source_error,
+        })?;
+        let dir = self.session_directory()?;
+        let name = source.file_name().ok_or_else(|| RuntimeError::Io {
+            what: format!("importing {}", source.display()),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidInput, "not a file name"),
+        })?;
+        let destination = dir.join(name);
+        if destination != source {
+            let copied = std::fs::create_dir_all(&dir).and_then(|()| {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&destination)
+                    .and_then(|mut file| {
+                        let mut input = std::fs::File::open(&source)?;
+                        std::io::copy(&mut input, &mut file).map(|_| ())
+                    })
+            });
+            if let Err(error) = copied {
+                // A partial copy is ours to remove; a file that was there is not touched.
+                if error.kind() != std::io::ErrorKind::AlreadyExists {
+                    let _ = std::fs::remove_file(&destination);
+                }
+                return Err(RuntimeError::Io {
+                    what: format!("copying {} to {}", source.display(), destination.display()),
+                    source: error,
+                }
+                .into());
+            }
+        }
+        let changed = self.switch_session(&destination).await?;
+        Ok((destination, changed))
     }
 
     /// The user messages of the active branch, oldest first: where [`SessionHost::fork`] may

@@ -72,6 +72,16 @@ impl SessionSetup {
     /// this setup's act on its own directory). The second value: the allow rules an
     /// untrusted project's settings lost, in words.
     pub fn in_directory(&self, cwd: &Path) -> Result<(Self, Vec<String>), RuntimeError> {
+        self.in_directory_with_settings(cwd)
+            .map(|(setup, _, ignored)| (setup, ignored))
+    }
+
+    /// [`SessionSetup::in_directory`], with the merged settings it read (what a front end or
+    /// the host applies beyond the setup: the queue modes).
+    pub fn in_directory_with_settings(
+        &self,
+        cwd: &Path,
+    ) -> Result<(Self, Settings, Vec<String>), RuntimeError> {
         let mut setup = self.clone();
         let (approvals, ignored) = self.approvals.in_directory(cwd)?;
         let settings = load_settings(self.agent_dir.as_deref(), cwd, approvals.project_trusted)?;
@@ -79,7 +89,7 @@ impl SessionSetup {
         setup.prompt.cwd = cwd.to_path_buf();
         setup.approvals = approvals;
         setup.apply_settings(&settings);
-        Ok((setup, ignored))
+        Ok((setup, settings, ignored))
     }
 
     /// Takes what `settings` decide for a session: Pi's automatic retry (`retry`) and the

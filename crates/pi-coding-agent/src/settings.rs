@@ -57,6 +57,9 @@ pub struct Settings {
     pub steering_mode: Option<String>,
     /// How follow-up messages are delivered: `one-at-a-time` or `all`.
     pub follow_up_mode: Option<String>,
+    /// The filter `/tree` opens with (`default`, `no-tools`, `user-only`, `labeled-only`,
+    /// `all`; see [`crate::TreeFilter::from_setting`]).
+    pub tree_filter_mode: Option<String>,
 }
 
 /// The `images` object of the settings.

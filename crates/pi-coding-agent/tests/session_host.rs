@@ -11,9 +11,9 @@ use std::sync::Arc;
 use pi_ai::{AssistantContent, AssistantMessage, Message, ModelInfo, UserMessage};
 use pi_approval::{Mode, Permissions, ProjectTrust, Protected, RuleSet};
 use pi_coding_agent::{
-    ApprovalFlags, ApprovalSetup, HostError, McpServers, ModelRegistry, ModelRequest, NobodyToAsk,
-    PromptOptions, RetryPolicy, SessionHost, SessionSetup, Settings, ThinkingLevel, Variables,
-    resolve_run_model,
+    ApprovalFlags, ApprovalSetup, CycleDirection, HostError, McpServers, ModelRegistry,
+    ModelRequest, ModelScope, NobodyToAsk, PromptOptions, RetryPolicy, SessionHost, SessionSetup,
+    Settings, ThinkingLevel, Variables, resolve_run_model,
 };
 use pi_session::Session;
 use pi_tool::builtin;
@@ -317,4 +317,127 @@ async fn reload_reads_prompt_templates_again_and_keeps_the_conversation() {
         host.session().unwrap().session_file().as_deref(),
         Some(file.as_path())
     );
+}
+
+#[tokio::test]
+async fn reload_applies_the_queue_modes_the_settings_name_now() {
+    let dirs = dirs();
+    let file = stored_session(&dirs);
+    let mut host = host(&dirs, &file, "plain").await;
+    let before = host.session().unwrap().steering().is_one_at_a_time();
+    let (steering, follow_up) = if before {
+        ("all", "one-at-a-time")
+    } else {
+        ("one-at-a-time", "all")
+    };
+    std::fs::write(
+        dirs.agent.join("settings.json"),
+        format!(r#"{{"steeringMode": "{steering}", "followUpMode": "{follow_up}"}}"#),
+    )
+    .unwrap();
+    host.reload().await.unwrap();
+    let session = host.session().unwrap();
+    assert_eq!(session.steering().is_one_at_a_time(), !before);
+    assert_eq!(
+        session.follow_ups().is_one_at_a_time(),
+        follow_up == "one-at-a-time"
+    );
+}
+
+#[tokio::test]
+async fn cycling_goes_through_the_scope_both_ways_at_its_levels() {
+    let dirs = dirs();
+    std::fs::write(
+        dirs.agent.join("models.json"),
+        r#"{"providers": {"local": {"baseUrl": "http://127.0.0.1:9/v1",
+             "api": "openai-completions",
+             "models": [{"id": "plain"}, {"id": "thinker", "reasoning": true}, {"id": "third"}]}}}"#,
+    )
+    .unwrap();
+    let file = stored_session(&dirs);
+    let mut host = host(&dirs, &file, "plain").await;
+    let patterns = ["local/thinker:high".to_owned(), "local/plain".to_owned()];
+    let (scope, warnings) = ModelScope::resolve(&patterns, host.registry());
+    assert!(warnings.is_empty(), "{warnings:?}");
+    host.set_scope(scope);
+    let ids = |host: &SessionHost| {
+        (
+            host.model().model.id.clone(),
+            host.model().thinking_level.to_string(),
+        )
+    };
+    host.cycle_model().await.unwrap().unwrap();
+    assert_eq!(ids(&host), ("thinker".to_owned(), "high".to_owned()));
+    host.cycle_model().await.unwrap().unwrap();
+    assert_eq!(ids(&host), ("plain".to_owned(), "off".to_owned()));
+    host.cycle_model_toward(CycleDirection::Backward)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(ids(&host).0, "thinker");
+    // Each switch is a model_change entry of the same file, as /model records it.
+    let stored = std::fs::read_to_string(&file).unwrap();
+    let changes: Vec<&str> = stored
+        .lines()
+        .filter(|line| line.contains(r#""type":"model_change""#))
+        .collect();
+    assert_eq!(changes.len(), 3, "{stored}");
+    assert!(changes[0].contains(r#""modelId":"thinker""#), "{stored}");
+    // Toggled off for the session, thinker is left out: one model left, no cycle.
+    host.toggle_in_scope("local", "thinker");
+    assert!(!host.scope().includes("local", "thinker"));
+    assert!(host.cycle_model().await.unwrap().is_none());
+    // Third turned on goes last; thinker, outside the scope, counts as its first (as Pi's).
+    host.toggle_in_scope("local", "third");
+    host.cycle_model().await.unwrap().unwrap();
+    assert_eq!(ids(&host).0, "third");
+    host.cycle_model().await.unwrap().unwrap();
+    assert_eq!(ids(&host).0, "plain");
+}
+
+#[tokio::test]
+async fn without_a_scope_cycling_goes_through_every_model_with_a_key_backwards_too() {
+    let dirs = dirs();
+    let file = stored_session(&dirs);
+    let mut host = host(&dirs, &file, "plain").await;
+    host.cycle_model_toward(CycleDirection::Backward)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(host.model().model.id, "thinker");
+    host.cycle_model_toward(CycleDirection::Backward)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(host.model().model.id, "plain");
+}
+
+#[tokio::test]
+async fn import_copies_a_session_file_into_the_directory_and_continues_it() {
+    let dirs = dirs();
+    let file = stored_session(&dirs);
+    let mut host = host(&dirs, &file, "plain").await;
+    host.new_session().await.unwrap();
+    assert_eq!(message_count(&host), 0);
+    // A session kept elsewhere, under another name.
+    let elsewhere = dirs.cwd.join("shared.jsonl");
+    std::fs::copy(&file, &elsewhere).unwrap();
+    let (imported, _) = host.import_session(&elsewhere).await.unwrap();
+    assert_eq!(imported, dirs.sessions.join("shared.jsonl"));
+    assert_eq!(message_count(&host), 4);
+    assert_eq!(
+        host.session().unwrap().session_file().as_deref(),
+        Some(imported.as_path())
+    );
+    // Again: the name is taken in the directory, so it is refused, that file untouched.
+    let before = std::fs::read(&imported).unwrap();
+    std::fs::write(&elsewhere, b"{\"type\":\"session\"}\n").unwrap();
+    assert!(host.import_session(&elsewhere).await.is_err());
+    assert_eq!(std::fs::read(&imported).unwrap(), before);
+    // Not a session: refused before anything is copied.
+    let notes = dirs.cwd.join("notes.jsonl");
+    std::fs::write(&notes, "just words\n").unwrap();
+    assert!(host.import_session(&notes).await.is_err());
+    assert!(!dirs.sessions.join("notes.jsonl").exists());
+    assert_eq!(message_count(&host), 4);
 }

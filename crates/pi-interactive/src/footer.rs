@@ -27,6 +27,9 @@ pub struct FooterInfo {
     pub context_tokens: u64,
     /// The model's context window.
     pub context_window: u64,
+    /// When Ctrl+P cycles through a scope (`--models`, `enabledModels`, `/scoped-models`):
+    /// the current model's place in it (`None`: outside it) and how many it holds.
+    pub scope: Option<(Option<usize>, usize)>,
 }
 
 impl FooterInfo {
@@ -62,7 +65,11 @@ impl FooterInfo {
             percent if percent > 70.0 => Style::default().fg(Color::Yellow),
             _ => dim,
         };
-        let model = format!("{} • {}", visible(&self.model), visible(&self.thinking));
+        let mut model = format!("{} • {}", visible(&self.model), visible(&self.thinking));
+        if let Some((place, count)) = self.scope {
+            let place = place.map_or_else(|| "-".to_owned(), |place| (place + 1).to_string());
+            model.push_str(&format!(" • scoped {place}/{count}"));
+        }
         vec![
             Line::from(Span::styled(first, dim)),
             Line::from(vec![
@@ -105,11 +112,26 @@ mod tests {
             cost: 0.0123,
             context_tokens: 32_000,
             context_window: 128_000,
+            scope: None,
         };
         assert_eq!(
             render(info.lines(), 60, 2),
             "~/work/app • refactor\n↑12.3k ↓678 $0.012 25.0%/128.0k  local/qwen • medium"
         );
+        let scoped = FooterInfo {
+            scope: Some((Some(1), 3)),
+            ..info.clone()
+        };
+        assert!(
+            render(scoped.lines(), 80, 2).ends_with("local/qwen • medium • scoped 2/3"),
+            "{}",
+            render(scoped.lines(), 80, 2)
+        );
+        let outside = FooterInfo {
+            scope: Some((None, 2)),
+            ..info
+        };
+        assert!(render(outside.lines(), 80, 2).ends_with("• scoped -/2"));
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub(crate) enum Action {
     ModelSelect,
     /// The next model.
     ModelCycleForward,
+    /// The previous model.
+    ModelCycleBackward,
     /// The next thinking level.
     ThinkingCycle,
     /// Hide or show thinking.
@@ -74,6 +76,28 @@ pub(crate) enum Action {
     SessionFork,
     /// `/resume`.
     SessionResume,
+    /// In `/resume`: rename the selected session.
+    SessionRename,
+    /// In `/resume`: delete the selected session (again to confirm).
+    SessionDelete,
+    /// In `/resume`: named sessions only, or all.
+    SessionToggleNamedFilter,
+    /// In `/tree`: set or clear the selected entry's label.
+    TreeEditLabel,
+    /// In `/tree`: the default filter.
+    TreeFilterDefault,
+    /// In `/tree`: tool results hidden, or not.
+    TreeFilterNoTools,
+    /// In `/tree`: user messages only, or not.
+    TreeFilterUserOnly,
+    /// In `/tree`: labelled entries only, or not.
+    TreeFilterLabeledOnly,
+    /// In `/tree`: every entry, or not.
+    TreeFilterAll,
+    /// In `/tree`: the next filter.
+    TreeFilterCycleForward,
+    /// In `/tree`: the filter before.
+    TreeFilterCycleBackward,
 }
 
 /// Pi's id of each action and its default keys, in the order a key shared by two actions is
@@ -89,6 +113,11 @@ const DEFAULTS: &[(&str, Action, &[&str])] = &[
         Action::ModelCycleForward,
         &["ctrl+p"],
     ),
+    (
+        "app.model.cycleBackward",
+        Action::ModelCycleBackward,
+        &["shift+ctrl+p"],
+    ),
     ("app.thinking.cycle", Action::ThinkingCycle, &["shift+tab"]),
     ("app.thinking.toggle", Action::ThinkingToggle, &["ctrl+t"]),
     ("app.tools.expand", Action::ToolsExpand, &["ctrl+o"]),
@@ -98,6 +127,45 @@ const DEFAULTS: &[(&str, Action, &[&str])] = &[
     ("app.session.tree", Action::SessionTree, &[]),
     ("app.session.fork", Action::SessionFork, &[]),
     ("app.session.resume", Action::SessionResume, &[]),
+    ("app.session.rename", Action::SessionRename, &["ctrl+r"]),
+    ("app.session.delete", Action::SessionDelete, &["ctrl+d"]),
+    (
+        "app.session.toggleNamedFilter",
+        Action::SessionToggleNamedFilter,
+        &["ctrl+n"],
+    ),
+    ("app.tree.editLabel", Action::TreeEditLabel, &["shift+l"]),
+    (
+        "app.tree.filter.default",
+        Action::TreeFilterDefault,
+        &["ctrl+d"],
+    ),
+    (
+        "app.tree.filter.noTools",
+        Action::TreeFilterNoTools,
+        &["ctrl+t"],
+    ),
+    (
+        "app.tree.filter.userOnly",
+        Action::TreeFilterUserOnly,
+        &["ctrl+u"],
+    ),
+    (
+        "app.tree.filter.labeledOnly",
+        Action::TreeFilterLabeledOnly,
+        &["ctrl+l"],
+    ),
+    ("app.tree.filter.all", Action::TreeFilterAll, &["ctrl+a"]),
+    (
+        "app.tree.filter.cycleForward",
+        Action::TreeFilterCycleForward,
+        &["ctrl+o"],
+    ),
+    (
+        "app.tree.filter.cycleBackward",
+        Action::TreeFilterCycleBackward,
+        &["shift+ctrl+o"],
+    ),
     (
         "tui.input.newLine",
         Action::NewLine,
@@ -393,6 +461,7 @@ fn description(action: Action) -> &'static str {
         Action::ExternalEditor => "edit the message in $VISUAL or $EDITOR",
         Action::ModelSelect => "choose the model",
         Action::ModelCycleForward => "next model",
+        Action::ModelCycleBackward => "previous model",
         Action::ThinkingCycle => "next thinking level",
         Action::ThinkingToggle => "hide or show thinking (from now on)",
         Action::ToolsExpand => "show the last tool result whole",
@@ -415,6 +484,17 @@ fn description(action: Action) -> &'static str {
         Action::SessionTree => "browse the session tree (/tree)",
         Action::SessionFork => "fork from an earlier message (/fork)",
         Action::SessionResume => "resume another session (/resume)",
+        Action::SessionRename => "in the session list: rename the selected session",
+        Action::SessionDelete => "in the session list: delete the selected session (twice)",
+        Action::SessionToggleNamedFilter => "in the session list: named sessions only, or all",
+        Action::TreeEditLabel => "in the tree view: set or clear the selected entry's label",
+        Action::TreeFilterDefault => "in the tree view: the default view",
+        Action::TreeFilterNoTools => "in the tree view: hide tool results (again: default)",
+        Action::TreeFilterUserOnly => "in the tree view: user messages only (again: default)",
+        Action::TreeFilterLabeledOnly => "in the tree view: labelled entries only (again: default)",
+        Action::TreeFilterAll => "in the tree view: every entry (again: default)",
+        Action::TreeFilterCycleForward => "in the tree view: the next filter",
+        Action::TreeFilterCycleBackward => "in the tree view: the filter before",
     }
 }
 
@@ -470,7 +550,19 @@ mod tests {
         let bindings = KeyBindings::default();
         assert_eq!(
             bindings.actions(key(KeyCode::Char('d'), KeyModifiers::CONTROL)),
-            [Action::Exit, Action::DeleteCharForward]
+            [
+                Action::Exit,
+                Action::SessionDelete,
+                Action::TreeFilterDefault,
+                Action::DeleteCharForward
+            ]
+        );
+        assert_eq!(
+            bindings.actions(key(
+                KeyCode::Char('P'),
+                KeyModifiers::CONTROL | KeyModifiers::SHIFT
+            )),
+            [Action::ModelCycleBackward]
         );
         assert_eq!(
             bindings.actions(key(KeyCode::BackTab, KeyModifiers::SHIFT)),
@@ -511,9 +603,10 @@ mod tests {
                 .actions(key(KeyCode::Char('p'), KeyModifiers::CONTROL))
                 .is_empty()
         );
+        // Ctrl+N is also the session list's own key (tried there first).
         assert_eq!(
             bindings.actions(key(KeyCode::Char('n'), KeyModifiers::CONTROL)),
-            [Action::ModelCycleForward]
+            [Action::ModelCycleForward, Action::SessionToggleNamedFilter]
         );
         assert_eq!(
             bindings.actions(key(KeyCode::F(5), KeyModifiers::NONE)),

@@ -1,4 +1,4 @@
-//! A list to choose from in the viewport (`/model`, `/resume`, `/fork`): Up and Down move,
+//! A list to choose from in the viewport (`/model`, `/resume`, `/fork`, `/scoped-models`): Up and Down move,
 //! typing filters, Enter chooses, Esc closes.
 
 use pi_coding_agent::visible;
@@ -19,6 +19,10 @@ pub(crate) enum Pick {
     Tree(String),
     /// Change this setting (`/settings`).
     Setting(Setting),
+    /// Turn this provider's model on or off in Ctrl+P's scope (`/scoped-models`).
+    Scope(String, String),
+    /// Save the scope to the settings' `enabledModels`.
+    SaveScope,
 }
 
 /// A setting `/settings` changes.

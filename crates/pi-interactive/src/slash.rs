@@ -9,6 +9,8 @@ use pi_coding_agent::PromptCommands;
 pub(crate) enum Slash {
     /// `/model [pattern]`: pick a model, or switch to the one matching.
     Model(Option<String>),
+    /// `/scoped-models`: the models Ctrl+P cycles through.
+    ScopedModels,
     /// `/new`: a new session.
     New,
     /// `/name NAME`: name the session.
@@ -25,6 +27,8 @@ pub(crate) enum Slash {
     Clone,
     /// `/resume`: another session of this project.
     Resume,
+    /// `/import FILE`: a session file copied into this project's sessions and continued.
+    Import(String),
     /// `/hotkeys`: the keys.
     Hotkeys,
     /// `/copy`: the last answer to the clipboard.
@@ -40,8 +44,12 @@ pub(crate) enum Slash {
 }
 
 /// The built-in commands and what they do, as completion lists them.
-pub(crate) const COMMANDS: [(&str, &str); 15] = [
+pub(crate) const COMMANDS: [(&str, &str); 17] = [
     ("model", "choose the model"),
+    (
+        "scoped-models",
+        "choose the models Ctrl+P cycles through (saved with its last item)",
+    ),
     ("new", "start a new session"),
     ("name", "name this session"),
     (
@@ -56,6 +64,10 @@ pub(crate) const COMMANDS: [(&str, &str); 15] = [
     ),
     ("clone", "continue in a copy of this session"),
     ("resume", "continue another session"),
+    (
+        "import",
+        "continue a session file from elsewhere (copied into this project's sessions)",
+    ),
     ("copy", "copy the last answer to the clipboard (OSC 52)"),
     (
         "export",
@@ -87,6 +99,7 @@ pub(crate) fn parse(text: &str) -> Result<Option<Slash>, String> {
     let argument = (!argument.is_empty()).then(|| argument.to_owned());
     Ok(Some(match name {
         "model" => Slash::Model(argument),
+        "scoped-models" => Slash::ScopedModels,
         "new" => Slash::New,
         "name" => Slash::Name(argument.ok_or("/name needs a name: /name my-refactor")?),
         "session" => Slash::Session,
@@ -95,6 +108,9 @@ pub(crate) fn parse(text: &str) -> Result<Option<Slash>, String> {
         "tree" => Slash::Tree,
         "clone" => Slash::Clone,
         "resume" => Slash::Resume,
+        "import" => {
+            Slash::Import(argument.ok_or("/import needs a file: /import path/to/session.jsonl")?)
+        }
         "hotkeys" => Slash::Hotkeys,
         "reload" => Slash::Reload,
         "settings" => Slash::Settings,
@@ -152,7 +168,13 @@ mod tests {
             Ok(Some(Slash::Compact(Some("keep the API".into()))))
         );
         assert_eq!(parse("/new"), Ok(Some(Slash::New)));
+        assert_eq!(parse("/scoped-models"), Ok(Some(Slash::ScopedModels)));
         assert!(parse("/name").is_err());
+        assert!(parse("/import").is_err());
+        assert_eq!(
+            parse("/import ~/s.jsonl"),
+            Ok(Some(Slash::Import("~/s.jsonl".into())))
+        );
         assert_eq!(parse("/skill:review this"), Ok(None));
         assert_eq!(parse("hello /new"), Ok(None));
     }

@@ -21,9 +21,9 @@ use clap::Args;
 use pi_agent::{AgentEvent, EndReason, ExecutionMode};
 use pi_ai::{Message, StopReason, UserMessage};
 use pi_coding_agent::{
-    ApprovalSetup, FileArguments, McpServers, ModelRequest, PromptOptions, ResourceFlags,
-    RetryPolicy, Secret, SessionHost, SessionSetup, Started, ThinkingLevel, ToolSelection,
-    command_line_prompts, load_registry, load_settings, model_list_text, name_list,
+    ApprovalSetup, FileArguments, McpServers, ModelRequest, ModelScope, PromptOptions,
+    ResourceFlags, RetryPolicy, Secret, SessionHost, SessionSetup, Started, ThinkingLevel,
+    ToolSelection, command_line_prompts, load_registry, load_settings, model_list_text, name_list,
     resolve_run_model, session_model, split_file_arguments, thinking_budgets,
 };
 use pi_providers::ProviderConfig;
@@ -423,13 +423,31 @@ pub(crate) async fn prepare(
     if let Some(name) = &args.name {
         session.set_name(name)?;
     }
-    let host = SessionHost::new(
+    // Ctrl+P's models (Pi's `scopedModels`): `--models`, else the settings' `enabledModels`.
+    let scope_patterns = request
+        .models
+        .as_ref()
+        .or(settings.enabled_models.as_ref())
+        .filter(|patterns| !patterns.is_empty());
+    let scope = match scope_patterns {
+        Some(patterns) => {
+            let (scope, warnings) = ModelScope::resolve(patterns, &registry);
+            // Model selection resolved the same patterns when it picked from them: said once.
+            for warning in warnings.iter().filter(|w| !resolved.warnings.contains(w)) {
+                report!("pi-tool: warning: {warning}");
+            }
+            scope
+        }
+        None => ModelScope::default(),
+    };
+    let mut host = SessionHost::new(
         setup,
         registry,
         args.session.session_dir.clone(),
         resolved,
         session,
     );
+    host.set_scope(scope);
     host.apply_queue_modes(&settings);
     Ok(Some(PreparedRun { host, prompts }))
 }

@@ -266,7 +266,7 @@ async fn change(command: &Value, host: &mut SessionHost, busy: bool) -> Value {
                 Some(json!({
                     "model": host.model().model.to_pi_json(),
                     "thinkingLevel": host.model().thinking_level,
-                    "isScoped": false,
+                    "isScoped": !host.scope().is_empty(),
                 })),
             )),
             Err(error) => Err(error),

@@ -7,7 +7,12 @@ impl App {
     pub(super) async fn command(&mut self, command: Slash) {
         let changes_session = !matches!(
             command,
-            Slash::Hotkeys | Slash::Quit | Slash::Session | Slash::Copy | Slash::Export(_)
+            Slash::Hotkeys
+                | Slash::Quit
+                | Slash::Session
+                | Slash::Copy
+                | Slash::Export(_)
+                | Slash::ScopedModels
         );
         if changes_session && self.task.is_some() {
             self.pending.push(transcript::error(
@@ -132,9 +137,36 @@ impl App {
                     self.picker = Some(Picker::new("Fork from which message?", items));
                 }
             }
-            Slash::Resume => self.open_resume_picker(),
+            Slash::Resume => self.open_resume(false, None),
+            Slash::ScopedModels => self.open_scope(0),
+            Slash::Import(file) => {
+                let path = match file.strip_prefix("~/") {
+                    Some(rest) => std::env::var_os("HOME").map_or_else(
+                        || PathBuf::from(&file),
+                        |home| PathBuf::from(home).join(rest),
+                    ),
+                    None => self.cwd.join(&file),
+                };
+                let result = self.host.import_session(&path).await;
+                let said = match &result {
+                    Ok((copy, _)) => format!(
+                        "Session imported from {} (now {})",
+                        path.display(),
+                        copy.display()
+                    ),
+                    Err(_) => String::new(),
+                };
+                let ok = result.is_ok();
+                self.after_change(result.map(|(_, changed)| changed.warnings), &said);
+                if ok {
+                    self.show_history();
+                }
+            }
             Slash::Settings => self.open_settings(0),
-            Slash::Tree => self.open_tree_picker(),
+            Slash::Tree => {
+                let filter = self.settings_tree_filter();
+                self.open_tree(filter, None);
+            }
             Slash::Copy => self.copy_last_answer(),
             Slash::Export(target) => self.export(target.as_deref()),
         }
@@ -202,91 +234,16 @@ impl App {
         }
     }
 
-    pub(super) fn open_tree_picker(&mut self) {
-        let Ok(session) = self.host.session() else {
-            return;
-        };
-        let points = session.tree_points();
-        if points.is_empty() {
-            self.pending
-                .push(transcript::error("The session has no message yet."));
-            return;
-        }
-        let here = points
-            .iter()
-            .rposition(|point| point.on_branch)
-            .unwrap_or(0);
-        let items = points
-            .into_iter()
-            .map(|point| {
-                let mark = if point.on_branch { "•" } else { " " };
-                (
-                    format!(
-                        "{}{mark} {}: {}",
-                        "  ".repeat(point.depth.min(8)),
-                        point.role,
-                        tool_view::one_line(&point.text, 80)
-                    ),
-                    Pick::Tree(point.entry_id),
-                )
-            })
-            .collect();
-        self.picker =
-            Some(Picker::new("Go to which message? (• the current branch)", items).selecting(here));
-    }
-
-    pub(super) fn open_resume_picker(&mut self) {
-        let listing = self
-            .host
-            .session_directory()
-            .map_err(|error| error.to_string())
-            .and_then(|dir| {
-                pi_session::list_sessions(&dir).map_err(|error| pi_tool::error_text(&error))
-            });
-        let current = self
-            .host
-            .session()
-            .ok()
-            .and_then(|session| session.session_file());
-        match listing {
-            Ok(listing) => {
-                let items: Vec<(String, Pick)> = listing
-                    .sessions
-                    .into_iter()
-                    .filter(|summary| Some(&summary.path) != current.as_ref())
-                    .map(|summary| {
-                        let title = summary
-                            .name
-                            .clone()
-                            .or_else(|| summary.first_message.clone())
-                            .unwrap_or_else(|| "(no messages)".to_owned());
-                        (
-                            format!(
-                                "{}  ({} messages)",
-                                tool_view::one_line(&title, 70),
-                                summary.message_count
-                            ),
-                            Pick::Resume(summary.path),
-                        )
-                    })
-                    .collect();
-                if items.is_empty() {
-                    self.pending
-                        .push(transcript::notice("No other session in this project."));
-                } else {
-                    self.picker = Some(Picker::new("Resume which session?", items));
-                }
-            }
-            Err(error) => self.pending.push(transcript::error(&error)),
-        }
-    }
-
     pub(super) async fn on_picker_key(&mut self, key: KeyEvent) {
         let Some(picker) = &mut self.picker else {
             return;
         };
         match key.code {
-            KeyCode::Esc => self.picker = None,
+            KeyCode::Esc => {
+                self.picker = None;
+                self.tree_view = None;
+                self.resume_view = None;
+            }
             KeyCode::Up => picker.up(),
             KeyCode::Down => picker.down(),
             KeyCode::Backspace => picker.pop_filter(),
@@ -294,6 +251,8 @@ impl App {
             KeyCode::Enter => {
                 let chosen = picker.chosen();
                 self.picker = None;
+                self.tree_view = None;
+                self.resume_view = None;
                 if let Some(chosen) = chosen {
                     self.pick(chosen).await;
                 }
@@ -304,6 +263,8 @@ impl App {
 
     pub(super) async fn pick(&mut self, pick: Pick) {
         match pick {
+            Pick::Scope(provider, id) => self.toggle_scoped(&provider, &id),
+            Pick::SaveScope => self.save_scope(),
             Pick::Setting(setting) => self.change_setting(setting).await,
             Pick::Model(provider, id) => {
                 let result = self.host.set_model(&provider, &id).await;
@@ -384,13 +345,18 @@ impl App {
         }
     }
 
-    pub(super) async fn cycle_model(&mut self) {
+    pub(super) async fn cycle_model(&mut self, direction: CycleDirection) {
         if self.task.is_some() {
             self.set_status(transcript::error("The model changes between runs."));
             return;
         }
-        match self.host.cycle_model().await {
-            Ok(None) => self.set_status(transcript::notice("Only one model has a key")),
+        match self.host.cycle_model_toward(direction).await {
+            Ok(None) if self.host.scope().is_empty() => {
+                self.set_status(transcript::notice("Only one model has a key"));
+            }
+            Ok(None) => self.set_status(transcript::notice(
+                "Only one model of the scope has a key (/scoped-models changes it)",
+            )),
             result => {
                 let said = format!("Model: {}", self.host.model().model.reference());
                 self.after_change(
@@ -522,6 +488,13 @@ impl App {
             context_window: model.model.context_window,
             ..FooterInfo::default()
         };
+        let scope = self.host.scope();
+        if !scope.is_empty() {
+            let place = scope.entries().iter().position(|entry| {
+                entry.provider == model.model.provider && entry.id == model.model.id
+            });
+            footer.scope = Some((place, scope.entries().len()));
+        }
         if let Ok(session) = self.host.session() {
             footer.session_name = session.name();
             if let Some(messages) = messages {

@@ -29,6 +29,18 @@ impl App {
             return;
         }
         self.ctrl_c = None;
+        if self.labeling.is_some() && self.on_label_key(key) {
+            return;
+        }
+        if self.renaming.is_some() && self.on_rename_key(key) {
+            return;
+        }
+        if self.tree_view.is_some() && self.on_tree_key(&actions) {
+            return;
+        }
+        if self.resume_view.is_some() && self.on_resume_key(&actions) {
+            return;
+        }
         if self.picker.is_some() {
             self.on_picker_key(key).await;
             return;
@@ -63,7 +75,8 @@ impl App {
             Action::Exit => return false,
             Action::ExternalEditor => self.wants_editor = true,
             Action::ModelSelect => self.command(Slash::Model(None)).await,
-            Action::ModelCycleForward => self.cycle_model().await,
+            Action::ModelCycleForward => self.cycle_model(CycleDirection::Forward).await,
+            Action::ModelCycleBackward => self.cycle_model(CycleDirection::Backward).await,
             Action::ThinkingCycle => self.cycle_thinking().await,
             Action::ThinkingToggle => {
                 self.hide_thinking = !self.hide_thinking;
@@ -99,6 +112,18 @@ impl App {
             Action::SessionTree => self.command(Slash::Tree).await,
             Action::SessionFork => self.command(Slash::Fork).await,
             Action::SessionResume => self.command(Slash::Resume).await,
+            // Keys of the tree view only (handled there): elsewhere the key's next action.
+            Action::TreeEditLabel
+            | Action::TreeFilterDefault
+            | Action::TreeFilterNoTools
+            | Action::TreeFilterUserOnly
+            | Action::TreeFilterLabeledOnly
+            | Action::TreeFilterAll
+            | Action::TreeFilterCycleForward
+            | Action::TreeFilterCycleBackward
+            | Action::SessionRename
+            | Action::SessionDelete
+            | Action::SessionToggleNamedFilter => return false,
         }
         true
     }
@@ -114,6 +139,14 @@ impl App {
         self.ctrl_c = Some(Instant::now());
         self.editor.clear();
         self.picker = None;
+        self.tree_view = None;
+        self.resume_view = None;
+        self.deleting = None;
+        if (self.labeling.take().is_some() || self.renaming.take().is_some())
+            && let Some(draft) = self.stashed.take()
+        {
+            self.editor.set_text(&draft);
+        }
         self.set_status(transcript::notice("Press Ctrl+C again to exit"));
     }
 

@@ -14,7 +14,8 @@ use pi_agent::AgentEvent;
 use pi_ai::{AssistantMessageEvent, Message, UserContent, UserMessage};
 use pi_approval::{Answer, Rule, RuleKind};
 use pi_coding_agent::{
-    BashExecution, HostError, PromptOutcome, RuntimeError, SessionHost, suggested_rules, visible,
+    BashExecution, CycleDirection, HostError, PromptOutcome, RuntimeError, SessionHost, TreeFilter,
+    suggested_rules, visible,
 };
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Color, Modifier, Style};
@@ -41,8 +42,11 @@ use crate::wrap::wrap_lines;
 mod agent_events;
 mod commands;
 mod input;
+mod resume;
+mod scope;
 mod sending;
 mod settings;
+mod tree;
 mod view;
 
 /// The viewport's height: live lines, the queue, the editor and the footer.
@@ -135,6 +139,16 @@ pub(crate) struct App {
     wants_editor: bool,
     /// Which key does what (Pi's defaults, the person's `keybindings.json` over them).
     bindings: KeyBindings,
+    /// `/tree` is open, showing what this filter lets through.
+    tree_view: Option<TreeFilter>,
+    /// The entry whose label the editor holds (`/tree`'s Shift+L).
+    labeling: Option<String>,
+    /// `/resume` is open (`true`: named sessions only).
+    resume_view: Option<bool>,
+    /// The session whose new name the editor holds (`/resume`'s Ctrl+R).
+    renaming: Option<PathBuf>,
+    /// The session `/resume`'s Ctrl+D asked to delete, waiting for Ctrl+D again.
+    deleting: Option<PathBuf>,
 }
 
 /// Waits for the task, or forever when there is none.
@@ -198,6 +212,11 @@ impl App {
             clipboard: None,
             wants_editor: false,
             bindings,
+            tree_view: None,
+            labeling: None,
+            resume_view: None,
+            renaming: None,
+            deleting: None,
         };
         // Read once for both: each read parses every message of the session.
         let messages = app.host.session()?.messages();

@@ -111,7 +111,7 @@ impl App {
 
     /// Writes `value` at `keys` in the person's settings file; a failure is said, and the
     /// change holds for this session only.
-    fn save_setting(&mut self, keys: &[&str], value: serde_json::Value) {
+    pub(super) fn save_setting(&mut self, keys: &[&str], value: serde_json::Value) {
         let shown = format!("{} = {value}", keys.join("."));
         match &self.user_settings {
             Some(path) => match pi_approval::settings::save_value(path, keys, value) {

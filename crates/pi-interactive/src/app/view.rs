@@ -177,7 +177,27 @@ impl App {
     /// completions, or the line being streamed, the running tools and the status.
     pub(super) fn live_lines(&self) -> Vec<Line<'static>> {
         if let Some(picker) = &self.picker {
+            if self.deleting.is_some() {
+                let mut lines = vec![Line::from(Span::styled(
+                    "Delete this session? Ctrl+D again deletes its file; any other key keeps it.",
+                    Style::default().fg(Color::Red),
+                ))];
+                lines.extend(picker.lines(7));
+                return lines;
+            }
             return picker.lines(8);
+        }
+        if self.renaming.is_some() {
+            return vec![Line::from(Span::styled(
+                "The session's new name (Enter saves; Esc goes back to the list):",
+                Style::default().fg(Color::Magenta),
+            ))];
+        }
+        if self.labeling.is_some() {
+            return vec![Line::from(Span::styled(
+                "The entry's label (Enter saves, empty clears it; Esc goes back to the tree):",
+                Style::default().fg(Color::Magenta),
+            ))];
         }
         if let Some(ask) = self.asks.front() {
             return vec![match self.ask_input {
