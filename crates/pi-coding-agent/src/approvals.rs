@@ -135,6 +135,19 @@ impl ApprovalSetup {
         Self::load(&self.flags, cwd)
     }
 
+    /// The same approvals read again from the flags and the settings files, for Pi's
+    /// `/reload`: rules added, changed or removed in a settings file since take effect (a
+    /// `deny` added to tighten a session, above all), as does a change of the project's
+    /// trust. The mode the session runs in (perhaps chosen during it), the tools it may run
+    /// outside the sandbox and the protected paths stay as they are.
+    pub fn reloaded(&self) -> Result<(Self, Vec<String>), RuntimeError> {
+        let (mut fresh, ignored) = Self::load(&self.flags, &self.cwd)?;
+        fresh.mode = self.mode;
+        fresh.outside_tools.clone_from(&self.outside_tools);
+        fresh.protected = self.protected.clone();
+        Ok((fresh, ignored))
+    }
+
     /// The policy deciding the run's calls.
     pub fn policy(&self) -> Policy {
         Policy::new(self.mode, self.rules.clone(), LocalPaths::new(&self.cwd))

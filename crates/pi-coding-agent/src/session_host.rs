@@ -365,7 +365,7 @@ impl SessionHost {
     /// allow rules an untrusted project's settings lost, in words.
     pub async fn reload(&mut self) -> Result<Changed, HostError> {
         self.idle()?;
-        let (setup, settings, ignored) = self.setup.in_directory_with_settings(&self.setup.cwd)?;
+        let (setup, settings, ignored) = self.setup.reloaded()?;
         self.setup = setup;
         let mut changed = self.restart(Change::Model(self.model.clone())).await?;
         self.apply_queue_modes(&settings);

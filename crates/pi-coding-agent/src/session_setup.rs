@@ -82,8 +82,25 @@ impl SessionSetup {
         &self,
         cwd: &Path,
     ) -> Result<(Self, Settings, Vec<String>), RuntimeError> {
-        let mut setup = self.clone();
         let (approvals, ignored) = self.approvals.in_directory(cwd)?;
+        self.with_approvals(cwd, approvals, ignored)
+    }
+
+    /// This setup with everything the files decide read again (Pi's `/reload`): the
+    /// settings, and the approval rules ([`ApprovalSetup::reloaded`]); the merged settings
+    /// and the ignored allow rules as [`SessionSetup::in_directory_with_settings`] gives them.
+    pub fn reloaded(&self) -> Result<(Self, Settings, Vec<String>), RuntimeError> {
+        let (approvals, ignored) = self.approvals.reloaded()?;
+        self.with_approvals(&self.cwd, approvals, ignored)
+    }
+
+    fn with_approvals(
+        &self,
+        cwd: &Path,
+        approvals: ApprovalSetup,
+        ignored: Vec<String>,
+    ) -> Result<(Self, Settings, Vec<String>), RuntimeError> {
+        let mut setup = self.clone();
         let settings = load_settings(self.agent_dir.as_deref(), cwd, approvals.project_trusted)?;
         setup.cwd = cwd.to_path_buf();
         setup.prompt.cwd = cwd.to_path_buf();

@@ -320,6 +320,35 @@ async fn reload_reads_prompt_templates_again_and_keeps_the_conversation() {
 }
 
 #[tokio::test]
+async fn reload_reads_the_approval_rules_again_and_keeps_the_sessions_mode() {
+    let dirs = dirs();
+    let file = stored_session(&dirs);
+    let mut host = host(&dirs, &file, "plain").await;
+    host.set_approval_mode(Mode::ReadOnly).await.unwrap();
+    let denies = |host: &SessionHost| {
+        host.setup()
+            .approvals
+            .rules
+            .entries()
+            .iter()
+            .any(|entry| entry.rule.to_string() == "bash(rm:*)")
+    };
+    assert!(!denies(&host));
+    // A deny rule added to the project's settings mid-session (a project's deny rules hold
+    // whether or not it is trusted).
+    std::fs::create_dir_all(dirs.cwd.join(".pi")).unwrap();
+    std::fs::write(
+        dirs.cwd.join(".pi").join("settings.json"),
+        r#"{"permissions": {"deny": ["bash(rm:*)"]}}"#,
+    )
+    .unwrap();
+    host.reload().await.unwrap();
+    assert!(denies(&host), "{:?}", host.setup().approvals.rules);
+    assert_eq!(host.setup().approvals.mode, Mode::ReadOnly);
+    assert_eq!(message_count(&host), 4);
+}
+
+#[tokio::test]
 async fn reload_applies_the_queue_modes_the_settings_name_now() {
     let dirs = dirs();
     let file = stored_session(&dirs);
