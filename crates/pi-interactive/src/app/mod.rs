@@ -46,6 +46,7 @@ mod resume;
 mod scope;
 mod sending;
 mod settings;
+mod text_entry;
 mod tree;
 mod view;
 

@@ -2,6 +2,7 @@
 //! picker, typing searches, Ctrl+N shows named sessions only, Ctrl+R renames the selected
 //! session (its new name typed in the editor), Ctrl+D deletes it (Ctrl+D again confirms).
 
+use super::text_entry::TextEntry;
 use super::*;
 
 impl App {
@@ -133,13 +134,10 @@ impl App {
         let Some(path) = self.renaming.clone() else {
             return false;
         };
-        let done = match key.code {
-            KeyCode::Esc => {
-                self.editor.clear();
-                true
-            }
-            KeyCode::Enter if key.modifiers.is_empty() => {
-                let name = self.editor.take();
+        match self.text_entry_key(key) {
+            TextEntry::Editing => return false,
+            TextEntry::Cancelled => {}
+            TextEntry::Entered(name) => {
                 let name = name.trim();
                 if !name.is_empty()
                     && let Err(error) = pi_coding_agent::rename_session_file(&path, name)
@@ -147,18 +145,11 @@ impl App {
                     self.pending
                         .push(transcript::error(&pi_tool::error_text(&error)));
                 }
-                true
             }
-            _ => false,
-        };
-        if done {
-            self.renaming = None;
-            if let Some(draft) = self.stashed.take() {
-                self.editor.set_text(&draft);
-            }
-            let named_only = self.resume_view.unwrap_or(false);
-            self.open_resume(named_only, Some(&path));
         }
-        done
+        self.renaming = None;
+        let named_only = self.resume_view.unwrap_or(false);
+        self.open_resume(named_only, Some(&path));
+        true
     }
 }

@@ -3,6 +3,7 @@
 //! one; the settings' `treeFilterMode` the first), with its label; Shift+L sets or clears the selected entry's label in the editor (a
 //! `label` entry, as Pi records it); Enter goes there.
 
+use super::text_entry::TextEntry;
 use super::*;
 
 impl App {
@@ -116,13 +117,10 @@ impl App {
         let Some(entry) = self.labeling.clone() else {
             return false;
         };
-        let done = match key.code {
-            KeyCode::Esc => {
-                self.editor.clear();
-                true
-            }
-            KeyCode::Enter if key.modifiers.is_empty() => {
-                let text = self.editor.take();
+        match self.text_entry_key(key) {
+            TextEntry::Editing => return false,
+            TextEntry::Cancelled => {}
+            TextEntry::Entered(text) => {
                 let result = self
                     .host
                     .session()
@@ -135,18 +133,11 @@ impl App {
                 if let Err(error) = result {
                     self.pending.push(transcript::error(&error));
                 }
-                true
             }
-            _ => false,
-        };
-        if done {
-            self.labeling = None;
-            if let Some(draft) = self.stashed.take() {
-                self.editor.set_text(&draft);
-            }
-            let filter = self.tree_view.unwrap_or_default();
-            self.open_tree(filter, Some(&entry));
         }
-        done
+        self.labeling = None;
+        let filter = self.tree_view.unwrap_or_default();
+        self.open_tree(filter, Some(&entry));
+        true
     }
 }
